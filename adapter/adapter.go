@@ -1,0 +1,169 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// ErrInactive is wrapped by the error a [Driver] returns when its adapter does
+// not apply to this process (not inside its workspace, an ineligible host, a
+// conflicting reporter loaded). The rest of the error says why.
+var ErrInactive = errors.New("adapter inactive")
+
+// ErrClosed is returned by Report and Release after Close.
+var ErrClosed = errors.New("adapter closed")
+
+// Params is what a [Driver] receives to open its adapter.
+type Params struct {
+	// Name is the name the driver is registered under.
+	Name string
+	// App is the host application's name (e.g. "atomic"); adapters derive
+	// identities from it (Herdr's source is "custom:<app>").
+	App string
+	// Settings is the adapter's own section of the merged settings, as JSON
+	// (nil when there is none). Its "enabled" key is the registry's business.
+	Settings json.RawMessage
+	// Logger is the host's logger, already Named after the adapter. Never nil.
+	Logger hclog.Logger
+	// Env is the environment captured for this adapter.
+	Env Env
+	// Host says how the agent runs.
+	Host Host
+	// Diagnose records a diagnostic. Never nil; safe for concurrent use;
+	// never blocks for long.
+	Diagnose func(Diagnostic)
+}
+
+// Driver opens an adapter for this process. Register one per workspace with
+// registry.Register.
+type Driver interface {
+	// Open returns an adapter ready to report, or an error. When the adapter
+	// does not apply here, the error wraps ErrInactive and says why; an
+	// inactive adapter must have started nothing (no goroutine, timer,
+	// subprocess or file). ctx bounds opening only. Open may be called
+	// concurrently and more than once per process (a settings change opens a
+	// new adapter before the old one is closed).
+	Open(ctx context.Context, p Params) (Adapter, error)
+}
+
+// DriverFunc adapts a function to [Driver]; it is enabled by default.
+type DriverFunc func(ctx context.Context, p Params) (Adapter, error)
+
+// Open calls f.
+func (f DriverFunc) Open(ctx context.Context, p Params) (Adapter, error) { return f(ctx, p) }
+
+// Adapter delivers pane state to one workspace.
+type Adapter interface {
+	// Report delivers r and returns when the workspace has it or the
+	// attempt failed. The registry calls Report from one goroutine per
+	// adapter, never concurrently, and never with a report equal to the last
+	// one delivered. ctx bounds the call; an adapter should also apply its
+	// own deadline. An error means "not delivered": the registry will try the
+	// same state again. After Close, Report returns ErrClosed.
+	Report(ctx context.Context, r Report) error
+}
+
+// Optional interfaces. The registry finds these by type assertion and falls
+// back as each one says when an adapter does not implement it.
+
+// Releaser is implemented by adapters that hold something in the workspace
+// (Herdr: the pane's agent slot) and can hand it back. The registry calls
+// Release once when reporting stops for good (Detach, or the adapter being
+// disabled), after the last Report returned and before Close; never when an
+// adapter is replaced by a successor. Fallback: nothing is released.
+type Releaser interface {
+	Release(ctx context.Context) error
+}
+
+// Closer is implemented by adapters that own resources. The registry calls
+// Close last, once; Close must be idempotent, bounded by ctx, and must leave
+// no goroutine, timer or subprocess behind. After Close, Report and Release
+// return ErrClosed. Fallback: nothing to close.
+type Closer interface {
+	Close(ctx context.Context) error
+}
+
+// SessionAware is implemented by adapters that forward the session identity.
+// The registry calls SetSession from the adapter's delivery goroutine, before
+// the next Report, whenever the identity in the source's snapshot changes.
+// Fallback: the identity is not forwarded.
+type SessionAware interface {
+	SetSession(id Identity)
+}
+
+// Explainer is implemented by adapters with state worth showing in
+// registry's Explain (a pane id, counters). Explain must be safe to call
+// concurrently with Report. Fallback: nothing adapter-specific is shown.
+type Explainer interface {
+	Explain() map[string]string
+}
+
+// DefaultEnabler is implemented by drivers that say whether their adapter
+// runs when the settings do not mention it. Fallback: enabled.
+type DefaultEnabler interface {
+	EnabledByDefault() bool
+}
+
+// SettingsKeyer is implemented by drivers that own settings keys besides
+// "enabled". The settings layer warns about any other key in the adapter's
+// section. Fallback: only "enabled" is known, and other keys are warned
+// about.
+type SettingsKeyer interface {
+	SettingsKeys() []string
+}
+
+// Release calls a's Release if it has one.
+func Release(ctx context.Context, a Adapter) error {
+	if r, ok := a.(Releaser); ok {
+		return r.Release(ctx)
+	}
+	return nil
+}
+
+// Close calls a's Close if it has one.
+func Close(ctx context.Context, a Adapter) error {
+	if c, ok := a.(Closer); ok {
+		return c.Close(ctx)
+	}
+	return nil
+}
+
+// SetSession calls a's SetSession if it has one.
+func SetSession(a Adapter, id Identity) {
+	if s, ok := a.(SessionAware); ok {
+		s.SetSession(id)
+	}
+}
+
+// Explain returns a's Explain, or nil.
+func Explain(a Adapter) map[string]string {
+	if e, ok := a.(Explainer); ok {
+		return e.Explain()
+	}
+	return nil
+}
+
+// EnabledByDefault reports whether d's adapter runs when no setting says
+// otherwise.
+func EnabledByDefault(d Driver) bool {
+	if e, ok := d.(DefaultEnabler); ok {
+		return e.EnabledByDefault()
+	}
+	return true
+}
+
+// SettingsKeys returns the settings keys d's adapter owns, "enabled" first.
+func SettingsKeys(d Driver) []string {
+	keys := []string{"enabled"}
+	if s, ok := d.(SettingsKeyer); ok {
+		for _, k := range s.SettingsKeys() {
+			if k != "enabled" {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}

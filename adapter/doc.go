@@ -1,0 +1,63 @@
+// Package adapter is the contract between panestate's registry and the
+// adapters that show an agent's state in a terminal workspace (Herdr, a
+// terminal title, a tmux status line...).
+//
+// # Reports
+//
+// A [Report] is a comparable value: a [State] (idle, working, blocked), an
+// internal [Reason] (never sent anywhere) and a [Message] drawn from a fixed
+// set. Message is a number, not a string, so nothing the agent says can reach
+// a workspace by construction.
+//
+// # Drivers and adapters
+//
+// A workspace is supported by registering a [Driver] under a name with
+// registry.Register. When the host attaches reporting, the registry calls the
+// driver's Open with [Params]: the adapter's name, its own raw settings
+// section, a logger, the captured [Env], the [Host] context and a diagnostics
+// sink. Open returns an [Adapter], or an error wrapping [ErrInactive] that
+// says why the adapter does not apply here. An inactive adapter has started
+// nothing.
+//
+// [Adapter] has one required method, Report. The registry calls it from one
+// goroutine per adapter, with latest-wins coalescing in front, so an adapter
+// delivers synchronously and never queues.
+//
+// # Optional interfaces
+//
+// Everything else is optional, found by type assertion. The helpers in this
+// package do the assertion and the fallback, so callers never type-assert:
+//
+//   - [Releaser]: hand the workspace's slot back when reporting stops for
+//     good. Helper [Release]; fallback: nothing to release.
+//   - [Closer]: free resources, idempotently. Helper [Close]; fallback:
+//     nothing to close.
+//   - [SessionAware]: receive the session [Identity]. Helper [SetSession];
+//     fallback: the identity is not forwarded.
+//   - [Explainer]: add adapter-specific lines to registry.Explain. Helper
+//     [Explain]; fallback: none.
+//   - [DefaultEnabler] (on drivers): whether the adapter runs when the
+//     settings do not mention it. Helper [EnabledByDefault]; fallback: yes.
+//   - [SettingsKeyer] (on drivers): the settings keys the adapter owns.
+//     Helper [SettingsKeys]; fallback: only "enabled".
+//
+// # Host context
+//
+// [Host] says how the agent runs: its [Mode], whether it has a UI, its [Role],
+// its session identity and the extensions it actually loaded. Only an
+// interactive root session ([Host.Interactive]) may claim a pane: print,
+// JSON, RPC, no-UI, subagent and workflow-stage processes that merely
+// inherited a pane's environment must not.
+//
+// # Diagnostics
+//
+// Things that go wrong inside an adapter are [Diagnostic] values of a fixed
+// [Kind] with a bounded detail ([NewDiagnostic]), sent to Params.Diagnose.
+// The registry logs them and shows them in Explain; they never become errors
+// of the agent.
+//
+// # Testing an adapter
+//
+// Package adaptertest holds a conformance suite every adapter should pass
+// and a Recorder adapter for hosts' own tests.
+package adapter

@@ -1,0 +1,103 @@
+package adapter
+
+import "fmt"
+
+// State is what a pane shows: idle, working or blocked. The zero value is not
+// a valid state.
+type State uint8
+
+// States.
+const (
+	StateIdle    State = iota + 1 // nothing to do; the person may type
+	StateWorking                  // the agent or its workflows are at work
+	StateBlocked                  // waiting for the person
+)
+
+var stateNames = [...]string{"", "idle", "working", "blocked"}
+
+// String returns the state's wire name ("idle", "working", "blocked").
+func (s State) String() string {
+	if s.Valid() {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("State(%d)", uint8(s))
+}
+
+// Valid reports whether s is one of the three states.
+func (s State) Valid() bool { return s >= StateIdle && s <= StateBlocked }
+
+// Reason is why the reducer chose a state. Reasons are internal: they show in
+// logs and in Explain, and are never sent to a workspace.
+type Reason uint8
+
+// Reasons.
+const (
+	ReasonNone                  Reason = iota // no reason given
+	ReasonExecuting                           // the agent, or a workflow, is executing
+	ReasonAutomaticContinuation               // a workflow continues on its own
+	ReasonRetrying                            // a workflow retries a stage
+	ReasonStopping                            // a workflow drains after a stop
+	ReasonBackgroundTasks                     // background tasks are running
+	ReasonAwaitingInput                       // a prompt, or a workflow, waits for the person
+	ReasonManualIntervention                  // a workflow needs the person to intervene
+	ReasonPaused                              // every observed workflow is paused
+	ReasonQuiescent                           // nothing is running and nothing waits
+	ReasonCompleted                           // the turn completed (phase hosts)
+	ReasonError                               // the turn ended in an error (phase hosts)
+	numReasons
+)
+
+var reasonNames = [...]string{"none", "executing", "automatic_continuation", "retrying", "stopping",
+	"background_tasks", "awaiting_input", "manual_intervention", "paused", "quiescent", "completed", "error"}
+
+func (r Reason) String() string {
+	if r < numReasons {
+		return reasonNames[r]
+	}
+	return fmt.Sprintf("Reason(%d)", uint8(r))
+}
+
+// Message is one of a fixed set of texts that may accompany a report. It is a
+// number, not a string, so that nothing the agent says (prompt titles, tool
+// arguments, error bodies, transcripts) can ever reach a workspace.
+type Message uint8
+
+// Messages.
+const (
+	MessageNone                   Message = iota // no message
+	MessageWaitingForApproval                    // "Waiting for approval"
+	MessageWaitingForInput                       // "Waiting for input"
+	MessageWorkflowNeedsAttention                // "Workflow needs attention"
+	numMessages
+)
+
+var messageTexts = [...]string{"", "Waiting for approval", "Waiting for input", "Workflow needs attention"}
+
+// String returns the message text; "" for [MessageNone] and for an invalid
+// message, so an out-of-range value can never leak anything.
+func (m Message) String() string {
+	if m < numMessages {
+		return messageTexts[m]
+	}
+	return ""
+}
+
+// Report is one pane state report. It is comparable: the registry drops a
+// report equal to the last one delivered.
+type Report struct {
+	State   State
+	Reason  Reason
+	Message Message
+}
+
+// Valid reports whether r has a valid state, reason and message.
+func (r Report) Valid() bool {
+	return r.State.Valid() && r.Reason < numReasons && r.Message < numMessages
+}
+
+func (r Report) String() string {
+	if r.Message == MessageNone {
+		return fmt.Sprintf("%s (%s)", r.State, r.Reason)
+	}
+	return fmt.Sprintf("%s (%s) %q", r.State, r.Reason, r.Message.String())
+}

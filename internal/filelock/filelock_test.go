@@ -1,0 +1,42 @@
+package filelock
+
+import (
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+func TestLockSerialises(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "l")
+	var mu sync.Mutex
+	inside := 0
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				unlock, err := Lock(path)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				inside++
+				if inside != 1 {
+					t.Errorf("%d holders at once", inside)
+				}
+				inside--
+				mu.Unlock()
+				if err := unlock(); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestLockBadPath(t *testing.T) {
+	if _, err := Lock(filepath.Join(t.TempDir(), "missing", "l")); err == nil {
+		t.Fatal("Lock in a missing directory succeeded")
+	}
+}

@@ -1,0 +1,208 @@
+package session
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Store is a [Source] that a chat service feeds with events. The zero value is
+// an empty store, ready to use; a Store must not be copied after first use.
+//
+// Every method is safe for concurrent use. Publishing methods take a short
+// lock, update the snapshot and, only when it changed, call each subscriber's
+// notify function on the caller's goroutine after the lock is released. They
+// never wait for a subscriber, and in steady state (no new prompt ids, no
+// workflow list) they do not allocate.
+type Store struct {
+	mu      sync.Mutex
+	snap    Snapshot
+	prompts map[string]PromptKind
+
+	subMu sync.Mutex                    // serialises changes to subs
+	subs  atomic.Pointer[[]*subscriber] // copy-on-write; read without a lock on publish
+}
+
+type subscriber struct {
+	notify func()
+	live   atomic.Bool
+}
+
+// NewStore returns an empty store. It is the same as new(Store).
+func NewStore() *Store { return new(Store) }
+
+// Snapshot returns the current snapshot.
+func (s *Store) Snapshot() Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.snap
+}
+
+// Subscribe registers notify to be called after every change. notify must not
+// block. Cancel is idempotent; after it returns notify is not called again
+// (a call already running on another goroutine may still be finishing).
+func (s *Store) Subscribe(notify func()) (cancel func()) {
+	if notify == nil {
+		panic("session: Subscribe with nil notify")
+	}
+	sub := &subscriber{notify: notify}
+	sub.live.Store(true)
+	s.subMu.Lock()
+	old := s.subs.Load()
+	var next []*subscriber
+	if old != nil {
+		next = append(next, *old...)
+	}
+	next = append(next, sub)
+	s.subs.Store(&next)
+	s.subMu.Unlock()
+	return func() {
+		if !sub.live.Swap(false) {
+			return
+		}
+		s.subMu.Lock()
+		defer s.subMu.Unlock()
+		cur := s.subs.Load()
+		if cur == nil {
+			return
+		}
+		next := make([]*subscriber, 0, len(*cur))
+		for _, x := range *cur {
+			if x != sub {
+				next = append(next, x)
+			}
+		}
+		s.subs.Store(&next)
+	}
+}
+
+// update applies f to the snapshot under the lock and notifies subscribers if
+// the snapshot changed.
+func (s *Store) update(f func(*Snapshot)) {
+	s.mu.Lock()
+	before := s.snap
+	f(&s.snap)
+	changed := s.snap != before
+	s.mu.Unlock()
+	if changed {
+		s.notify()
+	}
+}
+
+func (s *Store) notify() {
+	subs := s.subs.Load()
+	if subs == nil {
+		return
+	}
+	for _, sub := range *subs {
+		if sub.live.Load() {
+			sub.notify()
+		}
+	}
+}
+
+// AgentStart records that the agent started a turn.
+func (s *Store) AgentStart() { s.update(func(p *Snapshot) { p.AgentRunning = true }) }
+
+// AgentSettled records that the agent settled: its turn is over and nothing
+// it started is still running. This, not the end of the model's answer, is
+// the idle boundary.
+func (s *Store) AgentSettled() { s.update(func(p *Snapshot) { p.AgentRunning = false }) }
+
+// SetPhase records the activity phase (for hosts that speak in phases).
+func (s *Store) SetPhase(ph Phase) { s.update(func(p *Snapshot) { p.Phase = ph }) }
+
+// SetTasks records the number of running background tasks; a negative n
+// counts as zero.
+func (s *Store) SetTasks(n int) { s.update(func(p *Snapshot) { p.Tasks = max(n, 0) }) }
+
+// SetIdentity records the session identity. Only the root session's identity
+// belongs here: a child session never replaces its parent's.
+func (s *Store) SetIdentity(id Identity) { s.update(func(p *Snapshot) { p.Identity = id }) }
+
+// PromptStart records that a UI prompt with this id opened. Opening an id
+// that is already open changes its kind. An invalid kind is ignored.
+func (s *Store) PromptStart(id string, kind PromptKind) {
+	if kind < PromptApproval || kind > PromptMenu {
+		return
+	}
+	s.mu.Lock()
+	before := s.snap
+	if s.prompts == nil {
+		s.prompts = make(map[string]PromptKind)
+	}
+	if old, ok := s.prompts[id]; ok {
+		addPrompt(&s.snap.Prompts, old, -1)
+	}
+	s.prompts[id] = kind
+	addPrompt(&s.snap.Prompts, kind, 1)
+	changed := s.snap != before
+	s.mu.Unlock()
+	if changed {
+		s.notify()
+	}
+}
+
+// PromptEnd records that the UI prompt with this id closed. An unknown id is
+// ignored.
+func (s *Store) PromptEnd(id string) {
+	s.mu.Lock()
+	kind, ok := s.prompts[id]
+	if !ok {
+		s.mu.Unlock()
+		return
+	}
+	delete(s.prompts, id)
+	addPrompt(&s.snap.Prompts, kind, -1)
+	s.mu.Unlock()
+	s.notify()
+}
+
+func addPrompt(p *Prompts, k PromptKind, n int) {
+	switch k {
+	case PromptApproval:
+		p.Approval += n
+	case PromptQuestion:
+		p.Question += n
+	case PromptSecret:
+		p.Secret += n
+	case PromptMenu:
+		p.Menu += n
+	}
+}
+
+// SetWorkflows replaces the workflow observation: the stream's availability
+// and its root workflows. Roots with the same id count once (the last wins);
+// roots with an invalid status are ignored. With availability unavailable or
+// recovering, the roots given are what is still known; they are not taken to
+// be all there is.
+func (s *Store) SetWorkflows(a Availability, roots []Root) {
+	s.update(func(p *Snapshot) { p.Workflows = AggregateWorkflows(a, roots) })
+}
+
+// AggregateWorkflows folds a list of roots into [Workflows], as
+// [Store.SetWorkflows] does. It is exported for hosts that implement
+// [Source] themselves.
+func AggregateWorkflows(a Availability, roots []Root) Workflows {
+	w := Workflows{Availability: a}
+	for i, r := range roots {
+		if r.Status < WorkflowExecuting || r.Status > WorkflowFinished || duplicateLater(roots, i) {
+			continue
+		}
+		w.add(r.Status, 1)
+		if r.NeedsAttention && r.Status != WorkflowFinished {
+			w.NeedsAttention++
+		}
+	}
+	return w
+}
+
+// duplicateLater reports whether a later root has the same id as roots[i].
+// Root lists are short; a quadratic scan avoids allocating a set.
+func duplicateLater(roots []Root, i int) bool {
+	for _, r := range roots[i+1:] {
+		if r.ID == roots[i].ID {
+			return true
+		}
+	}
+	return false
+}
