@@ -167,3 +167,19 @@ func SettingsKeys(d Driver) []string {
 	}
 	return keys
 }
+
+// EnvScrubber is implemented by drivers whose workspace puts variables in the
+// environment that child processes must not inherit: a tool subprocess that
+// sees a pane's variables could claim or release the parent's pane.
+// ScrubEnv returns env without them. Fallback: env unchanged.
+type EnvScrubber interface {
+	ScrubEnv(env Env) Env
+}
+
+// ScrubEnv returns env with d's workspace variables removed.
+func ScrubEnv(d Driver, env Env) Env {
+	if s, ok := d.(EnvScrubber); ok {
+		return s.ScrubEnv(env)
+	}
+	return env
+}

@@ -40,6 +40,8 @@
 //     settings do not mention it. Helper [EnabledByDefault]; fallback: yes.
 //   - [SettingsKeyer] (on drivers): the settings keys the adapter owns.
 //     Helper [SettingsKeys]; fallback: only "enabled".
+//   - [EnvScrubber] (on drivers): remove the workspace's variables from a
+//     child process's environment. Helper [ScrubEnv]; fallback: unchanged.
 //
 // # Host context
 //
