@@ -183,3 +183,22 @@ func ScrubEnv(d Driver, env Env) Env {
 	}
 	return env
 }
+
+// Checker is implemented by drivers that can tell, without opening anything,
+// whether their adapter applies to this process. Check returns nil when Open
+// would find the adapter applicable, or an error wrapping ErrInactive that
+// says why not. It must start nothing and have no side effect. The registry
+// uses it for adapters it has not opened (disabled in the settings, or before
+// Attach in Explain). Fallback: the adapter is assumed to apply.
+type Checker interface {
+	Check(p Params) error
+}
+
+// Check reports whether d's adapter applies here, as [Checker] describes;
+// nil when d cannot tell.
+func Check(d Driver, p Params) error {
+	if c, ok := d.(Checker); ok {
+		return c.Check(p)
+	}
+	return nil
+}

@@ -42,6 +42,8 @@
 //     Helper [SettingsKeys]; fallback: only "enabled".
 //   - [EnvScrubber] (on drivers): remove the workspace's variables from a
 //     child process's environment. Helper [ScrubEnv]; fallback: unchanged.
+//   - [Checker] (on drivers): whether the adapter applies here, without
+//     opening it. Helper [Check]; fallback: assumed to apply.
 //
 // # Host context
 //

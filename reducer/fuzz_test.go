@@ -1,0 +1,78 @@
+package reducer_test
+
+import (
+	"testing"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/reducer"
+	"github.com/panestate/panestate/session"
+)
+
+// FuzzReduce checks Reduce's promises over arbitrary snapshots: it never
+// panics, every report it returns is valid, it is deterministic, the
+// identity plays no part, and it withholds a report only when the workflow
+// source is unavailable or recovering.
+//
+// Run it longer with: go test ./reducer -run '^$' -fuzz FuzzReduce -fuzztime 30s
+func FuzzReduce(f *testing.F) {
+	for _, tt := range reduceTests {
+		s := tt.snap
+		w := s.Workflows
+		f.Add(s.AgentRunning, uint8(s.Phase),
+			s.Prompts.Approval, s.Prompts.Question, s.Prompts.Secret, s.Prompts.Menu,
+			uint8(w.Availability), w.Executing, w.AutomaticContinuation, w.Retrying, w.Stopping,
+			w.AwaitingInput, w.ManualIntervention, w.Paused, w.Finished, w.NeedsAttention,
+			s.Tasks, s.Identity.ID)
+	}
+	f.Fuzz(func(t *testing.T, running bool, phase uint8,
+		approval, question, secret, menu int,
+		avail uint8, executing, continuation, retrying, stopping,
+		awaiting, manual, paused, finished, attention int,
+		tasks int, id string) {
+		s := session.Snapshot{
+			AgentRunning: running,
+			Phase:        session.Phase(phase),
+			Prompts:      session.Prompts{Approval: approval, Question: question, Secret: secret, Menu: menu},
+			Workflows: session.Workflows{
+				Availability: session.Availability(avail),
+				Executing:    executing, AutomaticContinuation: continuation, Retrying: retrying, Stopping: stopping,
+				AwaitingInput: awaiting, ManualIntervention: manual, Paused: paused, Finished: finished,
+				NeedsAttention: attention,
+			},
+			Tasks:    tasks,
+			Identity: session.Identity{ID: id, Path: id},
+		}
+		got, ok := reducer.Reduce(s)
+		if ok && !got.Valid() {
+			t.Fatalf("Reduce(%+v) = %v, which is not Valid", s, got)
+		}
+		if !ok && got != (adapter.Report{}) {
+			t.Fatalf("Reduce(%+v) withheld a report but returned %v", s, got)
+		}
+		if !ok && s.Workflows.Availability.Known() {
+			t.Fatalf("Reduce(%+v) withheld a report although availability %v is known", s, s.Workflows.Availability)
+		}
+		again, againOK := reducer.Reduce(s)
+		if again != got || againOK != ok {
+			t.Fatalf("Reduce(%+v) is not deterministic: %v,%v then %v,%v", s, got, ok, again, againOK)
+		}
+		s.Identity = session.Identity{}
+		if anon, anonOK := reducer.Reduce(s); anon != got || anonOK != ok {
+			t.Fatalf("Reduce depends on the identity: %v,%v with it, %v,%v without", got, ok, anon, anonOK)
+		}
+		// A report always agrees with the obvious facts of the snapshot.
+		if ok {
+			promptOpen := approval > 0 || question > 0 || secret > 0 || menu > 0
+			wfRunning := executing > 0 || continuation > 0 || retrying > 0 || stopping > 0
+			if promptOpen && !wfRunning && got.State != adapter.StateBlocked {
+				t.Fatalf("Reduce(%+v) = %v; an open prompt without workflow execution must block", s, got)
+			}
+			if wfRunning && got.State != adapter.StateWorking {
+				t.Fatalf("Reduce(%+v) = %v; workflow execution must keep the pane working", s, got)
+			}
+			if got.State == adapter.StateIdle && got.Message != adapter.MessageNone {
+				t.Fatalf("Reduce(%+v) = %v; idle reports carry no message", s, got)
+			}
+		}
+	})
+}

@@ -1,0 +1,98 @@
+package reducer
+
+import (
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/session"
+)
+
+// Reduce returns the report for s, or false when the snapshot says nothing
+// new: the workflow source is unavailable or recovering and nothing that is
+// still known says working or blocked. The package comment lists the rules.
+//
+// Reduce is pure: it depends on s alone, does not allocate, and is safe for
+// concurrent use. Every report it returns with true is [adapter.Report.Valid].
+func Reduce(s session.Snapshot) (adapter.Report, bool) {
+	w := &s.Workflows
+	awaiting := w.AwaitingInput > 0
+	manual := w.ManualIntervention > 0
+
+	attention := adapter.MessageNone
+	if awaiting || manual || w.NeedsAttention > 0 {
+		attention = adapter.MessageWorkflowNeedsAttention
+	}
+
+	// Rule 1: independent workflow execution.
+	if reason := executionReason(w); reason != adapter.ReasonNone {
+		return adapter.Report{State: adapter.StateWorking, Reason: reason, Message: attention}, true
+	}
+
+	// Rule 2: an open prompt, including one the agent is parked on. The
+	// counts are tested one by one rather than summed with Prompts.Total so
+	// that absurdly large counts cannot overflow into "no prompt".
+	p := &s.Prompts
+	if p.Approval > 0 {
+		return adapter.Report{State: adapter.StateBlocked, Reason: adapter.ReasonAwaitingInput,
+			Message: adapter.MessageWaitingForApproval}, true
+	}
+	if p.Question > 0 || p.Secret > 0 || p.Menu > 0 {
+		return adapter.Report{State: adapter.StateBlocked, Reason: adapter.ReasonAwaitingInput,
+			Message: adapter.MessageWaitingForInput}, true
+	}
+
+	// Rule 3: the agent itself.
+	if s.AgentRunning || s.Phase.Active() {
+		return adapter.Report{State: adapter.StateWorking, Reason: adapter.ReasonExecuting, Message: attention}, true
+	}
+
+	// Rule 4: background tasks.
+	if s.Tasks > 0 {
+		return adapter.Report{State: adapter.StateWorking, Reason: adapter.ReasonBackgroundTasks, Message: attention}, true
+	}
+
+	// Rule 5: a workflow waits for the person.
+	if manual {
+		return adapter.Report{State: adapter.StateBlocked, Reason: adapter.ReasonManualIntervention,
+			Message: adapter.MessageWorkflowNeedsAttention}, true
+	}
+	if awaiting {
+		return adapter.Report{State: adapter.StateBlocked, Reason: adapter.ReasonAwaitingInput,
+			Message: adapter.MessageWorkflowNeedsAttention}, true
+	}
+
+	// Rule 6: every idle rule below assumes the workflow roots are all there
+	// is. When the source is down they may not be, so say nothing new.
+	if !w.Availability.Known() {
+		return adapter.Report{}, false
+	}
+
+	// Rule 7: rules 1 and 5 ruled out every other unfinished root.
+	if w.Paused > 0 {
+		return adapter.Report{State: adapter.StateIdle, Reason: adapter.ReasonPaused}, true
+	}
+
+	// Rule 8.
+	reason := adapter.ReasonQuiescent
+	switch s.Phase {
+	case session.PhaseCompleted:
+		reason = adapter.ReasonCompleted
+	case session.PhaseError:
+		reason = adapter.ReasonError
+	}
+	return adapter.Report{State: adapter.StateIdle, Reason: reason}, true
+}
+
+// executionReason returns the reason of the highest-ranking executing
+// workflow status with a root, or ReasonNone.
+func executionReason(w *session.Workflows) adapter.Reason {
+	switch {
+	case w.Executing > 0:
+		return adapter.ReasonExecuting
+	case w.AutomaticContinuation > 0:
+		return adapter.ReasonAutomaticContinuation
+	case w.Retrying > 0:
+		return adapter.ReasonRetrying
+	case w.Stopping > 0:
+		return adapter.ReasonStopping
+	}
+	return adapter.ReasonNone
+}
