@@ -1,0 +1,45 @@
+// Package settings reads panestate's settings from the host application's
+// JSON settings files, merges them in layers and keeps them current while the
+// files change.
+//
+// # Layers
+//
+// Three layers, later wins: the built-in defaults (each adapter's own), the
+// global file (by default ~/.<app>/agent/settings.json) and the project file
+// (by default <project>/.<app>/settings.json). Objects merge recursively;
+// scalars and arrays replace. koanf does the merging; the library reads the
+// bytes itself so it can hash them, cap their size, strip a UTF-8 BOM and
+// keep the last good content of each file.
+//
+// # Trust
+//
+// The project layer applies only when the host says the project is trusted,
+// through [Options.Trust] or an Atomic-style trust store ([TrustStore],
+// [Options.TrustFile]). Without either, projects are untrusted. Trust is never
+// read from the project's own files, and an untrusted project file is not
+// read at all; [Settings.Files] says why it was ignored.
+//
+// # Whose keys
+//
+// The files belong to the host and hold its other settings. Only the
+// [Section]s given in [Options.Sections] are read; every other top-level key
+// is ignored silently. <section>.enabled decides whether an adapter runs: only
+// the JSON literals true and false count, null means unset, and anything else
+// is a [Warning] and is ignored. Inside an owned section an unknown key is a
+// warning too. [Settings.Section] gives each adapter its own merged section as
+// canonical JSON; the adapter validates its keys.
+//
+// # One-shot and live
+//
+// [Load] reads the files once. [Watch] does the same and then follows changes
+// with one fsnotify watcher on the files' directories (or their nearest
+// existing ancestors, and every directory along a symbolic link chain). After
+// a trailing debounce it re-reads every file, and calls back only when the
+// effective settings change. A file that disappears or becomes empty counts
+// only after a grace period, so editors that save by delete-and-recreate do not
+// switch adapters off and on. A malformed file keeps its last good content and
+// is reported once per content. Where a directory cannot be watched, the file
+// is polled.
+//
+// No settings key names a program to run or a path to execute.
+package settings

@@ -1,0 +1,249 @@
+package settings
+
+import (
+	"errors"
+	"time"
+)
+
+// slot tracks one file across reloads: the last good content and the
+// pending decisions (grace for a missing or empty file, retry for a bad one).
+type slot struct {
+	path  string
+	layer Layer
+	store bool // the trust store, not a settings layer
+
+	good  *layerContent // content in effect; nil = empty layer
+	state string
+	err   error
+	stale bool
+	fresh bool // accept what is read now without grace or retry
+
+	absentSince time.Time // first seen missing or empty while good != nil
+
+	pendingErr [32]byte // a bad content waiting for its retry
+	pendingAt  time.Time
+	hasPending bool
+
+	reportedErr [32]byte // the bad content already reported
+	hasReported bool
+
+	polling bool
+	pollSig string
+}
+
+// loader holds the slots and computes Settings. It is used by one goroutine
+// at a time: Load's caller, or a Watcher's event loop.
+type loader struct {
+	c        *config
+	global   *slot
+	project  *slot // nil without a project root
+	store    *slot // nil unless the trust store decides
+	decision trustDecision
+	logged   *trustDecision
+	settings Settings
+}
+
+func newLoader(c *config) *loader {
+	l := &loader{c: c, global: &slot{path: c.globalPath, layer: LayerGlobal, fresh: true}}
+	if c.projectRoot != "" {
+		l.project = &slot{path: c.projectPath, layer: LayerProject, fresh: true}
+		if c.trust == nil && c.trustFile != "" {
+			l.store = &slot{path: c.trustFile, store: true, fresh: true}
+		}
+	}
+	return l
+}
+
+// slots returns the slots whose files are read or watched.
+func (l *loader) slots() []*slot {
+	out := []*slot{l.global}
+	if l.project != nil {
+		out = append(out, l.project)
+	}
+	if l.store != nil {
+		out = append(out, l.store)
+	}
+	return out
+}
+
+// reload re-reads every file and rebuilds the settings. It returns the time
+// at which a pending grace or retry needs another reload, or the zero time.
+func (l *loader) reload(now time.Time) time.Time {
+	var wake time.Time
+	at := func(t time.Time) {
+		if !t.IsZero() && (wake.IsZero() || t.Before(wake)) {
+			wake = t
+		}
+	}
+	at(l.update(l.global, now))
+	if l.project != nil {
+		var store map[string]any
+		var storeErr error
+		if l.store != nil {
+			at(l.update(l.store, now))
+			if l.store.good != nil {
+				store = l.store.good.raw
+			} else if l.store.err != nil {
+				storeErr = l.store.err
+			}
+		}
+		d := resolveTrust(l.c, store, storeErr)
+		if l.logged == nil || *l.logged != d {
+			switch {
+			case d.err != "":
+				l.c.log.Warn("project settings ignored", "file", l.project.path, "reason", d.reason, "error", d.err)
+			case !d.trusted:
+				l.c.log.Info("project settings ignored", "file", l.project.path, "reason", d.reason)
+			default:
+				l.c.log.Debug("project settings trusted", "file", l.project.path, "reason", d.reason)
+			}
+			l.logged = &d
+		}
+		if d.trusted {
+			if !l.decision.trusted {
+				l.project.fresh = true
+			}
+			at(l.update(l.project, now))
+		} else {
+			*l.project = slot{path: l.project.path, layer: LayerProject, state: StateUntrusted, fresh: true, polling: l.project.polling, pollSig: l.project.pollSig}
+		}
+		l.decision = d
+	}
+	var project *layerContent
+	if l.project != nil && l.decision.trusted {
+		project = l.project.good
+	}
+	l.settings = build(l.c, l.global.good, project, l.files())
+	return wake
+}
+
+func (l *loader) files() []FileStatus {
+	var out []FileStatus
+	for _, s := range []*slot{l.global, l.project} {
+		if s == nil {
+			continue
+		}
+		fs := FileStatus{Layer: s.layer, Path: s.path, State: s.state, Stale: s.stale, Polling: s.polling}
+		if s.err != nil {
+			fs.Err = s.err.Error()
+		}
+		if s.layer == LayerProject {
+			fs.Trusted, fs.TrustReason = l.decision.trusted, l.decision.reason
+			if l.decision.err != "" {
+				fs.Err = l.decision.err
+			}
+		}
+		out = append(out, fs)
+	}
+	return out
+}
+
+// err joins the errors of the files in error.
+func (l *loader) err() error {
+	var errs []error
+	for _, s := range l.slots() {
+		if s.err != nil {
+			errs = append(errs, s.err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// update reads s once and applies the grace and retry rules.
+func (l *loader) update(s *slot, now time.Time) (wake time.Time) {
+	fresh := s.fresh
+	s.fresh = false
+	r := readFile(s.path)
+	switch r.kind {
+	case readMissing, readEmpty:
+		s.hasPending = false
+		if !fresh && s.good != nil {
+			if s.absentSince.IsZero() {
+				s.absentSince = now
+			}
+			if due := s.absentSince.Add(l.c.grace); now.Before(due) {
+				return due
+			}
+		}
+		l.recovered(s)
+		s.good, s.err, s.stale, s.absentSince = nil, nil, false, time.Time{}
+		s.state = StateMissing
+		if r.kind == readEmpty {
+			s.state = StateEmpty
+		}
+		return time.Time{}
+	case readFailed:
+		s.absentSince = time.Time{}
+		return l.fail(s, r.hash, r.err, fresh, now)
+	}
+	s.absentSince = time.Time{}
+	if s.good != nil && s.good.hash == r.hash && s.state == StateLoaded {
+		s.hasPending = false
+		return time.Time{}
+	}
+	m, err := parse(s.path, r.data)
+	if err != nil {
+		return l.fail(s, r.hash, err, fresh, now)
+	}
+	var lc *layerContent
+	if s.store {
+		lc = &layerContent{raw: m}
+	} else {
+		lc = extract(l.c, s.path, m)
+		for _, w := range lc.warnings {
+			l.c.log.Warn("ignored settings value", "file", w.File, "key", w.Key, "problem", w.Message)
+		}
+	}
+	lc.hash = r.hash
+	l.recovered(s)
+	s.good, s.err, s.stale, s.hasPending = lc, nil, false, false
+	s.state = StateLoaded
+	return time.Time{}
+}
+
+func (l *loader) recovered(s *slot) {
+	if s.err != nil {
+		l.c.log.Info("settings file recovered", "file", s.path)
+	}
+	s.hasReported = false
+}
+
+// fail handles a bad read: the last good content stays; the error is
+// reported once per content, and only if it is still there after RetryAfter
+// (a slow writer leaves a partial file for a moment).
+func (l *loader) fail(s *slot, hash [32]byte, err error, fresh bool, now time.Time) time.Time {
+	already := s.hasReported && s.reportedErr == hash
+	due := s.hasPending && s.pendingErr == hash && !now.Before(s.pendingAt)
+	if !fresh && !already && !due {
+		if !s.hasPending || s.pendingErr != hash {
+			s.pendingErr, s.pendingAt, s.hasPending = hash, now.Add(l.c.retry), true
+		}
+		return s.pendingAt
+	}
+	s.hasPending = false
+	if !already {
+		l.c.log.Error("settings file not used", "file", s.path, "error", err, "kept_last_good", s.good != nil)
+		s.reportedErr, s.hasReported = hash, true
+	}
+	s.err, s.stale = err, s.good != nil
+	s.state = StateError
+	if errors.Is(err, ErrTooLarge) {
+		s.state = StateTooLarge
+	}
+	return time.Time{}
+}
+
+// Load reads the layer files once and returns the effective settings. The
+// returned error joins one [*FileError] per file that could not be read or
+// parsed (its layer is then empty; the Settings are still usable), or wraps
+// [ErrOptions] for invalid options. A missing file is an empty layer, not an
+// error. Load starts nothing and is safe for concurrent use.
+func Load(opts Options) (Settings, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return Settings{}, err
+	}
+	l := newLoader(c)
+	l.reload(time.Now())
+	return l.settings, l.err()
+}

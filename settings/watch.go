@@ -1,0 +1,405 @@
+package settings
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Watcher keeps the effective settings current while the files change. It
+// owns one fsnotify watcher and two goroutines (the event loop and the
+// callback runner), both stopped and waited for by [Watcher.Close].
+type Watcher struct {
+	c        *config
+	onChange func(Settings)
+	cur      atomic.Pointer[Settings]
+
+	stop      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+	wg        sync.WaitGroup
+
+	mu      sync.Mutex // guards pending
+	pending *Settings
+	kick    chan struct{} // size 1: a pending value is waiting
+
+	// Owned by the event loop after Watch returns.
+	l        *loader
+	fsw      *fsnotify.Watcher // nil when fsnotify is unavailable
+	add      func(dir string) error
+	relevant []string
+	badDirs  map[string]string // dir -> error already logged
+}
+
+// hooks lets tests replace system calls.
+type hooks struct {
+	add func(w *fsnotify.Watcher, dir string) error
+}
+
+// Watch loads the settings once, synchronously (so [Watcher.Current] is
+// valid on return and onChange is not called for this initial state), then
+// watches every layer file and the trust store.
+//
+// onChange, if not nil, runs on one goroutine, one call at a time, with the
+// newest settings whenever the effective values change ([Settings.Equal]);
+// intermediate values may be skipped. It must not call [Watcher.Close].
+//
+// Watch returns an error only for invalid options (wrapping [ErrOptions]);
+// problems with the files are in [Settings.Files] and the logger. If the
+// operating system refuses a watch, the affected files are polled every
+// PollInterval instead.
+func Watch(opts Options, onChange func(Settings)) (*Watcher, error) {
+	return watch(opts, onChange, hooks{})
+}
+
+func watch(opts Options, onChange func(Settings), h hooks) (*Watcher, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	w := &Watcher{
+		c:        c,
+		onChange: onChange,
+		stop:     make(chan struct{}),
+		kick:     make(chan struct{}, 1),
+		l:        newLoader(c),
+		badDirs:  map[string]string{},
+	}
+	w.fsw, err = fsnotify.NewWatcher()
+	if err != nil {
+		c.log.Warn("cannot watch settings files; polling them", "error", err, "interval", c.poll)
+		w.fsw = nil
+	} else {
+		w.add = w.fsw.Add
+		if h.add != nil {
+			w.add = func(dir string) error { return h.add(w.fsw, dir) }
+		}
+	}
+	// Watch before the first read, so nothing written after the read is
+	// missed.
+	w.rearm()
+	wake := w.l.reload(time.Now())
+	s := w.l.settings
+	w.cur.Store(&s)
+	w.wg.Add(2)
+	go w.loop(wake)
+	go w.deliver()
+	return w, nil
+}
+
+// Current returns the effective settings now. It is safe for concurrent use
+// and keeps working (returning the last value) after Close.
+func (w *Watcher) Current() Settings { return *w.cur.Load() }
+
+// Close stops watching and waits for the event loop and for a running
+// onChange call to return; no onChange call starts after Close returns. It is
+// idempotent and safe for concurrent use; every call returns the same
+// result. It must not be called from onChange.
+func (w *Watcher) Close() error {
+	w.closeOnce.Do(func() {
+		close(w.stop)
+		w.wg.Wait()
+		if w.fsw != nil {
+			if err := w.fsw.Close(); err != nil {
+				w.closeErr = fmt.Errorf("settings: close watcher: %w", err)
+			}
+		}
+	})
+	return w.closeErr
+}
+
+// deliver runs onChange serially with the newest pending settings.
+func (w *Watcher) deliver() {
+	defer w.wg.Done()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-w.kick:
+		}
+		w.mu.Lock()
+		s := w.pending
+		w.pending = nil
+		w.mu.Unlock()
+		if s == nil || w.onChange == nil {
+			continue
+		}
+		select {
+		case <-w.stop:
+			return
+		default:
+		}
+		w.onChange(*s)
+	}
+}
+
+func (w *Watcher) publish(s Settings) {
+	old := w.cur.Swap(&s)
+	if old.Equal(s) {
+		return
+	}
+	w.mu.Lock()
+	w.pending = &s
+	w.mu.Unlock()
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// loop is the event loop: it debounces file events, reloads, and runs the
+// grace/retry wake-ups and the polling.
+func (w *Watcher) loop(wake time.Time) {
+	defer w.wg.Done()
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	defer debounce.Stop()
+	wakeT := time.NewTimer(time.Hour)
+	wakeT.Stop()
+	defer wakeT.Stop()
+	setWake := func(t time.Time) {
+		if t.IsZero() {
+			wakeT.Stop()
+			return
+		}
+		wakeT.Reset(max(time.Until(t), time.Millisecond))
+	}
+	setWake(wake)
+	var ticker *time.Ticker
+	var tick <-chan time.Time
+	setPoll := func() {
+		need := false
+		for _, s := range w.l.slots() {
+			need = need || s.polling
+		}
+		switch {
+		case need && ticker == nil:
+			ticker = time.NewTicker(w.c.poll)
+			tick = ticker.C
+		case !need && ticker != nil:
+			ticker.Stop()
+			ticker, tick = nil, nil
+		}
+	}
+	setPoll()
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}()
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if w.fsw != nil {
+		events, errs = w.fsw.Events, w.fsw.Errors
+	}
+	cycle := func() {
+		w.rearm()
+		setWake(w.l.reload(time.Now()))
+		w.publish(w.l.settings)
+		setPoll()
+	}
+	for {
+		select {
+		case <-w.stop:
+			return
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			if ev.Op == fsnotify.Chmod || !w.isRelevant(ev.Name) {
+				continue
+			}
+			debounce.Reset(w.c.debounce)
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			// An overflow or a backend error: events may be lost, so
+			// reload everything.
+			w.c.log.Warn("file watcher error; reloading settings", "error", err)
+			debounce.Reset(w.c.debounce)
+		case <-debounce.C:
+			cycle()
+		case <-wakeT.C:
+			cycle()
+		case <-tick:
+			if w.pollChanged() {
+				debounce.Reset(w.c.debounce)
+			}
+		}
+	}
+}
+
+// isRelevant reports whether an event about name can change a watched file:
+// the file itself, a symbolic link on its way, its resolved target, or a
+// directory above one of them.
+func (w *Watcher) isRelevant(name string) bool {
+	name = filepath.Clean(name)
+	if filepath.Dir(name) == name {
+		return true
+	}
+	prefix := name + string(filepath.Separator)
+	for _, p := range w.relevant {
+		if p == name || strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// rearm reconciles the watched directories with the wanted ones: for each
+// file, the nearest existing directory above every hop of its symbolic link
+// chain. It repeats after adding a watch, because a directory may have
+// appeared between computing the wanted set and adding the watch.
+func (w *Watcher) rearm() {
+	slots := w.l.slots()
+	for range 8 {
+		wanted := map[string][]*slot{}
+		var relevant []string
+		for _, s := range slots {
+			for _, q := range symlinkChain(s.path) {
+				relevant = append(relevant, q)
+				d := nearestExisting(filepath.Dir(q))
+				wanted[d] = append(wanted[d], s)
+			}
+		}
+		w.relevant = relevant
+		if w.fsw == nil {
+			for _, s := range slots {
+				s.polling = true
+			}
+			return
+		}
+		have := map[string]bool{}
+		for _, d := range w.fsw.WatchList() {
+			have[d] = true
+			if _, ok := wanted[d]; !ok {
+				_ = w.fsw.Remove(d) // already gone when the directory was deleted
+			}
+		}
+		for _, s := range slots {
+			s.polling = false
+		}
+		added := false
+		for d, ss := range wanted {
+			if have[d] {
+				continue
+			}
+			if err := w.add(d); err != nil {
+				for _, s := range ss {
+					s.polling = true
+				}
+				if w.badDirs[d] != err.Error() {
+					w.c.log.Warn("cannot watch directory; polling", "dir", d, "error", err, "interval", w.c.poll)
+					w.badDirs[d] = err.Error()
+				}
+				continue
+			}
+			delete(w.badDirs, d)
+			added = true
+		}
+		if !added {
+			return
+		}
+	}
+}
+
+// pollChanged reports whether a polled file looks different since the last
+// poll.
+func (w *Watcher) pollChanged() bool {
+	changed := false
+	for _, s := range w.l.slots() {
+		if !s.polling {
+			continue
+		}
+		var b strings.Builder
+		for _, q := range symlinkChain(s.path) {
+			fi, err := os.Lstat(q)
+			if err != nil {
+				fmt.Fprintf(&b, "%s:-;", q)
+				continue
+			}
+			fmt.Fprintf(&b, "%s:%v:%d:%d;", q, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		}
+		if sig := b.String(); sig != s.pollSig {
+			s.pollSig = sig
+			changed = true
+		}
+	}
+	return changed
+}
+
+// nearestExisting returns d or its nearest existing ancestor directory.
+func nearestExisting(d string) string {
+	for {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return d
+		}
+		d = parent
+	}
+}
+
+// symlinkChain lists the paths an event about p can arrive under: each
+// symbolic link met while resolving p (a link to the file, a linked
+// directory, a Kubernetes "..data" link) and the final path. Every listed
+// path's directory is free of symbolic links, so watching those directories
+// sees every change of the resolved file.
+func symlinkChain(p string) []string {
+	var out []string
+	for range 40 {
+		link, target, rest, ok := firstSymlink(p)
+		if !ok {
+			break
+		}
+		out = append(out, link)
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(link), target)
+		}
+		p = filepath.Join(target, rest)
+	}
+	return append(out, filepath.Clean(p))
+}
+
+// firstSymlink finds the first component of p, from the root, that is a
+// symbolic link.
+func firstSymlink(p string) (link, target, rest string, ok bool) {
+	i := len(filepath.VolumeName(p))
+	for i < len(p) && os.IsPathSeparator(p[i]) {
+		i++
+	}
+	for i < len(p) {
+		j := i
+		for j < len(p) && !os.IsPathSeparator(p[j]) {
+			j++
+		}
+		prefix := p[:j]
+		fi, err := os.Lstat(prefix)
+		if err != nil {
+			return "", "", "", false
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			t, err := os.Readlink(prefix)
+			if err != nil {
+				return "", "", "", false
+			}
+			if j < len(p) {
+				rest = p[j+1:]
+			}
+			return prefix, t, rest, true
+		}
+		i = j + 1
+	}
+	return "", "", "", false
+}
