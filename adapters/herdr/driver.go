@@ -1,0 +1,346 @@
+package herdr
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/panestate/panestate/adapter"
+)
+
+// Environment variables Herdr puts in every pane process.
+const (
+	EnvMarker = "HERDR_ENV"         // "1" inside a Herdr pane
+	EnvBin    = "HERDR_BIN_PATH"    // the running Herdr executable
+	EnvPane   = "HERDR_PANE_ID"     // the pane this process lives in, e.g. "w1:p1"
+	EnvSocket = "HERDR_SOCKET_PATH" // the server's API socket
+)
+
+// Timeouts applied to every CLI call. A "timeout" setting outside
+// [MinTimeout, MaxTimeout] is clamped, with an invalid_value diagnostic.
+const (
+	DefaultTimeout = 5 * time.Second
+	MinTimeout     = 100 * time.Millisecond
+	MaxTimeout     = 60 * time.Second
+)
+
+// waitDelay is how long a call waits, after its child exited or was killed,
+// for a grandchild that inherited the child's stdout or stderr to let go.
+// Then the pipes are closed and the call returns.
+const waitDelay = 500 * time.Millisecond
+
+// defaultConflicts are the reporters the adapter defers to when the host has
+// actually loaded them: the community Atomic reporter and Herdr's own Pi
+// extension, which report the same pane on their own. Read-only.
+var defaultConflicts = []string{"herdr-atomic-reporter", "herdr-agent-state"}
+
+// Errors that Open returns outside Herdr. They are built once so that the
+// common "not inside Herdr" answer allocates nothing.
+var (
+	errEnvUnset    = fmt.Errorf("herdr: %w: %s is not set (not inside a Herdr pane)", adapter.ErrInactive, EnvMarker)
+	errBinUnset    = fmt.Errorf("herdr: %w: %s is empty or unset", adapter.ErrInactive, EnvBin)
+	errPaneUnset   = fmt.Errorf("herdr: %w: %s is empty or unset", adapter.ErrInactive, EnvPane)
+	errSocketUnset = fmt.Errorf("herdr: %w: %s is empty or unset", adapter.ErrInactive, EnvSocket)
+)
+
+// Driver opens the Herdr adapter. The zero value is ready to use with
+// production defaults; the fields exist for tests and for hosts with special
+// needs. A Driver is safe for concurrent use and must not be changed after
+// it is first used.
+type Driver struct {
+	// Clock returns the time used to seed sequence numbers. Nil means
+	// time.Now.
+	Clock func() time.Time
+	// StateDir is where the per-pane sequence files live. Empty means a
+	// directory derived from the captured environment:
+	// $XDG_STATE_HOME/panestate/herdr, else $HOME/.local/state/panestate/herdr
+	// (on Windows %LOCALAPPDATA%\panestate\herdr).
+	StateDir string
+	// Conflicts are texts that, found in a path of the host's loaded
+	// extensions, make the adapter defer to that reporter. Nil means
+	// "herdr-atomic-reporter" (the community Atomic reporter) and
+	// "herdr-agent-state" (Herdr's own Pi extension); an empty non-nil slice
+	// means none.
+	Conflicts []string
+}
+
+// Guards: Driver implements the driver interfaces it means to.
+var (
+	_ adapter.Driver         = Driver{}
+	_ adapter.DefaultEnabler = Driver{}
+	_ adapter.SettingsKeyer  = Driver{}
+	_ adapter.EnvScrubber    = Driver{}
+)
+
+// EnabledByDefault reports true: inside an eligible Herdr pane the adapter
+// runs unless the settings turn it off.
+func (Driver) EnabledByDefault() bool { return true }
+
+// SettingsKeys returns the keys of the adapter's settings section besides
+// "enabled": "source", "agent" and "timeout".
+func (Driver) SettingsKeys() []string { return []string{"source", "agent", "timeout"} }
+
+// ScrubEnv returns env without Herdr's variables; see the package function
+// [ScrubEnv].
+func (Driver) ScrubEnv(env adapter.Env) adapter.Env { return adapter.Env(ScrubEnv(env)) }
+
+// ScrubEnv returns a copy of env (in os.Environ form) without any HERDR_*
+// variable. Hosts should pass the environment of every tool subprocess the
+// agent starts (a shell command, a build, a nested agent) through it.
+//
+// Why: a child that inherits HERDR_ENV, HERDR_PANE_ID and HERDR_SOCKET_PATH
+// believes it owns the parent's pane. A nested agent, or a second copy of the
+// host run by a tool, would then report its own state into the parent's pane,
+// release it when it exits, or seed a higher sequence number that starves the
+// parent's later reports. Herdr has had several such bugs (nested children
+// poisoning or releasing the parent's pane); removing the variables is the
+// fix that does not depend on the child behaving. Names are matched without
+// regard to case, as Windows does.
+func ScrubEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if len(kv) >= len("HERDR_") && strings.EqualFold(kv[:len("HERDR_")], "HERDR_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// settings is the adapter's own settings section.
+type settings struct {
+	Source  *string         `json:"source"`
+	Agent   *string         `json:"agent"`
+	Timeout json.RawMessage `json:"timeout"`
+}
+
+// Open returns an [Adapter] for the pane this process runs in.
+//
+// It returns an error wrapping [adapter.ErrInactive], naming the failed
+// condition, when the captured environment is not a Herdr pane
+// (HERDR_ENV is not exactly "1", HERDR_BIN_PATH, HERDR_PANE_ID or
+// HERDR_SOCKET_PATH is empty, HERDR_BIN_PATH is not an executable regular
+// file), when the host is not an interactive root session, or when a
+// conflicting reporter is loaded (then it also emits one unsupported
+// diagnostic naming it). An inactive Open starts nothing and writes nothing.
+//
+// It returns a plain error for a bad setting: a source outside
+// [A-Za-z0-9:._-]{1,80} or starting with "herdr:", an empty label, a label
+// Herdr would read as one of its built-in agents, a value the Herdr CLI would
+// swallow, and an unparsable timeout.
+//
+// Open does no I/O besides one stat of HERDR_BIN_PATH; the pane is claimed by
+// the first Report. ctx is only checked for cancellation.
+func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
+	a, err := d.open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// open is Open with the concrete type.
+func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("herdr: open: %w", err)
+	}
+	env := p.Env
+	marker, ok := env.Lookup(EnvMarker)
+	if !ok {
+		return nil, errEnvUnset
+	}
+	if marker != "1" {
+		return nil, fmt.Errorf("herdr: %w: %s is %q, not \"1\"", adapter.ErrInactive, EnvMarker, adapter.Bound(marker, 32))
+	}
+	bin, pane, socket := env.Get(EnvBin), env.Get(EnvPane), env.Get(EnvSocket)
+	switch {
+	case bin == "":
+		return nil, errBinUnset
+	case pane == "":
+		return nil, errPaneUnset
+	case socket == "":
+		return nil, errSocketUnset
+	}
+	if err := checkExecutable(bin); err != nil {
+		return nil, fmt.Errorf("herdr: %w: %s %q is not usable: %w", adapter.ErrInactive, EnvBin, adapter.Bound(bin, 200), err)
+	}
+	// The file just checked is the file run: an absolute path is never
+	// looked up in PATH, and a later change of directory does not move it.
+	if abs, err := filepath.Abs(bin); err == nil {
+		bin = abs
+	}
+	if err := checkArg(pane); err != nil {
+		return nil, fmt.Errorf("herdr: %w: %s %q cannot be passed to the Herdr CLI: %w", adapter.ErrInactive, EnvPane, adapter.Bound(pane, 80), err)
+	}
+	if err := p.Host.Interactive(); err != nil {
+		return nil, fmt.Errorf("herdr: host may not claim a pane: %w", err)
+	}
+
+	diagnose := p.Diagnose
+	if diagnose == nil {
+		diagnose = func(adapter.Diagnostic) {}
+	}
+	conflicts := d.Conflicts
+	if conflicts == nil {
+		conflicts = defaultConflicts
+	}
+	for _, path := range p.Host.LoadedExtensions {
+		for _, c := range conflicts {
+			if c != "" && strings.Contains(path, c) {
+				diagnose(adapter.NewDiagnostic(p.Name, adapter.KindUnsupported, "deferring to the loaded reporter %s", path))
+				return nil, fmt.Errorf("herdr: %w: a conflicting reporter is loaded: %s", adapter.ErrInactive, adapter.Bound(path, 200))
+			}
+		}
+	}
+
+	var s settings
+	if len(bytes.TrimSpace(p.Settings)) > 0 {
+		if err := json.Unmarshal(p.Settings, &s); err != nil {
+			return nil, fmt.Errorf("herdr: settings: %w", err)
+		}
+	}
+	source := "custom:" + p.App
+	if s.Source != nil {
+		source = *s.Source
+	}
+	if err := checkSource(source); err != nil {
+		return nil, err
+	}
+	label := p.App
+	if s.Agent != nil {
+		label = *s.Agent
+	}
+	if err := checkLabel(label); err != nil {
+		return nil, err
+	}
+	timeout, clamped, err := parseTimeout(s.Timeout)
+	if err != nil {
+		return nil, err
+	}
+
+	logger := p.Logger
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	clock := d.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	stateDir := d.StateDir
+	if stateDir == "" {
+		stateDir = defaultStateDir(env)
+	}
+	a := &Adapter{
+		name:     p.Name,
+		log:      logger,
+		diagnose: diagnose,
+		clock:    clock,
+		bin:      bin,
+		pane:     pane,
+		socket:   socket,
+		source:   source,
+		label:    label,
+		timeout:  timeout,
+		childEnv: env.With(EnvSocket, socket),
+		key:      paneKey{socket: socket, pane: pane},
+		stateDir: stateDir,
+		op:       make(chan struct{}, 1),
+		counts:   make(map[adapter.Kind]uint64),
+		emitted:  make(map[adapter.Kind]bool),
+	}
+	a.done, a.stop = context.WithCancel(context.Background())
+	a.gen = leases.nextGen()
+	if clamped != "" {
+		a.diag(adapter.KindInvalidValue, "%s", clamped)
+	}
+	if dropped := a.setIdentityLocked(p.Host.Identity); dropped != "" {
+		a.diag(adapter.KindInvalidValue, "%s", dropped)
+	}
+	return a, nil
+}
+
+// parseTimeout reads the "timeout" setting: a Go duration string or a number
+// of milliseconds. Out-of-range values are clamped; clamped says how.
+func parseTimeout(raw json.RawMessage) (d time.Duration, clamped string, err error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return DefaultTimeout, "", nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return 0, "", fmt.Errorf("herdr: settings: timeout: %w", err)
+		}
+		d, err = time.ParseDuration(s)
+		if err != nil {
+			return 0, "", fmt.Errorf("herdr: settings: timeout %q is not a duration (want e.g. \"5s\" or a number of milliseconds)", adapter.Bound(s, 40))
+		}
+	default:
+		var ms float64
+		if err := json.Unmarshal(raw, &ms); err != nil {
+			return 0, "", fmt.Errorf("herdr: settings: timeout must be a duration string or a number of milliseconds: %w", err)
+		}
+		switch {
+		case math.IsNaN(ms) || ms < 0:
+			d = -1
+		case ms > float64(math.MaxInt64/int64(time.Millisecond)):
+			d = math.MaxInt64
+		default:
+			d = time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	switch {
+	case d < MinTimeout:
+		return MinTimeout, fmt.Sprintf("timeout %s is below %s; using %s", d, MinTimeout, MinTimeout), nil
+	case d > MaxTimeout:
+		return MaxTimeout, fmt.Sprintf("timeout %s is above %s; using %s", d, MaxTimeout, MaxTimeout), nil
+	}
+	return d, "", nil
+}
+
+// defaultStateDir derives the sequence-file directory from the captured
+// environment, or "" when there is nowhere to put it.
+func defaultStateDir(env adapter.Env) string {
+	if runtime.GOOS == "windows" {
+		if d := env.Get("LOCALAPPDATA"); d != "" {
+			return filepath.Join(d, "panestate", "herdr")
+		}
+		return ""
+	}
+	if d := env.Get("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "panestate", "herdr")
+	}
+	if h := env.Get("HOME"); h != "" {
+		return filepath.Join(h, ".local", "state", "panestate", "herdr")
+	}
+	return ""
+}
+
+// checkExecutable reports why path is not an executable regular file.
+func checkExecutable(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return pe.Err
+		}
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return errors.New("not a regular file")
+	}
+	if !executable(fi.Mode()) {
+		return errors.New("not executable")
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package herdr_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/herdr"
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+)
+
+// The adapter against an emulated Herdr: open it with the pane's
+// environment, report, and release. A host never does this by hand: the
+// registry does.
+func Example() {
+	h, err := herdrtest.Start(herdrtest.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer h.Close()
+	state, err := os.MkdirTemp("", "panestate-example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(state)
+
+	ctx := context.Background()
+	a, err := herdr.Driver{StateDir: state}.Open(ctx, adapter.Params{
+		Name:     "herdr",
+		App:      "myagent",
+		Env:      adapter.Env(h.Env()),
+		Host:     adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleRoot},
+		Diagnose: func(d adapter.Diagnostic) { fmt.Println(d) },
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer adapter.Close(ctx, a)
+
+	a.Report(ctx, adapter.Report{State: adapter.StateBlocked, Message: adapter.MessageWaitingForApproval})
+	info, _ := h.Agent(h.Pane)
+	fmt.Println(info.Agent, info.AgentStatus)
+	adapter.Release(ctx, a)
+
+	calls, _ := h.Calls()
+	for _, c := range calls {
+		seq, _ := c.Flag("seq")
+		fmt.Println(c.Args[:len(c.Args)-2], len(seq) > 0)
+	}
+	// Output:
+	// myagent blocked
+	// [pane report-agent w1:p1 --source custom:myagent --agent myagent --state blocked --message Waiting for approval] true
+	// [pane release-agent w1:p1 --source custom:myagent --agent myagent] true
+}
+
+// Outside a Herdr pane Open says why, and nothing was started.
+func ExampleDriver_Open_inactive() {
+	_, err := herdr.Driver{}.Open(context.Background(), adapter.Params{Env: adapter.Env{"HOME=/home/u"}})
+	fmt.Println(err)
+	// Output:
+	// herdr: adapter inactive: HERDR_ENV is not set (not inside a Herdr pane)
+}
+
+// Tool subprocesses get an environment without the pane's variables.
+func ExampleScrubEnv() {
+	env := []string{"PATH=/usr/bin", "HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "HERDR_SOCKET_PATH=" + filepath.Join("run", "herdr.sock")}
+	fmt.Println(herdr.ScrubEnv(env))
+	// Output:
+	// [PATH=/usr/bin]
+}

@@ -1,0 +1,851 @@
+package herdrtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/panestate/panestate/internal/filelock"
+)
+
+const (
+	herdrVersion    = "0.8.2"
+	herdrProtocol   = 20
+	grandchildToken = "__herdrtest_grandchild__"
+	grandchildSleep = time.Minute
+
+	binName     = "herdr"
+	controlName = "herdrtest-control.json"
+	logName     = "herdrtest-calls.jsonl"
+	lockName    = "herdrtest.lock"
+	socketName  = "herdr.sock"
+)
+
+// Main runs the emulated herdr CLI when the current executable was started
+// under the name "herdr" (or "herdr.exe"), and then exits the process. In any
+// other case it returns at once and does nothing.
+//
+// Call it first thing in TestMain of every test package that uses [Start],
+// and first thing in main of programs that do: [Herdr.Bin] re-executes the
+// current executable under that name, busybox-style.
+func Main() {
+	if len(os.Args) == 0 || !isHerdrName(os.Args[0]) {
+		return
+	}
+	if len(os.Args) == 3 && os.Args[1] == grandchildToken {
+		// The Grandchild fault's child: hold the inherited stdout open.
+		time.Sleep(grandchildSleep)
+		exit(0)
+	}
+	exit(run(os.Args[1:]))
+}
+
+// isHerdrName reports whether argv[0] names the emulated binary. It allocates
+// nothing, so Main costs a real program almost nothing.
+func isHerdrName(arg0 string) bool {
+	base := filepath.Base(arg0)
+	if len(base) == len(binName)+4 && strings.EqualFold(base[len(binName):], ".exe") {
+		base = base[:len(binName)]
+	}
+	return base == binName
+}
+
+// counter counts bytes written through it.
+type counter struct {
+	w io.Writer
+	n int
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
+}
+
+// invocation is one run of the emulated CLI.
+type invocation struct {
+	args     []string
+	dir      string // the Herdr dir holding control, log and lock; "" if unknown
+	start    time.Time
+	stdout   *counter
+	stderr   *counter
+	unlock   func() error
+	fault    Fault
+	grandPID int
+}
+
+func run(args []string) int {
+	inv := &invocation{
+		args:   args,
+		start:  time.Now(),
+		stdout: &counter{w: os.Stdout},
+		stderr: &counter{w: os.Stderr},
+		dir:    findDir(),
+	}
+	if inv.dir != "" {
+		if data, err := os.ReadFile(filepath.Join(inv.dir, controlName)); err == nil {
+			_ = json.Unmarshal(data, &inv.fault) // a torn or empty control file means no fault
+		}
+	}
+	code := inv.execute()
+	inv.finish(code, false)
+	return code
+}
+
+// findDir locates the directory that Start populated: the one holding the
+// binary that was executed (argv[0] first, as a symlink resolves elsewhere).
+func findDir() string {
+	var candidates []string
+	if strings.ContainsAny(os.Args[0], `/\`) {
+		candidates = append(candidates, filepath.Dir(os.Args[0]))
+	}
+	if exe, err := os.Executable(); err == nil {
+		candidates = append(candidates, filepath.Dir(exe))
+	}
+	for _, dir := range candidates {
+		if _, err := os.Stat(filepath.Join(dir, controlName)); err == nil {
+			return dir
+		}
+	}
+	return ""
+}
+
+// lock takes the cross-process lock once; state changes and the log append
+// happen under it.
+func (inv *invocation) lock(fallback string) {
+	if inv.unlock != nil {
+		return
+	}
+	path := fallback
+	if inv.dir != "" {
+		path = filepath.Join(inv.dir, lockName)
+	}
+	if path == "" {
+		return
+	}
+	if unlock, err := filelock.Lock(path); err == nil {
+		inv.unlock = unlock
+	}
+}
+
+// finish appends the invocation to the log and releases the lock.
+func (inv *invocation) finish(code int, hung bool) {
+	if inv.dir != "" {
+		inv.lock("")
+		line := Call{
+			Args:          inv.args,
+			Env:           herdrEnv(),
+			Start:         inv.start,
+			Exit:          code,
+			Stdout:        inv.stdout.n,
+			Stderr:        inv.stderr.n,
+			PID:           os.Getpid(),
+			Hung:          hung,
+			GrandchildPID: inv.grandPID,
+		}
+		if !hung {
+			line.End = time.Now()
+		}
+		if data, err := json.Marshal(line); err == nil {
+			if f, err := os.OpenFile(filepath.Join(inv.dir, logName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+				_, _ = f.Write(append(data, '\n'))
+				_ = f.Close()
+			}
+		}
+	}
+	if inv.unlock != nil {
+		_ = inv.unlock()
+		inv.unlock = nil
+	}
+}
+
+func herdrEnv() map[string]string {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "HERDR_") {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// execute applies the faults, then runs the CLI proper.
+func (inv *invocation) execute() int {
+	f := inv.fault
+	if f.Hang {
+		if f.HangIgnoreTERM {
+			signal.Ignore(syscall.SIGTERM)
+		}
+		inv.finish(-1, true)
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
+	if f.SleepMs > 0 {
+		time.Sleep(time.Duration(f.SleepMs) * time.Millisecond)
+	}
+	if f.Grandchild {
+		inv.startGrandchild()
+	}
+	if f.SpewBytes > 0 {
+		spew(inv.stdout, f.SpewBytes)
+		spew(inv.stderr, f.SpewBytes)
+	}
+	if f.Garbage {
+		fmt.Fprint(inv.stderr, "herdr: \xff\xfe{{ not json ]] \x1b[31mpanic\x1b[0m\n")
+		return 1
+	}
+	if f.ExitUsage {
+		fmt.Fprintln(inv.stderr, usageReportAgent)
+		return 2
+	}
+	return inv.cli()
+}
+
+func (inv *invocation) startGrandchild() {
+	exe := os.Args[0]
+	if !strings.ContainsAny(exe, `/\`) {
+		if resolved, err := os.Executable(); err == nil {
+			exe = resolved
+		}
+	}
+	cmd := &exec.Cmd{
+		Path:   exe,
+		Args:   []string{binName, grandchildToken, "sleep"},
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+	}
+	if cmd.Start() == nil {
+		inv.grandPID = cmd.Process.Pid
+		_ = cmd.Process.Release()
+	}
+}
+
+func spew(w io.Writer, n int) {
+	chunk := bytes.Repeat([]byte("spew "), 6554)[:32<<10]
+	for n > 0 {
+		k := min(n, len(chunk))
+		if _, err := w.Write(chunk[:k]); err != nil {
+			return
+		}
+		n -= k
+	}
+}
+
+// exitError prints Herdr's global-argument error and returns exit code 2.
+func (inv *invocation) exitError(format string, a ...any) int {
+	fmt.Fprintf(inv.stderr, "error: "+format+"\n", a...)
+	fmt.Fprintln(inv.stderr, "run 'herdr --help' for usage")
+	return 2
+}
+
+// globals is what main's preprocessing extracted from argv.
+type globals struct {
+	session    string
+	hasSession bool
+}
+
+// cli runs main's processing order (CONTRACT §1.1) and dispatches.
+func (inv *invocation) cli() int {
+	args := inv.args
+	for i, a := range args {
+		if !utf8.ValidString(a) {
+			return inv.exitError("argument %d is not valid UTF-8", i+1)
+		}
+	}
+	var g globals
+	args, code := inv.extractSession(args, &g)
+	if code >= 0 {
+		return code
+	}
+	args, code = inv.extractRemote(args)
+	if code >= 0 {
+		return code
+	}
+	if help, ok := helpFor(args); ok {
+		fmt.Fprint(inv.stdout, help)
+		return 0
+	}
+	if len(args) == 0 {
+		return inv.exitError("the interactive client is not emulated by herdrtest")
+	}
+	switch args[0] {
+	case "--version", "-V":
+		fmt.Fprintln(inv.stdout, "herdr "+herdrVersion)
+		return 0
+	case "pane":
+		return inv.pane(g, args[1:])
+	case "agent":
+		return inv.agent(g, args[1:])
+	case "status":
+		return inv.status(g, args[1:])
+	case "api":
+		if len(args) == 3 && args[1] == "schema" && args[2] == "--json" {
+			fmt.Fprintf(inv.stdout, "{\n  \"title\": \"herdr socket API (herdrtest excerpt)\",\n  \"protocol\": %d\n}\n", herdrProtocol)
+			return 0
+		}
+	}
+	return inv.exitError("unrecognized command '%s'", strings.Join(args, " "))
+}
+
+// extractSession removes every --session X / --session=X before a literal
+// "--". code is -1 to continue.
+func (inv *invocation) extractSession(args []string, g *globals) (rest []string, code int) {
+	rest = make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		var name string
+		switch {
+		case a == "--":
+			return append(rest, args[i:]...), -1
+		case a == "--session":
+			if i+1 >= len(args) {
+				return nil, inv.exitError("missing value for --session")
+			}
+			i++
+			name = args[i]
+		case strings.HasPrefix(a, "--session="):
+			name = strings.TrimPrefix(a, "--session=")
+		default:
+			rest = append(rest, a)
+			continue
+		}
+		if !validSessionName(name) {
+			return nil, inv.exitError("invalid session name %q: use 1-64 characters from A-Z a-z 0-9 . _ -", name)
+		}
+		g.session, g.hasSession = name, true
+	}
+	if os.Getenv("HERDR_SOCKET_PATH") == "" {
+		if name := os.Getenv("HERDR_SESSION"); name != "" && !validSessionName(name) {
+			return nil, inv.exitError("invalid HERDR_SESSION %q: use 1-64 characters from A-Z a-z 0-9 . _ -", name)
+		}
+	}
+	return rest, -1
+}
+
+func validSessionName(name string) bool {
+	if len(name) == 0 || len(name) > 64 || name == "." || name == ".." {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// extractRemote removes --remote and --remote-keybindings (with their
+// values) and moves --handoff to the end, all before a literal "--".
+func (inv *invocation) extractRemote(args []string) (rest []string, code int) {
+	rest = make([]string, 0, len(args))
+	remote, keybindings, handoff := false, false, false
+	i := 0
+scan:
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			break scan
+		case a == "--remote", a == "--remote-keybindings":
+			if i+1 >= len(args) {
+				return nil, inv.exitError("missing value for %s", a)
+			}
+			i++
+			remote = remote || a == "--remote"
+			keybindings = keybindings || a == "--remote-keybindings"
+		case strings.HasPrefix(a, "--remote="):
+			remote = true
+		case strings.HasPrefix(a, "--remote-keybindings="):
+			keybindings = true
+		case a == "--handoff":
+			handoff = true
+		default:
+			rest = append(rest, a)
+		}
+	}
+	rest = append(rest, args[i:]...)
+	if handoff {
+		rest = append(rest, "--handoff")
+	}
+	switch {
+	case keybindings && !remote:
+		return nil, inv.exitError("--remote-keybindings requires --remote")
+	case remote && len(rest) > 0 && rest[0] != "--handoff":
+		return nil, inv.exitError("--remote cannot be combined with a subcommand")
+	case remote:
+		return nil, inv.exitError("remote attach is not emulated by herdrtest")
+	}
+	return rest, -1
+}
+
+// resolveSocket follows Herdr's order: --session, HERDR_SOCKET_PATH,
+// HERDR_SESSION, then the default socket. attach is the command that the
+// server_not_running message suggests.
+func resolveSocket(g globals) (socket, attach string) {
+	sessionSocket := func(name string) (string, string) {
+		if name == "default" {
+			return filepath.Join(configDir(), socketName), "herdr"
+		}
+		return filepath.Join(configDir(), "sessions", name, socketName), "herdr session attach " + name
+	}
+	if g.hasSession {
+		return sessionSocket(g.session)
+	}
+	if s := os.Getenv("HERDR_SOCKET_PATH"); s != "" {
+		return s, "herdr"
+	}
+	if name := os.Getenv("HERDR_SESSION"); name != "" && name != "default" {
+		return sessionSocket(name)
+	}
+	return filepath.Join(configDir(), socketName), "herdr"
+}
+
+func configDir() string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "herdr")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".config", "herdr")
+}
+
+// writeJSONLine prints v as one compact JSON line, without HTML escaping (as
+// serde_json does).
+func writeJSONLine(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+type errorResponse struct {
+	ID    string       `json:"id"`
+	Error *serverError `json:"error"`
+}
+
+type okResponse struct {
+	ID     string `json:"id"`
+	Result any    `json:"result"`
+}
+
+// rustDebugError prints what returning an io::Error from Rust's main prints,
+// and returns exit code 1.
+func (inv *invocation) rustDebugError(msg string) int {
+	fmt.Fprintf(inv.stderr, "Error: Custom { kind: Other, error: %s }\n", rustDebugString(msg))
+	return 1
+}
+
+// rustDebugString quotes s the way Rust's Debug for str does.
+func rustDebugString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case 0:
+			b.WriteString(`\0`)
+		default:
+			if isControl(r) {
+				fmt.Fprintf(&b, `\u{%x}`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// server runs fn against the emulated server at the resolved socket, under
+// the lock, after the CLI's ping: no server gives server_not_running, a
+// ProtocolMismatch fault gives protocol_mismatch. fn reports whether it
+// changed the state and returns an error answer or nil.
+func (inv *invocation) server(g globals, id string, fn func(st *serverState) (changed bool, e *serverError)) int {
+	socket, attach := resolveSocket(g)
+	inv.lock(socket + ".lock")
+	st, err := loadState(socket)
+	if err != nil || inv.fault.ServerNotRunning {
+		if err != nil && err != errNoServer {
+			return inv.rustDebugError(err.Error())
+		}
+		writeJSONLine(inv.stderr, errorResponse{ID: id, Error: &serverError{
+			Code:    "server_not_running",
+			Message: "no herdr server is running at " + socket + "; run `" + attach + "` to start or attach it",
+		}})
+		return 1
+	}
+	if n := inv.fault.ProtocolMismatch; n != 0 && n != herdrProtocol {
+		msg := fmt.Sprintf("client protocol %d is newer than server protocol %d; restart the Herdr server before using this command. "+
+			"Stop the running server (or let a live update hand it off) and start herdr again.", herdrProtocol, n)
+		if n > herdrProtocol {
+			msg = fmt.Sprintf("client protocol %d is older than server protocol %d; upgrade the Herdr client before using this command", herdrProtocol, n)
+		}
+		writeJSONLine(inv.stderr, errorResponse{ID: id, Error: &serverError{Code: "protocol_mismatch", Message: msg}})
+		return 1
+	}
+	changed, e := fn(st)
+	if changed {
+		if err := saveState(socket, st); err != nil {
+			return inv.rustDebugError(err.Error())
+		}
+	}
+	if e != nil {
+		writeJSONLine(inv.stderr, errorResponse{ID: id, Error: e})
+		return 1
+	}
+	return 0
+}
+
+// Usage lines of the three pane-agent subcommands (CONTRACT §1.2-1.4).
+const (
+	usageReportAgent = "usage: herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown " +
+		"[--message TEXT] [--seq N] [--agent-session-id ID] [--agent-session-path PATH]"
+	usageReleaseAgent       = "usage: herdr pane release-agent <pane_id> --source ID --agent LABEL [--seq N]"
+	usageReportAgentSession = "usage: herdr pane report-agent-session <pane_id> --source ID --agent LABEL [--seq N] " +
+		"[--agent-session-id ID] [--agent-session-path PATH] [--session-start-source SOURCE]"
+)
+
+var agentCommandFlags = map[string][]string{
+	"report-agent":         {"--source", "--agent", "--state", "--message", "--seq", "--agent-session-id", "--agent-session-path"},
+	"release-agent":        {"--source", "--agent", "--seq"},
+	"report-agent-session": {"--source", "--agent", "--seq", "--agent-session-id", "--agent-session-path", "--session-start-source"},
+}
+
+var agentCommandUsage = map[string]string{
+	"report-agent":         usageReportAgent,
+	"release-agent":        usageReleaseAgent,
+	"report-agent-session": usageReportAgentSession,
+}
+
+func (inv *invocation) pane(g globals, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(inv.stderr, "usage: herdr pane <command> [args]")
+		return 2
+	}
+	sub, rest := args[0], args[1:]
+	switch sub {
+	case "report-agent", "release-agent", "report-agent-session":
+		req, code := inv.parseAgentCommand(sub, rest)
+		if req == nil {
+			return code
+		}
+		return inv.server(g, "cli:request", func(st *serverState) (bool, *serverError) {
+			if st.FailUse < inv.fault.FailFirst {
+				st.FailUse++
+				return true, &serverError{Code: "server_unavailable", Message: "herdr server is shutting down"}
+			}
+			return true, st.apply(req, time.Now())
+		})
+	case "get", "current":
+		target := os.Getenv("HERDR_PANE_ID")
+		switch {
+		case sub == "get" && len(rest) == 1:
+			target = rest[0]
+		case sub == "current" && len(rest) == 0 && target != "":
+		default:
+			fmt.Fprintf(inv.stderr, "usage: herdr pane %s <pane_id>\n", sub)
+			return 2
+		}
+		id := "cli:pane:" + sub
+		return inv.server(g, id, func(st *serverState) (bool, *serverError) {
+			p := st.pane(target)
+			if p == nil {
+				return false, paneNotFound(target)
+			}
+			writeJSONLine(inv.stdout, okResponse{ID: id, Result: struct {
+				Type string   `json:"type"`
+				Pane paneInfo `json:"pane"`
+			}{"pane_info", p.paneInfo()}})
+			return false, nil
+		})
+	case "list":
+		if len(rest) != 0 {
+			fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[0])
+			return 2
+		}
+		return inv.server(g, "cli:pane:list", func(st *serverState) (bool, *serverError) {
+			panes := make([]paneInfo, 0, len(st.Panes))
+			for _, p := range st.Panes {
+				panes = append(panes, p.paneInfo())
+			}
+			writeJSONLine(inv.stdout, okResponse{ID: "cli:pane:list", Result: struct {
+				Type  string     `json:"type"`
+				Panes []paneInfo `json:"panes"`
+			}{"pane_list", panes}})
+			return false, nil
+		})
+	}
+	fmt.Fprintf(inv.stderr, "unknown pane command: %s\n", sub)
+	return 2
+}
+
+// parseAgentCommand is the hand-written flag loop shared by report-agent,
+// release-agent and report-agent-session (CONTRACT §1.2-1.4). A nil request
+// means the CLI exits with code.
+func (inv *invocation) parseAgentCommand(sub string, args []string) (*agentRequest, int) {
+	if len(args) == 0 {
+		fmt.Fprintln(inv.stderr, agentCommandUsage[sub])
+		return nil, 2
+	}
+	req := &agentRequest{method: sub, pane: args[0]}
+	var source, agent, state *string
+	allowed := agentCommandFlags[sub]
+	for i := 1; i < len(args); i++ {
+		tok := args[i]
+		known := false
+		for _, f := range allowed {
+			known = known || f == tok
+		}
+		if !known {
+			fmt.Fprintf(inv.stderr, "unknown option: %s\n", tok)
+			return nil, 2
+		}
+		if i+1 >= len(args) {
+			fmt.Fprintf(inv.stderr, "missing value for %s\n", tok)
+			return nil, 2
+		}
+		i++
+		v := args[i]
+		switch tok {
+		case "--source":
+			source = &v
+		case "--agent":
+			agent = &v
+		case "--state":
+			switch v {
+			case stateIdle, stateWorking, stateBlocked, stateUnknown:
+			default:
+				return nil, inv.rustDebugError("invalid pane agent state: " + v + " (expected idle, working, blocked, or unknown)")
+			}
+			state = &v
+		case "--message":
+			req.message = &v
+		case "--seq":
+			n, ok := parseRustU64(v)
+			if !ok {
+				return nil, inv.rustDebugError("invalid value for --seq: " + v)
+			}
+			req.seq = &n
+		case "--agent-session-id":
+			req.sessionID = &v
+		case "--agent-session-path":
+			req.sessionPath = &v
+		case "--session-start-source":
+			req.startSource = &v
+		}
+	}
+	if source == nil || strings.TrimSpace(*source) == "" {
+		fmt.Fprintln(inv.stderr, "missing required --source")
+		return nil, 2
+	}
+	if agent == nil {
+		fmt.Fprintln(inv.stderr, "missing required --agent")
+		return nil, 2
+	}
+	if sub == "report-agent" && state == nil {
+		fmt.Fprintln(inv.stderr, "missing required --state")
+		return nil, 2
+	}
+	req.source, req.agent = strings.TrimSpace(*source), *agent
+	if state != nil {
+		req.state = *state
+	}
+	return req, 0
+}
+
+// parseRustU64 accepts what Rust's u64::from_str accepts: ASCII digits with
+// an optional leading '+', no overflow.
+func parseRustU64(s string) (uint64, bool) {
+	digits := strings.TrimPrefix(s, "+")
+	if digits == "" || digits[0] == '+' || digits[0] == '-' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+func (inv *invocation) agent(g globals, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(inv.stderr, "usage: herdr agent <command> [args]")
+		return 2
+	}
+	sub, rest := args[0], args[1:]
+	switch sub {
+	case "get", "focus":
+		if len(rest) != 1 {
+			fmt.Fprintf(inv.stderr, "usage: herdr agent %s <target>\n", sub)
+			return 2
+		}
+		target, id := rest[0], "cli:agent:"+sub
+		return inv.server(g, id, func(st *serverState) (bool, *serverError) {
+			p := st.pane(target)
+			if p == nil || p.Label == "" {
+				return false, &serverError{Code: "agent_not_found", Message: "agent target " + target + " not found"}
+			}
+			if sub == "focus" {
+				p.Seen = true
+				return true, nil
+			}
+			writeJSONLine(inv.stdout, okResponse{ID: id, Result: struct {
+				Type  string    `json:"type"`
+				Agent AgentInfo `json:"agent"`
+			}{"agent_info", p.agentInfo()}})
+			return false, nil
+		})
+	case "list":
+		if len(rest) != 0 {
+			fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[0])
+			return 2
+		}
+		return inv.server(g, "cli:agent:list", func(st *serverState) (bool, *serverError) {
+			agents := []AgentInfo{}
+			for _, p := range st.Panes {
+				if p.Label != "" {
+					agents = append(agents, p.agentInfo())
+				}
+			}
+			writeJSONLine(inv.stdout, okResponse{ID: "cli:agent:list", Result: struct {
+				Type   string      `json:"type"`
+				Agents []AgentInfo `json:"agents"`
+			}{"agent_list", agents}})
+			return false, nil
+		})
+	}
+	fmt.Fprintf(inv.stderr, "unknown agent command: %s\n", sub)
+	return 2
+}
+
+type statusClient struct {
+	Version  string  `json:"version"`
+	Channel  string  `json:"channel"`
+	Protocol int     `json:"protocol"`
+	Binary   string  `json:"binary"`
+	Session  *string `json:"session"`
+}
+
+type statusCapabilities struct {
+	LiveHandoff          bool `json:"live_handoff"`
+	DetachedServerDaemon bool `json:"detached_server_daemon"`
+}
+
+type statusServer struct {
+	Status        string              `json:"status"`
+	Running       bool                `json:"running"`
+	Version       *string             `json:"version"`
+	Protocol      *int                `json:"protocol"`
+	Capabilities  *statusCapabilities `json:"capabilities"`
+	Compatible    *bool               `json:"compatible"`
+	Socket        string              `json:"socket"`
+	Session       *string             `json:"session"`
+	RestartNeeded bool                `json:"restart_needed"`
+}
+
+// status emulates `herdr status [client|server] [--json]`, which always
+// exits 0 (CONTRACT §6).
+func (inv *invocation) status(g globals, args []string) int {
+	asJSON, part := false, ""
+	for _, a := range args {
+		switch {
+		case a == "--json":
+			asJSON = true
+		case (a == "client" || a == "server") && part == "":
+			part = a
+		default:
+			fmt.Fprintf(inv.stderr, "unknown option: %s\n", a)
+			return 2
+		}
+	}
+	var session *string
+	if g.hasSession {
+		session = &g.session
+	}
+	binary, _ := filepath.Abs(os.Args[0])
+	client := statusClient{Version: herdrVersion, Channel: "stable", Protocol: herdrProtocol, Binary: binary, Session: session}
+	socket, _ := resolveSocket(g)
+	inv.lock(socket + ".lock")
+	server := statusServer{Status: "not_running", Socket: socket, Session: session}
+	if _, err := loadState(socket); err == nil && !inv.fault.ServerNotRunning {
+		version, protocol := herdrVersion, herdrProtocol
+		if inv.fault.ProtocolMismatch != 0 {
+			protocol = inv.fault.ProtocolMismatch
+		}
+		compatible := protocol == herdrProtocol
+		server = statusServer{
+			Status: "running", Running: true, Version: &version, Protocol: &protocol,
+			Capabilities: &statusCapabilities{LiveHandoff: true}, Compatible: &compatible,
+			Socket: socket, Session: session, RestartNeeded: protocol < herdrProtocol,
+		}
+	}
+	if !asJSON {
+		fmt.Fprintf(inv.stdout, "client: herdr %s (protocol %d)\nserver: %s at %s\n", herdrVersion, herdrProtocol, server.Status, socket)
+		return 0
+	}
+	switch part {
+	case "client":
+		writeJSONLine(inv.stdout, client)
+	case "server":
+		writeJSONLine(inv.stdout, server)
+	default:
+		writeJSONLine(inv.stdout, struct {
+			Client statusClient `json:"client"`
+			Server statusServer `json:"server"`
+			Update struct {
+				RestartNeeded bool `json:"restart_needed"`
+			} `json:"update"`
+		}{Client: client, Server: server})
+	}
+	return 0
+}
+
+// helpFor implements Herdr's help interception: --help or -h immediately
+// after a full command path (CONTRACT §1.1.4).
+func helpFor(args []string) (string, bool) {
+	for _, path := range [][]string{
+		{"pane", "report-agent"}, {"pane", "release-agent"}, {"pane", "report-agent-session"},
+		{"pane", "get"}, {"pane", "list"}, {"pane", "current"},
+		{"agent", "get"}, {"agent", "list"}, {"agent", "focus"},
+		{"pane"}, {"agent"}, {"status"}, {},
+	} {
+		if len(args) <= len(path) || (args[len(path)] != "--help" && args[len(path)] != "-h") {
+			continue
+		}
+		match := true
+		for i, p := range path {
+			match = match && args[i] == p
+		}
+		if !match {
+			continue
+		}
+		name := strings.TrimSpace("herdr " + strings.Join(path, " "))
+		usage := name + " [args]"
+		if len(path) == 2 && path[0] == "pane" {
+			if u, ok := agentCommandUsage[path[1]]; ok {
+				usage = strings.TrimPrefix(u, "usage: ")
+			}
+		}
+		return fmt.Sprintf("%s (emulated by herdrtest)\n\nUsage: %s\n\nOptions:\n  -h, --help  Print help\n", name, usage), true
+	}
+	return "", false
+}

@@ -1,0 +1,239 @@
+package herdrtest
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestCallsLog(t *testing.T) {
+	r := newRunner(t, Options{})
+	r.env = []string{"HERDR_EXTRA=x", "NOT_HERDR=y"}
+	r.ok(report(r.h.Pane, src, lbl, "working", "--seq", "1", "--seq", "2")...)
+	r.usage("missing required --source", "pane", "release-agent", r.h.Pane)
+	r.want(result{Stdout: "herdr 0.8.2\n"}, "--version")
+	calls, err := r.h.Calls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEnv := map[string]string{"HERDR_EXTRA": "x"}
+	for _, kv := range r.h.Env() {
+		k, v, _ := cutEq(kv)
+		wantEnv[k] = v
+	}
+	want := []Call{
+		{Args: report(r.h.Pane, src, lbl, "working", "--seq", "1", "--seq", "2"), Env: wantEnv, Command: "pane report-agent", Pane: "w1:p1"},
+		{Args: []string{"pane", "release-agent", "w1:p1"}, Env: wantEnv, Exit: 2, Stderr: len("missing required --source\n"), Command: "pane release-agent", Pane: "w1:p1"},
+		{Args: []string{"--version"}, Env: wantEnv, Stdout: len("herdr 0.8.2\n"), Command: "--version"},
+	}
+	if diff := cmp.Diff(calls, want, cmpopts.IgnoreFields(Call{}, "Start", "End", "PID")); diff != "" {
+		t.Errorf("Calls (-got +want):\n%s", diff)
+	}
+	for i, c := range calls {
+		if c.Start.IsZero() || c.End.Before(c.Start) || c.PID == 0 {
+			t.Errorf("call %d: start %v end %v pid %d", i, c.Start, c.End, c.PID)
+		}
+		if i > 0 && c.Start.Before(calls[i-1].End) {
+			t.Errorf("call %d started before call %d ended", i, i-1)
+		}
+	}
+	if v, ok := calls[0].Flag("seq"); v != "2" || !ok {
+		t.Errorf(`Flag("seq") = %q, %v; want "2", true`, v, ok)
+	}
+	if v, ok := calls[0].Flag("message"); v != "" || ok {
+		t.Errorf(`Flag("message") = %q, %v; want "", false`, v, ok)
+	}
+}
+
+func cutEq(kv string) (string, string, bool) {
+	for i := 0; i < len(kv); i++ {
+		if kv[i] == '=' {
+			return kv[:i], kv[i+1:], true
+		}
+	}
+	return kv, "", false
+}
+
+// TestConcurrentInvocations checks that the cross-process lock serialises
+// invocations: every sequenced report is applied or ignored as a whole, and
+// the high-water mark ends at the largest seq.
+func TestConcurrentInvocations(t *testing.T) {
+	r := newRunner(t, Options{})
+	const n = 16
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			cmd := exec.CommandContext(t.Context(), r.h.Bin, report(r.h.Pane, src, lbl, "working", "--seq", strconv.Itoa(i+1))...)
+			cmd.Env = append(os.Environ(), r.h.Env()...)
+			if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
+				t.Errorf("report %d: %v %q", i, err, out)
+			}
+		})
+	}
+	wg.Wait()
+	r.hwm(r.h.Pane, src, n, true)
+	calls, err := r.h.Calls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != n {
+		t.Errorf("%d calls logged, want %d", len(calls), n)
+	}
+}
+
+func TestStartOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want error
+	}{
+		{"duplicate_pane", Options{Panes: []string{"w1:p1", "w1:p1"}}, nil},
+		{"empty_pane", Options{Panes: []string{""}}, nil},
+		{"in_view_unknown", Options{InView: []string{"w9:p9"}}, ErrPaneNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.Dir = t.TempDir()
+			h, err := Start(tc.opts)
+			if err == nil {
+				h.Close()
+				t.Fatal("Start succeeded")
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Errorf("Start = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestStartDirAndClose(t *testing.T) {
+	dir := t.TempDir()
+	h, err := Start(Options{Dir: dir, Panes: []string{"w2:p3", "odd-id"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEnv := []string{
+		"HERDR_ENV=1",
+		"HERDR_BIN_PATH=" + h.Bin,
+		"HERDR_PANE_ID=w2:p3",
+		"HERDR_SOCKET_PATH=" + h.Socket,
+		"HERDR_WORKSPACE_ID=w2",
+		"HERDR_TAB_ID=w2:t1",
+	}
+	if diff := cmp.Diff(h.Env(), wantEnv); diff != "" {
+		t.Errorf("Env (-got +want):\n%s", diff)
+	}
+	info, err := h.Agent("odd-id")
+	if err != nil || info.WorkspaceID != "w1" || info.Found {
+		t.Errorf("Agent(odd-id) = %+v, %v", info, err)
+	}
+	if err := h.Focus("w9:p9"); !errors.Is(err, ErrPaneNotFound) {
+		t.Errorf("Focus(unknown) = %v", err)
+	}
+	if err := h.SetInView("w9:p9", true); !errors.Is(err, ErrPaneNotFound) {
+		t.Errorf("SetInView(unknown) = %v", err)
+	}
+	if err := errors.Join(h.Close(), h.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("Close removed a caller-owned Dir: %v", err)
+	}
+}
+
+func TestSetenv(t *testing.T) {
+	h := StartT(t, Options{})
+	h.Setenv(t)
+	if got := os.Getenv("HERDR_BIN_PATH"); got != h.Bin {
+		t.Errorf("HERDR_BIN_PATH = %q", got)
+	}
+	// With the environment set, a plain exec reaches the emulated server.
+	out, err := exec.CommandContext(t.Context(), h.Bin, "pane", "current").Output()
+	if err != nil || len(out) == 0 {
+		t.Errorf("pane current: %v %q", err, out)
+	}
+}
+
+func TestGlobalPreprocessing(t *testing.T) {
+	r := newRunner(t, Options{})
+	if runtime.GOOS != "windows" {
+		r.want(result{Code: 2, Stderr: "error: argument 5 is not valid UTF-8\nrun 'herdr --help' for usage\n"},
+			"pane", "report-agent", "w1:p1", "--message", "\xff")
+	}
+	if got := r.run("--help"); got.Code != 0 || got.Stdout == "" {
+		t.Errorf("--help = %+v", got)
+	}
+	if got := r.run("pane", "--help"); got.Code != 0 || got.Stdout == "" {
+		t.Errorf("pane --help = %+v", got)
+	}
+	// --help after a literal -- is not intercepted.
+	r.usage("unknown option: --", "pane", "report-agent", "w1:p1", "--", "--help")
+	r.want(result{Code: 2, Stderr: "error: missing value for --remote\nrun 'herdr --help' for usage\n"}, "--remote")
+	r.want(result{Code: 2, Stderr: "error: unrecognized command 'frobnicate'\nrun 'herdr --help' for usage\n"}, "frobnicate")
+	r.want(result{Stdout: "herdr 0.8.2\n"}, "--session", "work", "--version")
+	r.want(result{Code: 2, Stderr: "error: remote attach is not emulated by herdrtest\nrun 'herdr --help' for usage\n"}, "--remote", "host", "--handoff")
+}
+
+func TestListAndCurrent(t *testing.T) {
+	r := newRunner(t, Options{Panes: []string{"w1:p1", "w2:p1"}, InView: []string{"w2:p1"}})
+	r.want(result{Stdout: `{"id":"cli:agent:list","result":{"type":"agent_list","agents":[]}}` + "\n"}, "agent", "list")
+	r.ok(report("w2:p1", src, lbl, "working")...)
+	r.want(result{Stdout: `{"id":"cli:agent:list","result":{"type":"agent_list","agents":[{"terminal_id":"term_6400000000002","agent":"test-agent","agent_status":"working","workspace_id":"w2","tab_id":"w2:t1","pane_id":"w2:p1","focused":true,"state_change_seq":1,"revision":0}]}}` + "\n"},
+		"agent", "list")
+	r.want(result{Stdout: `{"id":"cli:pane:list","result":{"type":"pane_list","panes":[` +
+		`{"pane_id":"w1:p1","terminal_id":"term_6400000000001","workspace_id":"w1","tab_id":"w1:t1","focused":false,"agent_status":"unknown","revision":0},` +
+		`{"pane_id":"w2:p1","terminal_id":"term_6400000000002","workspace_id":"w2","tab_id":"w2:t1","focused":true,"agent":"test-agent","agent_status":"working","revision":0}]}}` + "\n"},
+		"pane", "list")
+	if got := r.run("pane", "current"); got.Code != 0 || got.Stdout == "" {
+		t.Errorf("pane current = %+v", got)
+	}
+	info, err := r.h.Agent("w2:p1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(info, AgentInfo{TerminalID: "term_6400000000002", Agent: lbl, AgentStatus: "working", WorkspaceID: "w2",
+		TabID: "w2:t1", PaneID: "w2:p1", Focused: true, StateChangeSeq: 1, Found: true}); diff != "" {
+		t.Errorf("Agent (-got +want):\n%s", diff)
+	}
+}
+
+// BenchmarkInvoke measures one invocation of the fake binary: a full
+// `pane report-agent` (lock, state read and write, log append) against a
+// bare `--version` (process start plus the log append).
+func BenchmarkInvoke(b *testing.B) {
+	h, err := Start(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	env := append(os.Environ(), h.Env()...)
+	b.Run("report-agent", func(b *testing.B) {
+		b.ReportAllocs()
+		seq := 0
+		for b.Loop() {
+			seq++
+			cmd := exec.Command(h.Bin, "pane", "report-agent", h.Pane, "--source", src, "--agent", lbl,
+				"--state", "working", "--seq", strconv.Itoa(seq))
+			cmd.Env = env
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("version", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			cmd := exec.Command(h.Bin, "--version")
+			cmd.Env = env
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

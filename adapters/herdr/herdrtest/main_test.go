@@ -1,0 +1,214 @@
+package herdrtest
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	Main()
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "HERDR_") {
+			os.Unsetenv(k)
+		}
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// result is what one invocation of the fake binary produced.
+type result struct {
+	Code   int
+	Stdout string
+	Stderr string
+}
+
+// runner invokes the fake binary of h with h's pane environment plus env.
+type runner struct {
+	t   *testing.T
+	h   *Herdr
+	env []string
+}
+
+func newRunner(t *testing.T, opts Options) runner {
+	return runner{t: t, h: StartT(t, opts)}
+}
+
+func (r runner) run(args ...string) result {
+	r.t.Helper()
+	cmd := exec.CommandContext(r.t.Context(), r.h.Bin, args...)
+	cmd.Env = append(append(os.Environ(), r.h.Env()...), r.env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		r.t.Fatalf("herdr %q: %v", args, err)
+	}
+	return result{Code: cmd.ProcessState.ExitCode(), Stdout: stdout.String(), Stderr: stderr.String()}
+}
+
+// want runs args and compares the whole result.
+func (r runner) want(want result, args ...string) {
+	r.t.Helper()
+	if diff := cmp.Diff(r.run(args...), want); diff != "" {
+		r.t.Errorf("herdr %q (-got +want):\n%s", args, diff)
+	}
+}
+
+// ok runs args and expects exit 0 with no output.
+func (r runner) ok(args ...string) { r.t.Helper(); r.want(result{}, args...) }
+
+// usage expects exit 2 with one plain stderr line.
+func (r runner) usage(line string, args ...string) {
+	r.t.Helper()
+	r.want(result{Code: 2, Stderr: line + "\n"}, args...)
+}
+
+// rust expects exit 1 with the Rust Debug of a custom io::Error.
+func (r runner) rust(msg string, args ...string) {
+	r.t.Helper()
+	r.want(result{Code: 1, Stderr: "Error: Custom { kind: Other, error: " + rustDebugString(msg) + " }\n"}, args...)
+}
+
+// agent asserts the agent label and status of pane, read from the state.
+func (r runner) agent(pane, agent, status string) {
+	r.t.Helper()
+	info, err := r.h.Agent(pane)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	got := [2]string{info.Agent, info.AgentStatus}
+	if diff := cmp.Diff(got, [2]string{agent, status}); diff != "" {
+		r.t.Errorf("pane %s (agent, status) (-got +want):\n%s", pane, diff)
+	}
+	if info.Found != (agent != "") {
+		r.t.Errorf("pane %s: Found = %v with agent %q", pane, info.Found, agent)
+	}
+}
+
+func (r runner) hwm(pane, source string, want uint64, wantOK bool) {
+	r.t.Helper()
+	got, ok := r.h.HighWater(pane, source)
+	if got != want || ok != wantOK {
+		r.t.Errorf("HighWater(%s, %s) = %d, %v; want %d, %v", pane, source, got, ok, want, wantOK)
+	}
+}
+
+func serverErr(id, code, msg string) result {
+	return result{Code: 1, Stderr: `{"id":"` + id + `","error":{"code":"` + code + `","message":"` + msg + `"}}` + "\n"}
+}
+
+const (
+	src = "custom:test"
+	lbl = "test-agent"
+)
+
+// report builds `pane report-agent <pane> --source --agent --state [extra]`.
+func report(pane, source, agent, state string, extra ...string) []string {
+	return append([]string{"pane", "report-agent", pane, "--source", source, "--agent", agent, "--state", state}, extra...)
+}
+
+// release builds `pane release-agent <pane> --source --agent [extra]`.
+func release(pane, source, agent string, extra ...string) []string {
+	return append([]string{"pane", "release-agent", pane, "--source", source, "--agent", agent}, extra...)
+}
+
+func TestIsHerdrName(t *testing.T) {
+	for _, tc := range []struct {
+		arg0 string
+		want bool
+	}{
+		{"herdr", true},
+		{"/tmp/x/herdr", true},
+		{"herdr.exe", true},
+		{"HERDR.EXE"[:5] + ".EXE", false}, // "HERDR" is not "herdr"
+		{"herdr.EXE", true},
+		{"herdr.test", false},
+		{"fakeherdr", false},
+		{"herdrx", false},
+		{"", false},
+	} {
+		if got := isHerdrName(tc.arg0); got != tc.want {
+			t.Errorf("isHerdrName(%q) = %v, want %v", tc.arg0, got, tc.want)
+		}
+	}
+}
+
+func TestIsHerdrNameAllocs(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { isHerdrName("/usr/local/bin/myprogram") }); n != 0 {
+		t.Errorf("isHerdrName allocates %v times", n)
+	}
+}
+
+func TestRustDebugString(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"done", `"done"`},
+		{`a"b\c`, `"a\"b\\c"`},
+		{"x\ny\t\x00\x1b", `"x\ny\t\0\u{1b}"`},
+		{"héllo", `"héllo"`},
+	} {
+		if got := rustDebugString(tc.in); got != tc.want {
+			t.Errorf("rustDebugString(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestParseRustU64(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"0", 0, true},
+		{"+5", 5, true},
+		{"18446744073709551615", 1<<64 - 1, true},
+		{"18446744073709551616", 0, false},
+		{"", 0, false},
+		{"+", 0, false},
+		{"++5", 0, false},
+		{"-1", 0, false},
+		{"+-1", 0, false},
+		{" 5", 0, false},
+		{"1.5", 0, false},
+		{"0x10", 0, false},
+		{"1_000", 0, false},
+	} {
+		got, ok := parseRustU64(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("parseRustU64(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestNormalizeAgentLabel(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"  ", "", false},
+		{"", "", false},
+		{"Claude-Code", "claude", true},
+		{" AMP-LOCAL ", "amp", true},
+		{"qoder", "qodercli", true},
+		{"cursor-agent", "cursor", true},
+		{"antigravity", "agy", true},
+		{"Kilo Code", "kilo", true},
+		{"codex.EXE", "codex", true},
+		{"pi.js", "pi", true},
+		{"my-Agent", "my-Agent", true},
+		{" my agent ", "my agent", true},
+		{"my-agent.exe", "my-agent.exe", true},
+	} {
+		got, ok := normalizeAgentLabel(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("normalizeAgentLabel(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -1,0 +1,392 @@
+package herdr
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+)
+
+// testClock is a settable clock.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// assertIncreasing checks that the calls' --seq values strictly increase.
+func assertIncreasing(t *testing.T, calls []herdrtest.Call) []uint64 {
+	t.Helper()
+	var seqs []uint64
+	for i, c := range calls {
+		s := seqOf(t, c)
+		if i > 0 && s <= seqs[i-1] {
+			t.Errorf("call %d %q: seq %d is not above %d", i, c.Args[:2], s, seqs[i-1])
+		}
+		seqs = append(seqs, s)
+	}
+	return seqs
+}
+
+func TestSuccessorRetiresPredecessor(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	ctx := t.Context()
+	old := f.open(t)
+	if err := old.Report(ctx, working); err != nil {
+		t.Fatal(err)
+	}
+	succ := f.open(t) // a settings reload opens the successor first
+	if err := old.Report(ctx, blocked); err != nil {
+		t.Fatalf("the holder reports until the successor claims: %v", err)
+	}
+	if err := succ.Report(ctx, idle); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(f.calls(t)); got != 3 {
+		t.Fatalf("%d calls, want 3", got)
+	}
+	// Late callbacks of the predecessor: no I/O, nil, one stale_owner.
+	if err := old.Report(ctx, working); err != nil {
+		t.Errorf("stale Report = %v, want nil", err)
+	}
+	if err := old.Release(ctx); err != nil {
+		t.Errorf("stale Release = %v, want nil", err)
+	}
+	if err := old.Report(ctx, blocked); err != nil {
+		t.Errorf("stale Report = %v, want nil", err)
+	}
+	if got := len(f.calls(t)); got != 3 {
+		t.Errorf("a retired adapter ran %d calls", got-3)
+	}
+	if diff := cmp.Diff(f.diags.kinds(), map[adapter.Kind]int{adapter.KindStaleOwner: 1}); diff != "" {
+		t.Errorf("diagnostics (-got +want):\n%s", diff)
+	}
+	if got := old.Explain(); got["lease"] != "retired" || got["diag.stale_owner"] != "3" {
+		t.Errorf("predecessor Explain lease %q stale %q", got["lease"], got["diag.stale_owner"])
+	}
+	if err := old.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := succ.Explain()["lease"]; got != "holder" {
+		t.Errorf("closing the predecessor left the successor %q", got)
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus == "unknown" || !info.Found {
+		t.Errorf("the pane lost its agent: %+v", info)
+	}
+	if err := succ.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := succ.Explain()["lease"]; got != "free" {
+		t.Errorf("after Release the lease is %q", got)
+	}
+	calls := f.calls(t)
+	assertIncreasing(t, calls)
+	if len(calls) != 4 || calls[3].Command != "pane release-agent" {
+		t.Fatalf("calls %v, want 3 reports and one release", calls)
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.Found {
+		t.Errorf("after release the pane shows %+v", info)
+	}
+}
+
+func TestSuccessorWaitsForInFlightCall(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	f.set = `{"timeout":"1s"}`
+	old := f.open(t)
+	f.set = ""
+	succ := f.open(t)
+	f.setFault(t, herdrtest.Fault{Hang: true})
+	done := make(chan error, 1)
+	go func() { done <- old.Report(context.Background(), working) }()
+	hung := waitForHungCall(t, f)
+	f.setFault(t, herdrtest.Fault{})
+	if err := succ.Report(t.Context(), idle); err != nil {
+		t.Fatalf("successor: %v", err)
+	}
+	var ce *CallError
+	if err := <-done; !errors.As(err, &ce) || ce.Kind != adapter.KindTimeout {
+		t.Fatalf("predecessor's in-flight Report = %v, want its timeout", err)
+	}
+	calls := f.calls(t)
+	if len(calls) != 2 {
+		t.Fatalf("%d calls, want 2", len(calls))
+	}
+	// The successor's child could only start once the predecessor's had been
+	// killed at its one-second deadline.
+	if gap := calls[1].Start.Sub(hung.Start); gap < 900*time.Millisecond {
+		t.Errorf("successor's call started %v after the hung one; want after its deadline", gap)
+	}
+	assertIncreasing(t, []herdrtest.Call{hung, calls[1]})
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "idle" {
+		t.Errorf("status %q, want idle", info.AgentStatus)
+	}
+}
+
+func TestSequenceClockRollback(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{InView: []string{"w1:p1"}})
+	clock := &testClock{now: time.UnixMilli(1_800_000_000_000)}
+	f.drv.Clock = clock.Now
+	ctx := t.Context()
+	a := f.open(t)
+	step := func(a *Adapter, r adapter.Report) {
+		t.Helper()
+		if err := a.Report(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(a, working)                        // clock
+	step(a, blocked)                        // same ms: +1
+	clock.Set(clock.Now().Add(time.Second)) //
+	step(a, working)                        // clock again
+	clock.Set(clock.Now().Add(-time.Hour))  // rollback
+	step(a, idle)                           // +1
+	if err := a.Release(ctx); err != nil {  // +1
+		t.Fatal(err)
+	}
+	b := f.open(t) // a new adapter in the same process, clock still behind
+	step(b, working)
+	want := []uint64{1_800_000_000_000, 1_800_000_000_001, 1_800_000_001_000, 1_800_000_001_001, 1_800_000_001_002, 1_800_000_001_003}
+	if diff := cmp.Diff(assertIncreasing(t, f.calls(t)), want); diff != "" {
+		t.Errorf("seqs (-got +want):\n%s", diff)
+	}
+	if hwm, _ := f.h.HighWater("w1:p1", "custom:panetest"); hwm != want[len(want)-1] {
+		t.Errorf("Herdr's high-water %d, want %d: a report was ignored", hwm, want[len(want)-1])
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "working" {
+		t.Errorf("status %q, want working", info.AgentStatus)
+	}
+}
+
+func TestSequencePersistedAcrossProcesses(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{InView: []string{"w1:p1"}})
+	clock := &testClock{now: time.UnixMilli(1_800_000_000_000)}
+	f.drv.Clock = clock.Now
+	ctx := t.Context()
+	a := f.open(t)
+	if err := a.Report(ctx, working); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".seq")
+	const reservation = 1_800_000_000_000 + reserveMs
+	if got := readSeqFile(t, path); got != reservation {
+		t.Errorf("seq file holds %d, want the reservation %d", got, reservation)
+	}
+	// Within the reservation the file is not rewritten.
+	clock.Set(clock.Now().Add(time.Second))
+	if err := a.Report(ctx, blocked); err != nil {
+		t.Fatal(err)
+	}
+	if got := readSeqFile(t, path); got != reservation {
+		t.Errorf("seq file holds %d after a report within the reservation", got)
+	}
+	a.Close(ctx)
+
+	// A restarted process: no in-memory mark, and a clock an hour behind.
+	highWater.reset()
+	clock.Set(clock.Now().Add(-time.Hour))
+	b := f.open(t)
+	if err := b.Report(ctx, idle); err != nil {
+		t.Fatal(err)
+	}
+	calls := f.calls(t)
+	if got := seqOf(t, calls[2]); got != reservation+1 {
+		t.Errorf("restarted seq %d, want one above the saved reservation %d", got, reservation)
+	}
+	assertIncreasing(t, calls)
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "idle" {
+		t.Errorf("Herdr ignored the restarted process: status %q", info.AgentStatus)
+	}
+}
+
+func readSeqFile(t *testing.T, path string) uint64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestSequencePersistedBeforeTheCall(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	f.set = `{"timeout":"500ms"}`
+	a := f.open(t)
+	f.setFault(t, herdrtest.Fault{Hang: true})
+	done := make(chan error, 1)
+	go func() { done <- a.Report(context.Background(), working) }()
+	hung := waitForHungCall(t, f)
+	path := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".seq")
+	if got, seq := readSeqFile(t, path), seqOf(t, hung); got < seq {
+		t.Errorf("while the call runs the file holds %d, behind its seq %d", got, seq)
+	}
+	<-done
+}
+
+// Environment of the helper process of TestTwoProcessesOnePane.
+const (
+	childEnvFlag  = "PANESTATE_HERDR_TEST_CHILD"
+	childStateDir = "PANESTATE_HERDR_TEST_STATEDIR"
+	childClockMs  = "PANESTATE_HERDR_TEST_CLOCK_MS"
+)
+
+// childMain runs in the re-executed test binary: a second process in the
+// same pane that reports once and exits.
+func childMain() int {
+	ms, err := strconv.ParseInt(os.Getenv(childClockMs), 10, 64)
+	if err != nil {
+		os.Stderr.WriteString("bad clock\n")
+		return 2
+	}
+	d := Driver{StateDir: os.Getenv(childStateDir), Clock: func() time.Time { return time.UnixMilli(ms) }}
+	ctx := context.Background()
+	a, err := d.Open(ctx, adapter.Params{Name: "herdr", App: "panetest", Env: adapter.Environ(), Host: interactive, Diagnose: func(adapter.Diagnostic) {}})
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	defer adapter.Close(ctx, a)
+	if err := a.Report(ctx, blocked); err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	return 0
+}
+
+func TestTwoProcessesOnePane(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{InView: []string{"w1:p1"}})
+	clock := &testClock{now: time.UnixMilli(1_800_000_000_000)}
+	f.drv.Clock = clock.Now
+	a := f.open(t)
+	if err := a.Report(t.Context(), working); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another process in the pane, with a clock an hour behind.
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), f.h.Env()...)
+	cmd.Env = append(cmd.Env,
+		childEnvFlag+"=1",
+		childStateDir+"="+f.drv.StateDir,
+		childClockMs+"="+strconv.FormatInt(1_800_000_000_000-3_600_000, 10))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("second process: %v\n%s", err, out)
+	}
+
+	// Back in this process, still at the old clock: above the other's seq.
+	if err := a.Report(t.Context(), idle); err != nil {
+		t.Fatal(err)
+	}
+	calls := f.calls(t)
+	if len(calls) != 3 {
+		t.Fatalf("%d calls, want 3", len(calls))
+	}
+	// This process reserved numbers up to T+reserveMs; the other one starts
+	// above that and reserves further; this one then starts above that.
+	const T = 1_800_000_000_000
+	want := []uint64{T, T + reserveMs + 1, T + 2*reserveMs + 2}
+	if diff := cmp.Diff(assertIncreasing(t, calls), want); diff != "" {
+		t.Errorf("seqs (-got +want):\n%s", diff)
+	}
+	if calls[1].PID == calls[0].PID || calls[1].Command != "pane report-agent" {
+		t.Errorf("second call %+v is not the other process's report", calls[1])
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "idle" {
+		t.Errorf("status %q, want idle: a report was ignored", info.AgentStatus)
+	}
+}
+
+func TestPersistFailure(t *testing.T) {
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		stateDir string
+		env      func(adapter.Env) adapter.Env
+	}{
+		{name: "state dir is a file", stateDir: notADir},
+		{name: "state dir below a file", stateDir: filepath.Join(notADir, "sub")},
+		{name: "no home", env: func(e adapter.Env) adapter.Env {
+			return e.Without(func(k string) bool { return k == "HOME" || k == "XDG_STATE_HOME" || k == "LOCALAPPDATA" })
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, herdrtest.Options{})
+			f.drv.StateDir = tt.stateDir
+			if tt.env != nil {
+				f.env = tt.env(f.env)
+			}
+			a := f.open(t)
+			for _, r := range []adapter.Report{working, idle} {
+				if err := a.Report(t.Context(), r); err != nil {
+					t.Fatalf("Report = %v; a persistence failure must not fail it", err)
+				}
+			}
+			if diff := cmp.Diff(f.diags.kinds(), map[adapter.Kind]int{adapter.KindPersistFailed: 1}); diff != "" {
+				t.Errorf("diagnostics (-got +want):\n%s", diff)
+			}
+			if n := a.Explain()["diag.persist_failed"]; n != "2" {
+				t.Errorf("counter %q, want 2", n)
+			}
+			assertIncreasing(t, f.calls(t))
+		})
+	}
+}
+
+func TestReleaseByNeverReportedSuccessor(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	ctx := t.Context()
+	old := f.open(t)
+	if err := old.Report(ctx, working); err != nil {
+		t.Fatal(err)
+	}
+	succ := f.open(t)
+	if err := old.Close(ctx); err != nil { // replaced: closed, not released
+		t.Fatal(err)
+	}
+	if err := succ.Release(ctx); err != nil { // the host quits before any new state
+		t.Fatal(err)
+	}
+	calls := f.calls(t)
+	if len(calls) != 2 || calls[1].Command != "pane release-agent" {
+		t.Fatalf("calls %+v, want a report then a release", calls)
+	}
+	assertIncreasing(t, calls)
+	if info, _ := f.h.Agent("w1:p1"); info.Found {
+		t.Errorf("the predecessor's state stayed: %+v", info)
+	}
+	// A released adapter may claim the pane again.
+	if err := succ.Report(ctx, idle); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := f.h.Agent("w1:p1"); !info.Found {
+		t.Error("report after release not applied")
+	}
+}

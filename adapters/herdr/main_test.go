@@ -1,0 +1,208 @@
+package herdr
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	herdrtest.Main() // the re-executed test binary acts as the fake herdr CLI
+	if os.Getenv(childEnvFlag) != "" {
+		os.Exit(childMain())
+	}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "HERDR_") {
+			os.Unsetenv(k)
+		}
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// interactive is a host that may claim a pane.
+var interactive = adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleRoot}
+
+// diags records diagnostics.
+type diags struct {
+	mu   sync.Mutex
+	list []adapter.Diagnostic
+}
+
+func (d *diags) add(x adapter.Diagnostic) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.list = append(d.list, x)
+}
+
+func (d *diags) all() []adapter.Diagnostic {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.list)
+}
+
+// kinds returns how many diagnostics of each kind were recorded.
+func (d *diags) kinds() map[adapter.Kind]int {
+	m := map[adapter.Kind]int{}
+	for _, x := range d.all() {
+		m[x.Kind]++
+	}
+	return m
+}
+
+// fixedMessages are the only texts --message may carry.
+var fixedMessages = map[string]bool{
+	adapter.MessageWaitingForApproval.String():     true,
+	adapter.MessageWaitingForInput.String():        true,
+	adapter.MessageWorkflowNeedsAttention.String(): true,
+}
+
+// startHerdr starts an emulated Herdr and, when the test ends, checks every
+// argv the fake recorded: every --message is a fixed text, and no argument
+// is one the real CLI would refuse or swallow.
+func startHerdr(t testing.TB, opts herdrtest.Options) *herdrtest.Herdr {
+	t.Helper()
+	h := herdrtest.StartT(t, opts)
+	t.Cleanup(func() { checkRecordedArgv(t, h) })
+	return h
+}
+
+func checkRecordedArgv(t testing.TB, h *herdrtest.Herdr) {
+	t.Helper()
+	calls, err := h.Calls()
+	if err != nil {
+		t.Errorf("calls: %v", err)
+		return
+	}
+	for _, c := range calls {
+		for i, arg := range c.Args {
+			if err := checkArg(arg); err != nil {
+				t.Errorf("call %q: argument %d %q: %v", c.Args, i, arg, err)
+			}
+			if arg == "--" || strings.HasPrefix(arg, "--") && strings.Contains(arg, "=") {
+				t.Errorf("call %q: argument %q", c.Args, arg)
+			}
+		}
+		if m, ok := c.Flag("message"); ok && !fixedMessages[m] {
+			t.Errorf("call %q: --message %q is not a fixed text", c.Args, m)
+		}
+	}
+}
+
+// fixture is an emulated Herdr plus what opening an adapter needs.
+type fixture struct {
+	h     *herdrtest.Herdr
+	drv   Driver
+	diags *diags
+	env   adapter.Env
+	host  adapter.Host
+	set   string // settings JSON
+}
+
+func newFixture(t testing.TB, opts herdrtest.Options) *fixture {
+	t.Helper()
+	h := startHerdr(t, opts)
+	return &fixture{
+		h:     h,
+		drv:   Driver{StateDir: t.TempDir()},
+		diags: &diags{},
+		env:   adapter.Env(h.Env()),
+		host:  interactive,
+	}
+}
+
+func (f *fixture) params() adapter.Params {
+	p := adapter.Params{
+		Name:     "herdr",
+		App:      "panetest",
+		Logger:   hclog.NewNullLogger(),
+		Env:      f.env,
+		Host:     f.host,
+		Diagnose: f.diags.add,
+	}
+	if f.set != "" {
+		p.Settings = []byte(f.set)
+	}
+	return p
+}
+
+// open opens an adapter and closes it when the test ends.
+func (f *fixture) open(t testing.TB) *Adapter {
+	t.Helper()
+	a, err := f.drv.open(t.Context(), f.params())
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { a.Close(context.Background()) })
+	return a
+}
+
+// calls returns the recorded calls.
+func (f *fixture) calls(t testing.TB) []herdrtest.Call {
+	t.Helper()
+	calls, err := f.h.Calls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return calls
+}
+
+func (f *fixture) setFault(t testing.TB, fault herdrtest.Fault) {
+	t.Helper()
+	if err := f.h.SetFault(fault); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seqOf returns a call's --seq.
+func seqOf(t testing.TB, c herdrtest.Call) uint64 {
+	t.Helper()
+	v, ok := c.Flag("seq")
+	if !ok {
+		t.Fatalf("call %q has no --seq", c.Args)
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		t.Fatalf("call %q: %v", c.Args, err)
+	}
+	return n
+}
+
+// withoutSeq returns args with the --seq value replaced by "N".
+func withoutSeq(args []string) []string {
+	out := slices.Clone(args)
+	for i := 0; i+1 < len(out); i++ {
+		if out[i] == "--seq" {
+			out[i+1] = "N"
+		}
+	}
+	return out
+}
+
+var (
+	working = adapter.Report{State: adapter.StateWorking, Reason: adapter.ReasonExecuting}
+	blocked = adapter.Report{State: adapter.StateBlocked, Reason: adapter.ReasonAwaitingInput, Message: adapter.MessageWaitingForApproval}
+	idle    = adapter.Report{State: adapter.StateIdle, Reason: adapter.ReasonQuiescent}
+)
+
+// eventually polls cond until it holds or the deadline passes; it is for
+// external events (a process dying), never for the package's own state.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,306 @@
+package herdr
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+)
+
+func TestOpenGating(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "herdr-noexec")
+	if err := os.WriteFile(notExec, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set := func(key, value string) func(adapter.Env) adapter.Env {
+		return func(e adapter.Env) adapter.Env { return e.With(key, value) }
+	}
+	unset := func(key string) func(adapter.Env) adapter.Env {
+		return func(e adapter.Env) adapter.Env { return e.Without(func(k string) bool { return k == key }) }
+	}
+	tests := []struct {
+		name string
+		env  func(adapter.Env) adapter.Env
+		host adapter.Host
+		want string // a fragment of the error
+	}{
+		{name: "HERDR_ENV unset", env: unset(EnvMarker), want: "HERDR_ENV is not set"},
+		{name: "HERDR_ENV 0", env: set(EnvMarker, "0"), want: `HERDR_ENV is "0", not "1"`},
+		{name: "HERDR_ENV true", env: set(EnvMarker, "true"), want: `HERDR_ENV is "true"`},
+		{name: "HERDR_ENV padded", env: set(EnvMarker, " 1"), want: `HERDR_ENV is " 1"`},
+		{name: "HERDR_BIN_PATH unset", env: unset(EnvBin), want: "HERDR_BIN_PATH is empty or unset"},
+		{name: "HERDR_BIN_PATH empty", env: set(EnvBin, ""), want: "HERDR_BIN_PATH is empty or unset"},
+		{name: "HERDR_PANE_ID unset", env: unset(EnvPane), want: "HERDR_PANE_ID is empty or unset"},
+		{name: "HERDR_SOCKET_PATH unset", env: unset(EnvSocket), want: "HERDR_SOCKET_PATH is empty or unset"},
+		{name: "bin missing", env: set(EnvBin, filepath.Join(dir, "nope")), want: "HERDR_BIN_PATH"},
+		{name: "bin is a directory", env: set(EnvBin, dir), want: "not a regular file"},
+		{name: "pane id hijacked", env: set(EnvPane, "--session"), want: "HERDR_PANE_ID"},
+		{name: "pane id help", env: set(EnvPane, "--help"), want: "HERDR_PANE_ID"},
+		{name: "pane id control", env: set(EnvPane, "w1:p1\n"), want: "control characters"},
+		{name: "pane id not UTF-8", env: set(EnvPane, "w1:\xff"), want: "not valid UTF-8"},
+		{name: "print mode", host: adapter.Host{Mode: adapter.ModePrint, HasUI: true, Role: adapter.RoleRoot}, want: "mode is print, not tui"},
+		{name: "json mode", host: adapter.Host{Mode: adapter.ModeJSON, HasUI: true, Role: adapter.RoleRoot}, want: "mode is json, not tui"},
+		{name: "rpc mode", host: adapter.Host{Mode: adapter.ModeRPC, HasUI: true, Role: adapter.RoleRoot}, want: "mode is rpc, not tui"},
+		{name: "no UI", host: adapter.Host{Mode: adapter.ModeTUI, Role: adapter.RoleRoot}, want: "no UI"},
+		{name: "subagent", host: adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleSubagent}, want: "role is subagent, not root"},
+		{name: "workflow stage", host: adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleWorkflowStage}, want: "role is workflow-stage, not root"},
+		{name: "zero host", host: adapter.Host{}, want: "mode is unset"},
+	}
+	if runtime.GOOS != "windows" {
+		tests = append(tests, struct {
+			name string
+			env  func(adapter.Env) adapter.Env
+			host adapter.Host
+			want string
+		}{name: "bin not executable", env: set(EnvBin, notExec), want: "not executable"})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &diags{}
+			p := f.params()
+			p.Diagnose = d.add
+			if tt.env != nil {
+				p.Env = tt.env(p.Env)
+			}
+			if tt.host.Mode != "" || tt.env == nil {
+				p.Host = tt.host
+			}
+			a, err := f.drv.Open(t.Context(), p)
+			if !errors.Is(err, adapter.ErrInactive) {
+				t.Fatalf("Open = %v, %v; want an error wrapping ErrInactive", a, err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not say %q", err, tt.want)
+			}
+			if got := d.all(); len(got) != 0 {
+				t.Errorf("diagnostics %v, want none", got)
+			}
+		})
+	}
+	if calls := f.calls(t); len(calls) != 0 {
+		t.Errorf("inactive opens ran %d calls", len(calls))
+	}
+	if entries, _ := os.ReadDir(f.drv.StateDir); len(entries) != 0 {
+		t.Errorf("inactive opens wrote %d files", len(entries))
+	}
+}
+
+func TestOpenConflicts(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	tests := []struct {
+		name      string
+		conflicts []string
+		loaded    []string
+		deferTo   string // "" means active
+	}{
+		{name: "atomic reporter loaded", loaded: []string{"/x/ext/a.ts", "/home/u/.atomic/extensions/herdr-atomic-reporter/index.ts"}, deferTo: "/home/u/.atomic/extensions/herdr-atomic-reporter/index.ts"},
+		{name: "pi extension loaded", loaded: []string{"/home/u/.pi/agent/extensions/herdr-agent-state.ts"}, deferTo: "/home/u/.pi/agent/extensions/herdr-agent-state.ts"},
+		{name: "other extensions only", loaded: []string{"/x/ext/herdr-tools.ts"}},
+		{name: "nothing loaded"},
+		{name: "custom list", conflicts: []string{"my-reporter"}, loaded: []string{"/ext/my-reporter.js", "/ext/herdr-agent-state.ts"}, deferTo: "/ext/my-reporter.js"},
+		{name: "empty list disables", conflicts: []string{}, loaded: []string{"/ext/herdr-agent-state.ts"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &diags{}
+			p := f.params()
+			p.Diagnose = d.add
+			p.Host.LoadedExtensions = tt.loaded
+			drv := f.drv
+			drv.Conflicts = tt.conflicts
+			a, err := drv.Open(t.Context(), p)
+			if tt.deferTo == "" {
+				if err != nil {
+					t.Fatalf("Open: %v", err)
+				}
+				adapter.Close(t.Context(), a)
+				if got := d.all(); len(got) != 0 {
+					t.Errorf("diagnostics %v, want none", got)
+				}
+				return
+			}
+			if !errors.Is(err, adapter.ErrInactive) || !strings.Contains(err.Error(), tt.deferTo) {
+				t.Fatalf("Open error %v, want ErrInactive naming %s", err, tt.deferTo)
+			}
+			got := d.all()
+			if len(got) != 1 || got[0].Kind != adapter.KindUnsupported || !strings.Contains(got[0].Detail, tt.deferTo) {
+				t.Errorf("diagnostics %v, want one unsupported naming %s", got, tt.deferTo)
+			}
+		})
+	}
+}
+
+func TestOpenIdentity(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	tests := []struct {
+		name     string
+		app      string
+		settings string
+		source   string // want, when valid
+		agent    string
+		bad      string // a fragment of the error, when invalid
+	}{
+		{name: "defaults", app: "atomic", source: "custom:atomic", agent: "atomic"},
+		{name: "settings", app: "atomic", settings: `{"enabled":true,"source":"custom:mine","agent":"Mine Agent"}`, source: "custom:mine", agent: "Mine Agent"},
+		{name: "null values keep defaults", app: "atomic", settings: `{"source":null,"agent":null,"timeout":null}`, source: "custom:atomic", agent: "atomic"},
+		{name: "source with space", app: "atomic", settings: `{"source":"custom:my agent"}`, bad: "1 to 80 characters"},
+		{name: "source empty", app: "atomic", settings: `{"source":""}`, bad: "1 to 80 characters"},
+		{name: "source too long", app: "atomic", settings: `{"source":"custom:` + strings.Repeat("x", 75) + `"}`, bad: "1 to 80 characters"},
+		{name: "source 80 chars", app: "atomic", settings: `{"source":"custom:` + strings.Repeat("x", 73) + `"}`, source: "custom:" + strings.Repeat("x", 73), agent: "atomic"},
+		{name: "source herdr namespace", app: "atomic", settings: `{"source":"herdr:pi"}`, bad: "reserved herdr: namespace"},
+		{name: "source herdr custom", app: "atomic", settings: `{"source":"herdr:atomic"}`, bad: "reserved"},
+		{name: "source hijacked", app: "atomic", settings: `{"source":"--session"}`, bad: "global option"},
+		{name: "source hijacked with value", app: "atomic", settings: `{"source":"--remote=x"}`, bad: "1 to 80 characters"},
+		{name: "default source from bad app", app: "my app", bad: "1 to 80 characters"},
+		{name: "label empty", app: "", settings: `{"source":"custom:x"}`, bad: "agent label is empty"},
+		{name: "label blank", app: "atomic", settings: `{"agent":"   "}`, bad: "agent label is empty"},
+		{name: "label claude", app: "claude", bad: `built-in agent "claude"`},
+		{name: "label Claude-Code", app: "atomic", settings: `{"agent":"Claude-Code"}`, bad: `built-in agent "claude"`},
+		{name: "label CODEX.exe", app: "atomic", settings: `{"agent":" CODEX.exe "}`, bad: `built-in agent "codex"`},
+		{name: "label kilo code", app: "atomic", settings: `{"agent":"Kilo Code"}`, bad: `built-in agent "kilo"`},
+		{name: "label amp-local", app: "atomic", settings: `{"agent":"AMP-LOCAL"}`, bad: `built-in agent "amp"`},
+		{name: "label qoder", app: "atomic", settings: `{"agent":"qoder"}`, bad: `built-in agent "qodercli"`},
+		{name: "label antigravity", app: "atomic", settings: `{"agent":"antigravity"}`, bad: `built-in agent "agy"`},
+		{name: "label cursor-agent.cmd", app: "atomic", settings: `{"agent":"cursor-agent.cmd"}`, bad: `built-in agent "cursor"`},
+		{name: "label path to pi", app: "atomic", settings: `{"agent":"/usr/local/bin/pi"}`, bad: `built-in agent "pi"`},
+		{name: "label muse build", app: "atomic", settings: `{"agent":"muse-bin-0.1.0"}`, bad: `built-in agent "muse"`},
+		{name: "label opencode.js", app: "atomic", settings: `{"agent":"opencode.js"}`, bad: `built-in agent "opencode"`},
+		{name: "label close to builtin", app: "atomic", settings: `{"agent":"claudette"}`, source: "custom:atomic", agent: "claudette"},
+		{name: "label control char", app: "atomic", settings: `{"agent":"a\u0007b"}`, bad: "control characters"},
+		{name: "label not UTF-8", app: "a\xffb", settings: `{"source":"custom:x"}`, bad: "not valid UTF-8"},
+		{name: "label hijacked", app: "atomic", settings: `{"agent":"--handoff"}`, bad: "global option"},
+		{name: "label hijacked with value", app: "atomic", settings: `{"agent":"--session=main"}`, bad: "global option"},
+		{name: "settings not an object", app: "atomic", settings: `[1]`, bad: "herdr: settings"},
+		{name: "source not a string", app: "atomic", settings: `{"source":5}`, bad: "herdr: settings"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := f.params()
+			p.App = tt.app
+			p.Settings = []byte(tt.settings)
+			a, err := f.drv.open(t.Context(), p)
+			if tt.bad != "" {
+				if err == nil {
+					a.Close(t.Context())
+					t.Fatalf("Open succeeded; want an error saying %q", tt.bad)
+				}
+				if errors.Is(err, adapter.ErrInactive) || !strings.Contains(err.Error(), tt.bad) {
+					t.Fatalf("Open error %q; want a plain error saying %q", err, tt.bad)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer a.Close(t.Context())
+			if a.source != tt.source || a.label != tt.agent {
+				t.Errorf("source, agent = %q, %q; want %q, %q", a.source, a.label, tt.source, tt.agent)
+			}
+		})
+	}
+}
+
+func TestOpenTimeout(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	tests := []struct {
+		name    string
+		setting string
+		want    time.Duration
+		clamped bool
+		bad     bool
+	}{
+		{name: "default", setting: ``, want: DefaultTimeout},
+		{name: "null", setting: `null`, want: DefaultTimeout},
+		{name: "duration", setting: `"2s"`, want: 2 * time.Second},
+		{name: "milliseconds", setting: `1500`, want: 1500 * time.Millisecond},
+		{name: "fractional milliseconds", setting: `250.5`, want: 250500 * time.Microsecond},
+		{name: "too short", setting: `"10ms"`, want: MinTimeout, clamped: true},
+		{name: "zero", setting: `0`, want: MinTimeout, clamped: true},
+		{name: "negative", setting: `-5`, want: MinTimeout, clamped: true},
+		{name: "too long", setting: `"2m"`, want: MaxTimeout, clamped: true},
+		{name: "huge number", setting: `1e300`, want: MaxTimeout, clamped: true},
+		{name: "not a duration", setting: `"soon"`, bad: true},
+		{name: "bool", setting: `true`, bad: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &diags{}
+			p := f.params()
+			p.Diagnose = d.add
+			if tt.setting != "" {
+				p.Settings = []byte(`{"timeout":` + tt.setting + `}`)
+			}
+			a, err := f.drv.open(t.Context(), p)
+			if tt.bad {
+				if err == nil || errors.Is(err, adapter.ErrInactive) || !strings.Contains(err.Error(), "timeout") {
+					t.Fatalf("Open error %v; want a plain error about the timeout", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer a.Close(t.Context())
+			if a.timeout != tt.want {
+				t.Errorf("timeout %v, want %v", a.timeout, tt.want)
+			}
+			want := map[adapter.Kind]int{}
+			if tt.clamped {
+				want[adapter.KindInvalidValue] = 1
+			}
+			if diff := cmp.Diff(d.kinds(), want); diff != "" {
+				t.Errorf("diagnostics (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDriverMetadata(t *testing.T) {
+	var d Driver
+	if !adapter.EnabledByDefault(d) {
+		t.Error("EnabledByDefault = false")
+	}
+	if diff := cmp.Diff(adapter.SettingsKeys(d), []string{"enabled", "source", "agent", "timeout"}); diff != "" {
+		t.Errorf("SettingsKeys (-got +want):\n%s", diff)
+	}
+	env := adapter.Env{"PATH=/bin", "HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "herdr_socket_path=x", "HOME=/h", "HERDR_=", "HERD=1"}
+	want := adapter.Env{"PATH=/bin", "HOME=/h", "HERD=1"}
+	if diff := cmp.Diff(adapter.ScrubEnv(d, env), want); diff != "" {
+		t.Errorf("ScrubEnv (-got +want):\n%s", diff)
+	}
+	if diff := cmp.Diff(ScrubEnv([]string(env)), []string(want)); diff != "" {
+		t.Errorf("ScrubEnv (-got +want):\n%s", diff)
+	}
+}
+
+func TestDefaultStateDir(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix layout")
+	}
+	tests := []struct {
+		name string
+		env  adapter.Env
+		want string
+	}{
+		{name: "xdg", env: adapter.Env{"XDG_STATE_HOME=/s", "HOME=/h"}, want: "/s/panestate/herdr"},
+		{name: "relative xdg ignored", env: adapter.Env{"XDG_STATE_HOME=s", "HOME=/h"}, want: "/h/.local/state/panestate/herdr"},
+		{name: "home", env: adapter.Env{"HOME=/h"}, want: "/h/.local/state/panestate/herdr"},
+		{name: "nothing", env: nil, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := defaultStateDir(tt.env); got != tt.want {
+				t.Errorf("defaultStateDir = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
