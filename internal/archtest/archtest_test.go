@@ -59,7 +59,7 @@ func standard(t *testing.T) map[string]bool {
 		t.Fatal(err)
 	}
 	std := make(map[string]bool)
-	for _, p := range strings.Fields(string(out)) {
+	for p := range strings.FieldsSeq(string(out)) {
 		std[p] = true
 	}
 	return std

@@ -1,0 +1,76 @@
+package registry
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/panestate/panestate/session"
+)
+
+// BenchmarkPublish measures what a chat service pays to publish an event with
+// one adapter attached: "free" returns at once, "stuck" never returns from
+// Report. The two must cost the same: publishing never waits on an adapter.
+func BenchmarkPublish(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		stuck bool
+	}{{"free", false}, {"stuck", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			d := &fakeDriver{def: true, discard: true}
+			if tc.stuck {
+				d.block = make(chan struct{}) // never closed
+			}
+			opts := Options{App: "bench", Host: tuiHost, Env: []string{}, StaticSettings: true, Adapters: []string{register(d)}}
+			opts.Settings.Home = b.TempDir()
+			r, err := New(opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			store := session.NewStore()
+			if err := r.Attach(context.Background(), store); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				if i&1 == 0 {
+					store.AgentStart()
+				} else {
+					store.AgentSettled()
+				}
+			}
+			b.StopTimer()
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			if err := r.Detach(ctx); err != nil && !tc.stuck {
+				b.Fatal(err)
+			}
+		})
+	}
+}
+
+// BenchmarkAttachDetachInactive measures Attach + Detach outside every
+// workspace, with the built-in drivers and live settings on, and reports how
+// many goroutines are left afterwards (must be 0).
+func BenchmarkAttachDetachInactive(b *testing.B) {
+	home := b.TempDir()
+	store := session.NewStore()
+	before := runtime.NumGoroutine()
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := New(Options{App: "bench", Host: tuiHost, Env: []string{"PATH=/usr/bin"},
+			Settings: settingsAt(home), Adapters: []string{"herdr", "noop"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.Attach(context.Background(), store); err != nil {
+			b.Fatal(err)
+		}
+		if err := r.Detach(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(runtime.NumGoroutine()-before), "goroutines-left")
+}

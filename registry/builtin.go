@@ -1,0 +1,13 @@
+package registry
+
+import (
+	"github.com/panestate/panestate/adapters/herdr"
+	"github.com/panestate/panestate/adapters/noop"
+)
+
+// The built-in adapters. A new workspace is one adapter package plus one line
+// here (or a Register call from its own package, for third parties).
+func init() {
+	Register("herdr", herdr.Driver{})
+	Register("noop", noop.Driver{})
+}

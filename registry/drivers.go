@@ -1,0 +1,79 @@
+package registry
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sync"
+
+	"github.com/panestate/panestate/adapter"
+)
+
+// The driver table is process-wide by design, as in database/sql: drivers
+// register themselves once, from init functions, before any registry exists.
+var (
+	driversMu sync.RWMutex
+	drivers   = make(map[string]adapter.Driver)
+)
+
+var validName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+
+// Register makes a driver available under name. The name is also the
+// adapter's settings section ("<name>.enabled"), so it must match
+// ^[a-z][a-z0-9_-]*$. Register panics if the name is malformed, if driver is
+// nil, or if a driver is already registered under name. Call it from an init
+// function; it is safe for concurrent use.
+func Register(name string, driver adapter.Driver) {
+	if !validName.MatchString(name) {
+		panic(fmt.Sprintf("registry: Register adapter name %q: must match %s", name, validName))
+	}
+	if driver == nil {
+		panic("registry: Register driver is nil for adapter " + name)
+	}
+	driversMu.Lock()
+	defer driversMu.Unlock()
+	if _, dup := drivers[name]; dup {
+		panic("registry: Register called twice for adapter " + name)
+	}
+	drivers[name] = driver
+}
+
+// Drivers returns the sorted names of the registered drivers.
+func Drivers() []string {
+	driversMu.RLock()
+	defer driversMu.RUnlock()
+	names := make([]string, 0, len(drivers))
+	for n := range drivers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// lookup returns the driver registered under name.
+func lookup(name string) (adapter.Driver, error) {
+	driversMu.RLock()
+	defer driversMu.RUnlock()
+	d, ok := drivers[name]
+	if !ok {
+		return nil, fmt.Errorf("registry: unknown adapter %q (forgotten import?)", name)
+	}
+	return d, nil
+}
+
+// ScrubEnv returns env without the variables of any registered workspace
+// (for Herdr: every HERDR_* variable). Give the result to the tool
+// subprocesses the agent starts, so that a nested agent can never claim or
+// release the pane of the agent that started it. A nil env means the process
+// environment.
+func ScrubEnv(env []string) []string {
+	e := adapter.Env(env)
+	if env == nil {
+		e = adapter.Environ()
+	}
+	for _, name := range Drivers() {
+		d, _ := lookup(name)
+		e = adapter.ScrubEnv(d, e)
+	}
+	return e
+}

@@ -1,0 +1,178 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/panestate/panestate/adapter"
+)
+
+// fakeDriver is a configurable driver registered under a unique name per
+// test.
+type fakeDriver struct {
+	tag      string // names the driver in the event log
+	def      bool   // enabled by default
+	inactive error  // Open and Check return this
+	openErr  func(p adapter.Params) error
+	keys     []string
+	discard  bool          // adapters do not record reports (benchmarks)
+	block    chan struct{} // adapters start blocked on this
+
+	mu     sync.Mutex
+	opened []*fakeAdapter
+	events *eventLog
+}
+
+func (d *fakeDriver) EnabledByDefault() bool { return d.def }
+func (d *fakeDriver) SettingsKeys() []string { return d.keys }
+func (d *fakeDriver) Check(adapter.Params) error {
+	return d.inactive
+}
+
+func (d *fakeDriver) Open(_ context.Context, p adapter.Params) (adapter.Adapter, error) {
+	if d.inactive != nil {
+		return nil, d.inactive
+	}
+	if d.openErr != nil {
+		if err := d.openErr(p); err != nil {
+			return nil, err
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	a := &fakeAdapter{n: len(d.opened), tag: d.tag, settings: string(p.Settings), events: d.events,
+		reports: make(chan adapter.Report, 1000), diagnose: p.Diagnose, discard: d.discard, block: d.block}
+	d.opened = append(d.opened, a)
+	d.events.add(fmt.Sprintf("open %s%d", d.tag, a.n))
+	return a, nil
+}
+
+func (d *fakeDriver) adapters() []*fakeAdapter {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]*fakeAdapter(nil), d.opened...)
+}
+
+// eventLog records lifecycle events across adapters, in order.
+type eventLog struct {
+	mu sync.Mutex
+	ev []string
+}
+
+func (l *eventLog) add(s string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.ev = append(l.ev, s)
+	l.mu.Unlock()
+}
+
+func (l *eventLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.ev...)
+}
+
+type fakeAdapter struct {
+	n        int
+	tag      string
+	settings string
+	events   *eventLog
+	diagnose func(adapter.Diagnostic)
+	reports  chan adapter.Report // successful reports
+	discard  bool
+
+	fail    atomic.Int32 // fail this many more calls
+	calls   atomic.Int32
+	block   chan struct{} // when set, Report waits for it or ctx
+	blockMu sync.Mutex
+	panicky atomic.Bool
+	closed  atomic.Bool
+
+	mu       sync.Mutex
+	released int
+	session  adapter.Identity
+}
+
+func (a *fakeAdapter) setBlock(ch chan struct{}) {
+	a.blockMu.Lock()
+	a.block = ch
+	a.blockMu.Unlock()
+}
+
+func (a *fakeAdapter) Report(ctx context.Context, r adapter.Report) error {
+	a.calls.Add(1)
+	if a.closed.Load() {
+		return adapter.ErrClosed
+	}
+	if a.panicky.Load() {
+		panic("fake adapter panics")
+	}
+	a.blockMu.Lock()
+	block := a.block
+	a.blockMu.Unlock()
+	if block != nil {
+		select {
+		case <-block:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if a.fail.Load() > 0 {
+		a.fail.Add(-1)
+		return errors.New("fake delivery failure")
+	}
+	if !a.discard {
+		a.reports <- r
+	}
+	return nil
+}
+
+func (a *fakeAdapter) Release(context.Context) error {
+	a.mu.Lock()
+	a.released++
+	a.mu.Unlock()
+	a.events.add(fmt.Sprintf("release %s%d", a.tag, a.n))
+	return nil
+}
+
+func (a *fakeAdapter) Close(context.Context) error {
+	if !a.closed.Swap(true) {
+		a.events.add(fmt.Sprintf("close %s%d", a.tag, a.n))
+	}
+	return nil
+}
+
+func (a *fakeAdapter) SetSession(id adapter.Identity) {
+	a.mu.Lock()
+	a.session = id
+	a.mu.Unlock()
+}
+
+func (a *fakeAdapter) Explain() map[string]string { return map[string]string{"n": fmt.Sprint(a.n)} }
+
+// next waits for the adapter's next successful report.
+func (a *fakeAdapter) next(t *testing.T) adapter.Report {
+	t.Helper()
+	select {
+	case r := <-a.reports:
+		return r
+	case <-t.Context().Done():
+		t.Fatal("test ended waiting for a report")
+	}
+	return adapter.Report{}
+}
+
+var driverSeq atomic.Int64
+
+// register registers d under a fresh name and returns the name.
+func register(d *fakeDriver) string {
+	name := fmt.Sprintf("fake%d", driverSeq.Add(1))
+	Register(name, d)
+	return name
+}

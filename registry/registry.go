@@ -1,0 +1,441 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/session"
+	"github.com/panestate/panestate/settings"
+)
+
+// Options configure a [Registry]. Only App is required.
+type Options struct {
+	// App is the host application's name. It names the settings folders
+	// (~/.<app>/agent/settings.json, <project>/.<app>/settings.json) and the
+	// adapters' identities (Herdr's source custom:<app>). Required.
+	App string
+	// Logger receives the registry's and the adapters' logs. Nil is silent.
+	// The registry derives its own with Named and never changes its level.
+	Logger hclog.Logger
+	// Host says how the agent runs. Only an interactive root session (mode
+	// tui, with a UI, role root) may claim a pane.
+	Host adapter.Host
+	// Env is the environment adapters see. Nil means the process
+	// environment, captured by New.
+	Env []string
+	// OnDiagnostic, when set, receives every adapter diagnostic, in addition
+	// to the logger. It is called from the adapters' goroutines, possibly
+	// concurrently, and must not block.
+	OnDiagnostic func(adapter.Diagnostic)
+	// Settings locates the settings files and the trust decision. App,
+	// Sections and Logger are filled in by the registry; leave them empty.
+	Settings settings.Options
+	// StaticSettings reads the settings once, at Attach, and never watches
+	// the files.
+	StaticSettings bool
+	// Adapters restricts the registry to these registered drivers. Nil means
+	// every registered driver.
+	Adapters []string
+}
+
+var validApp = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// Registry attaches pane-state reporting to a session source. Create one with
+// [New]; the zero value is not usable. All methods are safe for concurrent
+// use.
+type Registry struct {
+	opts Options
+	log  hclog.Logger
+	env  adapter.Env
+
+	ctl sync.Mutex // serialises Attach, Detach and settings changes; guards the fields below
+	// attached is true between a successful Attach and Detach.
+	attached    bool
+	src         session.Source
+	unsubscribe func()
+	watcher     *settings.Watcher
+	cur         settings.Settings
+	order       []*slot // active slots, in the order they were opened
+	lifeCtx     context.Context
+	lifeCancel  context.CancelFunc
+
+	stopping atomic.Bool    // set by Detach so a late settings change does nothing
+	workers  sync.WaitGroup // every worker goroutine; Detach waits for them
+
+	mu    sync.Mutex // guards slot status and fanout changes
+	slots []*slot    // one per driver, sorted by name
+	// fanout lists the running workers; the notify path reads it without a
+	// lock so that publishing never waits.
+	fanout atomic.Pointer[[]*worker]
+}
+
+// New returns a registry for the drivers registered now. It starts nothing.
+func New(opts Options) (*Registry, error) {
+	if !validApp.MatchString(opts.App) {
+		return nil, fmt.Errorf("registry: Options.App %q must be 1-64 characters of letters, digits, '.', '_' or '-'", opts.App)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	r := &Registry{opts: opts, log: log.Named("panestate"), env: adapter.Env(opts.Env)}
+	if opts.Env == nil {
+		r.env = adapter.Environ()
+	}
+	names := opts.Adapters
+	if names == nil {
+		names = Drivers()
+	}
+	seen := make(map[string]bool)
+	for _, name := range names {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		d, err := lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		r.slots = append(r.slots, &slot{name: name, driver: d, state: stateNotAttached})
+	}
+	return r, nil
+}
+
+func (r *Registry) settingsOptions() settings.Options {
+	so := r.opts.Settings
+	so.App = r.opts.App
+	so.Logger = r.log.Named("settings")
+	so.Sections = make([]settings.Section, 0, len(r.slots))
+	for _, s := range r.slots {
+		so.Sections = append(so.Sections, settings.Section{Name: s.name, Keys: adapter.SettingsKeys(s.driver)[1:]})
+	}
+	return so
+}
+
+func (r *Registry) params(s *slot, cur settings.Settings) adapter.Params {
+	return adapter.Params{
+		Name:     s.name,
+		App:      r.opts.App,
+		Settings: cur.Section(s.name),
+		Logger:   r.log.Named(s.name),
+		Env:      r.env,
+		Host:     r.opts.Host,
+		Diagnose: func(d adapter.Diagnostic) { r.diagnose(s, d) },
+	}
+}
+
+// Attach starts reporting src to every enabled adapter that applies here, and
+// watches the settings so that adapters can be turned on and off live. It
+// reports the current state at once. ctx bounds opening the adapters only.
+//
+// Attach on an attached registry does nothing and returns nil. When no
+// adapter applies (outside any workspace), Attach starts no goroutine, timer
+// or subprocess. Settings files that cannot be read are logged and shown in
+// Explain; they are not an error of Attach. Attach returns an error only when
+// src is nil or ctx is done.
+func (r *Registry) Attach(ctx context.Context, src session.Source) error {
+	if src == nil {
+		return errors.New("registry: Attach with a nil source")
+	}
+	r.ctl.Lock()
+	defer r.ctl.Unlock()
+	if r.attached {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("registry: attach: %w", err)
+	}
+	r.stopping.Store(false)
+	r.lifeCtx, r.lifeCancel = context.WithCancel(context.WithoutCancel(ctx))
+	r.src = src
+	so := r.settingsOptions()
+	cur, err := settings.Load(so)
+	if err != nil {
+		r.log.Warn("settings not fully loaded; using what could be read", "error", err)
+	}
+	r.applyLocked(ctx, cur)
+	if !r.opts.StaticSettings && r.watchUseful() {
+		w, err := settings.Watch(so, r.onSettings)
+		if err != nil {
+			r.log.Warn("settings will not reload live", "error", err)
+		} else {
+			r.watcher = w
+			// An edit between Load and Watch is in w.Current().
+			r.applyLocked(ctx, w.Current())
+		}
+	}
+	if len(r.order) > 0 {
+		r.unsubscribe = src.Subscribe(r.notify)
+	}
+	r.attached = true
+	return nil
+}
+
+// watchUseful reports whether a settings change could change what runs: some
+// adapter is running, or one that would run by default and applies here is
+// turned off, or one failed to open with settings that an edit could fix.
+// Outside every workspace it is false, so nothing is watched.
+func (r *Registry) watchUseful() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.slots {
+		switch s.state {
+		case stateActive, stateOpenFailed:
+			return true
+		case stateDisabled:
+			if adapter.EnabledByDefault(s.driver) && adapter.Check(s.driver, r.params(s, r.cur)) == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// onSettings runs on the settings watcher's goroutine.
+func (r *Registry) onSettings(cur settings.Settings) {
+	if r.stopping.Load() {
+		return
+	}
+	r.ctl.Lock()
+	defer r.ctl.Unlock()
+	if !r.attached || r.stopping.Load() {
+		return
+	}
+	r.applyLocked(r.lifeCtx, cur)
+	// A source subscription exists only while some adapter runs.
+	if len(r.order) > 0 && r.unsubscribe == nil {
+		r.unsubscribe = r.src.Subscribe(r.notify)
+	}
+}
+
+// applyLocked makes the running adapters match cur. r.ctl is held.
+func (r *Registry) applyLocked(ctx context.Context, cur settings.Settings) {
+	r.cur = cur
+	for _, s := range r.slots {
+		enabled, from := cur.Enabled(s.name, adapter.EnabledByDefault(s.driver))
+		section := cur.Section(s.name)
+		r.mu.Lock()
+		s.enabled, s.from = enabled, from
+		prevSection, w := s.section, s.w
+		state := s.state
+		r.mu.Unlock()
+		changed := string(prevSection) != string(section)
+
+		switch {
+		case w != nil && !enabled:
+			r.log.Info("adapter disabled by settings", "adapter", s.name, "layer", from.String())
+			r.stopSlotLocked(ctx, s, true)
+			r.setState(s, stateDisabled, fmt.Sprintf("disabled by %s settings", from), section)
+		case w != nil && changed:
+			r.reopenLocked(ctx, s, section)
+		case w == nil && enabled && (state != stateInactive && state != stateOpenFailed && state != statePanicked || changed):
+			r.openLocked(ctx, s, section)
+		case w == nil && !enabled:
+			r.setState(s, stateDisabled, fmt.Sprintf("disabled by %s settings", from), section)
+		}
+	}
+}
+
+func (r *Registry) setState(s *slot, st slotState, why string, section []byte) {
+	r.mu.Lock()
+	s.state, s.why, s.section = st, why, section
+	r.mu.Unlock()
+}
+
+// openLocked opens s and starts its worker.
+func (r *Registry) openLocked(ctx context.Context, s *slot, section []byte) {
+	a, err := r.open(ctx, s)
+	if err != nil {
+		if errors.Is(err, adapter.ErrInactive) {
+			r.log.Debug("adapter does not apply here", "adapter", s.name, "reason", err)
+			r.setState(s, stateInactive, err.Error(), section)
+		} else {
+			r.log.Warn("adapter failed to open", "adapter", s.name, "error", err)
+			r.setState(s, stateOpenFailed, err.Error(), section)
+		}
+		return
+	}
+	r.startLocked(s, a, section)
+	r.log.Info("adapter attached", "adapter", s.name)
+}
+
+// reopenLocked builds a new adapter for s with its changed settings, swaps it
+// in and closes the old one. If the new one fails to open the old one keeps
+// running.
+func (r *Registry) reopenLocked(ctx context.Context, s *slot, section []byte) {
+	a, err := r.open(ctx, s)
+	if err != nil {
+		r.log.Warn("adapter settings changed but the new settings failed; keeping the running adapter", "adapter", s.name, "error", err)
+		r.mu.Lock()
+		s.reopenErr = err.Error()
+		s.section = section // do not retry the same bad settings on every reload
+		r.mu.Unlock()
+		return
+	}
+	r.stopSlotLocked(ctx, s, false)
+	r.startLocked(s, a, section)
+	r.log.Info("adapter re-opened with new settings", "adapter", s.name)
+}
+
+func (r *Registry) open(ctx context.Context, s *slot) (a adapter.Adapter, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.diagnose(s, adapter.NewDiagnostic(s.name, adapter.KindAdapterPanic, "open: %v", p))
+			a, err = nil, fmt.Errorf("registry: adapter %s panicked in Open", s.name)
+		}
+	}()
+	a, err = s.driver.Open(ctx, r.params(s, r.cur))
+	if err == nil && a == nil {
+		err = fmt.Errorf("registry: driver %s returned a nil adapter", s.name)
+	}
+	return a, err
+}
+
+func (r *Registry) startLocked(s *slot, a adapter.Adapter, section []byte) {
+	w := newWorker(r, s, a)
+	r.mu.Lock()
+	s.w, s.state, s.why, s.section, s.reopenErr = w, stateActive, "", section, ""
+	r.addFanout(w)
+	r.mu.Unlock()
+	r.order = append(r.order, s)
+	r.workers.Go(func() { w.run(r.lifeCtx) })
+	w.kick() // report the current state at once
+}
+
+// stopSlotLocked drains s's worker and hands the adapter back (release when
+// reporting stops for good, then close).
+func (r *Registry) stopSlotLocked(ctx context.Context, s *slot, release bool) error {
+	r.mu.Lock()
+	w := s.w
+	s.w = nil
+	if w != nil {
+		r.removeFanout(w)
+	}
+	r.mu.Unlock()
+	for i, o := range r.order {
+		if o == s {
+			r.order = append(r.order[:i:i], r.order[i+1:]...)
+			break
+		}
+	}
+	if w == nil {
+		return nil
+	}
+	return w.stop(ctx, release)
+}
+
+// Detach stops reporting: it stops taking new states, lets each adapter
+// finish the delivery in flight, releases what the adapters hold (the Herdr
+// pane is handed back with a fresh sequence number), closes the adapters in
+// the reverse of the order they were opened, stops watching the settings and
+// waits for every goroutine it started. ctx bounds the whole; when it
+// expires, deliveries in flight are cancelled and the error says so.
+//
+// Detach is idempotent, safe on a registry never attached, and safe to call
+// concurrently with anything else. Errors are joined.
+func (r *Registry) Detach(ctx context.Context) error {
+	r.stopping.Store(true)
+	// Close the watcher before taking ctl: its callback may be waiting on ctl.
+	r.ctl.Lock()
+	w := r.watcher
+	r.watcher = nil
+	r.ctl.Unlock()
+	var errs []error
+	if w != nil {
+		if err := w.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	r.ctl.Lock()
+	defer r.ctl.Unlock()
+	if !r.attached {
+		return errors.Join(errs...)
+	}
+	if r.unsubscribe != nil {
+		r.unsubscribe()
+		r.unsubscribe = nil
+	}
+	for i := len(r.order) - 1; i >= 0; i-- {
+		s := r.order[i]
+		if err := r.stopSlotLocked(ctx, s, true); err != nil {
+			errs = append(errs, fmt.Errorf("registry: detach %s: %w", s.name, err))
+		}
+		r.setState(s, stateNotAttached, "", nil)
+	}
+	r.order = nil
+	// A worker that stopped on its own (after a panic) may still be tearing
+	// its adapter down.
+	idle := make(chan struct{})
+	go func() { r.workers.Wait(); close(idle) }()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+		errs = append(errs, fmt.Errorf("registry: detach: waiting for adapters: %w", ctx.Err()))
+	}
+	r.mu.Lock()
+	for _, s := range r.slots {
+		s.state, s.why = stateNotAttached, ""
+	}
+	r.mu.Unlock()
+	r.lifeCancel()
+	r.attached = false
+	r.src = nil
+	return errors.Join(errs...)
+}
+
+// notify is the source subscription: it wakes every running worker. It never
+// blocks and does not allocate.
+func (r *Registry) notify() {
+	ws := r.fanout.Load()
+	if ws == nil {
+		return
+	}
+	for _, w := range *ws {
+		w.kick()
+	}
+}
+
+// addFanout and removeFanout are called with r.mu held.
+func (r *Registry) addFanout(w *worker) {
+	var next []*worker
+	if cur := r.fanout.Load(); cur != nil {
+		next = append(next, *cur...)
+	}
+	next = append(next, w)
+	r.fanout.Store(&next)
+}
+
+func (r *Registry) removeFanout(w *worker) {
+	cur := r.fanout.Load()
+	if cur == nil {
+		return
+	}
+	next := make([]*worker, 0, len(*cur))
+	for _, x := range *cur {
+		if x != w {
+			next = append(next, x)
+		}
+	}
+	r.fanout.Store(&next)
+}
+
+// diagnose records d for s, logs it and passes it to the host's callback.
+func (r *Registry) diagnose(s *slot, d adapter.Diagnostic) {
+	d.Adapter = s.name
+	d.Detail = adapter.Bound(d.Detail, adapter.MaxDetail)
+	r.mu.Lock()
+	s.recordDiagnostic(d, time.Now())
+	r.mu.Unlock()
+	r.log.Warn("adapter diagnostic", "adapter", d.Adapter, "kind", string(d.Kind), "detail", d.Detail)
+	if f := r.opts.OnDiagnostic; f != nil {
+		f(d)
+	}
+}
