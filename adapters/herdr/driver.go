@@ -79,6 +79,7 @@ var (
 	_ adapter.DefaultEnabler = Driver{}
 	_ adapter.SettingsKeyer  = Driver{}
 	_ adapter.EnvScrubber    = Driver{}
+	_ adapter.Checker        = Driver{}
 )
 
 // EnabledByDefault reports true: inside an eligible Herdr pane the adapter
@@ -154,52 +155,19 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		return nil, fmt.Errorf("herdr: open: %w", err)
 	}
 	env := p.Env
-	marker, ok := env.Lookup(EnvMarker)
-	if !ok {
-		return nil, errEnvUnset
+	bin, pane, socket, conflict, err := d.activation(p)
+	if err != nil {
+		if conflict != "" {
+			diagnose := p.Diagnose
+			if diagnose != nil {
+				diagnose(adapter.NewDiagnostic(p.Name, adapter.KindUnsupported, "deferring to the loaded reporter %s", conflict))
+			}
+		}
+		return nil, err
 	}
-	if marker != "1" {
-		return nil, fmt.Errorf("herdr: %w: %s is %q, not \"1\"", adapter.ErrInactive, EnvMarker, adapter.Bound(marker, 32))
-	}
-	bin, pane, socket := env.Get(EnvBin), env.Get(EnvPane), env.Get(EnvSocket)
-	switch {
-	case bin == "":
-		return nil, errBinUnset
-	case pane == "":
-		return nil, errPaneUnset
-	case socket == "":
-		return nil, errSocketUnset
-	}
-	if err := checkExecutable(bin); err != nil {
-		return nil, fmt.Errorf("herdr: %w: %s %q is not usable: %w", adapter.ErrInactive, EnvBin, adapter.Bound(bin, 200), err)
-	}
-	// The file just checked is the file run: an absolute path is never
-	// looked up in PATH, and a later change of directory does not move it.
-	if abs, err := filepath.Abs(bin); err == nil {
-		bin = abs
-	}
-	if err := checkArg(pane); err != nil {
-		return nil, fmt.Errorf("herdr: %w: %s %q cannot be passed to the Herdr CLI: %w", adapter.ErrInactive, EnvPane, adapter.Bound(pane, 80), err)
-	}
-	if err := p.Host.Interactive(); err != nil {
-		return nil, fmt.Errorf("herdr: host may not claim a pane: %w", err)
-	}
-
 	diagnose := p.Diagnose
 	if diagnose == nil {
 		diagnose = func(adapter.Diagnostic) {}
-	}
-	conflicts := d.Conflicts
-	if conflicts == nil {
-		conflicts = defaultConflicts
-	}
-	for _, path := range p.Host.LoadedExtensions {
-		for _, c := range conflicts {
-			if c != "" && strings.Contains(path, c) {
-				diagnose(adapter.NewDiagnostic(p.Name, adapter.KindUnsupported, "deferring to the loaded reporter %s", path))
-				return nil, fmt.Errorf("herdr: %w: a conflicting reporter is loaded: %s", adapter.ErrInactive, adapter.Bound(path, 200))
-			}
-		}
 	}
 
 	var s settings
@@ -343,4 +311,62 @@ func checkExecutable(path string) error {
 		return errors.New("not executable")
 	}
 	return nil
+}
+
+// Check reports whether the adapter would apply here, as [adapter.Checker]
+// describes: the same environment, host and conflict conditions as Open, in
+// the same order, with no diagnostic and no I/O besides one stat of
+// HERDR_BIN_PATH. Bad settings are not checked; Open reports them.
+func (d Driver) Check(p adapter.Params) error {
+	_, _, _, _, err := d.activation(p)
+	return err
+}
+
+// activation checks everything that decides whether this process may claim
+// its pane: the environment, the host and the loaded reporters. conflict is
+// the loaded path of a conflicting reporter, when that is the reason.
+func (d Driver) activation(p adapter.Params) (bin, pane, socket, conflict string, err error) {
+	env := p.Env
+	marker, ok := env.Lookup(EnvMarker)
+	if !ok {
+		return "", "", "", "", errEnvUnset
+	}
+	if marker != "1" {
+		return "", "", "", "", fmt.Errorf("herdr: %w: %s is %q, not \"1\"", adapter.ErrInactive, EnvMarker, adapter.Bound(marker, 32))
+	}
+	bin, pane, socket = env.Get(EnvBin), env.Get(EnvPane), env.Get(EnvSocket)
+	switch {
+	case bin == "":
+		return "", "", "", "", errBinUnset
+	case pane == "":
+		return "", "", "", "", errPaneUnset
+	case socket == "":
+		return "", "", "", "", errSocketUnset
+	}
+	if err := checkExecutable(bin); err != nil {
+		return "", "", "", "", fmt.Errorf("herdr: %w: %s %q is not usable: %w", adapter.ErrInactive, EnvBin, adapter.Bound(bin, 200), err)
+	}
+	// The file just checked is the file run: an absolute path is never
+	// looked up in PATH, and a later change of directory does not move it.
+	if abs, err := filepath.Abs(bin); err == nil {
+		bin = abs
+	}
+	if err := checkArg(pane); err != nil {
+		return "", "", "", "", fmt.Errorf("herdr: %w: %s %q cannot be passed to the Herdr CLI: %w", adapter.ErrInactive, EnvPane, adapter.Bound(pane, 80), err)
+	}
+	if err := p.Host.Interactive(); err != nil {
+		return "", "", "", "", fmt.Errorf("herdr: host may not claim a pane: %w", err)
+	}
+	conflicts := d.Conflicts
+	if conflicts == nil {
+		conflicts = defaultConflicts
+	}
+	for _, path := range p.Host.LoadedExtensions {
+		for _, c := range conflicts {
+			if c != "" && strings.Contains(path, c) {
+				return "", "", "", path, fmt.Errorf("herdr: %w: a conflicting reporter is loaded: %s", adapter.ErrInactive, adapter.Bound(path, 200))
+			}
+		}
+	}
+	return bin, pane, socket, "", nil
 }

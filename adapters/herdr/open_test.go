@@ -74,9 +74,13 @@ func TestOpenGating(t *testing.T) {
 			if tt.host.Mode != "" || tt.env == nil {
 				p.Host = tt.host
 			}
+			cerr := f.drv.Check(p)
 			a, err := f.drv.Open(t.Context(), p)
 			if !errors.Is(err, adapter.ErrInactive) {
 				t.Fatalf("Open = %v, %v; want an error wrapping ErrInactive", a, err)
+			}
+			if cerr == nil || cerr.Error() != err.Error() {
+				t.Errorf("Check = %v, want the same error as Open (%v)", cerr, err)
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q does not say %q", err, tt.want)
@@ -117,6 +121,13 @@ func TestOpenConflicts(t *testing.T) {
 			p.Host.LoadedExtensions = tt.loaded
 			drv := f.drv
 			drv.Conflicts = tt.conflicts
+			cerr := drv.Check(p)
+			if got := d.all(); len(got) != 0 {
+				t.Errorf("Check emitted diagnostics %v, want none", got)
+			}
+			if (cerr == nil) != (tt.deferTo == "") {
+				t.Errorf("Check = %v, want an error iff deferring", cerr)
+			}
 			a, err := drv.Open(t.Context(), p)
 			if tt.deferTo == "" {
 				if err != nil {
