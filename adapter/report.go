@@ -96,8 +96,8 @@ func (r Report) Valid() bool {
 }
 
 func (r Report) String() string {
-	if r.Message == MessageNone {
-		return fmt.Sprintf("%s (%s)", r.State, r.Reason)
+	if m := r.Message.String(); m != "" {
+		return fmt.Sprintf("%s (%s) %q", r.State, r.Reason, m)
 	}
-	return fmt.Sprintf("%s (%s) %q", r.State, r.Reason, r.Message.String())
+	return fmt.Sprintf("%s (%s)", r.State, r.Reason)
 }

@@ -1,0 +1,36 @@
+package adapter_test
+
+import (
+	"fmt"
+
+	"github.com/panestate/panestate/adapter"
+)
+
+// A report's message is one of a fixed set: nothing the agent says can reach
+// a workspace.
+func ExampleReport() {
+	r := adapter.Report{
+		State:   adapter.StateBlocked,
+		Reason:  adapter.ReasonAwaitingInput,
+		Message: adapter.MessageWaitingForApproval,
+	}
+	fmt.Println(r.State, r.Message)
+	fmt.Println(r)
+	// Output:
+	// blocked Waiting for approval
+	// blocked (awaiting_input) "Waiting for approval"
+}
+
+// Only an interactive root session may claim a pane.
+func ExampleHost_Interactive() {
+	h := adapter.Host{Mode: adapter.ModePrint, HasUI: false, Role: adapter.RoleRoot}
+	fmt.Println(h.Interactive())
+	// Output: adapter inactive: mode is print, not tui; the host has no UI
+}
+
+// Diagnostics are bounded: one line, at most MaxDetail bytes.
+func ExampleNewDiagnostic() {
+	d := adapter.NewDiagnostic("herdr", adapter.KindProtocolRejected, "exit %d: %s\n", 1, "server_not_running")
+	fmt.Println(d)
+	// Output: herdr: protocol_rejected: exit 1: server_not_running
+}
