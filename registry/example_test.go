@@ -1,0 +1,82 @@
+package registry_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/adaptertest"
+	"github.com/panestate/panestate/registry"
+	"github.com/panestate/panestate/session"
+	"github.com/panestate/panestate/settings"
+)
+
+// A chat service attaches reporting to its session store once; whatever
+// workspace adapters apply are fed from then on. Here a recording adapter
+// stands in for a workspace.
+func Example() {
+	rec := adaptertest.NewRecorder()
+	registry.Register("example-recorder", adaptertest.NewDriver(rec))
+
+	reg, err := registry.New(registry.Options{
+		App:  "mychat",
+		Host: adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleRoot},
+		// Only the recorder, and no settings files: a real host leaves
+		// these out.
+		Adapters:       []string{"example-recorder"},
+		Settings:       settings.Options{GlobalPath: "/nonexistent/settings.json"},
+		StaticSettings: true,
+	})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	store := session.NewStore()
+	if err := reg.Attach(ctx, store); err != nil {
+		panic(err)
+	}
+	defer reg.Detach(ctx)
+
+	// Wait for each delivery so that the output is the same on every run;
+	// a chat service never waits.
+	deliveries := func(n int) {
+		if err := rec.Wait(ctx, func(r []adapter.Report) bool { return len(r) >= n }); err != nil {
+			panic(err)
+		}
+	}
+	deliveries(1)
+	store.AgentStart()
+	deliveries(2)
+	store.PromptStart("tool-1", session.PromptApproval)
+	deliveries(3)
+	store.PromptEnd("tool-1")
+	store.AgentSettled()
+	deliveries(4)
+	for _, r := range rec.Reports() {
+		fmt.Println(r)
+	}
+	// Output:
+	// idle (quiescent)
+	// working (executing)
+	// blocked (awaiting_input) "Waiting for approval"
+	// idle (quiescent)
+}
+
+// Explain answers "why does my pane show nothing?" without attaching.
+func ExampleRegistry_Explain() {
+	reg, err := registry.New(registry.Options{
+		App:      "mychat",
+		Host:     adapter.Host{Mode: adapter.ModePrint},
+		Env:      []string{}, // not in a Herdr pane
+		Adapters: []string{"herdr"},
+		Settings: settings.Options{GlobalPath: "/nonexistent/settings.json"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	a := reg.Explain().Adapters[0]
+	fmt.Printf("%s: %s, enabled by %s\n%s\n", a.Name, a.State, a.EnabledBy, a.Why)
+	// Output:
+	// herdr: inactive, enabled by default
+	// herdr: adapter inactive: HERDR_ENV is not set (not inside a Herdr pane)
+}
