@@ -43,7 +43,7 @@ func TestStoreEvents(t *testing.T) {
 				{ID: "a", Status: WorkflowExecuting, NeedsAttention: true},
 				{ID: "b", Status: WorkflowPaused},
 				{ID: "c", Status: WorkflowFinished, NeedsAttention: true}, // finished: attention ignored
-				{ID: "d", Status: 0},                                    // invalid: ignored
+				{ID: "d", Status: 0},                                      // invalid: ignored
 				{ID: "e", Status: WorkflowManualIntervention},
 			})
 		}, Snapshot{Workflows: Workflows{Availability: AvailabilityReady, Executing: 1, Paused: 1, Finished: 1,
