@@ -32,6 +32,7 @@ type Driver struct {
 var (
 	_ adapter.Driver         = Driver{}
 	_ adapter.DefaultEnabler = Driver{}
+	_ adapter.Checker        = Driver{}
 )
 
 // NewDriver returns a driver, enabled by default, whose Open returns rec.
