@@ -318,7 +318,11 @@ func (a *Adapter) deliver(ctx context.Context, op string, r adapter.Report) erro
 
 	switch {
 	case err == nil:
-		a.log.Debug("herdr call delivered", "op", op, "state", r.State.String(), "seq", seq)
+		if op == OpRelease {
+			a.log.Debug("herdr pane released", "seq", seq)
+		} else {
+			a.log.Debug("herdr call delivered", "op", op, "state", r.State.String(), "seq", seq)
+		}
 		return nil
 	case errors.As(err, &ce):
 		a.diag(ce.Kind, "%s: %s", op, ce.Detail())

@@ -1,0 +1,42 @@
+// Command demo plays one scripted chat session through panestate and shows,
+// step by step, what a Herdr pane displays. It needs no setup:
+//
+//	go run ./examples/demo
+//
+// # What it shows
+//
+// The demo starts an emulated Herdr 0.8.2 (package herdrtest) in a temporary
+// directory, writes a global and a project settings file there, and feeds a
+// session.Store the events a chat service would: an agent turn with tool work,
+// an approval prompt, a background workflow that keeps the pane working after
+// the agent settles, a workflow that needs the person, a workflow stream that
+// drops out, and the final settle. Part-way through it turns herdr.enabled off
+// in the project settings file and on again: the registry releases the pane
+// and re-claims it live, without a restart.
+//
+// For every step it waits until the effect is visible (the registry delivered
+// the report the reducer computed, and Herdr's `agent get` shows it), then
+// prints one line: elapsed time, the host event, the reduced report, and what
+// Herdr shows for the pane. A summary follows: the CLI calls made, the
+// registry's counters, the diagnostics, and the exact argv of a report.
+//
+// A step that does not reach its expected state within the deadline makes the
+// demo exit 1, so that CI catches regressions.
+//
+// # Against a real Herdr
+//
+// Inside a real Herdr pane,
+//
+//	go run ./examples/demo --real
+//
+// plays the same script against the pane it runs in, one step every 1.5 s so
+// that the sidebar can be watched. The settings files are still temporary, so
+// the flip touches none of the user's files.
+//
+// # Flags
+//
+//	-real      use the real Herdr pane this runs in (HERDR_* environment)
+//	-pace D    pause between steps (default 0, or 1.5s with -real)
+//	-timeout D how long a step may take to show (default 3s)
+//	-v         debug logs of the registry and adapters on stderr
+package main
