@@ -1,0 +1,606 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+)
+
+// runMainEnv makes the test binary run the chat host's main instead of the
+// tests, so that a test can run the host as a real process.
+const runMainEnv = "PANESTATE_EXAMPLE_CHAT_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	// The test binary is also the emulated herdr CLI (herdrtest links it
+	// under that name) ...
+	herdrtest.Main()
+	// ... and, for TestSignalReleasesPane, the chat host itself. Its
+	// environment is the one the test gave it, HERDR_* included.
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+	}
+	// Never report into the pane of a developer running the tests in Herdr.
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "HERDR_") {
+			os.Unsetenv(k)
+		}
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// world is one emulated Herdr pane and a private home and project.
+type world struct {
+	h       *herdrtest.Herdr
+	home    string
+	project string
+	env     []string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	h := herdrtest.StartT(t, herdrtest.Options{})
+	home := t.TempDir()
+	return &world{
+		h:       h,
+		home:    home,
+		project: t.TempDir(),
+		env: append(h.Env(),
+			"HOME="+home,
+			"USERPROFILE="+home,
+			"XDG_STATE_HOME="+filepath.Join(home, "state"),
+			"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+			"LOCALAPPDATA="+filepath.Join(home, "local"),
+		),
+	}
+}
+
+// writeSettings writes a settings file under the world's home or project.
+func (w *world) writeSettings(t *testing.T, rel, content string) {
+	t.Helper()
+	path := filepath.Join(rel, "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// result is what one run of the chat host gave.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs the chat host in-process on the given input, with the world's
+// project and environment.
+func (w *world) run(t *testing.T, input string, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	args = append([]string{"--project", w.project}, args...)
+	code := run(t.Context(), args, strings.NewReader(input), &stdout, &stderr, w.env)
+	return result{code, stdout.String(), stderr.String()}
+}
+
+// chat is a chat host running in-process, fed one line at a time.
+type chat struct {
+	in   *io.PipeWriter
+	done chan result
+}
+
+// start starts the chat host with -v. Feed it with send; end it with end.
+func (w *world) start(t *testing.T, args ...string) *chat {
+	t.Helper()
+	pr, pw := io.Pipe()
+	c := &chat{in: pw, done: make(chan result, 1)}
+	args = append([]string{"--project", w.project, "-v"}, args...)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), args, pr, &stdout, &stderr, w.env)
+		pr.Close()
+		c.done <- result{code, stdout.String(), stderr.String()}
+	}()
+	t.Cleanup(func() { pw.Close() })
+	return c
+}
+
+func (c *chat) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		t.Fatalf("send %s: %v", line, err)
+	}
+}
+
+// end closes the input and waits for the host to detach and return.
+func (c *chat) end(t *testing.T) result {
+	t.Helper()
+	c.in.Close()
+	select {
+	case r := <-c.done:
+		return r
+	case <-time.After(30 * time.Second):
+		t.Fatal("the chat host did not return")
+		return result{}
+	}
+}
+
+// waitCalls polls the emulator's log until it holds n pane calls (the
+// herdr children are separate processes: polling is the only way to see
+// them), and returns them.
+func (w *world) waitCalls(t *testing.T, n int) []herdrtest.Call {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		calls := w.calls(t)
+		if len(calls) >= n {
+			return calls
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited for %d herdr calls, have %d: %v", n, len(calls), states(calls))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (w *world) calls(t *testing.T) []herdrtest.Call {
+	t.Helper()
+	calls, err := w.h.Calls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return calls
+}
+
+// states renders each call as its state ("working", "blocked: Waiting for
+// approval") or "release".
+func states(calls []herdrtest.Call) []string {
+	var out []string
+	for _, c := range calls {
+		switch c.Command {
+		case "pane report-agent":
+			s, _ := c.Flag("state")
+			if m, ok := c.Flag("message"); ok {
+				s += ": " + m
+			}
+			out = append(out, s)
+		case "pane release-agent":
+			out = append(out, "release")
+		default:
+			out = append(out, c.Command)
+		}
+	}
+	return out
+}
+
+var fixedMessages = []string{"Waiting for approval", "Waiting for input", "Workflow needs attention"}
+
+// checkCalls checks what every call must satisfy: a report or a release of
+// the world's pane, with source custom:<app> and label <app>, only fixed
+// messages, strictly increasing sequence numbers, successful, and the
+// release last.
+func (w *world) checkCalls(t *testing.T, calls []herdrtest.Call, app string) {
+	t.Helper()
+	if len(calls) == 0 {
+		t.Fatal("no herdr calls")
+	}
+	var last uint64
+	for i, c := range calls {
+		if c.Command != "pane report-agent" && c.Command != "pane release-agent" {
+			t.Errorf("call %d: command %q", i, c.Command)
+		}
+		if c.Pane != w.h.Pane || c.Exit != 0 {
+			t.Errorf("call %d: pane %q exit %d; want %q, 0", i, c.Pane, c.Exit, w.h.Pane)
+		}
+		if src, _ := c.Flag("source"); src != "custom:"+app {
+			t.Errorf("call %d: --source %q; want custom:%s", i, src, app)
+		}
+		if agent, _ := c.Flag("agent"); agent != app {
+			t.Errorf("call %d: --agent %q; want %s", i, agent, app)
+		}
+		if m, ok := c.Flag("message"); ok && !slices.Contains(fixedMessages, m) {
+			t.Errorf("call %d: --message %q is not a fixed text", i, m)
+		}
+		s, _ := c.Flag("seq")
+		seq, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || seq <= last {
+			t.Errorf("call %d: --seq %q after %d; want a strictly increasing number", i, s, last)
+		}
+		last = seq
+	}
+	if c := calls[len(calls)-1]; c.Command != "pane release-agent" {
+		t.Errorf("last call is %q; want pane release-agent", c.Command)
+	}
+}
+
+// checkReleased checks that the pane has no agent any more.
+func (w *world) checkReleased(t *testing.T) {
+	t.Helper()
+	info, err := w.h.Agent(w.h.Pane)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Found {
+		t.Errorf("after the session the pane shows agent %q (%s); want it released", info.Agent, info.AgentStatus)
+	}
+}
+
+func TestToolTurnWithApproval(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	c := w.start(t)
+	w.waitCalls(t, 1) // Attach reports the current state at once: idle.
+	for _, step := range []struct {
+		line  string
+		calls int // herdr calls expected once the line is applied
+	}{
+		{`{"op":"identity","session_id":"s-1","session_path":"/tmp/s-1.jsonl"}`, 1},
+		{`{"op":"agent_start"}`, 2},
+		{`{"op":"phase","phase":"tool_execution"}`, 2},
+		{`{"op":"prompt_start","id":"p1","kind":"approval"}`, 3},
+		{`{"op":"prompt_end","id":"p1"}`, 4},
+		// A phase stays until replaced: end it, or the pane stays working.
+		{`{"op":"phase","phase":"completed"}`, 4},
+		{`{"op":"agent_settled"}`, 5},
+	} {
+		c.send(t, step.line)
+		w.waitCalls(t, step.calls)
+	}
+	got := c.end(t)
+
+	want := result{stdout: `line 1: identity -> idle (quiescent)
+line 2: agent_start -> working (executing)
+line 3: phase -> working (executing)
+line 4: prompt_start -> blocked (awaiting_input) "Waiting for approval"
+line 5: prompt_end -> working (executing)
+line 6: phase -> working (executing)
+line 7: agent_settled -> idle (completed)
+detached
+`}
+	if diff := cmp.Diff(got, want, cmp.AllowUnexported(result{})); diff != "" {
+		t.Errorf("run (-got +want):\n%s", diff)
+	}
+	calls := w.calls(t)
+	w.checkCalls(t, calls, "chat")
+	wantStates := []string{"idle", "working", "blocked: Waiting for approval", "working", "idle", "release"}
+	if diff := cmp.Diff(states(calls), wantStates); diff != "" {
+		t.Errorf("states (-got +want):\n%s", diff)
+	}
+	// The session identity goes with the first report after it is known.
+	if id, _ := calls[1].Flag("agent-session-id"); id != "s-1" {
+		t.Errorf("working report: --agent-session-id %q; want s-1", id)
+	}
+	w.checkReleased(t)
+}
+
+func TestWorkflowOutlivesTurn(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	c := w.start(t)
+	w.waitCalls(t, 1)
+	for _, step := range []struct {
+		line  string
+		calls int
+	}{
+		{`{"op":"agent_start"}`, 2},
+		{`{"op":"workflows","availability":"ready","roots":[{"id":"r1","status":"executing"}]}`, 2},
+		{`{"op":"agent_settled"}`, 2},
+		{`{"op":"workflows","availability":"ready","roots":[{"id":"r1","status":"awaiting_input","needs_attention":true}]}`, 3},
+		{`{"op":"workflows","availability":"recovering","roots":[]}`, 3},
+		{`{"op":"workflows","availability":"ready","roots":[{"id":"r1","status":"completed"}]}`, 4},
+	} {
+		c.send(t, step.line)
+		w.waitCalls(t, step.calls)
+	}
+	got := c.end(t)
+
+	want := result{stdout: `line 1: agent_start -> working (executing)
+line 2: workflows -> working (executing)
+line 3: agent_settled -> working (executing)
+line 4: workflows -> blocked (awaiting_input) "Workflow needs attention"
+line 5: workflows -> (no new state: workflows unknown)
+line 6: workflows -> idle (quiescent)
+detached
+`}
+	if diff := cmp.Diff(got, want, cmp.AllowUnexported(result{})); diff != "" {
+		t.Errorf("run (-got +want):\n%s", diff)
+	}
+	calls := w.calls(t)
+	w.checkCalls(t, calls, "chat")
+	wantStates := []string{"idle", "working", "blocked: Workflow needs attention", "idle", "release"}
+	if diff := cmp.Diff(states(calls), wantStates); diff != "" {
+		t.Errorf("states (-got +want):\n%s", diff)
+	}
+	w.checkReleased(t)
+}
+
+// TestScripts plays the sample scripts as a person would. Their sleeps make
+// every state visible in practice, but a loaded machine may still merge
+// two states, so only the order is checked, not that every state was sent.
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		script string
+		want   []string // every state the script goes through, in order
+	}{
+		{"turn.jsonl", []string{"idle", "working", "blocked: Waiting for approval", "working", "idle", "release"}},
+		{"workflow.jsonl", []string{"idle", "working", "blocked: Workflow needs attention", "working", "idle", "release"}},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			got := w.run(t, "", "--script", filepath.Join("testdata", tc.script))
+			if diff := cmp.Diff(got, result{}, cmp.AllowUnexported(result{})); diff != "" {
+				t.Errorf("run (-got +want):\n%s", diff)
+			}
+			calls := w.calls(t)
+			w.checkCalls(t, calls, "chat")
+			if s := states(calls); len(s) < 2 || !isSubsequence(s, tc.want) || s[len(s)-2] != "idle" {
+				t.Errorf("states %q: want an ordered part of %q ending with idle, release", s, tc.want)
+			}
+			w.checkReleased(t)
+		})
+	}
+}
+
+// isSubsequence reports whether every element of sub appears in seq, in
+// order.
+func isSubsequence(sub, seq []string) bool {
+	i := 0
+	for _, s := range seq {
+		if i < len(sub) && sub[i] == s {
+			i++
+		}
+	}
+	return i == len(sub)
+}
+
+func TestMalformedLines(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	script := filepath.Join("testdata", "malformed.jsonl")
+	got := w.run(t, "", "--script", script)
+	want := result{stderr: fmt.Sprintf(`chat: %[1]s:4: not a JSON object with an op: unexpected end of JSON input
+chat: %[1]s:5: unknown op "dance"
+chat: %[1]s:6: phase: json: unknown field "phse"
+chat: %[1]s:7: prompt_start: session: unknown prompt kind "password" (want approval, question, secret or menu)
+chat: %[1]s:8: tasks: "running" must be a number of tasks, 0 or more
+`, script)}
+	if diff := cmp.Diff(got, want, cmp.AllowUnexported(result{})); diff != "" {
+		t.Errorf("run (-got +want):\n%s", diff)
+	}
+	// The good lines around the bad ones still ran.
+	calls := w.calls(t)
+	w.checkCalls(t, calls, "chat")
+	w.checkReleased(t)
+}
+
+func TestBadLines(t *testing.T) {
+	t.Parallel()
+	w := &world{project: t.TempDir(), env: []string{"HOME=" + t.TempDir()}} // outside Herdr
+	for _, tc := range []struct {
+		name, line, want string
+	}{
+		{"not JSON", `op agent_start`, `not a JSON object with an op: invalid character 'o' looking for beginning of value`},
+		{"no op", `{"phase":"thinking"}`, `missing "op"`},
+		{"field of another op", `{"op":"agent_start","phase":"thinking"}`, `agent_start: json: unknown field "phase"`},
+		{"two values", `{"op":"quit"} {"op":"quit"}`, `not a JSON object with an op: invalid character '{' after top-level value`},
+		{"bad phase", `{"op":"phase","phase":"napping"}`, `phase: session: unknown phase "napping"`},
+		{"prompt without id", `{"op":"prompt_start","kind":"menu"}`, `prompt_start: missing "id"`},
+		{"prompt_end with kind", `{"op":"prompt_end","id":"p1","kind":"menu"}`, `prompt_end: prompt_end takes no "kind"`},
+		{"bad availability", `{"op":"workflows","availability":"maybe"}`, `workflows: session: unknown workflow availability "maybe" (want ready, unavailable or recovering)`},
+		{"bad root status", `{"op":"workflows","availability":"ready","roots":[{"id":"r1","status":"dozing"}]}`, `workflows: root "r1": session: unknown workflow status "dozing"`},
+		{"tasks without count", `{"op":"tasks"}`, `tasks: "running" must be a number of tasks, 0 or more`},
+		{"negative sleep", `{"op":"sleep","ms":-5}`, `sleep: "ms" must be a number of milliseconds from 0 to 60000`},
+		{"sleep as string", `{"op":"sleep","ms":"5"}`, `sleep: json: cannot unmarshal string into Go struct field sleepLine.ms of type int`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := w.run(t, "# a comment\n\n"+tc.line+"\n")
+			want := result{stderr: "chat: stdin:3: " + tc.want + "\n"}
+			if diff := cmp.Diff(got, want, cmp.AllowUnexported(result{})); diff != "" {
+				t.Errorf("run (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestQuit(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	got := w.run(t, "{\"op\":\"agent_start\"}\n{\"op\":\"quit\"}\n{\"op\":\"dance\"}\n", "-v")
+	// The line after quit is never read.
+	want := result{stdout: "line 1: agent_start -> working (executing)\nline 2: quit -> working (executing)\ndetached\n"}
+	if diff := cmp.Diff(got, want, cmp.AllowUnexported(result{})); diff != "" {
+		t.Errorf("run (-got +want):\n%s", diff)
+	}
+	w.checkCalls(t, w.calls(t), "chat")
+	w.checkReleased(t)
+}
+
+// TestNoClaim covers the sessions that must leave the pane alone although
+// they run in it.
+func TestNoClaim(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		project    string // project settings, if any
+		wantStderr string // a part of the log expected on stderr
+	}{
+		{name: "print mode", args: []string{"--mode", "print"}},
+		{name: "json mode", args: []string{"--mode", "json"}},
+		{name: "no UI", args: []string{"--no-ui"}},
+		{name: "subagent", args: []string{"--role", "subagent"}},
+		{name: "workflow stage", args: []string{"--role", "workflow-stage"}},
+		{
+			name:       "conflicting reporter loaded",
+			args:       []string{"--loaded-extension", "/x/herdr-atomic-reporter/index.ts"},
+			wantStderr: "kind=unsupported",
+		},
+		{
+			name:    "disabled by the trusted project",
+			args:    []string{"--trust-project"},
+			project: `{"herdr":{"enabled":false}}`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			if tc.project != "" {
+				w.writeSettings(t, filepath.Join(w.project, ".chat"), tc.project)
+			}
+			got := w.run(t, "{\"op\":\"agent_start\"}\n{\"op\":\"agent_settled\"}\n", tc.args...)
+			if got.code != 0 || got.stdout != "" {
+				t.Errorf("run = %d, stdout %q; want 0, empty", got.code, got.stdout)
+			}
+			if tc.wantStderr == "" && got.stderr != "" || !strings.Contains(got.stderr, tc.wantStderr) {
+				t.Errorf("stderr = %q; want it to contain %q", got.stderr, tc.wantStderr)
+			}
+			if calls := w.calls(t); len(calls) != 0 {
+				t.Errorf("herdr calls %q; want none", states(calls))
+			}
+		})
+	}
+}
+
+func TestSettings(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		global  string
+		project string
+		wantApp string // "" means no herdr call at all
+	}{
+		{name: "untrusted project is ignored", project: `{"herdr":{"enabled":false}}`, wantApp: "chat"},
+		{name: "disabled globally", global: `{"herdr":{"enabled":false}}`},
+		{
+			name:    "trusted project wins over global",
+			args:    []string{"--trust-project"},
+			global:  `{"herdr":{"enabled":false}}`,
+			project: `{"herdr":{"enabled":true}}`,
+			wantApp: "chat",
+		},
+		{name: "other app", args: []string{"--app", "other"}, wantApp: "other"},
+		{
+			name:    "other app reads its own folders",
+			args:    []string{"--app", "other"},
+			global:  `{"herdr":{"enabled":false}}`, // in ~/.chat: not ours
+			wantApp: "other",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			if tc.global != "" {
+				w.writeSettings(t, filepath.Join(w.home, ".chat", "agent"), tc.global)
+			}
+			if tc.project != "" {
+				w.writeSettings(t, filepath.Join(w.project, ".chat"), tc.project)
+			}
+			got := w.run(t, "{\"op\":\"agent_start\"}\n", tc.args...)
+			if diff := cmp.Diff(got, result{}, cmp.AllowUnexported(result{})); diff != "" {
+				t.Errorf("run (-got +want):\n%s", diff)
+			}
+			calls := w.calls(t)
+			if tc.wantApp == "" {
+				if len(calls) != 0 {
+					t.Errorf("herdr calls %q; want none", states(calls))
+				}
+				return
+			}
+			w.checkCalls(t, calls, tc.wantApp)
+			w.checkReleased(t)
+		})
+	}
+}
+
+func TestFlags(t *testing.T) {
+	t.Parallel()
+	w := &world{project: t.TempDir(), env: []string{"HOME=" + t.TempDir()}} // outside Herdr
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr string
+	}{
+		{name: "help", args: []string{"-h"}, wantCode: 0, wantStderr: "Usage of chat:"},
+		{name: "unknown flag", args: []string{"--colour"}, wantCode: 2, wantStderr: "flag provided but not defined: -colour"},
+		{name: "argument", args: []string{"script.jsonl"}, wantCode: 2, wantStderr: `chat: unexpected argument "script.jsonl"`},
+		{name: "bad mode", args: []string{"--mode", "gui"}, wantCode: 2, wantStderr: `unknown mode "gui"`},
+		{name: "bad log level", args: []string{"--log-level", "loud"}, wantCode: 2, wantStderr: `chat: unknown log level "loud"`},
+		{name: "bad app", args: []string{"--app", "my app"}, wantCode: 2, wantStderr: `Options.App "my app"`},
+		{name: "missing script", args: []string{"--script", "testdata/nope.jsonl"}, wantCode: 1, wantStderr: "nope.jsonl"},
+		{name: "logging", args: []string{"--log-level", "debug"}, wantCode: 0, wantStderr: "adapter does not apply here"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := w.run(t, "", tc.args...)
+			if got.code != tc.wantCode || !strings.Contains(got.stderr, tc.wantStderr) {
+				t.Errorf("run = %d, stderr %q; want %d, containing %q", got.code, got.stderr, tc.wantCode, tc.wantStderr)
+			}
+		})
+	}
+}
+
+// TestSignalReleasesPane runs the chat host as a real process (this test
+// binary, re-executed to run main), interrupts it mid-session, and checks
+// that it released the pane before it ended.
+func TestSignalReleasesPane(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT to send on Windows")
+	}
+	t.Parallel()
+	w := newWorld(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), exe, "--project", w.project)
+	cmd.Env = append(slices.Clone(w.env), runMainEnv+"=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if _, err := io.WriteString(stdin, "{\"op\":\"agent_start\"}\n"); err != nil {
+		t.Fatal(err)
+	}
+	w.waitCalls(t, 2) // idle at attach, then working
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("the interrupted chat host ended with %v (stderr %q); want it killed by SIGINT", err, stderr.String())
+	}
+	if ws, ok := exit.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Errorf("the chat host ended with %v; want it killed by SIGINT, re-raised after the release", err)
+	}
+	calls := w.calls(t)
+	w.checkCalls(t, calls, "chat")
+	if diff := cmp.Diff(states(calls), []string{"idle", "working", "release"}); diff != "" {
+		t.Errorf("states (-got +want):\n%s", diff)
+	}
+	w.checkReleased(t)
+}
