@@ -43,9 +43,9 @@ const MaxDetail = 256
 // adapter. Diagnostics are for the person running the host (logs, Explain);
 // they never become errors of the agent.
 type Diagnostic struct {
-	Adapter string // the adapter's registered name
-	Kind    Kind
-	Detail  string // at most MaxDetail bytes of valid UTF-8, one line
+	Adapter string `json:"adapter"` // the adapter's registered name
+	Kind    Kind   `json:"kind"`
+	Detail  string `json:"detail"` // at most MaxDetail bytes of valid UTF-8, one line
 }
 
 // NewDiagnostic returns a diagnostic whose detail is formatted with

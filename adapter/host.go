@@ -28,21 +28,21 @@ const (
 
 // Identity names the host's chat session.
 type Identity struct {
-	ID   string // session id
-	Path string // absolute path of the native session file, or ""
+	ID   string `json:"id,omitempty"`   // session id
+	Path string `json:"path,omitempty"` // absolute path of the native session file, or ""
 }
 
 // Host describes how the agent runs. The zero value is a host that may claim
 // nothing: a pane-claiming adapter needs Mode [ModeTUI], HasUI and Role
 // [RoleRoot] (see [Host.Interactive]).
 type Host struct {
-	Mode     Mode
-	HasUI    bool
-	Role     Role
-	Identity Identity
+	Mode     Mode     `json:"mode"`
+	HasUI    bool     `json:"has_ui"`
+	Role     Role     `json:"role"`
+	Identity Identity `json:"identity"`
 	// LoadedExtensions are the paths of the extensions or plugins the host
 	// actually loaded in this process (not every package on disk).
-	LoadedExtensions []string
+	LoadedExtensions []string `json:"loaded_extensions,omitempty"`
 }
 
 // Interactive reports whether the host is an interactive root session, the

@@ -13,6 +13,25 @@ import (
 	"github.com/panestate/panestate/settings"
 )
 
+// The states an adapter can be in, as AdapterStatus.State shows them.
+const (
+	// StateActive: the adapter runs and reports.
+	StateActive = "active"
+	// StateDisabled: the settings (or the adapter's default) turn it off.
+	StateDisabled = "disabled"
+	// StateInactive: the adapter does not apply to this process; Why says
+	// which condition failed.
+	StateInactive = "inactive"
+	// StateOpenFailed: opening failed for another reason, usually a bad
+	// setting; Why has the error.
+	StateOpenFailed = "open failed"
+	// StatePanicked: the adapter panicked and was stopped.
+	StatePanicked = "panicked"
+	// StateNotAttached: reporting is not attached. Before Attach, an adapter
+	// in this state is enabled and applies here: it will run on Attach.
+	StateNotAttached = "not attached"
+)
+
 // Explanation answers "why does my pane show nothing?": for every adapter,
 // whether it is enabled and by which settings layer, whether it applies here
 // and if not why, what it last delivered, and its diagnostics and counters.
@@ -32,8 +51,8 @@ type AdapterStatus struct {
 	// that made it ("default", "global", "project").
 	Enabled   bool   `json:"enabled"`
 	EnabledBy string `json:"enabled_by"`
-	// State is "active", "disabled", "inactive" (does not apply here),
-	// "open failed", "panicked" or "not attached".
+	// State is one of the State constants: StateActive, StateDisabled,
+	// StateInactive, StateOpenFailed, StatePanicked or StateNotAttached.
 	State string `json:"state"`
 	// Why says why the adapter is not active (the failed condition, the
 	// conflicting reporter, the settings error).
@@ -159,8 +178,14 @@ func (e Explanation) String() string {
 	fmt.Fprintf(&b, "host: mode=%s ui=%t role=%s\n", orUnset(string(e.Host.Mode)), e.Host.HasUI, orUnset(string(e.Host.Role)))
 	for _, f := range e.Files {
 		fmt.Fprintf(&b, "settings %s: %s", f.Layer, f.Path)
-		if f.State != "" {
+		switch {
+		case f.State == settings.StateUntrusted && f.TrustReason != "":
+			fmt.Fprintf(&b, " (untrusted: %s)", f.TrustReason)
+		case f.State != "":
 			fmt.Fprintf(&b, " (%s)", f.State)
+		}
+		if f.Stale {
+			b.WriteString(" [last good content in effect]")
 		}
 		if f.Err != "" {
 			fmt.Fprintf(&b, ": %s", f.Err)
@@ -174,13 +199,18 @@ func (e Explanation) String() string {
 		fmt.Fprintf(&b, "settings warning: %s\n", w)
 	}
 	for _, a := range e.Adapters {
-		fmt.Fprintf(&b, "\nadapter %s: %s", a.Name, a.State)
-		if a.Enabled {
-			fmt.Fprintf(&b, ", enabled (%s)", a.EnabledBy)
-		} else {
-			fmt.Fprintf(&b, ", disabled (%s)", a.EnabledBy)
+		by := a.EnabledBy + " settings"
+		if a.EnabledBy == settings.LayerDefault.String() {
+			by = "default"
 		}
-		b.WriteByte('\n')
+		switch {
+		case a.State == StateDisabled:
+			fmt.Fprintf(&b, "\nadapter %s: disabled by %s\n", a.Name, by)
+		case a.Enabled:
+			fmt.Fprintf(&b, "\nadapter %s: %s, enabled by %s\n", a.Name, a.State, by)
+		default:
+			fmt.Fprintf(&b, "\nadapter %s: %s, disabled by %s\n", a.Name, a.State, by)
+		}
 		if a.Why != "" {
 			fmt.Fprintf(&b, "  why: %s\n", a.Why)
 		}

@@ -29,7 +29,9 @@ type Options struct {
 	// tui, with a UI, role root) may claim a pane.
 	Host adapter.Host
 	// Env is the environment adapters see. Nil means the process
-	// environment, captured by New.
+	// environment, captured by New. When set, it also gives the home
+	// directory of the settings files (HOME, or USERPROFILE on Windows)
+	// unless Settings.Home is set.
 	Env []string
 	// OnDiagnostic, when set, receives every adapter diagnostic, in addition
 	// to the logger. It is called from the adapters' goroutines, possibly
@@ -112,6 +114,15 @@ func New(opts Options) (*Registry, error) {
 func (r *Registry) settingsOptions() settings.Options {
 	so := r.opts.Settings
 	so.App = r.opts.App
+	// The environment the host gave the registry is the one that counts:
+	// with a custom one, the home directory comes from it too.
+	if so.Home == "" && r.opts.Env != nil {
+		if home := r.env.Get("HOME"); home != "" {
+			so.Home = home
+		} else if home := r.env.Get("USERPROFILE"); home != "" {
+			so.Home = home
+		}
+	}
 	so.Logger = r.log.Named("settings")
 	so.Sections = make([]settings.Section, 0, len(r.slots))
 	for _, s := range r.slots {

@@ -537,3 +537,12 @@ func TestExplainBeforeAttach(t *testing.T) {
 }
 
 func settingsAt(home string) settings.Options { return settings.Options{Home: home} }
+
+func TestSettingsHomeComesFromEnv(t *testing.T) {
+	home := t.TempDir()
+	r := mustNew(t, Options{App: "paneapp", Env: []string{"HOME=" + home}, Adapters: []string{register(&fakeDriver{})}})
+	want := filepath.Join(home, ".paneapp", "agent", "settings.json")
+	if got := r.Explain().Files[0].Path; got != want {
+		t.Errorf("global settings at %s, want %s (from the given HOME)", got, want)
+	}
+}

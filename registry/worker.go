@@ -25,7 +25,7 @@ const (
 	statePanicked              // the adapter panicked and was stopped
 )
 
-var stateNames = [...]string{"not attached", "active", "disabled", "inactive", "open failed", "panicked"}
+var stateNames = [...]string{StateNotAttached, StateActive, StateDisabled, StateInactive, StateOpenFailed, StatePanicked}
 
 func (s slotState) String() string { return stateNames[s] }
 

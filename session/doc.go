@@ -23,6 +23,11 @@
 //   - phase hosts call [Store.SetPhase] with awaiting, thinking, streaming,
 //     tool execution, idle, completed or error.
 //
+// A host may use both, but each keeps its own truth: the agent counts as
+// active while either AgentRunning is set or the phase is an active one. A
+// host that calls AgentSettled while its phase still says tool execution
+// leaves the pane working; set the phase to idle, completed or error as well.
+//
 // # Notify, then pull
 //
 // A [Source] has two methods: Snapshot and Subscribe. Subscribers are told that

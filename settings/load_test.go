@@ -328,3 +328,20 @@ func TestDecodeValidObjectNeverFails(t *testing.T) {
 		}
 	}
 }
+
+func TestLayerText(t *testing.T) {
+	for _, l := range []Layer{LayerDefault, LayerGlobal, LayerProject} {
+		text, err := l.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Layer
+		if err := back.UnmarshalText(text); err != nil || back != l {
+			t.Errorf("round trip of %v: %v, %v", l, back, err)
+		}
+	}
+	var l Layer
+	if err := l.UnmarshalText([]byte("user")); err == nil {
+		t.Error("an unknown layer name parsed")
+	}
+}

@@ -26,6 +26,21 @@ const (
 	LayerProject
 )
 
+// MarshalText renders the layer as its name, so that JSON shows "global"
+// rather than a number.
+func (l Layer) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// UnmarshalText parses a layer name written by MarshalText.
+func (l *Layer) UnmarshalText(text []byte) error {
+	for _, c := range []Layer{LayerDefault, LayerGlobal, LayerProject} {
+		if c.String() == string(text) {
+			*l = c
+			return nil
+		}
+	}
+	return fmt.Errorf("settings: unknown layer %q (want default, global or project)", text)
+}
+
 // String returns "default", "global" or "project".
 func (l Layer) String() string {
 	switch l {

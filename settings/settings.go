@@ -37,22 +37,22 @@ func (w Warning) Error() string { return "settings: " + w.String() }
 
 // FileStatus describes one layer file for Explain.
 type FileStatus struct {
-	Layer Layer
-	Path  string
+	Layer Layer  `json:"layer"`
+	Path  string `json:"path"`
 	// State is one of the State constants.
-	State string
+	State string `json:"state"`
 	// Err is the error that put the file in StateError or StateTooLarge,
 	// or a trust error for an untrusted project.
-	Err string
+	Err string `json:"error,omitempty"`
 	// Stale reports that the file is bad now and its last good content is
 	// still in effect.
-	Stale bool
+	Stale bool `json:"stale,omitempty"`
 	// Polling reports that the file's directory could not be watched and
 	// the file is polled instead.
-	Polling bool
+	Polling bool `json:"polling,omitempty"`
 	// Trusted and TrustReason are set for the project layer only.
-	Trusted     bool
-	TrustReason string
+	Trusted     bool   `json:"trusted,omitempty"`
+	TrustReason string `json:"trust_reason,omitempty"`
 }
 
 type enabledValue struct {

@@ -113,7 +113,7 @@ func (d *demo) do(ctx context.Context, s step) (string, paneView, error) {
 		if err := d.reg.Attach(ctx, d.store); err != nil {
 			return "", paneView{}, err
 		}
-		if st := d.herdrStatus(); st.State != "active" {
+		if st := d.herdrStatus(); st.State != registry.StateActive {
 			return "", paneView{}, &inactiveError{state: st.State, why: st.Why}
 		}
 		rep, text := d.expectCurrent()
@@ -127,7 +127,7 @@ func (d *demo) do(ctx context.Context, s step) (string, paneView, error) {
 		case !d.enabled:
 			// No adapter runs: nothing is sent and the pane stays free.
 			v, err := d.await(ctx, "the pane to stay released", func(st registry.AdapterStatus, v paneView) bool {
-				return st.State == "disabled" && st.Counters.Delivered == before.Delivered && !v.claimed()
+				return st.State == registry.StateDisabled && st.Counters.Delivered == before.Delivered && !v.claimed()
 			})
 			return reportText(rep, ok) + "  [not sent: off]", v, err
 		case !ok:
@@ -154,7 +154,7 @@ func (d *demo) do(ctx context.Context, s step) (string, paneView, error) {
 		d.enabled = s.enabled
 		if !s.enabled {
 			v, err := d.await(ctx, "the adapter disabled and the pane released", func(st registry.AdapterStatus, v paneView) bool {
-				return st.State == "disabled" && st.EnabledBy == "project" && !v.claimed()
+				return st.State == registry.StateDisabled && st.EnabledBy == "project" && !v.claimed()
 			})
 			return "herdr adapter off  [pane released]", v, err
 		}
@@ -190,7 +190,7 @@ func (d *demo) expectCurrent() (adapter.Report, string) {
 func (d *demo) awaitReport(ctx context.Context, before registry.Counters, rep adapter.Report) (paneView, error) {
 	want := "report " + compact(rep.State.String(), rep.Reason.String(), rep.Message.String()) + " delivered and shown"
 	v, err := d.await(ctx, want, func(st registry.AdapterStatus, v paneView) bool {
-		return st.State == "active" && st.Counters.Delivered > before.Delivered &&
+		return st.State == registry.StateActive && st.Counters.Delivered > before.Delivered &&
 			sameReport(st.LastReport, rep) && v.shows(rep)
 	})
 	if err == nil {

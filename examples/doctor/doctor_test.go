@@ -79,7 +79,7 @@ func TestText(t *testing.T) {
 			want: []string{
 				"app chat, reporting not attached\n",
 				"host: mode=tui ui=true role=root\n",
-				"adapter herdr: inactive, enabled (default)\n",
+				"adapter herdr: inactive, enabled by default\n",
 				"HERDR_ENV is not set",
 				"\nverdict: this chat session would report nowhere (see why above)\n",
 			},
@@ -89,7 +89,7 @@ func TestText(t *testing.T) {
 			name:    "in a Herdr pane",
 			inHerdr: true,
 			want: []string{
-				"adapter herdr: not attached, enabled (default)\n",
+				"adapter herdr: not attached, enabled by default\n",
 				"\nverdict: this chat session would report to herdr\n",
 				"herdr probe",
 				`  HERDR_ENV="1"` + "\n",
@@ -105,7 +105,7 @@ func TestText(t *testing.T) {
 			name:    "print mode",
 			inHerdr: true,
 			args:    []string{"--mode", "print"},
-			want:    []string{"adapter herdr: inactive, enabled (default)\n", "mode is print, not tui"},
+			want:    []string{"adapter herdr: inactive, enabled by default\n", "mode is print, not tui"},
 		},
 		{
 			name:    "subagent without UI",
@@ -124,18 +124,18 @@ func TestText(t *testing.T) {
 			inHerdr: true,
 			args:    []string{"--trust-project"},
 			project: `{"herdr":{"enabled":false}}`,
-			want:    []string{"adapter herdr: disabled, disabled (project)\n", "why: disabled by project settings"},
+			want:    []string{"adapter herdr: disabled by project settings\n", "why: disabled by project settings"},
 		},
 		{
 			name:    "untrusted project ignored",
 			inHerdr: true,
 			project: `{"herdr":{"enabled":false}}`,
-			want:    []string{"settings.json (untrusted)", "adapter herdr: not attached, enabled (default)\n"},
+			want:    []string{"settings.json (untrusted: ", "adapter herdr: not attached, enabled by default\n"},
 		},
 		{
 			name:    "disabled globally",
 			global:  `{"herdr":{"enabled":false}}`,
-			want:    []string{"settings.json (loaded)", "adapter herdr: disabled, disabled (global)\n"},
+			want:    []string{"settings.json (loaded)", "adapter herdr: disabled by global settings\n"},
 			wantNot: []string{"HERDR_ENV is not set"},
 		},
 		{
@@ -143,7 +143,7 @@ func TestText(t *testing.T) {
 			inHerdr: true,
 			args:    []string{"--app", "other"},
 			global:  `{"herdr":{"enabled":false}}`, // under ~/.chat: not other's
-			want:    []string{"app other,", filepath.Join(".other", "agent", "settings.json") + " (missing)", "adapter herdr: not attached, enabled (default)\n"},
+			want:    []string{"app other,", filepath.Join(".other", "agent", "settings.json") + " (missing)", "adapter herdr: not attached, enabled by default\n"},
 		},
 		{
 			name:    "probe off",
