@@ -1,13 +1,12 @@
 package registry
 
 import (
-	"os"
-	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -15,10 +14,6 @@ func TestMain(m *testing.M) {
 	herdrtest.Main()
 	// Never touch a live Herdr pane from tests, whatever the developer's
 	// environment.
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "HERDR_") {
-			os.Unsetenv(k)
-		}
-	}
+	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"go.uber.org/goleak"
+
+	"github.com/panestate/panestate/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -21,11 +23,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnvFlag) != "" {
 		os.Exit(childMain())
 	}
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "HERDR_") {
-			os.Unsetenv(k)
-		}
-	}
+	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
 }
 

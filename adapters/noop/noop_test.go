@@ -3,8 +3,6 @@ package noop_test
 import (
 	"context"
 	"errors"
-	"os"
-	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -12,17 +10,14 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/adaptertest"
 	"github.com/panestate/panestate/adapters/noop"
+	"github.com/panestate/panestate/internal/testenv"
 )
 
 // TestMain clears every HERDR_* variable, so that a developer running the
 // tests inside a real Herdr pane is safe, and checks for leaked goroutines
 // (the conformance suite starts some).
 func TestMain(m *testing.M) {
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "HERDR_") {
-			os.Unsetenv(k)
-		}
-	}
+	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
 }
 

@@ -20,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/testenv"
 )
 
 // runMainEnv makes the test binary run the chat host's main instead of the
@@ -36,11 +37,7 @@ func TestMain(m *testing.M) {
 		main()
 	}
 	// Never report into the pane of a developer running the tests in Herdr.
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "HERDR_") {
-			os.Unsetenv(k)
-		}
-	}
+	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
 }
 

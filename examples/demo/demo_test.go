@@ -16,17 +16,14 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
 	// The emulated Herdr re-executes this test binary as its herdr CLI.
 	herdrtest.Main()
 	// A developer may run the tests inside a real Herdr pane: never touch it.
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "HERDR_") {
-			os.Unsetenv(k)
-		}
-	}
+	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
 }
 

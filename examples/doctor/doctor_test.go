@@ -13,16 +13,13 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/testenv"
 	"github.com/panestate/panestate/registry"
 )
 
 func TestMain(m *testing.M) {
 	herdrtest.Main() // the test binary is also the emulated herdr CLI
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "HERDR_") {
-			os.Unsetenv(k)
-		}
-	}
+	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
 }
 

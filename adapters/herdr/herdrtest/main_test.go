@@ -5,20 +5,17 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
+
+	"github.com/panestate/panestate/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
 	Main()
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "HERDR_") {
-			os.Unsetenv(k)
-		}
-	}
+	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
 }
 

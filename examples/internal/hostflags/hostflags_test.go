@@ -5,21 +5,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/examples/internal/hostflags"
+	"github.com/panestate/panestate/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "HERDR_") {
-			os.Unsetenv(k)
-		}
-	}
+	testenv.ClearHerdr()
 	os.Exit(m.Run())
 }
 

@@ -1,0 +1,22 @@
+// Package testenv holds what every test package of this module does before
+// it runs.
+package testenv
+
+import (
+	"os"
+	"strings"
+)
+
+// ClearHerdr unsets every HERDR_* variable of the test process. Every
+// TestMain calls it first thing (after herdrtest.Main, where the binary may
+// serve as the emulated herdr), so that a developer running the suite inside
+// a Herdr pane can never have a test claim, report to or release that live
+// pane: adapters read the environment they are given, and nothing in the
+// suite inherits the developer's pane.
+func ClearHerdr() {
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(strings.ToUpper(k), "HERDR_") {
+			os.Unsetenv(k)
+		}
+	}
+}
