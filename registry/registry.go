@@ -311,7 +311,7 @@ func (r *Registry) open(ctx context.Context, s *slot) (a adapter.Adapter, err er
 }
 
 func (r *Registry) startLocked(s *slot, a adapter.Adapter, section []byte) {
-	w := newWorker(r, s, a)
+	w := newWorker(r, s, a, r.src)
 	r.mu.Lock()
 	s.w, s.state, s.why, s.section, s.reopenErr = w, stateActive, "", section, ""
 	r.addFanout(w)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/reducer"
+	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
 
@@ -87,9 +88,10 @@ const (
 // worker owns one adapter: one goroutine, a one-slot mailbox (kickc), and the
 // memory of what was last delivered.
 type worker struct {
-	r *Registry
-	s *slot
-	a adapter.Adapter
+	r   *Registry
+	s   *slot
+	a   adapter.Adapter
+	src session.Source // fixed for the worker's life: Detach stops workers before the source changes
 
 	kickc chan struct{} // capacity 1: a pending "something changed"
 	stopc chan struct{} // closed to stop intake
@@ -102,8 +104,8 @@ type worker struct {
 	teardownErr  error
 }
 
-func newWorker(r *Registry, s *slot, a adapter.Adapter) *worker {
-	return &worker{r: r, s: s, a: a,
+func newWorker(r *Registry, s *slot, a adapter.Adapter, src session.Source) *worker {
+	return &worker{r: r, s: s, a: a, src: src,
 		kickc: make(chan struct{}, 1), stopc: make(chan struct{}), done: make(chan struct{})}
 }
 
@@ -210,7 +212,7 @@ func (w *worker) run(life context.Context) {
 			retrying = true
 			w.s.retries.Add(1)
 		}
-		snap := w.r.src.Snapshot()
+		snap := w.src.Snapshot()
 		if id := adapter.Identity(snap.Identity); id != (adapter.Identity{}) && id != identity {
 			identity = id
 			adapter.SetSession(w.a, id)
