@@ -100,10 +100,9 @@ type Counters struct {
 // once and asks each driver whether it would apply here, without opening
 // anything. It is safe to call at any time, from any goroutine.
 func (r *Registry) Explain() Explanation {
-	r.ctl.Lock()
-	attached := r.attached
-	cur := r.cur
-	r.ctl.Unlock()
+	r.mu.Lock()
+	attached, cur := r.view.attached, r.view.cur
+	r.mu.Unlock()
 	if !attached {
 		loaded, err := settings.Load(r.settingsOptions())
 		if err != nil {

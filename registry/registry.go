@@ -58,7 +58,10 @@ type Registry struct {
 	log  hclog.Logger
 	env  adapter.Env
 
-	ctl sync.Mutex // serialises Attach, Detach and settings changes; guards the fields below
+	// ctl serialises Attach, Detach and settings changes, and guards the
+	// fields below. It is a one-slot channel rather than a mutex so that
+	// Attach and Detach can give up when their context ends.
+	ctl chan struct{}
 	// attached is true between a successful Attach and Detach.
 	attached    bool
 	src         session.Source
@@ -72,8 +75,14 @@ type Registry struct {
 	stopping atomic.Bool    // set by Detach so a late settings change does nothing
 	workers  sync.WaitGroup // every worker goroutine; Detach waits for them
 
-	mu    sync.Mutex // guards slot status and fanout changes
+	mu    sync.Mutex // guards slot status, fanout changes and the view below
 	slots []*slot    // one per driver, sorted by name
+	// view is what Explain shows of attached and cur; kept under mu so that
+	// Explain never waits for a settings change in progress.
+	view struct {
+		attached bool
+		cur      settings.Settings
+	}
 	// fanout lists the running workers; the notify path reads it without a
 	// lock so that publishing never waits.
 	fanout atomic.Pointer[[]*worker]
@@ -88,7 +97,7 @@ func New(opts Options) (*Registry, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	r := &Registry{opts: opts, log: log.Named("panestate"), env: adapter.Env(opts.Env)}
+	r := &Registry{opts: opts, log: log.Named("panestate"), env: adapter.Env(opts.Env), ctl: make(chan struct{}, 1)}
 	if opts.Env == nil {
 		r.env = adapter.Environ()
 	}
@@ -109,6 +118,25 @@ func New(opts Options) (*Registry, error) {
 		r.slots = append(r.slots, &slot{name: name, driver: d, state: stateNotAttached})
 	}
 	return r, nil
+}
+
+// lock takes the control lock, or gives up when ctx ends.
+func (r *Registry) lock(ctx context.Context) error {
+	select {
+	case r.ctl <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *Registry) unlock() { <-r.ctl }
+
+// publishView copies attached and cur for Explain. r.ctl is held.
+func (r *Registry) publishView() {
+	r.mu.Lock()
+	r.view.attached, r.view.cur = r.attached, r.cur
+	r.mu.Unlock()
 }
 
 func (r *Registry) settingsOptions() settings.Options {
@@ -156,8 +184,10 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	if src == nil {
 		return errors.New("registry: Attach with a nil source")
 	}
-	r.ctl.Lock()
-	defer r.ctl.Unlock()
+	if err := r.lock(ctx); err != nil {
+		return fmt.Errorf("registry: attach: %w", err)
+	}
+	defer r.unlock()
 	if r.attached {
 		return nil
 	}
@@ -187,6 +217,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 		r.unsubscribe = src.Subscribe(r.notify)
 	}
 	r.attached = true
+	r.publishView()
 	return nil
 }
 
@@ -215,8 +246,10 @@ func (r *Registry) onSettings(cur settings.Settings) {
 	if r.stopping.Load() {
 		return
 	}
-	r.ctl.Lock()
-	defer r.ctl.Unlock()
+	if err := r.lock(r.lifeCtx); err != nil {
+		return // Detach has finished
+	}
+	defer r.unlock()
 	if !r.attached || r.stopping.Load() {
 		return
 	}
@@ -230,7 +263,11 @@ func (r *Registry) onSettings(cur settings.Settings) {
 // applyLocked makes the running adapters match cur. r.ctl is held.
 func (r *Registry) applyLocked(ctx context.Context, cur settings.Settings) {
 	r.cur = cur
+	defer r.publishView()
 	for _, s := range r.slots {
+		if r.stopping.Load() {
+			return // Detach is waiting; it stops whatever runs
+		}
 		enabled, from := cur.Enabled(s.name, adapter.EnabledByDefault(s.driver))
 		section := cur.Section(s.name)
 		r.mu.Lock()
@@ -354,19 +391,33 @@ func (r *Registry) stopSlotLocked(ctx context.Context, s *slot, release bool) er
 // concurrently with anything else. Errors are joined.
 func (r *Registry) Detach(ctx context.Context) error {
 	r.stopping.Store(true)
-	// Close the watcher before taking ctl: its callback may be waiting on ctl.
-	r.ctl.Lock()
+	// Take the watcher out under the lock, then close it without the lock:
+	// its callback may be waiting for the lock.
+	if err := r.lock(ctx); err != nil {
+		return fmt.Errorf("registry: detach: %w", err)
+	}
 	w := r.watcher
 	r.watcher = nil
-	r.ctl.Unlock()
+	r.unlock()
 	var errs []error
 	if w != nil {
-		if err := w.Close(); err != nil {
-			errs = append(errs, err)
+		closed := make(chan error, 1)
+		go func() { closed <- w.Close() }()
+		select {
+		case err := <-closed:
+			if err != nil {
+				errs = append(errs, err)
+			}
+		case <-ctx.Done():
+			// The watcher's last callback is still applying a settings
+			// change; it sees stopping and ends on its own.
+			return errors.Join(append(errs, fmt.Errorf("registry: detach: closing the settings watcher: %w", ctx.Err()))...)
 		}
 	}
-	r.ctl.Lock()
-	defer r.ctl.Unlock()
+	if err := r.lock(ctx); err != nil {
+		return errors.Join(append(errs, fmt.Errorf("registry: detach: %w", err))...)
+	}
+	defer r.unlock()
 	if !r.attached {
 		return errors.Join(errs...)
 	}
@@ -399,6 +450,7 @@ func (r *Registry) Detach(ctx context.Context) error {
 	r.lifeCancel()
 	r.attached = false
 	r.src = nil
+	r.publishView()
 	return errors.Join(errs...)
 }
 
