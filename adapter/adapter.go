@@ -72,8 +72,10 @@ type Adapter interface {
 // Releaser is implemented by adapters that hold something in the workspace
 // (Herdr: the pane's agent slot) and can hand it back. The registry calls
 // Release once when reporting stops for good (Detach, or the adapter being
-// disabled), after the last Report returned and before Close; never when an
-// adapter is replaced by a successor. Fallback: nothing is released.
+// disabled), after the last Report returned and before Close, never
+// concurrently with Report; never when an adapter is replaced by a
+// successor. ctx bounds the call: when it ends, Release returns promptly
+// with its error and nothing is retried. Fallback: nothing is released.
 type Releaser interface {
 	Release(ctx context.Context) error
 }

@@ -55,6 +55,7 @@ func NewDiagnostic(adapter string, kind Kind, format string, args ...any) Diagno
 	return Diagnostic{Adapter: adapter, Kind: kind, Detail: Bound(fmt.Sprintf(format, args...), MaxDetail)}
 }
 
+// String renders the diagnostic as "adapter: kind: detail".
 func (d Diagnostic) String() string {
 	return fmt.Sprintf("%s: %s: %s", d.Adapter, d.Kind, d.Detail)
 }

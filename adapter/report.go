@@ -50,6 +50,7 @@ const (
 var reasonNames = [...]string{"none", "executing", "automatic_continuation", "retrying", "stopping",
 	"background_tasks", "awaiting_input", "manual_intervention", "paused", "quiescent", "completed", "error"}
 
+// String returns the reason's name, as logs and Explain show it.
 func (r Reason) String() string {
 	if r < numReasons {
 		return reasonNames[r]
@@ -95,6 +96,7 @@ func (r Report) Valid() bool {
 	return r.State.Valid() && r.Reason < numReasons && r.Message < numMessages
 }
 
+// String renders the report for logs: state, reason and the message, if any.
 func (r Report) String() string {
 	if m := r.Message.String(); m != "" {
 		return fmt.Sprintf("%s (%s) %q", r.State, r.Reason, m)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hashicorp/go-hclog"
 	"maps"
 	"slices"
 	"strings"
@@ -101,17 +102,23 @@ type Counters struct {
 // anything. It is safe to call at any time, from any goroutine.
 func (r *Registry) Explain() Explanation {
 	r.mu.Lock()
-	attached, cur := r.view.attached, r.view.cur
+	attached, cur, watcher := r.view.attached, r.view.cur, r.view.watcher
 	r.mu.Unlock()
 	if !attached {
-		loaded, err := settings.Load(r.settingsOptions())
-		if err != nil {
-			r.log.Debug("explain: settings not fully loaded", "error", err)
-		}
-		cur = loaded
+		// Read the files once, silently: Explain describes, it does not log.
+		so := r.settingsOptions()
+		so.Logger = hclog.NewNullLogger()
+		cur, _ = settings.Load(so)
 	}
-	e := Explanation{App: r.opts.App, Attached: attached, Host: r.opts.Host, Files: cur.Files()}
-	for _, w := range cur.Warnings() {
+	// The files' own state (errors, last good content kept, polling,
+	// warnings) is the watcher's newest, even when the effective settings,
+	// and so the adapters, did not change.
+	files := cur
+	if watcher != nil {
+		files = watcher.Current()
+	}
+	e := Explanation{App: r.opts.App, Attached: attached, Host: r.opts.Host, Files: files.Files()}
+	for _, w := range files.Warnings() {
 		e.Warnings = append(e.Warnings, w.String())
 	}
 	for _, s := range r.slots {
@@ -121,7 +128,7 @@ func (r *Registry) Explain() Explanation {
 }
 
 func (r *Registry) explainSlot(s *slot, attached bool, cur settings.Settings) AdapterStatus {
-	enabled, from := cur.Enabled(s.name, adapter.EnabledByDefault(s.driver))
+	enabled, from := cur.Enabled(s.name, s.def)
 	r.mu.Lock()
 	st := AdapterStatus{
 		Name: s.name, Enabled: enabled, EnabledBy: from.String(),
@@ -143,21 +150,28 @@ func (r *Registry) explainSlot(s *slot, attached bool, cur settings.Settings) Ad
 		}
 	}
 	w := s.w
+	state := s.state
 	r.mu.Unlock()
 	if w != nil {
-		st.Details = adapter.Explain(w.a)
+		r.guard(s, "Explain", func() { st.Details = adapter.Explain(w.a) })
 	}
-	if !attached {
-		switch {
-		case !enabled:
-			st.State, st.Why = stateDisabled.String(), disabledWhy(from)
-		default:
-			if err := adapter.Check(s.driver, r.params(s, cur)); err != nil {
+	if !attached && !enabled {
+		st.State, st.Why = stateDisabled.String(), disabledWhy(from)
+	}
+	// Whether the adapter applies here, for those not running: before
+	// Attach, and for a disabled one.
+	if !attached || state == stateDisabled {
+		if err := r.check(s, cur); err != nil {
+			switch {
+			case !enabled:
+				st.Why += "; it would not apply here anyway: " + err.Error()
+			case errors.Is(err, adapter.ErrInactive):
 				st.State, st.Why = stateInactive.String(), err.Error()
-				if !errors.Is(err, adapter.ErrInactive) {
-					st.State = stateOpenFailed.String()
-				}
+			default:
+				st.State, st.Why = stateOpenFailed.String(), err.Error()
 			}
+		} else if !enabled {
+			st.Why += "; it applies here"
 		}
 	}
 	return st

@@ -92,7 +92,11 @@ type fakeAdapter struct {
 	block   chan struct{} // when set, Report waits for it or ctx
 	blockMu sync.Mutex
 	panicky atomic.Bool
-	closed  atomic.Bool
+	// panicIn names a method other than Report that panics ("SetSession",
+	// "Explain").
+	panicIn   atomic.Value
+	ignoreCtx atomic.Bool // a blocked Report waits for the block channel only
+	closed    atomic.Bool
 
 	mu       sync.Mutex
 	released int
@@ -117,10 +121,14 @@ func (a *fakeAdapter) Report(ctx context.Context, r adapter.Report) error {
 	block := a.block
 	a.blockMu.Unlock()
 	if block != nil {
-		select {
-		case <-block:
-		case <-ctx.Done():
-			return ctx.Err()
+		if a.ignoreCtx.Load() {
+			<-block
+		} else {
+			select {
+			case <-block:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 	}
 	if a.fail.Load() > 0 {
@@ -148,13 +156,26 @@ func (a *fakeAdapter) Close(context.Context) error {
 	return nil
 }
 
+func (a *fakeAdapter) panics(method string) bool {
+	m, _ := a.panicIn.Load().(string)
+	return m == method
+}
+
 func (a *fakeAdapter) SetSession(id adapter.Identity) {
+	if a.panics("SetSession") {
+		panic("fake SetSession panics")
+	}
 	a.mu.Lock()
 	a.session = id
 	a.mu.Unlock()
 }
 
-func (a *fakeAdapter) Explain() map[string]string { return map[string]string{"n": fmt.Sprint(a.n)} }
+func (a *fakeAdapter) Explain() map[string]string {
+	if a.panics("Explain") {
+		panic("fake Explain panics")
+	}
+	return map[string]string{"n": fmt.Sprint(a.n)}
+}
 
 // next waits for the adapter's next successful report.
 func (a *fakeAdapter) next(t *testing.T) adapter.Report {

@@ -62,18 +62,25 @@ type Registry struct {
 	// fields below. It is a one-slot channel rather than a mutex so that
 	// Attach and Detach can give up when their context ends.
 	ctl chan struct{}
-	// attached is true between a successful Attach and Detach.
+	// attached is true between a successful Attach and the Detach that
+	// completes.
 	attached    bool
 	src         session.Source
 	unsubscribe func()
 	watcher     *settings.Watcher
 	cur         settings.Settings
 	order       []*slot // active slots, in the order they were opened
-	lifeCtx     context.Context
-	lifeCancel  context.CancelFunc
+	// lifeCtx parents every delivery; Detach cancels it last.
+	lifeCtx    context.Context
+	lifeCancel context.CancelFunc
+	// settingsCtx bounds a settings callback's wait for ctl; Detach cancels
+	// it first, so that closing the watcher never waits on a callback that
+	// waits on Detach.
+	settingsCtx    context.Context
+	settingsCancel context.CancelFunc
 
-	stopping atomic.Bool    // set by Detach so a late settings change does nothing
-	workers  sync.WaitGroup // every worker goroutine; Detach waits for them
+	stopping atomic.Bool    // set by Detach: intake is stopped and no settings change applies
+	workers  sync.WaitGroup // every worker goroutine, and every abandoned teardown; Detach waits for them
 
 	mu    sync.Mutex // guards slot status, fanout changes and the view below
 	slots []*slot    // one per driver, sorted by name
@@ -82,7 +89,11 @@ type Registry struct {
 	view struct {
 		attached bool
 		cur      settings.Settings
+		watcher  *settings.Watcher
 	}
+	// applyCancel cancels the settings change in progress, so that Detach
+	// never waits for one that is draining a stuck adapter.
+	applyCancel context.CancelFunc
 	// fanout lists the running workers; the notify path reads it without a
 	// lock so that publishing never waits.
 	fanout atomic.Pointer[[]*worker]
@@ -115,13 +126,47 @@ func New(opts Options) (*Registry, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.slots = append(r.slots, &slot{name: name, driver: d, state: stateNotAttached})
+		s := &slot{name: name, driver: d, state: stateNotAttached}
+		// What a driver says of itself is asked once, guarded: a driver
+		// that panics here is treated as off by default, owning only
+		// "enabled".
+		s.def, s.keys = true, []string{"enabled"}
+		r.guard(s, "EnabledByDefault", func() { s.def = adapter.EnabledByDefault(d) })
+		r.guard(s, "SettingsKeys", func() { s.keys = adapter.SettingsKeys(d) })
+		r.slots = append(r.slots, s)
 	}
 	return r, nil
 }
 
-// lock takes the control lock, or gives up when ctx ends.
+// guard runs f, a call into adapter or driver code, and turns a panic into an
+// adapter_panic diagnostic. It reports whether f panicked.
+func (r *Registry) guard(s *slot, what string, f func()) (panicked bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			panicked = true
+			r.diagnose(s, adapter.NewDiagnostic(s.name, adapter.KindAdapterPanic, "%s: %v", what, p))
+		}
+	}()
+	f()
+	return false
+}
+
+// check asks s's driver whether it applies here, guarded.
+func (r *Registry) check(s *slot, cur settings.Settings) (err error) {
+	if r.guard(s, "Check", func() { err = adapter.Check(s.driver, r.params(s, cur)) }) {
+		return fmt.Errorf("registry: driver %s panicked in Check", s.name)
+	}
+	return err
+}
+
+// lock takes the control lock, or gives up when ctx ends. A free lock is
+// taken even when ctx has already ended.
 func (r *Registry) lock(ctx context.Context) error {
+	select {
+	case r.ctl <- struct{}{}:
+		return nil
+	default:
+	}
 	select {
 	case r.ctl <- struct{}{}:
 		return nil
@@ -135,7 +180,7 @@ func (r *Registry) unlock() { <-r.ctl }
 // publishView copies attached and cur for Explain. r.ctl is held.
 func (r *Registry) publishView() {
 	r.mu.Lock()
-	r.view.attached, r.view.cur = r.attached, r.cur
+	r.view.attached, r.view.cur, r.view.watcher = r.attached, r.cur, r.watcher
 	r.mu.Unlock()
 }
 
@@ -154,7 +199,7 @@ func (r *Registry) settingsOptions() settings.Options {
 	so.Logger = r.log.Named("settings")
 	so.Sections = make([]settings.Section, 0, len(r.slots))
 	for _, s := range r.slots {
-		so.Sections = append(so.Sections, settings.Section{Name: s.name, Keys: adapter.SettingsKeys(s.driver)[1:]})
+		so.Sections = append(so.Sections, settings.Section{Name: s.name, Keys: s.keys[1:]})
 	}
 	return so
 }
@@ -178,8 +223,8 @@ func (r *Registry) params(s *slot, cur settings.Settings) adapter.Params {
 // Attach on an attached registry does nothing and returns nil. When no
 // adapter applies (outside any workspace), Attach starts no goroutine, timer
 // or subprocess. Settings files that cannot be read are logged and shown in
-// Explain; they are not an error of Attach. Attach returns an error only when
-// src is nil or ctx is done.
+// Explain; they are not an error of Attach. Attach returns an error when src
+// is nil, when ctx ends first, and after a Detach that did not complete.
 func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	if src == nil {
 		return errors.New("registry: Attach with a nil source")
@@ -189,6 +234,9 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	}
 	defer r.unlock()
 	if r.attached {
+		if r.stopping.Load() {
+			return errors.New("registry: attach: an earlier Detach did not complete; call Detach again first")
+		}
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -196,12 +244,17 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	}
 	r.stopping.Store(false)
 	r.lifeCtx, r.lifeCancel = context.WithCancel(context.WithoutCancel(ctx))
+	r.settingsCtx, r.settingsCancel = context.WithCancel(r.lifeCtx)
 	r.src = src
+	// Subscribe before any worker starts: a worker's first pull then sees
+	// every change made before it, and every later change wakes it.
+	r.unsubscribe = src.Subscribe(r.notify)
 	so := r.settingsOptions()
-	cur, err := settings.Load(so)
-	if err != nil {
-		r.log.Warn("settings not fully loaded; using what could be read", "error", err)
-	}
+	// The first read is silent: when a watcher follows, it reads the files
+	// again and reports their problems once; otherwise they are logged below.
+	quiet := so
+	quiet.Logger = hclog.NewNullLogger()
+	cur, loadErr := settings.Load(quiet)
 	r.applyLocked(ctx, cur)
 	if !r.opts.StaticSettings && r.watchUseful() {
 		w, err := settings.Watch(so, r.onSettings)
@@ -213,8 +266,18 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 			r.applyLocked(ctx, w.Current())
 		}
 	}
-	if len(r.order) > 0 {
-		r.unsubscribe = src.Subscribe(r.notify)
+	if r.watcher == nil {
+		if loadErr != nil {
+			r.log.Warn("settings not fully loaded; using what could be read", "error", loadErr)
+		}
+		for _, w := range cur.Warnings() {
+			r.log.Warn("settings value ignored", "warning", w.String())
+		}
+	}
+	if len(r.order) == 0 && r.watcher == nil {
+		// Nothing runs and nothing can start: keep no subscription either.
+		r.unsubscribe()
+		r.unsubscribe = nil
 	}
 	r.attached = true
 	r.publishView()
@@ -224,16 +287,17 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 // watchUseful reports whether a settings change could change what runs: some
 // adapter is running, or one that would run by default and applies here is
 // turned off, or one failed to open with settings that an edit could fix.
-// Outside every workspace it is false, so nothing is watched.
+// Outside every workspace it is false, so nothing is watched. r.ctl is held.
 func (r *Registry) watchUseful() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	for _, s := range r.slots {
-		switch s.state {
+		r.mu.Lock()
+		st := s.state
+		r.mu.Unlock()
+		switch st {
 		case stateActive, stateOpenFailed:
 			return true
 		case stateDisabled:
-			if adapter.EnabledByDefault(s.driver) && adapter.Check(s.driver, r.params(s, r.cur)) == nil {
+			if s.def && r.check(s, r.cur) == nil {
 				return true
 			}
 		}
@@ -246,18 +310,27 @@ func (r *Registry) onSettings(cur settings.Settings) {
 	if r.stopping.Load() {
 		return
 	}
-	if err := r.lock(r.lifeCtx); err != nil {
-		return // Detach has finished
+	if err := r.lock(r.settingsCtx); err != nil {
+		return // Detach is closing the watcher
 	}
 	defer r.unlock()
 	if !r.attached || r.stopping.Load() {
 		return
 	}
-	r.applyLocked(r.lifeCtx, cur)
-	// A source subscription exists only while some adapter runs.
-	if len(r.order) > 0 && r.unsubscribe == nil {
+	if r.unsubscribe == nil {
 		r.unsubscribe = r.src.Subscribe(r.notify)
 	}
+	ctx, cancel := context.WithCancel(r.lifeCtx)
+	r.mu.Lock()
+	r.applyCancel = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.applyCancel = nil
+		r.mu.Unlock()
+		cancel()
+	}()
+	r.applyLocked(ctx, cur)
 }
 
 // applyLocked makes the running adapters match cur. r.ctl is held.
@@ -268,7 +341,7 @@ func (r *Registry) applyLocked(ctx context.Context, cur settings.Settings) {
 		if r.stopping.Load() {
 			return // Detach is waiting; it stops whatever runs
 		}
-		enabled, from := cur.Enabled(s.name, adapter.EnabledByDefault(s.driver))
+		enabled, from := cur.Enabled(s.name, s.def)
 		section := cur.Section(s.name)
 		r.mu.Lock()
 		s.enabled, s.from = enabled, from
@@ -280,21 +353,23 @@ func (r *Registry) applyLocked(ctx context.Context, cur settings.Settings) {
 		switch {
 		case w != nil && !enabled:
 			r.log.Info("adapter disabled by settings", "adapter", s.name, "layer", from.String())
-			r.stopSlotLocked(ctx, s, true)
-			r.setState(s, stateDisabled, fmt.Sprintf("disabled by %s settings", from), section)
+			if err := r.stopSlotLocked(ctx, s, true); err != nil {
+				r.log.Warn("adapter did not stop cleanly", "adapter", s.name, "error", err)
+			}
+			r.setState(s, stateDisabled, disabledWhy(from), section)
 		case w != nil && changed:
 			r.reopenLocked(ctx, s, section)
 		case w == nil && enabled && (state != stateInactive && state != stateOpenFailed && state != statePanicked || changed):
 			r.openLocked(ctx, s, section)
 		case w == nil && !enabled:
-			r.setState(s, stateDisabled, fmt.Sprintf("disabled by %s settings", from), section)
+			r.setState(s, stateDisabled, disabledWhy(from), section)
 		}
 	}
 }
 
 func (r *Registry) setState(s *slot, st slotState, why string, section []byte) {
 	r.mu.Lock()
-	s.state, s.why, s.section = st, why, section
+	s.state, s.why, s.section, s.reopenErr = st, why, section, ""
 	r.mu.Unlock()
 }
 
@@ -328,19 +403,17 @@ func (r *Registry) reopenLocked(ctx context.Context, s *slot, section []byte) {
 		r.mu.Unlock()
 		return
 	}
-	r.stopSlotLocked(ctx, s, false)
+	if err := r.stopSlotLocked(ctx, s, false); err != nil {
+		r.log.Warn("replaced adapter did not stop cleanly", "adapter", s.name, "error", err)
+	}
 	r.startLocked(s, a, section)
 	r.log.Info("adapter re-opened with new settings", "adapter", s.name)
 }
 
 func (r *Registry) open(ctx context.Context, s *slot) (a adapter.Adapter, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			r.diagnose(s, adapter.NewDiagnostic(s.name, adapter.KindAdapterPanic, "open: %v", p))
-			a, err = nil, fmt.Errorf("registry: adapter %s panicked in Open", s.name)
-		}
-	}()
-	a, err = s.driver.Open(ctx, r.params(s, r.cur))
+	if r.guard(s, "Open", func() { a, err = s.driver.Open(ctx, r.params(s, r.cur)) }) {
+		return nil, fmt.Errorf("registry: adapter %s panicked in Open", s.name)
+	}
 	if err == nil && a == nil {
 		err = fmt.Errorf("registry: driver %s returned a nil adapter", s.name)
 	}
@@ -358,9 +431,9 @@ func (r *Registry) startLocked(s *slot, a adapter.Adapter, section []byte) {
 	w.kick() // report the current state at once
 }
 
-// stopSlotLocked drains s's worker and hands the adapter back (release when
-// reporting stops for good, then close).
-func (r *Registry) stopSlotLocked(ctx context.Context, s *slot, release bool) error {
+// takeWorkerLocked removes s's worker from s, the fan-out and the open order,
+// and returns it (nil when s has none).
+func (r *Registry) takeWorkerLocked(s *slot) *worker {
 	r.mu.Lock()
 	w := s.w
 	s.w = nil
@@ -374,33 +447,68 @@ func (r *Registry) stopSlotLocked(ctx context.Context, s *slot, release bool) er
 			break
 		}
 	}
+	return w
+}
+
+// stopSlotLocked drains s's worker and hands the adapter back (release when
+// reporting stops for good, then close). A settings change must not wait on
+// an adapter forever: the whole is bounded by teardownTimeout within ctx.
+func (r *Registry) stopSlotLocked(ctx context.Context, s *slot, release bool) error {
+	w := r.takeWorkerLocked(s)
 	if w == nil {
 		return nil
 	}
-	return w.stop(ctx, release)
+	w.endIntake()
+	ctx, cancel := context.WithTimeout(ctx, teardownTimeout)
+	defer cancel()
+	return w.finish(ctx, release)
 }
 
 // Detach stops reporting: it stops taking new states, lets each adapter
 // finish the delivery in flight, releases what the adapters hold (the Herdr
 // pane is handed back with a fresh sequence number), closes the adapters in
 // the reverse of the order they were opened, stops watching the settings and
-// waits for every goroutine it started. ctx bounds the whole; when it
-// expires, deliveries in flight are cancelled and the error says so.
+// waits for every goroutine it started.
+//
+// ctx bounds the whole. When it ends first, deliveries in flight are
+// cancelled, adapters that have not returned within 50 ms are left to finish
+// on their own
+// (their teardown follows when they do), releases not yet made are skipped,
+// and the error says so. Reporting has stopped either way: from the first
+// moment of Detach no new state reaches any adapter. If ctx ends before
+// Detach could even start (a settings change was stopping an adapter), the
+// registry stays attached with reporting stopped; call Detach again.
 //
 // Detach is idempotent, safe on a registry never attached, and safe to call
 // concurrently with anything else. Errors are joined.
 func (r *Registry) Detach(ctx context.Context) error {
+	// Stop intake first, without the control lock, which a settings change
+	// may hold: from here on no state reaches any adapter.
 	r.stopping.Store(true)
-	// Take the watcher out under the lock, then close it without the lock:
-	// its callback may be waiting for the lock.
-	if err := r.lock(ctx); err != nil {
-		return fmt.Errorf("registry: detach: %w", err)
+	r.mu.Lock()
+	r.fanout.Store(nil)
+	if r.applyCancel != nil {
+		r.applyCancel() // a settings change draining a stuck adapter gives up
 	}
-	w := r.watcher
-	r.watcher = nil
-	r.unlock()
+	r.mu.Unlock()
+
+	if err := r.lock(ctx); err != nil {
+		return fmt.Errorf("registry: detach: %w (reporting has stopped; call Detach again to release)", err)
+	}
+	defer r.unlock()
+	if !r.attached {
+		return nil
+	}
 	var errs []error
-	if w != nil {
+	if r.unsubscribe != nil {
+		r.unsubscribe()
+		r.unsubscribe = nil
+	}
+	// A settings callback waiting for the lock gives up, so closing the
+	// watcher does not wait on us.
+	r.settingsCancel()
+	if w := r.watcher; w != nil {
+		r.watcher = nil
 		closed := make(chan error, 1)
 		go func() { closed <- w.Close() }()
 		select {
@@ -409,32 +517,25 @@ func (r *Registry) Detach(ctx context.Context) error {
 				errs = append(errs, err)
 			}
 		case <-ctx.Done():
-			// The watcher's last callback is still applying a settings
-			// change; it sees stopping and ends on its own.
-			return errors.Join(append(errs, fmt.Errorf("registry: detach: closing the settings watcher: %w", ctx.Err()))...)
+			errs = append(errs, fmt.Errorf("registry: detach: closing the settings watcher: %w", ctx.Err()))
 		}
 	}
-	if err := r.lock(ctx); err != nil {
-		return errors.Join(append(errs, fmt.Errorf("registry: detach: %w", err))...)
-	}
-	defer r.unlock()
-	if !r.attached {
-		return errors.Join(errs...)
-	}
-	if r.unsubscribe != nil {
-		r.unsubscribe()
-		r.unsubscribe = nil
-	}
+	// End every adapter's intake at once, then drain, release and close them
+	// newest first, all under the one ctx.
+	var ws []*worker
 	for i := len(r.order) - 1; i >= 0; i-- {
-		s := r.order[i]
-		if err := r.stopSlotLocked(ctx, s, true); err != nil {
-			errs = append(errs, fmt.Errorf("registry: detach %s: %w", s.name, err))
+		if w := r.takeWorkerLocked(r.order[i]); w != nil {
+			w.endIntake()
+			ws = append(ws, w)
 		}
-		r.setState(s, stateNotAttached, "", nil)
 	}
-	r.order = nil
-	// A worker that stopped on its own (after a panic) may still be tearing
-	// its adapter down.
+	for _, w := range ws {
+		if err := w.finish(ctx, true); err != nil {
+			errs = append(errs, fmt.Errorf("registry: detach %s: %w", w.s.name, err))
+		}
+	}
+	// Workers that stopped on their own (after a panic), or were left to
+	// finish, may still be tearing their adapters down.
 	idle := make(chan struct{})
 	go func() { r.workers.Wait(); close(idle) }()
 	select {
@@ -444,9 +545,10 @@ func (r *Registry) Detach(ctx context.Context) error {
 	}
 	r.mu.Lock()
 	for _, s := range r.slots {
-		s.state, s.why = stateNotAttached, ""
+		s.state, s.why, s.section = stateNotAttached, "", nil
 	}
 	r.mu.Unlock()
+	r.order = nil
 	r.lifeCancel()
 	r.attached = false
 	r.src = nil
@@ -466,8 +568,12 @@ func (r *Registry) notify() {
 	}
 }
 
-// addFanout and removeFanout are called with r.mu held.
+// addFanout and removeFanout are called with r.mu held. Once Detach has
+// stopped intake, no worker joins the fan-out again.
 func (r *Registry) addFanout(w *worker) {
+	if r.stopping.Load() {
+		return
+	}
 	var next []*worker
 	if cur := r.fanout.Load(); cur != nil {
 		next = append(next, *cur...)

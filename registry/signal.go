@@ -24,6 +24,11 @@ const signalDetachTimeout = 10 * time.Second
 // one line in main, after Attach:
 //
 //	defer reg.DetachOnSignal()()
+//
+// It is meant for hosts that do not handle these signals themselves. A host
+// that does (a second Ctrl-C to force quit, or a signal it survives) should
+// call Detach from its own handler instead: raising the signal again would
+// deliver it to the host's handler a second time.
 func (r *Registry) DetachOnSignal() (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, exitSignals...)

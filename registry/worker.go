@@ -38,6 +38,8 @@ const maxRecentDiagnostics = 8
 type slot struct {
 	name   string
 	driver adapter.Driver
+	def    bool     // enabled by default (asked once, at New)
+	keys   []string // the settings keys it owns, "enabled" first (asked once, at New)
 
 	state     slotState
 	why       string // why it is not active
@@ -83,6 +85,9 @@ const (
 	// teardownTimeout bounds Release and Close of an adapter that the
 	// registry stops on its own (after a panic).
 	teardownTimeout = 5 * time.Second
+	// cancelGrace is how long Detach, past its ctx, gives a cancelled
+	// delivery to return before leaving it to finish on its own.
+	cancelGrace = 50 * time.Millisecond
 )
 
 // worker owns one adapter: one goroutine, a one-slot mailbox (kickc), and the
@@ -118,32 +123,46 @@ func (w *worker) kick() {
 	}
 }
 
-// stop ends intake, waits for the delivery in flight (cancelling it when ctx
-// ends first), then releases (if asked) and closes the adapter.
-func (w *worker) stop(ctx context.Context, release bool) error {
-	close(w.stopc)
-	var errs []error
+// endIntake tells the worker to stop after the delivery in flight. It never
+// blocks; call it once.
+func (w *worker) endIntake() { close(w.stopc) }
+
+// finish waits for the worker to stop, then releases (if asked) and closes
+// the adapter, all bounded by ctx. When ctx ends first, the delivery in
+// flight is cancelled; if the adapter does not return at once, it is left to
+// finish on its own goroutine, whose teardown (close only, briefly bounded)
+// the registry's WaitGroup tracks, and finish returns after cancelGrace.
+func (w *worker) finish(ctx context.Context, release bool) error {
 	select {
 	case <-w.done:
+		return w.teardown(ctx, release)
 	case <-ctx.Done():
-		w.cancelMu.Lock()
-		if w.cancel != nil {
-			w.cancel()
-		}
-		w.cancelMu.Unlock()
-		errs = append(errs, fmt.Errorf("delivery in flight cancelled: %w", ctx.Err()))
-		// A cancelled delivery should return at once; an adapter that ignores
-		// ctx is given its own deadline and then abandoned.
-		select {
-		case <-w.done:
-		case <-time.After(teardownTimeout):
-			return errors.Join(append(errs, errors.New("adapter ignored cancellation; its goroutine is abandoned"))...)
-		}
 	}
-	if err := w.teardown(ctx, release); err != nil {
-		errs = append(errs, err)
+	w.cancelDelivery()
+	grace := time.NewTimer(cancelGrace)
+	defer grace.Stop()
+	select {
+	case <-w.done:
+		// Cancelled and returned: the release cannot be made in time, but
+		// Close frees what the adapter holds.
+		return errors.Join(fmt.Errorf("delivery in flight cancelled: %w", ctx.Err()), w.teardown(ctx, false))
+	case <-grace.C:
 	}
-	return errors.Join(errs...)
+	w.r.workers.Go(func() {
+		<-w.done
+		tctx, cancel := context.WithTimeout(context.Background(), teardownTimeout)
+		defer cancel()
+		w.teardown(tctx, false)
+	})
+	return fmt.Errorf("adapter did not return from a cancelled delivery; it is closed when it does: %w", ctx.Err())
+}
+
+func (w *worker) cancelDelivery() {
+	w.cancelMu.Lock()
+	if w.cancel != nil {
+		w.cancel()
+	}
+	w.cancelMu.Unlock()
 }
 
 // teardown releases (if asked) and closes the adapter, once, recovering from
@@ -215,7 +234,10 @@ func (w *worker) run(life context.Context) {
 		snap := w.src.Snapshot()
 		if id := adapter.Identity(snap.Identity); id != (adapter.Identity{}) && id != identity {
 			identity = id
-			adapter.SetSession(w.a, id)
+			if w.r.guard(w.s, "SetSession", func() { adapter.SetSession(w.a, id) }) {
+				w.abandon()
+				return
+			}
 		}
 		rep, ok := reducer.Reduce(snap)
 		if !ok {

@@ -15,6 +15,7 @@ const (
 
 var promptKindNames = [...]string{"", "approval", "question", "secret", "menu"}
 
+// String returns the kind's name ("approval", "question", "secret", "menu").
 func (k PromptKind) String() string {
 	if int(k) < len(promptKindNames) && k != 0 {
 		return promptKindNames[k]
@@ -47,6 +48,8 @@ const (
 
 var availabilityNames = [...]string{"none", "ready", "unavailable", "recovering"}
 
+// String returns the availability's name ("none", "ready", "unavailable",
+// "recovering").
 func (a Availability) String() string {
 	if int(a) < len(availabilityNames) {
 		return availabilityNames[a]
@@ -90,6 +93,8 @@ const (
 var workflowStatusNames = [...]string{"", "executing", "automatic_continuation", "retrying", "stopping",
 	"awaiting_input", "manual_intervention", "paused", "completed"}
 
+// String returns the status's name as hosts write it; [WorkflowFinished] is
+// "completed".
 func (s WorkflowStatus) String() string {
 	if int(s) < len(workflowStatusNames) && s != 0 {
 		return workflowStatusNames[s]
@@ -131,6 +136,8 @@ const (
 
 var phaseNames = [...]string{"none", "awaiting", "thinking", "streaming", "tool_execution", "idle", "completed", "error"}
 
+// String returns the phase's name ("none", "awaiting", "thinking",
+// "streaming", "tool_execution", "idle", "completed", "error").
 func (p Phase) String() string {
 	if int(p) < len(phaseNames) {
 		return phaseNames[p]
@@ -267,8 +274,11 @@ type Snapshot struct {
 // Snapshot returns the newest snapshot; it must be safe to call from any
 // goroutine. Subscribe registers notify, to be called (with no data) after
 // every change; notify must not block and may be called from any goroutine,
-// including concurrently. The returned cancel function stops notifications:
-// after it returns, notify is not called again; it is idempotent.
+// including concurrently. The returned cancel function stops notifications
+// and is idempotent. A publisher never waits for cancel, so one call that a
+// publisher had already decided to make may still start just after cancel
+// returns; notify must tolerate that (the registry's does: it only wakes a
+// goroutine).
 type Source interface {
 	Snapshot() Snapshot
 	Subscribe(notify func()) (cancel func())

@@ -38,8 +38,9 @@ func (s *Store) Snapshot() Snapshot {
 }
 
 // Subscribe registers notify to be called after every change. notify must not
-// block. Cancel is idempotent; after it returns notify is not called again
-// (a call already running on another goroutine may still be finishing).
+// block. Cancel is idempotent. Publishing never waits for cancel, so a call
+// that a concurrent publisher had already decided to make may still start
+// just after cancel returns, once; no later change calls notify.
 func (s *Store) Subscribe(notify func()) (cancel func()) {
 	if notify == nil {
 		panic("session: Subscribe with nil notify")

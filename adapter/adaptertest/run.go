@@ -17,6 +17,12 @@ import (
 // before it fails the check instead of hanging the test binary.
 const CallTimeout = 10 * time.Second
 
+// CancelBound is how soon Report and Release must return when their context
+// is already cancelled. It is generous (an adapter that checks ctx returns in
+// microseconds) so that a loaded machine never fails a good adapter, and far
+// below a workspace call's own deadline, so that one that ignores ctx fails.
+const CancelBound = 2 * time.Second
+
 // Run checks that the adapters returned by open keep the contract of
 // [adapter.Adapter] and of the optional interfaces they implement. It runs
 // one subtest per rule, each with a fresh adapter from open(t) (t is the
@@ -24,9 +30,10 @@ const CallTimeout = 10 * time.Second
 //
 //   - ReportEveryState: Report accepts every report the reducer can produce,
 //     in every state, without SetSession having been called.
-//   - ReportCancelledContext: Report with an already-cancelled ctx returns
-//     promptly, with nil or an error wrapping ctx.Err(), and the next Report
-//     with a live ctx still succeeds.
+//   - ReportCancelledContext: Report, and Release when implemented, with an
+//     already-cancelled ctx return within [CancelBound], with nil or an
+//     error wrapping ctx.Err(), and the next Report with a live ctx still
+//     succeeds. The registry relies on this to keep Detach bounded.
 //   - ReportSequence: working, blocked, working, idle are accepted in turn.
 //   - ReleaseWithoutReport: Release (when implemented) succeeds on an
 //     adapter that never reported.
@@ -205,9 +212,23 @@ func (s suite) reportCancelledContext(t tb, open func() adapter.Adapter) {
 	a := s.open(t, open)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
+	start := time.Now()
 	err := s.wait(t, "Report with a cancelled context", func() error { return a.Report(ctx, working) })
 	if err != nil && !errors.Is(err, context.Canceled) {
 		t.Errorf("Report with a cancelled context = %v; want nil or an error wrapping %v", err, context.Canceled)
+	}
+	if took := time.Since(start); took > CancelBound {
+		t.Errorf("Report with a cancelled context took %v; want it to return within %v", took, CancelBound)
+	}
+	if _, ok := a.(adapter.Releaser); ok {
+		start := time.Now()
+		err := s.wait(t, "Release with a cancelled context", func() error { return adapter.Release(ctx, a) })
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("Release with a cancelled context = %v; want nil or an error wrapping %v", err, context.Canceled)
+		}
+		if took := time.Since(start); took > CancelBound {
+			t.Errorf("Release with a cancelled context took %v; want it to return within %v", took, CancelBound)
+		}
 	}
 	s.report(t, a, blocked)
 }
