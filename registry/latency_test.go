@@ -3,8 +3,10 @@ package registry
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,9 +38,35 @@ func BenchmarkSettingsToggle(b *testing.B) {
 			}
 			return os.WriteFile(path, data, 0o644)
 		}},
+		{"jetbrains", func(path string, data []byte) error {
+			tmp, old := path+"___jb_tmp___", path+"___jb_old___"
+			if err := os.WriteFile(tmp, data, 0o644); err != nil {
+				return err
+			}
+			if err := os.Rename(path, old); err != nil {
+				return err
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				return err
+			}
+			return os.Remove(old)
+		}},
+		{"sed-i", func(path string, data []byte) error {
+			return exec.Command("sed", "-i", "s|.*|"+string(data)+"|", path).Run()
+		}},
+		{"vim", func(path string, data []byte) error {
+			return exec.Command("vim", "-E", "-s", "-N", "-u", "NONE", "-i", "NONE",
+				"-c", "set nocompatible backupskip=", "-c", "%d", "-c", "call setline(1, '"+string(data)+"')",
+				"-c", "wq", path).Run()
+		}},
 	}
 	for _, st := range styles {
 		b.Run(st.name, func(b *testing.B) {
+			if prog, _, _ := strings.Cut(st.name, "-"); prog == "sed" || prog == "vim" {
+				if _, err := exec.LookPath(prog); err != nil {
+					b.Skipf("%s is not installed", prog)
+				}
+			}
 			var lat []time.Duration
 			for b.Loop() {
 				lat = append(lat, toggleLatencies(b, st.write, 20)...)
