@@ -36,6 +36,8 @@ type Adapter struct {
 	stateDir string
 	gen      uint64 // generation: adapters opened later are successors
 
+	dirMade bool // stateDir was created; used by nextSeq, under op
+
 	done context.Context    // cancelled by Close
 	stop context.CancelFunc // cancels done
 	op   chan struct{}      // held by a Report, Release or Close in progress
@@ -72,7 +74,9 @@ var (
 // nil: there is nothing to retry.
 //
 // ctx bounds the call together with the adapter's timeout. When ctx is
-// cancelled the child is killed and ctx's error is returned. A call that did
+// cancelled or its deadline passes, the child is killed and an error
+// wrapping ctx's error is returned, with no diagnostic (only the adapter's
+// own deadline is a timeout). A call that did
 // not deliver returns an error wrapping a [*CallError] (and emits a
 // diagnostic of its kind, at most once per kind and claim), so the caller
 // may try again later. After Close, Report returns [adapter.ErrClosed].
@@ -116,8 +120,9 @@ func (a *Adapter) Release(ctx context.Context) error {
 }
 
 // Close stops the adapter: an in-flight call is killed and waited for
-// (bounded by ctx), and the pane's lease is freed without telling Herdr, so
-// that a successor may take over. Close is idempotent and safe for
+// (bounded by ctx), a Report or Release still waiting for another adapter's
+// call on the pane gives up with [adapter.ErrClosed], and the pane's lease
+// is freed without telling Herdr, so that a successor may take over. Close is idempotent and safe for
 // concurrent use; after it, Report and Release return [adapter.ErrClosed].
 func (a *Adapter) Close(ctx context.Context) error {
 	a.mu.Lock()
@@ -282,7 +287,10 @@ func (a *Adapter) deliver(ctx context.Context, op string, r adapter.Report) erro
 		a.startClaim()
 		a.log.Debug("herdr pane claimed", "pane", a.pane, "source", a.source)
 	}
-	if err := l.acquire(ctx); err != nil {
+	if err := l.acquire(ctx, a.done); err != nil {
+		if errors.Is(err, adapter.ErrClosed) {
+			return err
+		}
 		return fmt.Errorf("herdr: %s: waiting for the pane: %w", op, err)
 	}
 	defer l.releaseSlot()

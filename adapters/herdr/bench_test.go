@@ -80,3 +80,17 @@ func BenchmarkOpenOutsideHerdrMarkerZero(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNextSeq is the sequence-number step of one delivery alone: lock
+// the pane's file, read it, write the new number (temporary file and
+// rename), unlock.
+func BenchmarkNextSeq(b *testing.B) {
+	f := newFixture(b, herdrtest.Options{})
+	a := f.open(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := a.nextSeq(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os/exec"
 
@@ -101,9 +100,11 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 }
 
 // call runs the Herdr CLI once with args and classifies the result. ctx
-// bounds the call together with the adapter's timeout; when ctx is
-// cancelled (not timed out) the child is killed and ctx's error is returned
-// as is. The returned error is either nil, ctx's error, or a *CallError.
+// bounds the call together with the adapter's timeout. When ctx itself ends
+// (cancelled, or past the caller's own deadline) the child is killed and
+// ctx's error is returned, with no diagnostic: only the adapter's own
+// deadline is a timeout. The returned error is nil, ctx's error,
+// [adapter.ErrClosed], or a *CallError.
 func (a *Adapter) call(ctx context.Context, op string, args []string) error {
 	cctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
@@ -119,9 +120,10 @@ func (a *Adapter) call(ctx context.Context, op string, args []string) error {
 	setProcessGroup(cmd)
 
 	err := cmd.Run()
-	if errors.Is(err, exec.ErrWaitDelay) {
-		killGroup(cmd)
-	}
+	// Whatever happened, nothing the child started may outlive the call: a
+	// helper left behind after a failed (or successful) exit is killed with
+	// the group.
+	killGroup(cmd)
 	if err == nil || cmd.ProcessState != nil && cmd.ProcessState.Success() {
 		// Exit 0. A grandchild that kept a pipe open past WaitDelay
 		// (exec.ErrWaitDelay) does not undo a delivered report.
@@ -129,12 +131,12 @@ func (a *Adapter) call(ctx context.Context, op string, args []string) error {
 	}
 	if cctx.Err() != nil {
 		switch {
-		case errors.Is(ctx.Err(), context.Canceled):
-			return ctx.Err()
-		case errors.Is(cctx.Err(), context.DeadlineExceeded):
-			return &CallError{Op: op, Kind: adapter.KindTimeout, Exit: -1, Output: stdout.total + stderr.total, Err: context.DeadlineExceeded}
-		default: // cancelled by Close
+		case ctx.Err() != nil: // the caller's cancellation or deadline
+			return ctx.Err() // deliver wraps it
+		case a.done.Err() != nil: // cancelled by Close
 			return adapter.ErrClosed
+		default: // the adapter's own deadline
+			return &CallError{Op: op, Kind: adapter.KindTimeout, Exit: -1, Output: stdout.total + stderr.total, Err: context.DeadlineExceeded}
 		}
 	}
 	if cmd.Process == nil {

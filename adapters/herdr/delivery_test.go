@@ -182,6 +182,12 @@ func TestFaults(t *testing.T) {
 			if tt.hangs {
 				assertHungCallKilled(t, f)
 			}
+			if tt.kind == adapter.KindTimeout {
+				// The killed call is in the emulator's log, unfinished.
+				if calls := f.calls(t); len(calls) != 1 || !calls[0].Unfinished || calls[0].Exit != -1 {
+					t.Errorf("calls %+v, want the one killed call, unfinished", calls)
+				}
+			}
 			if n := a.Explain()["diag."+string(tt.kind)]; n != "1" {
 				t.Errorf("Explain diag.%s = %q, want 1", tt.kind, n)
 			}
@@ -232,6 +238,66 @@ func TestFaultsThatDeliver(t *testing.T) {
 				eventually(t, "the grandchild to be killed", func() bool { return !processAlive(pid) })
 			}
 		})
+	}
+}
+
+// TestGrandchildKilledAfterFailedCall: a helper the CLI started does not
+// outlive the call when the CLI exits non-zero (not only at the deadline).
+func TestGrandchildKilledAfterFailedCall(t *testing.T) {
+	if !canKillGroups {
+		t.Skip("no process groups here")
+	}
+	f := newFixture(t, herdrtest.Options{})
+	a := f.open(t)
+	f.setFault(t, herdrtest.Fault{Grandchild: true, ServerNotRunning: true})
+	var ce *CallError
+	if err := a.Report(t.Context(), working); !errors.As(err, &ce) || ce.Code != "server_not_running" {
+		t.Fatalf("Report = %v, want server_not_running", err)
+	}
+	calls := f.calls(t)
+	if len(calls) != 1 || calls[0].GrandchildPID == 0 {
+		t.Fatalf("calls %+v, want one call with a grandchild", calls)
+	}
+	// SIGKILL was sent before Report returned; wait only for the kernel to
+	// finish the process off (a minute's sleep otherwise).
+	pid := calls[0].GrandchildPID
+	eventually(t, "the grandchild to be killed", func() bool { return !processAlive(pid) })
+}
+
+// TestCloseWakesWaitForPane: an adapter waiting for the pane's child slot,
+// held by another adapter's hung call, gives up when it is closed, instead
+// of waiting for that call's deadline.
+func TestCloseWakesWaitForPane(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	f.set = `{"timeout":"60s"}`
+	old := f.open(t)
+	succ := f.open(t)
+	f.set = ""
+	f.setFault(t, herdrtest.Fault{Hang: true})
+	oldDone := make(chan error, 1)
+	go func() { oldDone <- old.Report(context.Background(), working) }()
+	waitForHungCall(t, f)
+	succDone := make(chan error, 1)
+	go func() { succDone <- succ.Report(context.Background(), idle) }()
+	// The successor claims the pane, then waits for the old child's slot.
+	eventually(t, "the successor to claim the pane", func() bool { return succ.Explain()["lease"] == "holder" })
+
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if err := succ.Close(ctx); err != nil {
+		t.Fatalf("Close while waiting for another adapter's child = %v", err)
+	}
+	if err := <-succDone; !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("the waiting Report = %v, want ErrClosed", err)
+	}
+	if err := old.Close(t.Context()); err != nil { // kills the hung child
+		t.Fatal(err)
+	}
+	if err := <-oldDone; !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("the hung Report = %v, want ErrClosed", err)
+	}
+	if calls := f.calls(t); len(calls) != 1 {
+		t.Errorf("%d calls, want only the hung one", len(calls))
 	}
 }
 
@@ -302,13 +368,20 @@ func TestReportHonoursContext(t *testing.T) {
 		t.Errorf("%d calls, want only the hung one", len(calls))
 	}
 
-	// A caller's deadline shorter than the timeout is a timeout.
+	// The caller's own deadline, shorter than the adapter's timeout, is the
+	// caller's error: no CallError, no timeout diagnostic.
 	f.setFault(t, herdrtest.Fault{Hang: true})
 	dctx, dcancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer dcancel()
 	var ce *CallError
-	if err := a.Report(dctx, working); !errors.As(err, &ce) || ce.Kind != adapter.KindTimeout || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Report past the caller's deadline = %v, want timeout", err)
+	if err := a.Report(dctx, working); errors.As(err, &ce) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Report past the caller's deadline = %v, want the caller's context.DeadlineExceeded", err)
+	}
+	if got := f.diags.all(); len(got) != 0 {
+		t.Errorf("the caller's deadline emitted %v", got)
+	}
+	if n := a.Explain()["diag.timeout"]; n != "" {
+		t.Errorf("the caller's deadline counted as a timeout: %q", n)
 	}
 }
 

@@ -35,9 +35,14 @@
 // --handoff...), invalid UTF-8, or has control characters. The only
 // --message texts are the fixed adapter.Message texts.
 //
-// A call has a deadline (the "timeout" setting, 5 s by default, and ctx's
-// deadline if sooner). At the deadline the child's whole process group is
-// killed. Stdout and stderr are each kept up to 64 KiB, only to find Herdr's
+// A call has a deadline (the "timeout" setting, 5 s by default). At the
+// deadline the child is killed; when ctx ends first the child is killed too,
+// and ctx's error is returned without a diagnostic. On Unix the child runs
+// in a process group of its own, which is killed at the deadline and again
+// once the call is over, whatever its exit status, so no helper the CLI
+// started outlives the call; on Windows only the child itself is killed, and
+// a grandchild holding the output pipes is cut loose after a short delay
+// (exec.Cmd.WaitDelay). Stdout and stderr are each kept up to 64 KiB, only to find Herdr's
 // JSON error code, and are never logged. A failure is a [*CallError] of kind
 // spawn_failed, timeout or protocol_rejected, returned from Report so that
 // the registry tries again later, and sent as a diagnostic at most once per
@@ -49,13 +54,16 @@
 // accepted from the same source in the same pane. Every call, the release
 // included, therefore carries max(clock in ms, high-water + 1). The
 // high-water mark is process-wide, per socket and pane, so it survives
-// adapter reloads and a clock that steps back. On disk, a file per pane under
-// [Driver.StateDir] holds a reservation at or above every number in use,
-// written under a file lock before the call that uses it, so that a
-// restarted process, or a second process in the same pane, continues above
-// it; while the reservation lasts (a minute of clock milliseconds) a call
-// only reads the file. A failure to write it is a persist_failed diagnostic,
-// never a failed report.
+// adapter reloads and a clock that steps back. It is also kept on disk, in a
+// file per pane under [Driver.StateDir]: before each call, under a
+// cross-process file lock, the adapter reads the file, takes max(clock ms,
+// process high-water + 1, file + 1), writes that exact number back and
+// unlocks. A restarted process, or a second process in the same pane,
+// therefore continues one above the newest number, even after the clock went
+// back. A number is above the clock only after the clock stepped back or
+// when several calls fell in one millisecond, and then by no more than that
+// takes: nothing is reserved ahead. A failure to read or write the file is a
+// persist_failed diagnostic, never a failed report.
 //
 // # Ownership
 //

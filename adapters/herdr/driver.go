@@ -139,8 +139,9 @@ type settings struct {
 // Herdr would read as one of its built-in agents, a value the Herdr CLI would
 // swallow, and an unparsable timeout.
 //
-// Open does no I/O besides one stat of HERDR_BIN_PATH; the pane is claimed by
-// the first Report. ctx is only checked for cancellation.
+// Open does no I/O besides a stat and an access check of HERDR_BIN_PATH;
+// the pane is claimed by the first Report. ctx is only checked for
+// cancellation.
 func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
 	a, err := d.open(ctx, p)
 	if err != nil {
@@ -307,16 +308,14 @@ func checkExecutable(path string) error {
 	if !fi.Mode().IsRegular() {
 		return errors.New("not a regular file")
 	}
-	if !executable(fi.Mode()) {
-		return errors.New("not executable")
-	}
-	return nil
+	return executable(path)
 }
 
 // Check reports whether the adapter would apply here, as [adapter.Checker]
 // describes: the same environment, host and conflict conditions as Open, in
-// the same order, with no diagnostic and no I/O besides one stat of
-// HERDR_BIN_PATH. Bad settings are not checked; Open reports them.
+// the same order, with no diagnostic and no I/O besides a stat and an
+// access check of HERDR_BIN_PATH. Bad settings are not checked; Open
+// reports them.
 func (d Driver) Check(p adapter.Params) error {
 	_, _, _, _, err := d.activation(p)
 	return err

@@ -3,6 +3,8 @@ package herdr
 import (
 	"context"
 	"sync"
+
+	"github.com/panestate/panestate/adapter"
 )
 
 // paneKey names one pane of one Herdr server. Pane ids are only unique
@@ -107,28 +109,32 @@ func (t *leaseTable) free(a *Adapter) {
 	}
 }
 
-// acquire waits for the pane's child slot.
-func (l *lease) acquire(ctx context.Context) error {
+// acquire waits for the pane's child slot. It gives up with ctx's error
+// when ctx ends, and with [adapter.ErrClosed] when closed (the waiting
+// adapter's done context) ends first: Close does not wait for another
+// adapter's child.
+func (l *lease) acquire(ctx, closed context.Context) error {
 	select {
 	case l.run <- struct{}{}:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-closed.Done():
+		return adapter.ErrClosed
 	}
+	if closed.Err() != nil { // both were ready and select took the slot
+		<-l.run
+		return adapter.ErrClosed
+	}
+	return nil
 }
 
 func (l *lease) releaseSlot() { <-l.run }
 
 // highWaterTable holds, per pane, the newest sequence number this process
-// gave it and the reservation this process last wrote to the pane's file.
+// gave it.
 type highWaterTable struct {
 	mu sync.Mutex
-	m  map[paneKey]mark
-}
-
-type mark struct {
-	seq      uint64 // the newest number handed out
-	reserved uint64 // the number this process last wrote to disk, or 0
+	m  map[paneKey]uint64
 }
 
 // highWater must be process-wide: Herdr silently ignores any report whose
@@ -137,41 +143,17 @@ type mark struct {
 // by an adapter would restart below the mark after a settings reload, a
 // registry being re-created, or the wall clock stepping back, and every
 // report after that would vanish without an error.
-var highWater = highWaterTable{m: make(map[paneKey]mark)}
+var highWater = highWaterTable{m: make(map[paneKey]uint64)}
 
-// next returns max(clockMs, mark+1, floor+1) for k and records it.
+// next returns max(clockMs, mark+1, floor+1) for k and records it. A mark
+// or floor at the top of the uint64 range (a corrupt file) wraps to 0 and so
+// drops out, rather than pinning every later number where Herdr ignores it.
 func (h *highWaterTable) next(k paneKey, clockMs, floor uint64) uint64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	m := h.m[k]
-	m.seq = max(clockMs, m.seq+1, floor+1)
-	h.m[k] = m
-	return m.seq
-}
-
-// nextReserved is next without a disk write: it succeeds when the pane's
-// file still holds this process's own reservation (onDisk) and the next
-// number does not pass it.
-func (h *highWaterTable) nextReserved(k paneKey, clockMs, onDisk uint64) (uint64, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	m := h.m[k]
-	seq := max(clockMs, m.seq+1)
-	if m.reserved == 0 || onDisk != m.reserved || seq > m.reserved {
-		return 0, false
-	}
-	m.seq = seq
-	h.m[k] = m
-	return seq, true
-}
-
-// setReserved records the reservation this process wrote for k.
-func (h *highWaterTable) setReserved(k paneKey, reserved uint64) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	m := h.m[k]
-	m.reserved = reserved
-	h.m[k] = m
+	seq := max(clockMs, h.m[k]+1, floor+1)
+	h.m[k] = seq
+	return seq
 }
 
 // reset forgets every mark, as a fresh process would. Tests only.

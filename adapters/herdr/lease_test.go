@@ -188,17 +188,17 @@ func TestSequencePersistedAcrossProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".seq")
-	const reservation = 1_800_000_000_000 + reserveMs
-	if got := readSeqFile(t, path); got != reservation {
-		t.Errorf("seq file holds %d, want the reservation %d", got, reservation)
+	const T uint64 = 1_800_000_000_000
+	if got := readSeqFile(t, path); got != T {
+		t.Errorf("seq file holds %d, want exactly the number sent, %d", got, T)
 	}
-	// Within the reservation the file is not rewritten.
+	// Every call rewrites the file with the exact number it uses.
 	clock.Set(clock.Now().Add(time.Second))
 	if err := a.Report(ctx, blocked); err != nil {
 		t.Fatal(err)
 	}
-	if got := readSeqFile(t, path); got != reservation {
-		t.Errorf("seq file holds %d after a report within the reservation", got)
+	if got := readSeqFile(t, path); got != T+1000 {
+		t.Errorf("seq file holds %d after the second report, want %d", got, T+1000)
 	}
 	a.Close(ctx)
 
@@ -210,12 +210,54 @@ func TestSequencePersistedAcrossProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := f.calls(t)
-	if got := seqOf(t, calls[2]); got != reservation+1 {
-		t.Errorf("restarted seq %d, want one above the saved reservation %d", got, reservation)
+	if got := seqOf(t, calls[2]); got != T+1001 {
+		t.Errorf("restarted seq %d, want one above the saved %d", got, T+1000)
 	}
 	assertIncreasing(t, calls)
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "idle" {
 		t.Errorf("Herdr ignored the restarted process: status %q", info.AgentStatus)
+	}
+}
+
+// TestSequenceNoDriftAcrossRestarts is the regression test for numbers that
+// ran ahead of the clock by a fixed reservation at every restart: restarts
+// (and alternating processes) add one to the newest number, never more.
+func TestSequenceNoDriftAcrossRestarts(t *testing.T) {
+	tests := []struct {
+		name string
+		step time.Duration // clock advance between restarts
+	}{
+		{name: "clock standing still", step: 0},
+		{name: "clock advancing", step: 10 * time.Millisecond},
+		{name: "clock stepping back", step: -time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, herdrtest.Options{})
+			const T uint64 = 1_800_000_000_000
+			clock := &testClock{now: time.UnixMilli(int64(T))}
+			f.drv.Clock = clock.Now
+			const restarts = 20
+			want := T
+			for i := range restarts {
+				highWater.reset() // a new process
+				a := f.open(t)
+				if err := a.Report(t.Context(), working); err != nil {
+					t.Fatal(err)
+				}
+				if err := a.Close(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				if i > 0 {
+					want = max(clockMs(clock.Now()), want+1)
+				}
+				clock.Set(clock.Now().Add(tt.step))
+			}
+			seqs := assertIncreasing(t, f.calls(t))
+			if got := seqs[len(seqs)-1]; got != want {
+				t.Errorf("after %d restarts the seq is %d, want %d (%d ms ahead)", restarts, got, want, int64(got-want))
+			}
+		})
 	}
 }
 
@@ -241,8 +283,8 @@ func TestSequencePersistedBeforeTheCall(t *testing.T) {
 	go func() { done <- a.Report(context.Background(), working) }()
 	hung := waitForHungCall(t, f)
 	path := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".seq")
-	if got, seq := readSeqFile(t, path), seqOf(t, hung); got < seq {
-		t.Errorf("while the call runs the file holds %d, behind its seq %d", got, seq)
+	if got, seq := readSeqFile(t, path), seqOf(t, hung); got != seq {
+		t.Errorf("while the call runs the file holds %d, want its seq %d", got, seq)
 	}
 	<-done
 }
@@ -305,10 +347,11 @@ func TestTwoProcessesOnePane(t *testing.T) {
 	if len(calls) != 3 {
 		t.Fatalf("%d calls, want 3", len(calls))
 	}
-	// This process reserved numbers up to T+reserveMs; the other one starts
-	// above that and reserves further; this one then starts above that.
-	const T = 1_800_000_000_000
-	want := []uint64{T, T + reserveMs + 1, T + 2*reserveMs + 2}
+	// The file holds the exact number of the newest call: the other process
+	// continues one above this one's, and this one one above the other's,
+	// however far behind either clock is.
+	const T uint64 = 1_800_000_000_000
+	want := []uint64{T, T + 1, T + 2}
 	if diff := cmp.Diff(assertIncreasing(t, calls), want); diff != "" {
 		t.Errorf("seqs (-got +want):\n%s", diff)
 	}

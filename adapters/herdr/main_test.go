@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnvFlag) != "" {
 		os.Exit(childMain())
 	}
+	if path := os.Getenv(accessCheckEnv); path != "" {
+		os.Exit(accessChildMain(path))
+	}
 	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
 }

@@ -3,7 +3,8 @@
 package herdr
 
 import (
-	"io/fs"
+	"errors"
+	"os"
 	"os/exec"
 )
 
@@ -12,8 +13,18 @@ import (
 // any grandchild.
 func setProcessGroup(*exec.Cmd) {}
 
-// executable reports whether a file with mode m may be run.
-func executable(m fs.FileMode) bool { return m&0o111 != 0 }
+// executable reports why the regular file at path may not be run: here,
+// when it has no execute bit at all.
+func executable(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&0o111 == 0 {
+		return errors.New("not executable")
+	}
+	return nil
+}
 
 // killGroup does nothing where there are no process groups.
 func killGroup(*exec.Cmd) {}

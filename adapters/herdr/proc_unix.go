@@ -4,10 +4,12 @@ package herdr
 
 import (
 	"errors"
-	"io/fs"
+	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // setProcessGroup starts the child in a process group of its own and makes
@@ -24,13 +26,27 @@ func setProcessGroup(cmd *exec.Cmd) {
 	}
 }
 
-// executable reports whether a file with mode m may be run.
-func executable(m fs.FileMode) bool { return m&0o111 != 0 }
+// executable reports why this process may not run the regular file at
+// path, or nil when it may. It asks the kernel (access(2) with X_OK), so the
+// owner, group and other bits are applied as they would be to this user: a
+// 0700 file owned by someone else is not executable here.
+func executable(path string) error {
+	switch err := unix.Access(path, unix.X_OK); {
+	case err == nil:
+		return nil
+	case errors.Is(err, unix.EACCES):
+		return errors.New("not executable by this user")
+	default:
+		return fmt.Errorf("not executable: %w", err)
+	}
+}
 
-// killGroup kills what is left of the child's process group: a grandchild
-// that kept the output pipes open after the child exited. It is only called
-// when os/exec reports such a straggler, which keeps the group, and so its
-// id, alive.
+// killGroup kills what is left of the child's process group once the child
+// has been waited for: a helper it started, whether the child exited zero,
+// non-zero or was killed. An empty group is ESRCH, which is ignored. The
+// group's id cannot name another group while a member of it lives, and a
+// new process given the same id would only share it by calling setpgid
+// itself, in the instant between the wait and the kill.
 func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

@@ -1,7 +1,6 @@
 package herdr
 
 import (
-	"io/fs"
 	"os/exec"
 	"syscall"
 )
@@ -14,9 +13,11 @@ func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{HideWindow: true}
 }
 
-// executable reports whether a file with mode m may be run. Windows has no
-// execute bit; a regular file is enough.
-func executable(fs.FileMode) bool { return true }
+// executable reports why the regular file at path may not be run. Windows
+// has no execute bit; a regular file is enough.
+func executable(string) error { return nil }
 
-// killGroup does nothing on Windows: there is no process group to signal.
+// killGroup does nothing on Windows: there is no process group to signal,
+// so only the direct child is killed at the deadline; a grandchild it
+// started lives on (cmd.WaitDelay still closes the pipes it holds).
 func killGroup(*exec.Cmd) {}

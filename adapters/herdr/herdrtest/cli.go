@@ -97,6 +97,7 @@ func run(args []string) int {
 			_ = json.Unmarshal(data, &inv.fault) // a torn or empty control file means no fault
 		}
 	}
+	inv.logStart()
 	code := inv.execute()
 	inv.finish(code, false)
 	return code
@@ -138,31 +139,74 @@ func (inv *invocation) lock(fallback string) {
 	}
 }
 
-// finish appends the invocation to the log and releases the lock.
+// Phases of a log record. Every invocation logs phaseStart on entry, then
+// either phaseEnd when it finishes or phaseHang when it starts to hang
+// (Fault.Hang). A process killed before it finishes leaves only its start
+// record; [Herdr.Calls] reports it as Unfinished.
+const (
+	phaseStart = "start"
+	phaseHang  = "hang"
+	phaseEnd   = "end"
+)
+
+// logRecord is one line of the invocation log.
+type logRecord struct {
+	Phase string `json:"phase"`
+	Call
+}
+
+// logStart appends the invocation's start record: argv, environment, start
+// time and pid, so that a call killed before it finishes is still logged.
+func (inv *invocation) logStart() {
+	inv.appendLog(logRecord{Phase: phaseStart, Call: Call{
+		Args: inv.args, Env: herdrEnv(), Start: inv.start, Exit: -1, PID: os.Getpid(),
+	}})
+	inv.release()
+}
+
+// finish appends the invocation's completing record (phaseEnd, or phaseHang
+// for a call that starts to hang) and releases the lock.
 func (inv *invocation) finish(code int, hung bool) {
-	if inv.dir != "" {
-		inv.lock("")
-		line := Call{
-			Args:          inv.args,
-			Env:           herdrEnv(),
-			Start:         inv.start,
-			Exit:          code,
-			Stdout:        inv.stdout.n,
-			Stderr:        inv.stderr.n,
-			PID:           os.Getpid(),
-			Hung:          hung,
-			GrandchildPID: inv.grandPID,
-		}
-		if !hung {
-			line.End = time.Now()
-		}
-		if data, err := json.Marshal(line); err == nil {
-			if f, err := os.OpenFile(filepath.Join(inv.dir, logName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
-				_, _ = f.Write(append(data, '\n'))
-				_ = f.Close()
-			}
-		}
+	rec := logRecord{Phase: phaseEnd, Call: Call{
+		Args:          inv.args,
+		Env:           herdrEnv(),
+		Start:         inv.start,
+		Exit:          code,
+		Stdout:        inv.stdout.n,
+		Stderr:        inv.stderr.n,
+		PID:           os.Getpid(),
+		Hung:          hung,
+		GrandchildPID: inv.grandPID,
+	}}
+	if hung {
+		rec.Phase = phaseHang
+	} else {
+		rec.End = time.Now()
 	}
+	inv.appendLog(rec)
+	inv.release()
+}
+
+// appendLog appends rec to the log under the cross-process lock (taking it
+// if this invocation does not hold it yet). Without a Herdr dir there is no
+// log.
+func (inv *invocation) appendLog(rec logRecord) {
+	if inv.dir == "" {
+		return
+	}
+	inv.lock("")
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return
+	}
+	if f, err := os.OpenFile(filepath.Join(inv.dir, logName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+		_, _ = f.Write(append(data, '\n'))
+		_ = f.Close()
+	}
+}
+
+// release gives up the cross-process lock, if held.
+func (inv *invocation) release() {
 	if inv.unlock != nil {
 		_ = inv.unlock()
 		inv.unlock = nil

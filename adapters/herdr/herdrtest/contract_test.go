@@ -458,6 +458,22 @@ func TestChecklist(t *testing.T) {
 			r2.ok(report(p, "herdr:claude", "claude", "working", "--agent-session-id", "bad\nid")...)
 			r2.ok(report(p, src, lbl, "working", "--seq", "1")...)
 			r2.agent(p, lbl, "working")
+			// A full-lifecycle authority with a session holds the pane the
+			// same way: a custom report exits 0 and changes nothing.
+			r3 := newRunner(r.t, Options{})
+			r3.ok(report(p, "herdr:pi", "pi", "working", "--seq", "5", "--agent-session-id", "abc")...)
+			r3.agent(p, "pi", "working")
+			r3.ok(report(p, src, lbl, "blocked", "--seq", "10")...)
+			r3.agent(p, "pi", "working")
+			r3.hwm(p, src, 0, false)
+			// The same pair may go on reporting.
+			r3.ok(report(p, "herdr:pi", "pi", "idle", "--seq", "6", "--agent-session-id", "abc")...)
+			r3.agent(p, "pi", "done") // idle after working, not in view
+			// Without a session, a full-lifecycle authority does not block.
+			r4 := newRunner(r.t, Options{})
+			r4.ok(report(p, "herdr:omp", "omp", "working", "--seq", "5")...)
+			r4.ok(report(p, src, lbl, "blocked", "--seq", "10")...)
+			r4.agent(p, lbl, "blocked")
 		}},
 		{"57_restart_forgets_authority_and_hwm", Options{}, func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "100")...)

@@ -33,11 +33,12 @@
 // ([Herdr.Socket]). When that file is absent, the CLI answers as if nothing
 // listened: server_not_running, exit 1. [Herdr.StopServer] and
 // [Herdr.StartServer] remove and recreate it; a restart loses every
-// authority and high-water mark, as in Herdr. Each invocation takes a
-// cross-process lock, reads the state, applies the command, writes the state
-// back atomically and appends one JSON line to the log, so concurrent
-// invocations are serialised in arrival order, as Herdr's single app channel
-// does.
+// authority and high-water mark, as in Herdr. Each invocation appends a
+// start line to the log on entry; then it takes a cross-process lock, reads
+// the state, applies the command, writes the state back atomically and
+// appends its end line, so concurrent invocations are serialised in arrival
+// order, as Herdr's single app channel does. A call killed before it
+// finishes keeps its start line and is listed as unfinished.
 //
 // Commands emulated: pane report-agent, pane release-agent, pane
 // report-agent-session (argv parsing, exit codes and stderr texts of
@@ -54,7 +55,8 @@
 // one authority slot per pane, sequence high-water marks that survive
 // release, silently ignored stale and unsequenced-after-sequenced requests,
 // the release rules, dropped custom session references, a stored official
-// session that blocks custom reports, --message stored but never shown, and
+// session (a reserved pair's, or the session of a full-lifecycle pair's
+// live authority) that blocks custom reports, --message stored but never shown, and
 // the seen/done model of §3.9 with a simple view model: [Options.InView],
 // [Herdr.SetInView] and [Herdr.Focus].
 //

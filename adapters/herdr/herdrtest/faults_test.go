@@ -74,7 +74,7 @@ func testHang(r runner, ignoreTERM bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := calls[0]; !c.Hung || c.Exit != -1 || !c.End.IsZero() {
+	if c := calls[0]; !c.Hung || !c.Unfinished || c.Exit != -1 || !c.End.IsZero() {
 		t.Errorf("hung call logged as %+v", c)
 	}
 }
@@ -146,6 +146,46 @@ func TestFaults(t *testing.T) {
 			if d := calls[0].End.Sub(calls[0].Start); d < 50*time.Millisecond {
 				r.t.Errorf("call took %v, want at least the 50ms sleep", d)
 			}
+		}},
+		{"sleep_killed", Fault{SleepMs: 60_000}, func(r runner) {
+			// A call killed before it finishes is still logged: its start
+			// record stays, and Calls lists it as unfinished.
+			cmd := exec.Command(r.h.Bin, report(p, src, lbl, "working", "--seq", "7")...)
+			cmd.Env = append(os.Environ(), r.h.Env()...)
+			if err := cmd.Start(); err != nil {
+				r.t.Fatal(err)
+			}
+			waitFor(r.t, "the call's start record", func() bool {
+				calls, err := r.h.Calls()
+				return err == nil && len(calls) == 1
+			})
+			if err := cmd.Process.Kill(); err != nil {
+				r.t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			if err := r.h.SetFault(Fault{}); err != nil {
+				r.t.Fatal(err)
+			}
+			r.ok(report(p, src, lbl, "blocked", "--seq", "8")...)
+			calls, err := r.h.Calls()
+			if err != nil {
+				r.t.Fatal(err)
+			}
+			if len(calls) != 2 {
+				r.t.Fatalf("calls = %+v, want the killed one and the next", calls)
+			}
+			killed, next := calls[0], calls[1]
+			if !killed.Unfinished || killed.Hung || killed.Exit != -1 || !killed.End.IsZero() ||
+				killed.PID != cmd.Process.Pid || killed.Command != "pane report-agent" || killed.Env["HERDR_SOCKET_PATH"] != r.h.Socket {
+				r.t.Errorf("killed call logged as %+v", killed)
+			}
+			if seq, _ := killed.Flag("seq"); seq != "7" {
+				r.t.Errorf("killed call's --seq %q", seq)
+			}
+			if next.Unfinished || next.Exit != 0 || next.End.IsZero() {
+				r.t.Errorf("finished call logged as %+v", next)
+			}
+			r.agent(p, lbl, "blocked")
 		}},
 		{"spew", Fault{SpewBytes: 1 << 20}, func(r runner) {
 			got := r.run(report(p, src, lbl, "working")...)

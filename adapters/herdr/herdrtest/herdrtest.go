@@ -232,10 +232,11 @@ type Call struct {
 	// Env holds every HERDR_* variable the process saw.
 	Env map[string]string `json:"env"`
 	// Start and End bracket the invocation (nanosecond precision). End is
-	// zero for a hung call.
+	// zero for a call that hung or did not finish.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
-	// Exit is the exit code; -1 for a call that hung (Fault.Hang).
+	// Exit is the exit code; -1 for a call that hung (Fault.Hang) or did
+	// not finish.
 	Exit int `json:"exit"`
 	// Stdout and Stderr are the numbers of bytes written.
 	Stdout int `json:"stdout_bytes"`
@@ -245,6 +246,13 @@ type Call struct {
 	// Hung is set for a call that started to hang (Fault.Hang). It is logged
 	// when the hang starts.
 	Hung bool `json:"hung,omitempty"`
+	// Unfinished is set for a call that started but never logged its end:
+	// it was killed (at a caller's deadline, say) while it ran, it hung
+	// (then Hung is set too), or it is still running. Its Exit is -1, End
+	// is zero, and Stdout, Stderr and GrandchildPID are not known (0).
+	// Every invocation logs a start record on entry, so such calls are
+	// counted (not logged).
+	Unfinished bool `json:"-"`
 	// GrandchildPID is the process the Grandchild fault started, if any.
 	GrandchildPID int `json:"grandchild_pid,omitempty"`
 
@@ -270,8 +278,10 @@ func (c Call) Flag(name string) (string, bool) {
 	return v, found
 }
 
-// Calls returns every logged invocation, in the order they finished (a hung
-// call in the order it started hanging).
+// Calls returns every logged invocation, each once: a finished call in the
+// order the calls finished, a hung call where it started to hang, and an
+// unfinished one (killed, or still running: see [Call.Unfinished]) where it
+// started.
 func (h *Herdr) Calls() ([]Call, error) {
 	unlock, err := filelock.Lock(h.lock)
 	if err != nil {
@@ -283,22 +293,47 @@ func (h *Herdr) Calls() ([]Call, error) {
 		return nil, fmt.Errorf("herdrtest: calls: %w", err)
 	}
 	defer f.Close()
-	var calls []Call
+	var recs []logRecord
+	completed := map[callKey]bool{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
-		var c Call
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+		var r logRecord
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("herdrtest: calls: %w", err)
 		}
-		c.Command, c.Pane = commandOf(c.Args)
-		calls = append(calls, c)
+		if r.Phase != phaseStart {
+			completed[keyOf(r.Call)] = true
+		}
+		recs = append(recs, r)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("herdrtest: calls: %w", err)
 	}
+	calls := make([]Call, 0, len(recs)/2+1)
+	for _, r := range recs {
+		c := r.Call
+		switch {
+		case r.Phase == phaseStart && completed[keyOf(c)]:
+			continue // listed at its end or hang record
+		case r.Phase == phaseStart:
+			c.Unfinished = true
+		case r.Phase == phaseHang:
+			c.Unfinished = true
+		}
+		c.Command, c.Pane = commandOf(c.Args)
+		calls = append(calls, c)
+	}
 	return calls, nil
 }
+
+// callKey identifies one invocation across its log records.
+type callKey struct {
+	pid   int
+	start int64
+}
+
+func keyOf(c Call) callKey { return callKey{pid: c.PID, start: c.Start.UnixNano()} }
 
 func commandOf(args []string) (command, pane string) {
 	if len(args) == 0 {
@@ -393,7 +428,8 @@ func (h *Herdr) HighWater(pane, source string) (uint64, bool) {
 // would. The zero value is no fault.
 type Fault struct {
 	// Hang makes the process sleep until killed. The call is logged (Hung,
-	// Exit -1) when the hang starts; the lock is not held while hanging.
+	// Unfinished, Exit -1) when the hang starts; the lock is not held while
+	// hanging.
 	Hang bool `json:"hang,omitempty"`
 	// HangIgnoreTERM makes a hanging process ignore SIGTERM (Unix).
 	HangIgnoreTERM bool `json:"hang_ignore_term,omitempty"`

@@ -48,6 +48,9 @@ type authority struct {
 	State      string    `json:"state"`
 	Message    *string   `json:"message,omitempty"` // stored, never surfaced
 	ReportedAt time.Time `json:"reported_at"`
+	// Session is the authority's session_ref: only a full-lifecycle
+	// official pair's report carries one.
+	Session *sessionRef `json:"session,omitempty"`
 }
 
 // sessionRef is a native session identity reported by an official pair.
@@ -220,18 +223,33 @@ func (st *serverState) report(p *paneState, req *agentRequest, agent string, cla
 	case pairSessionOnly:
 		return
 	}
-	// A stored native session of another pair blocks every other reporter;
-	// the takeover that could lift it needs a session, which custom pairs
-	// never carry.
-	if p.Session != nil && (p.Session.Source != req.source || p.Session.Agent != agent) {
+	// A stored native session of another pair blocks every other reporter
+	// (§3.2 step 5): a persisted official session, or the session_ref of
+	// the live authority (a full-lifecycle pair's). The takeover that could
+	// lift it needs a session and a foreground process, which the emulator
+	// does not model.
+	if blocksReport(p.Session, req.source, agent) {
+		return
+	}
+	if a := p.Authority; a != nil && blocksReport(a.Session, req.source, agent) {
 		return
 	}
 	if !acceptSeq(p, req.source, req.seq) {
 		return
 	}
+	var ref *sessionRef
+	if class == pairFullLifecycle {
+		ref = sessionFromReport(req, agent, class)
+	}
 	p.Session = nil
-	p.Authority = &authority{Source: req.source, Agent: agent, State: req.state, Message: req.message, ReportedAt: now}
+	p.Authority = &authority{Source: req.source, Agent: agent, State: req.state, Message: req.message, ReportedAt: now, Session: ref}
 	st.recompute(p)
+}
+
+// blocksReport reports whether the stored session ref blocks a report by
+// (source, agent): it is set and belongs to another pair.
+func blocksReport(ref *sessionRef, source, agent string) bool {
+	return ref != nil && (ref.Source != source || ref.Agent != agent)
 }
 
 func (st *serverState) release(p *paneState, req *agentRequest, agent string, class pairClass) {
