@@ -190,7 +190,11 @@ func (e Explanation) String() string {
 	fmt.Fprintf(&b, "app %s, reporting %s\n", e.App, map[bool]string{true: "attached", false: "not attached"}[e.Attached])
 	fmt.Fprintf(&b, "host: mode=%s ui=%t role=%s\n", orUnset(string(e.Host.Mode)), e.Host.HasUI, orUnset(string(e.Host.Role)))
 	for _, f := range e.Files {
-		fmt.Fprintf(&b, "settings %s: %s", f.Layer, f.Path)
+		if f.TrustStore {
+			fmt.Fprintf(&b, "trust store: %s", f.Path)
+		} else {
+			fmt.Fprintf(&b, "settings %s: %s", f.Layer, f.Path)
+		}
 		switch {
 		case f.State == settings.StateUntrusted && f.TrustReason != "":
 			fmt.Fprintf(&b, " (untrusted: %s)", f.TrustReason)

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -205,5 +206,15 @@ func TestExplainShowsAFileErrorAfterAttach(t *testing.T) {
 	})
 	if got := r.Explain().Adapters[0].State; got != StateActive {
 		t.Errorf("adapter %s after a bad edit, want it kept active", got)
+	}
+}
+
+func TestExplainNamesTheTrustStore(t *testing.T) {
+	opts := testOptions(t, register(&fakeDriver{}))
+	opts.Settings.ProjectRoot = t.TempDir()
+	opts.Settings.TrustFile = filepath.Join(opts.Settings.Home, "trust.json")
+	r := mustNew(t, opts)
+	if text := r.Explain().String(); !strings.Contains(text, "trust store: "+opts.Settings.TrustFile) {
+		t.Errorf("Explain does not name the trust store:\n%s", text)
 	}
 }

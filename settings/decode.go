@@ -44,8 +44,10 @@ func (e *FileError) Error() string {
 // Unwrap returns the underlying error.
 func (e *FileError) Unwrap() error { return e.Err }
 
-// syntaxError is a decoding failure at a byte offset.
+// syntaxError is a decoding failure at a byte index.
 type syntaxError struct {
+	// offset is the index in the file of the offending byte, or the
+	// file's length when the input ended too early.
 	offset int64
 	msg    string
 }
@@ -57,10 +59,22 @@ func (e *syntaxError) Is(t error) bool {
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
+// msgComment replaces encoding/json's "invalid character '/'" when the
+// slash starts a comment.
+const msgComment = "comments are not allowed in JSON"
+
+// isComment reports whether b starts with "//" or "/*".
+func isComment(b []byte) bool {
+	return bytes.HasPrefix(b, []byte("//")) || bytes.HasPrefix(b, []byte("/*"))
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 // decode parses a settings document: one optional UTF-8 BOM, then exactly one
 // JSON object. Zero bytes (after the BOM) decode to an empty object. Numbers
 // are kept as json.Number so they round-trip unchanged. A syntax error is a
-// *syntaxError carrying the byte offset in data.
+// *syntaxError carrying the index in data of the offending byte (len(data)
+// when the input ends too early).
 func decode(data []byte) (map[string]any, error) {
 	skip := 0
 	if bytes.HasPrefix(data, bom) {
@@ -77,7 +91,13 @@ func decode(data []byte) (map[string]any, error) {
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &se):
-			return nil, &syntaxError{offset: int64(skip) + se.Offset, msg: err.Error()}
+			// se.Offset counts the bytes read, the offending one included.
+			at := max(se.Offset-1, 0)
+			msg := err.Error()
+			if at < int64(len(body)) && isComment(body[at:]) {
+				msg = msgComment
+			}
+			return nil, &syntaxError{offset: int64(skip) + at, msg: msg}
 		case errors.Is(err, io.EOF):
 			return nil, &syntaxError{offset: int64(len(data)), msg: "no JSON value (only whitespace)"}
 		case errors.Is(err, io.ErrUnexpectedEOF):
@@ -86,28 +106,34 @@ func decode(data []byte) (map[string]any, error) {
 			return nil, &syntaxError{offset: int64(skip) + dec.InputOffset(), msg: err.Error()}
 		}
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, &syntaxError{offset: int64(skip) + dec.InputOffset(), msg: "unexpected data after the top-level value"}
+	// Anything but white space after the value is an error, reported at
+	// its first byte.
+	end := dec.InputOffset()
+	for end < int64(len(body)) && isSpace(body[end]) {
+		end++
+	}
+	if end < int64(len(body)) {
+		msg := "unexpected data after the top-level value"
+		if isComment(body[end:]) {
+			msg = msgComment
+		}
+		return nil, &syntaxError{offset: int64(skip) + end, msg: msg}
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, &syntaxError{offset: int64(skip + bytes.IndexFunc(body, func(r rune) bool { return r != ' ' && r != '\t' && r != '\n' && r != '\r' }) + 1), msg: "top-level value must be a JSON object, got " + jsonType(v)}
+		first := bytes.IndexFunc(body, func(r rune) bool { return r > 0x7f || !isSpace(byte(r)) })
+		return nil, &syntaxError{offset: int64(skip + first), msg: "top-level value must be a JSON object, got " + jsonType(v)}
 	}
 	return m, nil
 }
 
-// position turns a byte offset (the byte after the error, as encoding/json
-// reports it) into a 1-based line and character column.
+// position turns a byte index in data into a 1-based line and character
+// column. An index of len(data) is the position just past the last byte.
 func position(data []byte, offset int64) (line, col int) {
 	if bytes.HasPrefix(data, bom) { // editors do not count the BOM as a column
 		data, offset = data[len(bom):], max(offset-int64(len(bom)), 0)
 	}
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	if offset > 0 {
-		offset-- // point at the offending byte
-	}
+	offset = min(max(offset, 0), int64(len(data)))
 	before := data[:offset]
 	line = bytes.Count(before, []byte{'\n'}) + 1
 	start := bytes.LastIndexByte(before, '\n') + 1
@@ -164,11 +190,28 @@ type readResult struct {
 	err  error // readFailed: a *FileError
 }
 
+// errNotRegular is the reason given for a path that is a FIFO, a device, a
+// socket or anything else that is neither a regular file nor a directory.
+var errNotRegular = errors.New("not a regular file")
+
 // readFile reads path, refusing more than MaxFileSize bytes. A missing file
 // (or a missing directory on the way) is readMissing; zero bytes is
-// readEmpty.
+// readEmpty. Only a regular file (or a symbolic link to one) is read: the
+// type is checked before opening, and again on the open file, and the open
+// itself does not block where the platform allows (see openRegular), so a
+// FIFO put in place of the file can never hang the caller.
 func readFile(path string) readResult {
-	f, err := os.Open(path)
+	fi, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return readResult{kind: readMissing}
+		}
+		return failed(path, err)
+	}
+	if err := checkRegular(fi); err != nil {
+		return failed(path, err)
+	}
+	f, err := openRegular(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return readResult{kind: readMissing}
@@ -176,14 +219,6 @@ func readFile(path string) readResult {
 		return failed(path, err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil {
-		if fi.IsDir() {
-			return failed(path, errors.New("is a directory"))
-		}
-		if fi.Size() > MaxFileSize {
-			return failed(path, fmt.Errorf("%w (%d bytes)", ErrTooLarge, fi.Size()))
-		}
-	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return failed(path, err)
@@ -195,6 +230,38 @@ func readFile(path string) readResult {
 		return readResult{kind: readEmpty, hash: sha256.Sum256(nil)}
 	}
 	return readResult{kind: readData, data: data, hash: sha256.Sum256(data)}
+}
+
+// checkRegular refuses anything but a regular file of at most MaxFileSize
+// bytes.
+func checkRegular(fi fs.FileInfo) error {
+	switch {
+	case fi.IsDir():
+		return errors.New("is a directory")
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%w (%s)", errNotRegular, fi.Mode().Type())
+	case fi.Size() > MaxFileSize:
+		return fmt.Errorf("%w (%d bytes)", ErrTooLarge, fi.Size())
+	}
+	return nil
+}
+
+// openRegular opens path for reading with openNoBlock, then checks the open
+// file's type again, in case the path was replaced after it was checked.
+func openRegular(path string) (*os.File, error) {
+	f, err := openNoBlock(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = checkRegular(fi)
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 func failed(path string, err error) readResult {

@@ -17,7 +17,10 @@
 // through [Options.Trust] or an Atomic-style trust store ([TrustStore],
 // [Options.TrustFile]). Without either, projects are untrusted. Trust is never
 // read from the project's own files, and an untrusted project file is not
-// read at all; [Settings.Files] says why it was ignored.
+// read at all; [Settings.Files] says why it was ignored. A trust store that
+// cannot be read or parsed means untrusted (it fails closed, unlike a
+// settings file it has no last good content), and [Settings.Files] lists it
+// with [FileStatus.TrustStore] set.
 //
 // # Whose keys
 //
@@ -38,8 +41,14 @@
 // effective settings change. A file that disappears or becomes empty counts
 // only after a grace period, so editors that save by delete-and-recreate do not
 // switch adapters off and on. A malformed file keeps its last good content and
-// is reported once per content. Where a directory cannot be watched, the file
-// is polled.
+// is reported once per content. Where adding a watch fails, the file is
+// polled. Every PollInterval the watcher also checks that each watched
+// directory is still the one its name leads to, and watches the new one
+// after an ancestor was renamed and the path created again.
+//
+// Only regular files (or symbolic links to them) are read: a FIFO, a device
+// or a socket in place of a file is an error ("not a regular file"), and on
+// unix the file is opened without blocking, so it cannot hang a reload.
 //
 // No settings key names a program to run or a path to execute.
 package settings

@@ -81,10 +81,12 @@ func (l *loader) reload(now time.Time) time.Time {
 		var storeErr error
 		if l.store != nil {
 			at(l.update(l.store, now))
-			if l.store.good != nil {
-				store = l.store.good.raw
-			} else if l.store.err != nil {
+			// A bad store fails closed: fail drops its content, so an
+			// error here is never paired with an older good store.
+			if l.store.err != nil {
 				storeErr = l.store.err
+			} else if l.store.good != nil {
+				store = l.store.good.raw
 			}
 		}
 		d := resolveTrust(l.c, store, storeErr)
@@ -119,11 +121,11 @@ func (l *loader) reload(now time.Time) time.Time {
 
 func (l *loader) files() []FileStatus {
 	var out []FileStatus
-	for _, s := range []*slot{l.global, l.project} {
+	for _, s := range []*slot{l.global, l.project, l.store} {
 		if s == nil {
 			continue
 		}
-		fs := FileStatus{Layer: s.layer, Path: s.path, State: s.state, Stale: s.stale, Polling: s.polling}
+		fs := FileStatus{Layer: s.layer, Path: s.path, State: s.state, Stale: s.stale, Polling: s.polling, TrustStore: s.store}
 		if s.err != nil {
 			fs.Err = s.err.Error()
 		}
@@ -165,7 +167,17 @@ func (l *loader) update(s *slot, now time.Time) (wake time.Time) {
 				return due
 			}
 		}
-		l.recovered(s)
+		if s.err != nil {
+			switch {
+			case s.store:
+				l.c.log.Info("trust store removed or emptied; no project is trusted by it", "file", s.path)
+			case r.kind == readEmpty:
+				l.c.log.Info("settings file emptied; its layer is empty", "file", s.path)
+			default:
+				l.c.log.Info("settings file removed; its layer is empty", "file", s.path)
+			}
+		}
+		s.hasReported = false
 		s.good, s.err, s.stale, s.absentSince = nil, nil, false, time.Time{}
 		s.state = StateMissing
 		if r.kind == readEmpty {
@@ -203,14 +215,20 @@ func (l *loader) update(s *slot, now time.Time) (wake time.Time) {
 
 func (l *loader) recovered(s *slot) {
 	if s.err != nil {
-		l.c.log.Info("settings file recovered", "file", s.path)
+		if s.store {
+			l.c.log.Info("trust store recovered", "file", s.path)
+		} else {
+			l.c.log.Info("settings file recovered", "file", s.path)
+		}
 	}
 	s.hasReported = false
 }
 
-// fail handles a bad read: the last good content stays; the error is
-// reported once per content, and only if it is still there after RetryAfter
-// (a slow writer leaves a partial file for a moment).
+// fail handles a bad read. The error counts only if it is still there after
+// RetryAfter (a slow writer leaves a partial file for a moment); until then
+// nothing changes. Then it is reported once per content. A settings file
+// keeps its last good content; the trust store does not (a bad store means
+// untrusted, as [TrustStore.Trust] says).
 func (l *loader) fail(s *slot, hash [32]byte, err error, fresh bool, now time.Time) time.Time {
 	already := s.hasReported && s.reportedErr == hash
 	due := s.hasPending && s.pendingErr == hash && !now.Before(s.pendingAt)
@@ -221,8 +239,15 @@ func (l *loader) fail(s *slot, hash [32]byte, err error, fresh bool, now time.Ti
 		return s.pendingAt
 	}
 	s.hasPending = false
+	if s.store {
+		s.good = nil
+	}
 	if !already {
-		l.c.log.Error("settings file not used", "file", s.path, "error", err, "kept_last_good", s.good != nil)
+		if s.store {
+			l.c.log.Error("trust store not used; the project is untrusted", "file", s.path, "error", err)
+		} else {
+			l.c.log.Error("settings file not used", "file", s.path, "error", err, "kept_last_good", s.good != nil)
+		}
 		s.reportedErr, s.hasReported = hash, true
 	}
 	s.err, s.stale = err, s.good != nil

@@ -120,8 +120,16 @@ func TestLoadParseErrorPosition(t *testing.T) {
 		{name: "missing value", content: "{\n  \"herdr\": {\n    \"enabled\": ,\n  }\n}", line: 3, col: 16, messageContain: "invalid character ','"},
 		{name: "bom shifts nothing", content: "\ufeff{\"a\": x}", line: 1, col: 7, messageContain: "invalid character 'x'"},
 		{name: "non-ascii column counts characters", content: "{\"é\": ü}", line: 1, col: 7, messageContain: "invalid character"},
-		{name: "truncated", content: "{\"herdr\":", line: 1, col: 9, messageContain: "unexpected end"},
+		{name: "truncated points just past the end", content: "{\"herdr\":", line: 1, col: 10, messageContain: "unexpected end"},
+		{name: "truncated before a final newline", content: "{\"herdr\":\n", line: 2, col: 1, messageContain: "unexpected end"},
+		{name: "only white space", content: " \n ", line: 2, col: 2, messageContain: "no JSON value"},
 		{name: "array", content: "\n [1]", line: 2, col: 2, messageContain: "must be a JSON object, got array"},
+		{name: "line comment after the value", content: `{"herdr":{"enabled":false}} // c`, line: 1, col: 29, messageContain: "comments are not allowed in JSON"},
+		{name: "block comment inside the object", content: "{\"a\":1,\n  /* x */ \"b\":2}", line: 2, col: 3, messageContain: "comments are not allowed in JSON"},
+		{name: "comment before the value", content: "// c\n{}", line: 1, col: 1, messageContain: "comments are not allowed in JSON"},
+		{name: "data after the value", content: "{}  x", line: 1, col: 5, messageContain: "unexpected data after the top-level value"},
+		{name: "second value after a bom", content: "\ufeff{}{}", line: 1, col: 3, messageContain: "unexpected data after the top-level value"},
+		{name: "lone slash is not a comment", content: `{"a":/}`, line: 1, col: 6, messageContain: "invalid character '/'"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,6 +206,20 @@ func TestLoadTrust(t *testing.T) {
 			}
 			if !tc.wantTrusted && fs.State != StateUntrusted {
 				t.Errorf("state %q, want untrusted", fs.State)
+			}
+			// The trust store is listed when it decides.
+			if decides := tc.trust == nil && tc.trustFile != ""; decides != (len(s.Files()) == 3) {
+				t.Fatalf("files %+v: trust store listed = %v, want %v", s.Files(), !decides, decides)
+			} else if decides {
+				ts := s.Files()[2]
+				if !ts.TrustStore || ts.Path != f.opts.TrustFile || ts.Layer != LayerDefault || ts.Stale || (ts.Err != "") != (tc.wantErr != "") {
+					t.Errorf("trust store status %+v", ts)
+				}
+			}
+			for _, fs := range s.Files()[:2] {
+				if fs.TrustStore {
+					t.Errorf("settings file marked as the trust store: %+v", fs)
+				}
 			}
 		})
 	}

@@ -88,8 +88,11 @@ type Options struct {
 	Trust func(projectRoot string) (bool, error)
 	// TrustFile is the path of an Atomic-style trust store (see
 	// [TrustStore]). When Trust is nil it decides, and a [Watcher] watches
-	// it and re-decides when it changes. [DefaultTrustFile] gives the usual
-	// path.
+	// it and re-decides when it changes. A store that cannot be read or
+	// parsed means untrusted, never its earlier content (a Watcher re-checks
+	// a bad store once after RetryAfter before it counts, as for a settings
+	// file). [Settings.Files] lists the store. [DefaultTrustFile] gives the
+	// usual path.
 	TrustFile string
 	// Sections lists the sections to read; every other top-level key of the
 	// files is ignored without a warning.
@@ -106,8 +109,10 @@ type Options struct {
 	// RetryAfter is the pause before an unreadable or malformed file is
 	// checked again and, if still bad, reported. 0 means 1s.
 	RetryAfter time.Duration
-	// PollInterval is how often a file whose directory cannot be watched is
-	// checked. 0 means 2s.
+	// PollInterval is how often a [Watcher] checks a file whose directory
+	// could not be watched, and checks that every watched directory is still
+	// the one its path names (after a rename of an ancestor it watches the
+	// new one). 0 means 2s.
 	PollInterval time.Duration
 }
 

@@ -35,17 +35,24 @@ func (w Warning) String() string { return w.File + ": " + w.Key + ": " + w.Messa
 // logged or joined as an error.
 func (w Warning) Error() string { return "settings: " + w.String() }
 
-// FileStatus describes one layer file for Explain.
+// FileStatus describes one file for Explain: a layer's settings file, or
+// the trust store when TrustStore is set.
 type FileStatus struct {
+	// Layer is the settings layer the file feeds. It is LayerDefault (the
+	// zero value, "no layer") for the trust store, which holds no settings.
 	Layer Layer  `json:"layer"`
 	Path  string `json:"path"`
+	// TrustStore marks the entry for the trust store file of
+	// [Options.TrustFile]. It decides whether the project layer applies;
+	// while it is unreadable or malformed the project is untrusted.
+	TrustStore bool `json:"trust_store,omitempty"`
 	// State is one of the State constants.
 	State string `json:"state"`
 	// Err is the error that put the file in StateError or StateTooLarge,
 	// or a trust error for an untrusted project.
 	Err string `json:"error,omitempty"`
 	// Stale reports that the file is bad now and its last good content is
-	// still in effect.
+	// still in effect. It is never set for the trust store.
 	Stale bool `json:"stale,omitempty"`
 	// Polling reports that the file's directory could not be watched and
 	// the file is polled instead.
@@ -93,8 +100,11 @@ func (s Settings) Section(name string) json.RawMessage {
 // file first.
 func (s Settings) Warnings() []Warning { return slices.Clone(s.warnings) }
 
-// Files returns the status of each layer file: the global file, then the
-// project file when a project root is configured.
+// Files returns the status of each file read: the global file, then the
+// project file when a project root is configured, then the trust store
+// ([FileStatus.TrustStore] set) when it decides trust, that is when
+// [Options.TrustFile] is set, [Options.Trust] is nil and a project root is
+// configured.
 func (s Settings) Files() []FileStatus { return slices.Clone(s.files) }
 
 // Equal reports whether s and o have the same effective values: the same

@@ -108,7 +108,7 @@ func resolveTrust(c *config, store map[string]any, storeErr error) trustDecision
 		return trustDecision{reason: "the host's trust function does not trust the project"}
 	case c.trustFile != "":
 		if storeErr != nil {
-			return trustDecision{reason: "the trust store cannot be read", err: storeErr.Error()}
+			return trustDecision{reason: "the trust store cannot be read, so the project is untrusted: " + storeErr.Error(), err: storeErr.Error()}
 		}
 		ok, why := decideTrust(store, c.projectRoot)
 		return trustDecision{trusted: ok, reason: why}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,7 +35,8 @@ type Watcher struct {
 	fsw      *fsnotify.Watcher // nil when fsnotify is unavailable
 	add      func(dir string) error
 	relevant []string
-	badDirs  map[string]string // dir -> error already logged
+	badDirs  map[string]string      // dir -> error already logged
+	watched  map[string]os.FileInfo // dir -> the directory the watch was added on
 }
 
 // hooks lets tests replace system calls.
@@ -53,7 +55,8 @@ type hooks struct {
 // Watch returns an error only for invalid options (wrapping [ErrOptions]);
 // problems with the files are in [Settings.Files] and the logger. If the
 // operating system refuses a watch, the affected files are polled every
-// PollInterval instead.
+// PollInterval instead. A watch the operating system accepts but that never
+// reports anything (some network and FUSE file systems) is not detected.
 func Watch(opts Options, onChange func(Settings)) (*Watcher, error) {
 	return watch(opts, onChange, hooks{})
 }
@@ -70,6 +73,7 @@ func watch(opts Options, onChange func(Settings), h hooks) (*Watcher, error) {
 		kick:     make(chan struct{}, 1),
 		l:        newLoader(c),
 		badDirs:  map[string]string{},
+		watched:  map[string]os.FileInfo{},
 	}
 	w.fsw, err = fsnotify.NewWatcher()
 	if err != nil {
@@ -171,28 +175,10 @@ func (w *Watcher) loop(wake time.Time) {
 		wakeT.Reset(max(time.Until(t), time.Millisecond))
 	}
 	setWake(wake)
-	var ticker *time.Ticker
-	var tick <-chan time.Time
-	setPoll := func() {
-		need := false
-		for _, s := range w.l.slots() {
-			need = need || s.polling
-		}
-		switch {
-		case need && ticker == nil:
-			ticker = time.NewTicker(w.c.poll)
-			tick = ticker.C
-		case !need && ticker != nil:
-			ticker.Stop()
-			ticker, tick = nil, nil
-		}
-	}
-	setPoll()
-	defer func() {
-		if ticker != nil {
-			ticker.Stop()
-		}
-	}()
+	// One ticker, every PollInterval, checks the polled files and whether
+	// a watched directory was moved or replaced (see dirsMoved).
+	ticker := time.NewTicker(w.c.poll)
+	defer ticker.Stop()
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	if w.fsw != nil {
@@ -202,7 +188,6 @@ func (w *Watcher) loop(wake time.Time) {
 		w.rearm()
 		setWake(w.l.reload(time.Now()))
 		w.publish(w.l.settings)
-		setPoll()
 	}
 	for {
 		select {
@@ -230,8 +215,8 @@ func (w *Watcher) loop(wake time.Time) {
 			cycle()
 		case <-wakeT.C:
 			cycle()
-		case <-tick:
-			if w.pollChanged() {
+		case <-ticker.C:
+			if w.pollChanged() || w.dirsMoved() {
 				debounce.Reset(w.c.debounce)
 			}
 		}
@@ -259,6 +244,12 @@ func (w *Watcher) isRelevant(name string) bool {
 // file, the nearest existing directory above every hop of its symbolic link
 // chain. It repeats after adding a watch, because a directory may have
 // appeared between computing the wanted set and adding the watch.
+//
+// A watch follows the directory it was added on, not its name: after an
+// ancestor is renamed (mv ws ws.old) and the path is created again, the
+// watch list still shows the name but the watch sees the moved directory.
+// So rearm also re-adds a watch whose name now leads to another directory
+// (os.SameFile against the identity recorded when it was added).
 func (w *Watcher) rearm() {
 	slots := w.l.slots()
 	for range 8 {
@@ -279,11 +270,26 @@ func (w *Watcher) rearm() {
 			return
 		}
 		have := map[string]bool{}
-		for _, d := range w.fsw.WatchList() {
-			have[d] = true
+		list := w.fsw.WatchList()
+		// fsnotify drops a watch by itself when its directory is
+		// deleted or moved; forget those identities too.
+		for d := range w.watched {
+			if !slices.Contains(list, d) {
+				delete(w.watched, d)
+			}
+		}
+		for _, d := range list {
 			if _, ok := wanted[d]; !ok {
 				_ = w.fsw.Remove(d) // already gone when the directory was deleted
+				delete(w.watched, d)
+				continue
 			}
+			if w.moved(d) {
+				_ = w.fsw.Remove(d)
+				delete(w.watched, d)
+				continue
+			}
+			have[d] = true
 		}
 		for _, s := range slots {
 			s.polling = false
@@ -293,7 +299,15 @@ func (w *Watcher) rearm() {
 			if have[d] {
 				continue
 			}
-			if err := w.add(d); err != nil {
+			// The identity is taken before the watch is added: if the
+			// directory is replaced in between, the next check sees a
+			// mismatch and adds the watch again.
+			fi, statErr := os.Stat(d)
+			err := statErr
+			if err == nil {
+				err = w.add(d)
+			}
+			if err != nil {
 				for _, s := range ss {
 					s.polling = true
 				}
@@ -304,12 +318,39 @@ func (w *Watcher) rearm() {
 				continue
 			}
 			delete(w.badDirs, d)
+			// On Windows SameFile reads the file index lazily, by path;
+			// read it now, while the path names this directory.
+			_ = os.SameFile(fi, fi)
+			w.watched[d] = fi
 			added = true
 		}
 		if !added {
 			return
 		}
 	}
+}
+
+// moved reports whether the watched directory d is gone or now names
+// another directory than the one its watch was added on.
+func (w *Watcher) moved(d string) bool {
+	old, ok := w.watched[d]
+	if !ok {
+		return true
+	}
+	fi, err := os.Stat(d)
+	return err != nil || !os.SameFile(old, fi)
+}
+
+// dirsMoved reports whether any watched directory was moved or replaced
+// since its watch was added. It is a handful of stat calls, run every
+// PollInterval: no event reports the rename of an unwatched ancestor.
+func (w *Watcher) dirsMoved() bool {
+	for d := range w.watched {
+		if w.moved(d) {
+			return true
+		}
+	}
+	return false
 }
 
 // pollChanged reports whether a polled file looks different since the last

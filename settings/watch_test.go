@@ -402,3 +402,117 @@ func TestWatchInvalidOptions(t *testing.T) {
 		t.Fatalf("err = %v, want ErrOptions", err)
 	}
 }
+
+func TestWatchMalformedTrustStoreFailsClosed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var logs logBuffer
+	f.opts.Logger = newLogger(&logs)
+	f.opts.Trust = nil
+	f.opts.TrustFile = DefaultTrustFile(f.home, "app")
+	trusted := `{"` + f.proj + `": true}`
+	write(t, f.opts.TrustFile, trusted)
+	write(t, f.project, doc(false, "p"))
+	w, _ := startWatch(t, f.opts)
+	if !isHerdr(false, "p", LayerProject)(w.Current()) {
+		t.Fatalf("start: the trusted project layer is not applied: %+v", w.Current().Files())
+	}
+	// A half-written revocation: the store is malformed.
+	write(t, f.opts.TrustFile, `{"`+f.proj+`": false,`)
+	waitFor(t, w, "the project untrusted", func(s Settings) bool {
+		_, from := s.Enabled("herdr", true)
+		return from == LayerDefault && s.Files()[1].State == StateUntrusted
+	})
+	s := w.Current()
+	proj, store := s.Files()[1], s.Files()[2]
+	if proj.Trusted || !strings.Contains(proj.TrustReason, "cannot be read") || !strings.Contains(proj.TrustReason, "unexpected end") || proj.Err == "" {
+		t.Errorf("project status %+v", proj)
+	}
+	if !store.TrustStore || store.State != StateError || store.Stale || !strings.Contains(store.Err, "unexpected end") {
+		t.Errorf("trust store status %+v", store)
+	}
+	// TrustStore.Trust agrees with the watcher.
+	if ok, err := (TrustStore{Path: f.opts.TrustFile}).Trust(f.proj); ok || err == nil {
+		t.Errorf("TrustStore.Trust = %v, %v; want untrusted with an error", ok, err)
+	}
+	// The same good content as before is read again, not remembered.
+	write(t, f.opts.TrustFile, trusted)
+	waitHerdr(t, w, false, "p", LayerProject)
+	if ts := w.Current().Files()[2]; ts.State != StateLoaded || ts.Err != "" {
+		t.Errorf("trust store after repair: %+v", ts)
+	}
+	if n := logs.count("trust store not used; the project is untrusted"); n != 1 {
+		t.Errorf("error logged %d times, want 1:\n%s", n, logs.b.String())
+	}
+	if n := logs.count("trust store recovered"); n != 1 {
+		t.Errorf("recovery logged %d times, want 1", n)
+	}
+}
+
+func TestWatchBadFileThenGoneLog(t *testing.T) {
+	tests := []struct {
+		name, log string
+		state     string
+		remove    func(t *testing.T, path string)
+	}{
+		{name: "removed", log: "settings file removed; its layer is empty", state: StateMissing, remove: func(t *testing.T, path string) {
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "emptied", log: "settings file emptied; its layer is empty", state: StateEmpty, remove: func(t *testing.T, path string) { write(t, path, "") }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			var logs logBuffer
+			f.opts.Logger = newLogger(&logs)
+			write(t, f.project, `{"herdr":`)
+			w, _ := startWatch(t, f.opts)
+			if fs := w.Current().Files()[1]; fs.State != StateError {
+				t.Fatalf("start: %+v", fs)
+			}
+			tc.remove(t, f.project)
+			waitFor(t, w, tc.state, func(s Settings) bool { return s.Files()[1].State == tc.state })
+			if n := logs.count(tc.log); n != 1 {
+				t.Errorf("%q logged %d times, want 1:\n%s", tc.log, n, logs.b.String())
+			}
+			if n := logs.count("recovered"); n != 0 {
+				t.Errorf("a file that went away was logged as recovered:\n%s", logs.b.String())
+			}
+		})
+	}
+}
+
+func TestWatchAncestorRenamed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ws := filepath.Join(f.dir, "ws")
+	f.proj = filepath.Join(ws, "proj")
+	f.project = filepath.Join(f.proj, ".app", "settings.json")
+	f.opts.ProjectRoot = f.proj
+	write(t, f.project, doc(false, "v1"))
+	w, _ := startWatch(t, f.opts)
+	waitHerdr(t, w, false, "v1", LayerProject)
+
+	// Move the whole workspace away and create it again: the watch on the
+	// old .app directory moved with it.
+	if err := os.Rename(ws, filepath.Join(f.dir, "ws.old")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, f.project, doc(true, "v2"))
+	waitHerdr(t, w, true, "v2", LayerProject)
+	// Edits of the new file keep arriving.
+	write(t, f.project, doc(false, "v3"))
+	waitHerdr(t, w, false, "v3", LayerProject)
+	saveStyles[3].save(t, f.project, doc(true, "v4")) // rename into place
+	waitHerdr(t, w, true, "v4", LayerProject)
+	// The old tree no longer matters.
+	write(t, filepath.Join(f.dir, "ws.old", "proj", ".app", "settings.json"), doc(false, "old"))
+	write(t, f.global, doc(false, "g")) // a change to wait for
+	waitFor(t, w, "global change", func(s Settings) bool { return s.Files()[0].State == StateLoaded })
+	if !isHerdr(true, "v4", LayerProject)(w.Current()) {
+		t.Errorf("the moved-away file was read: %s", w.Current().Section("herdr"))
+	}
+}
