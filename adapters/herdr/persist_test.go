@@ -17,12 +17,12 @@ func TestUpdateSeq(t *testing.T) {
 		wantErr  string  // a fragment, "" for none
 	}{
 		{name: "new file", wantDisk: 0},
-		{name: "empty file", content: ptr(""), wantDisk: 0},
-		{name: "fixed-size record", content: ptr("00000001800000000042\n"), wantDisk: 1_800_000_000_042},
-		{name: "older unpadded record", content: ptr("1800000060000\n"), wantDisk: 1_800_000_060_000},
-		{name: "largest number", content: ptr("18446744073709551615\n"), wantDisk: 1<<64 - 1},
-		{name: "corrupt", content: ptr("12ab\n"), wantDisk: 0, wantErr: "is corrupt; rewriting it"},
-		{name: "over-long", content: ptr(strings.Repeat("1", 40) + "\n"), wantDisk: 0, wantErr: "is corrupt; rewriting it"},
+		{name: "empty file", content: new(""), wantDisk: 0},
+		{name: "fixed-size record", content: new("00000001800000000042\n"), wantDisk: 1_800_000_000_042},
+		{name: "older unpadded record", content: new("1800000060000\n"), wantDisk: 1_800_000_060_000},
+		{name: "largest number", content: new("18446744073709551615\n"), wantDisk: 1<<64 - 1},
+		{name: "corrupt", content: new("12ab\n"), wantDisk: 0, wantErr: "is corrupt; rewriting it"},
+		{name: "over-long", content: new(strings.Repeat("1", 40) + "\n"), wantDisk: 0, wantErr: "is corrupt; rewriting it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,4 +80,5 @@ func TestSeqRecord(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+//go:fix inline
+func ptr[T any](v T) *T { return new(v) }
