@@ -80,5 +80,3 @@ func TestSeqRecord(t *testing.T) {
 	}
 }
 
-//go:fix inline
-func ptr[T any](v T) *T { return new(v) }
