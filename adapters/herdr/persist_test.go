@@ -79,4 +79,3 @@ func TestSeqRecord(t *testing.T) {
 		}
 	}
 }
-
