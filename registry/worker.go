@@ -272,6 +272,10 @@ func (w *worker) run(life context.Context) {
 		if !retrying {
 			tries = 0
 		}
+		if timer != nil { // a newer state failed while a retry was pending
+			timer.Stop()
+			timer, retryC = nil, nil
+		}
 		if tries < retryTries {
 			delay := min(retryInitial<<tries, retryMax)
 			tries++
