@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/session"
 )
 
 // fakeDriver is a configurable driver registered under a unique name per
@@ -196,4 +197,20 @@ func register(d *fakeDriver) string {
 	name := fmt.Sprintf("fake%d", driverSeq.Add(1))
 	Register(name, d)
 	return name
+}
+
+// attachedFake attaches a registry with one fake adapter, enabled by default,
+// to a fresh store, and waits for the adapter's first report (the state at
+// Attach).
+func attachedFake(t *testing.T) (*Registry, *session.Store, *fakeAdapter) {
+	t.Helper()
+	d := &fakeDriver{def: true}
+	r := mustNew(t, testOptions(t, register(d)))
+	store := session.NewStore()
+	if err := r.Attach(t.Context(), store); err != nil {
+		t.Fatal(err)
+	}
+	a := d.adapters()[0]
+	a.next(t)
+	return r, store, a
 }

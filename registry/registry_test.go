@@ -346,14 +346,7 @@ func TestDetachWithoutAttachAndAttachTwice(t *testing.T) {
 }
 
 func TestDetachIsBoundedByContext(t *testing.T) {
-	d := &fakeDriver{def: true}
-	r := mustNew(t, testOptions(t, register(d)))
-	store := session.NewStore()
-	if err := r.Attach(t.Context(), store); err != nil {
-		t.Fatal(err)
-	}
-	a := d.adapters()[0]
-	a.next(t)
+	r, store, a := attachedFake(t)
 	a.setBlock(make(chan struct{})) // never unblocked: only ctx ends it
 	store.AgentStart()
 	for a.calls.Load() < 2 {
@@ -392,14 +385,7 @@ func TestNoApplicableAdapterStartsNothing(t *testing.T) {
 }
 
 func TestSessionIdentityIsForwarded(t *testing.T) {
-	d := &fakeDriver{def: true}
-	r := mustNew(t, testOptions(t, register(d)))
-	store := session.NewStore()
-	if err := r.Attach(t.Context(), store); err != nil {
-		t.Fatal(err)
-	}
-	a := d.adapters()[0]
-	a.next(t)
+	_, store, a := attachedFake(t)
 	store.SetIdentity(session.Identity{ID: "s1", Path: "/tmp/s1.jsonl"})
 	store.AgentStart()
 	a.next(t)

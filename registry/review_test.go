@@ -13,14 +13,7 @@ import (
 )
 
 func TestPanicInSetSessionStopsOnlyTheAdapter(t *testing.T) {
-	d := &fakeDriver{def: true}
-	r := mustNew(t, testOptions(t, register(d)))
-	store := session.NewStore()
-	if err := r.Attach(t.Context(), store); err != nil {
-		t.Fatal(err)
-	}
-	a := d.adapters()[0]
-	a.next(t)
+	r, store, a := attachedFake(t)
 	a.panicIn.Store("SetSession")
 	store.SetIdentity(session.Identity{ID: "s2"})
 	waitFor(t, "the adapter stopped", func() bool { return r.Explain().Adapters[0].State == StatePanicked })
@@ -121,14 +114,7 @@ func TestDetachReturnsWhileAdaptersIgnoreCancellation(t *testing.T) {
 }
 
 func TestDetachWithEndedContextStillStops(t *testing.T) {
-	d := &fakeDriver{def: true}
-	r := mustNew(t, testOptions(t, register(d)))
-	store := session.NewStore()
-	if err := r.Attach(t.Context(), store); err != nil {
-		t.Fatal(err)
-	}
-	a := d.adapters()[0]
-	a.next(t)
+	r, store, a := attachedFake(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_ = r.Detach(ctx) // the lock is free: Detach proceeds; no release in time
