@@ -200,15 +200,7 @@ func TestStuckAdapterCoalescesToNewest(t *testing.T) {
 
 func TestFailedDeliveryIsRetriedWithBackoff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := &fakeDriver{def: true}
-		r := mustNew(t, testOptions(t, register(d)))
-		store := session.NewStore()
-		start := time.Now()
-		if err := r.Attach(t.Context(), store); err != nil {
-			t.Fatal(err)
-		}
-		a := d.adapters()[0]
-		a.next(t) // idle delivered
+		r, store, a := attachedFake(t)
 		a.fail.Store(3)
 		changed := time.Now()
 		store.AgentStart()
@@ -223,7 +215,6 @@ func TestFailedDeliveryIsRetriedWithBackoff(t *testing.T) {
 		if n := a.calls.Load(); n != 5 {
 			t.Errorf("Report called %d times, want 5 (1 + 1 + 3 retries)", n)
 		}
-		_ = start
 		if c := r.Explain().Adapters[0].Counters; c.Failed != 3 || c.Retries != 3 {
 			t.Errorf("counters %+v, want 3 failed, 3 retries", c)
 		}
@@ -232,14 +223,7 @@ func TestFailedDeliveryIsRetriedWithBackoff(t *testing.T) {
 
 func TestRetryGivesUpUntilNextChange(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := &fakeDriver{def: true}
-		r := mustNew(t, testOptions(t, register(d)))
-		store := session.NewStore()
-		if err := r.Attach(t.Context(), store); err != nil {
-			t.Fatal(err)
-		}
-		a := d.adapters()[0]
-		a.next(t)
+		_, store, a := attachedFake(t)
 		a.fail.Store(1000)
 		store.AgentStart()
 		time.Sleep(time.Hour) // fake time: every retry timer fires
