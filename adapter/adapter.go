@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/panestate/panestate/session"
 )
 
 // ErrInactive is wrapped by the error a [Driver] returns when its adapter does
@@ -31,7 +34,7 @@ type Params struct {
 	// Env is the environment captured for this adapter.
 	Env Env
 	// Host says how the agent runs.
-	Host Host
+	Host session.Host
 	// Diagnose records a diagnostic. Never nil; safe for concurrent use;
 	// never blocks for long.
 	Diagnose func(Diagnostic)
@@ -93,7 +96,7 @@ type Closer interface {
 // the next Report, whenever the identity in the source's snapshot changes.
 // Fallback: the identity is not forwarded.
 type SessionAware interface {
-	SetSession(id Identity)
+	SetSession(id session.Identity)
 }
 
 // Explainer is implemented by adapters with state worth showing in
@@ -117,6 +120,17 @@ type SettingsKeyer interface {
 	SettingsKeys() []string
 }
 
+// CheckHost returns nil when h may claim a pane (an interactive root
+// session, [session.Host.Interactive]), or an error wrapping both
+// [ErrInactive] and [session.ErrNotInteractive] that says why not. A
+// pane-claiming driver calls it first in Open and Check.
+func CheckHost(h session.Host) error {
+	if err := h.Interactive(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInactive, err)
+	}
+	return nil
+}
+
 // Release calls a's Release if it has one.
 func Release(ctx context.Context, a Adapter) error {
 	if r, ok := a.(Releaser); ok {
@@ -134,7 +148,7 @@ func Close(ctx context.Context, a Adapter) error {
 }
 
 // SetSession calls a's SetSession if it has one.
-func SetSession(a Adapter, id Identity) {
+func SetSession(a Adapter, id session.Identity) {
 	if s, ok := a.(SessionAware); ok {
 		s.SetSession(id)
 	}

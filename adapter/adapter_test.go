@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/panestate/panestate/session"
 )
 
 func TestReportStrings(t *testing.T) {
@@ -36,31 +38,31 @@ func TestReportStrings(t *testing.T) {
 	}
 }
 
-func TestHostInteractive(t *testing.T) {
+func TestCheckHost(t *testing.T) {
 	tests := []struct {
 		name string
-		host Host
+		host session.Host
 		want []string // substrings of the error; nil = interactive
 	}{
-		{"tui root with ui", Host{Mode: ModeTUI, HasUI: true, Role: RoleRoot}, nil},
-		{"zero", Host{}, []string{"mode is unset", "no UI", "role is unset"}},
-		{"print", Host{Mode: ModePrint, HasUI: true, Role: RoleRoot}, []string{"mode is print, not tui"}},
-		{"rpc", Host{Mode: ModeRPC, HasUI: true, Role: RoleRoot}, []string{"mode is rpc"}},
-		{"no ui", Host{Mode: ModeTUI, Role: RoleRoot}, []string{"no UI"}},
-		{"subagent", Host{Mode: ModeTUI, HasUI: true, Role: RoleSubagent}, []string{"role is subagent, not root"}},
-		{"workflow stage", Host{Mode: ModeTUI, HasUI: true, Role: RoleWorkflowStage}, []string{"role is workflow-stage"}},
+		{"tui root with ui", session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot}, nil},
+		{"zero", session.Host{}, []string{"mode is unset", "no UI", "role is unset"}},
+		{"print", session.Host{Mode: session.ModePrint, HasUI: true, Role: session.RoleRoot}, []string{"mode is print, not tui"}},
+		{"rpc", session.Host{Mode: session.ModeRPC, HasUI: true, Role: session.RoleRoot}, []string{"mode is rpc"}},
+		{"no ui", session.Host{Mode: session.ModeTUI, Role: session.RoleRoot}, []string{"no UI"}},
+		{"subagent", session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleSubagent}, []string{"role is subagent, not root"}},
+		{"workflow stage", session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleWorkflowStage}, []string{"role is workflow-stage"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.host.Interactive()
+			err := CheckHost(tt.host)
 			if tt.want == nil {
 				if err != nil {
-					t.Fatalf("Interactive() = %v, want nil", err)
+					t.Fatalf("CheckHost = %v, want nil", err)
 				}
 				return
 			}
-			if !errors.Is(err, ErrInactive) {
-				t.Fatalf("Interactive() = %v, want ErrInactive", err)
+			if !errors.Is(err, ErrInactive) || !errors.Is(err, session.ErrNotInteractive) {
+				t.Fatalf("CheckHost = %v, want ErrInactive and session.ErrNotInteractive", err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
@@ -154,13 +156,13 @@ func (bare) Report(context.Context, Report) error { return nil }
 type full struct {
 	bare
 	released, closed bool
-	id               Identity
+	id               session.Identity
 }
 
-func (f *full) Release(context.Context) error { f.released = true; return nil }
-func (f *full) Close(context.Context) error   { f.closed = true; return nil }
-func (f *full) SetSession(id Identity)        { f.id = id }
-func (f *full) Explain() map[string]string    { return map[string]string{"k": "v"} }
+func (f *full) Release(context.Context) error  { f.released = true; return nil }
+func (f *full) Close(context.Context) error    { f.closed = true; return nil }
+func (f *full) SetSession(id session.Identity) { f.id = id }
+func (f *full) Explain() map[string]string     { return map[string]string{"k": "v"} }
 
 type fullDriver struct{ DriverFunc }
 
@@ -175,7 +177,7 @@ func TestOptionalInterfaceHelpers(t *testing.T) {
 	if Release(ctx, b) != nil || Close(ctx, b) != nil || Explain(b) != nil {
 		t.Error("fallbacks of a bare adapter")
 	}
-	SetSession(b, Identity{ID: "x"}) // no-op, no panic
+	SetSession(b, session.Identity{ID: "x"}) // no-op, no panic
 	f := &full{}
 	if Release(ctx, f); !f.released {
 		t.Error("Release not called")
@@ -183,7 +185,7 @@ func TestOptionalInterfaceHelpers(t *testing.T) {
 	if Close(ctx, f); !f.closed {
 		t.Error("Close not called")
 	}
-	if SetSession(f, Identity{ID: "s"}); f.id.ID != "s" {
+	if SetSession(f, session.Identity{ID: "s"}); f.id.ID != "s" {
 		t.Error("SetSession not called")
 	}
 	if Explain(f)["k"] != "v" {

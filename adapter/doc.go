@@ -14,7 +14,7 @@
 // A workspace is supported by registering a [Driver] under a name with
 // registry.Register. When the host attaches reporting, the registry calls the
 // driver's Open with [Params]: the adapter's name, its own raw settings
-// section, a logger, the captured [Env], the [Host] context and a diagnostics
+// section, a logger, the captured [Env], the [session.Host] context and a diagnostics
 // sink. Open returns an [Adapter], or an error wrapping [ErrInactive] that
 // says why the adapter does not apply here. An inactive adapter has started
 // nothing.
@@ -32,7 +32,7 @@
 //     good. Helper [Release]; fallback: nothing to release.
 //   - [Closer]: free resources, idempotently. Helper [Close]; fallback:
 //     nothing to close.
-//   - [SessionAware]: receive the session [Identity]. Helper [SetSession];
+//   - [SessionAware]: receive the [session.Identity]. Helper [SetSession];
 //     fallback: the identity is not forwarded.
 //   - [Explainer]: add adapter-specific lines to registry.Explain. Helper
 //     [Explain]; fallback: none.
@@ -47,9 +47,10 @@
 //
 // # Host context
 //
-// [Host] says how the agent runs: its [Mode], whether it has a UI, its [Role],
-// its session identity and the extensions it actually loaded. Only an
-// interactive root session ([Host.Interactive]) may claim a pane: print,
+// [session.Host] says how the agent runs: its mode, whether it has a UI, its
+// role, its session identity and the extensions it actually loaded. The host
+// context belongs to package session, so a chat service never imports this
+// package. Only an interactive root session ([CheckHost]) may claim a pane: print,
 // JSON, RPC, no-UI, subagent and workflow-stage processes that merely
 // inherited a pane's environment must not.
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/session"
 )
 
 // A report's message is one of a fixed set: nothing the agent says can reach
@@ -22,10 +23,10 @@ func ExampleReport() {
 }
 
 // Only an interactive root session may claim a pane.
-func ExampleHost_Interactive() {
-	h := adapter.Host{Mode: adapter.ModePrint, HasUI: false, Role: adapter.RoleRoot}
-	fmt.Println(h.Interactive())
-	// Output: adapter inactive: mode is print, not tui; the host has no UI
+func ExampleCheckHost() {
+	h := session.Host{Mode: session.ModePrint, HasUI: false, Role: session.RoleRoot}
+	fmt.Println(adapter.CheckHost(h))
+	// Output: adapter inactive: not an interactive root session: mode is print, not tui; the host has no UI
 }
 
 // Diagnostics are bounded: one line, at most MaxDetail bytes.

@@ -20,7 +20,7 @@ func Example() {
 
 	reg, err := registry.New(registry.Options{
 		App:  "mychat",
-		Host: adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleRoot},
+		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
 		// Only the recorder, and no settings files: a real host leaves
 		// these out.
 		Adapters:       []string{"example-recorder"},
@@ -66,7 +66,7 @@ func Example() {
 func ExampleRegistry_Explain() {
 	reg, err := registry.New(registry.Options{
 		App:      "mychat",
-		Host:     adapter.Host{Mode: adapter.ModePrint},
+		Host:     session.Host{Mode: session.ModePrint},
 		Env:      []string{}, // not in a Herdr pane
 		Adapters: []string{"herdr"},
 		Settings: settings.Options{GlobalPath: "/nonexistent/settings.json"},

@@ -4,13 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hashicorp/go-hclog"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
 
@@ -39,7 +41,7 @@ const (
 type Explanation struct {
 	App      string                `json:"app"`
 	Attached bool                  `json:"attached"`
-	Host     adapter.Host          `json:"host"`
+	Host     session.Host          `json:"host"`
 	Files    []settings.FileStatus `json:"settings_files"`
 	Warnings []string              `json:"settings_warnings,omitempty"`
 	Adapters []AdapterStatus       `json:"adapters"`

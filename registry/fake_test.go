@@ -101,7 +101,7 @@ type fakeAdapter struct {
 
 	mu       sync.Mutex
 	released int
-	session  adapter.Identity
+	session  session.Identity
 }
 
 func (a *fakeAdapter) setBlock(ch chan struct{}) {
@@ -162,7 +162,7 @@ func (a *fakeAdapter) panics(method string) bool {
 	return m == method
 }
 
-func (a *fakeAdapter) SetSession(id adapter.Identity) {
+func (a *fakeAdapter) SetSession(id session.Identity) {
 	if a.panics("SetSession") {
 		panic("fake SetSession panics")
 	}

@@ -27,7 +27,7 @@ type Options struct {
 	Logger hclog.Logger
 	// Host says how the agent runs. Only an interactive root session (mode
 	// tui, with a UI, role root) may claim a pane.
-	Host adapter.Host
+	Host session.Host
 	// Env is the environment adapters see. Nil means the process
 	// environment, captured by New. When set, it also gives the home
 	// directory of the settings files (HOME, or USERPROFILE on Windows)

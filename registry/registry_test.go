@@ -20,7 +20,7 @@ import (
 	"github.com/panestate/panestate/settings"
 )
 
-var tuiHost = adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleRoot}
+var tuiHost = session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot}
 
 func testOptions(t *testing.T, names ...string) Options {
 	return Options{
@@ -375,7 +375,7 @@ func TestSessionIdentityIsForwarded(t *testing.T) {
 	a.next(t)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if want := (adapter.Identity{ID: "s1", Path: "/tmp/s1.jsonl"}); a.session != want {
+	if want := (session.Identity{ID: "s1", Path: "/tmp/s1.jsonl"}); a.session != want {
 		t.Errorf("session %+v, want %+v", a.session, want)
 	}
 }

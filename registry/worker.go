@@ -232,7 +232,7 @@ func (w *worker) run(life context.Context) {
 			w.s.retries.Add(1)
 		}
 		snap := w.src.Snapshot()
-		if id := adapter.Identity(snap.Identity); id != (adapter.Identity{}) && id != identity {
+		if id := snap.Identity; id != (session.Identity{}) && id != identity {
 			identity = id
 			if w.r.guard(w.s, "SetSession", func() { adapter.SetSession(w.a, id) }) {
 				w.abandon()

@@ -37,3 +37,21 @@ func ExampleFuncs() {
 	fmt.Println(src.Snapshot().Phase)
 	// Output: thinking
 }
+
+// Only an interactive root session may claim a pane; the error says why not.
+func ExampleHost_Interactive() {
+	h := session.Host{Mode: session.ModePrint, HasUI: false, Role: session.RoleRoot}
+	fmt.Println(h.Interactive())
+	// Output: not an interactive root session: mode is print, not tui; the host has no UI
+}
+
+// The command that reopens a session is an argv, never a shell line.
+func ExampleNewArgv() {
+	resume, err := session.NewArgv("mychat", "--resume", "abc")
+	if err != nil {
+		panic(err)
+	}
+	id := session.Identity{ID: "abc", Path: "/home/me/.mychat/sessions/abc.jsonl", Resume: resume}
+	fmt.Println(id.Resume.Len(), id.Resume)
+	// Output: 3 mychat --resume abc
+}

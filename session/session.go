@@ -159,13 +159,6 @@ func ParsePhase(s string) (Phase, error) {
 	return 0, fmt.Errorf("session: unknown phase %q", s)
 }
 
-// Identity names the chat session: its id and the absolute path of its
-// native session file, when it has one.
-type Identity struct {
-	ID   string
-	Path string
-}
-
 // Prompts counts the open UI prompts by kind.
 type Prompts struct {
 	Approval int

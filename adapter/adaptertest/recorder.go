@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/session"
 )
 
 // Recorder is an adapter that remembers what it is told. Hosts use it in
@@ -28,7 +29,7 @@ type Recorder struct {
 	reports  []adapter.Report // the calls that succeeded, in order
 	released int
 	closed   bool
-	session  adapter.Identity
+	session  session.Identity
 	err      error         // returned by Report while non-nil
 	gate     chan struct{} // non-nil while blocked; closed by Unblock and Close
 	changed  chan struct{} // closed on the next change; created by waiters
@@ -127,7 +128,7 @@ func (r *Recorder) Close(context.Context) error {
 }
 
 // SetSession records id; [Recorder.Session] returns it.
-func (r *Recorder) SetSession(id adapter.Identity) {
+func (r *Recorder) SetSession(id session.Identity) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.session = id
@@ -192,7 +193,7 @@ func (r *Recorder) Closed() bool {
 }
 
 // Session returns the identity last passed to SetSession.
-func (r *Recorder) Session() adapter.Identity {
+func (r *Recorder) Session() session.Identity {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.session

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/session"
 )
 
 var (
@@ -24,7 +25,7 @@ func TestRecorderRecords(t *testing.T) {
 	if _, ok := r.Last(); ok {
 		t.Error("Last on an empty Recorder returned true")
 	}
-	r.SetSession(adapter.Identity{ID: "s1", Path: "/s/1"})
+	r.SetSession(session.Identity{ID: "s1", Path: "/s/1"})
 	for _, rep := range []adapter.Report{rWorking, rBlocked} {
 		if err := r.Report(ctx, rep); err != nil {
 			t.Fatalf("Report(%v) = %v", rep, err)
@@ -55,7 +56,7 @@ func TestRecorderRecords(t *testing.T) {
 	if got := r.Released(); got != 1 {
 		t.Errorf("Released = %d; want 1", got)
 	}
-	if diff := cmp.Diff(r.Session(), adapter.Identity{ID: "s1", Path: "/s/1"}); diff != "" {
+	if diff := cmp.Diff(r.Session(), session.Identity{ID: "s1", Path: "/s/1"}); diff != "" {
 		t.Errorf("Session (-got +want):\n%s", diff)
 	}
 	wantExplain := map[string]string{"calls": "4", "reports": "3", "released": "1", "closed": "false", "session": "s1"}

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/session"
 )
 
 // CallTimeout is how long [Run] waits for any one call into the adapter
@@ -297,7 +298,7 @@ func (s suite) setSessionBeforeReport(t tb, open func() adapter.Adapter) {
 	if _, ok := a.(adapter.SessionAware); !ok {
 		t.Skipf("%T does not implement adapter.SessionAware", a)
 	}
-	ids := []adapter.Identity{
+	ids := []session.Identity{
 		{ID: "adaptertest-session-1", Path: "/nonexistent/adaptertest/session-1.jsonl"},
 		{ID: "adaptertest-session-2"},
 		{},

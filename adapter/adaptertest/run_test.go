@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/session"
 )
 
 func TestRunRecorder(t *testing.T) {
@@ -261,7 +262,7 @@ func (b *broken) Close(context.Context) error {
 	return nil
 }
 
-func (b *broken) SetSession(adapter.Identity) {
+func (b *broken) SetSession(session.Identity) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.session = true

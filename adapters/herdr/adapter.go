@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/session"
 )
 
 // Adapter reports to the Herdr pane the process runs in. It is returned by
@@ -44,8 +46,8 @@ type Adapter struct {
 
 	mu           sync.Mutex
 	closed       bool
-	rawIdent     adapter.Identity // as last given
-	ident        adapter.Identity // what may be sent: unusable parts dropped
+	rawIdent     session.Identity // as last given
+	ident        session.Identity // what may be sent: unusable parts dropped
 	identGen     uint64           // bumped when the identity changes
 	identPending bool             // ident goes out with reports until one is delivered
 	lastSeq      uint64
@@ -150,7 +152,7 @@ func (a *Adapter) Close(ctx context.Context) error {
 // --session) is dropped with one invalid_value diagnostic; a path that is not
 // absolute is not sent. SetSession is safe for concurrent use; after Close
 // it does nothing.
-func (a *Adapter) SetSession(id adapter.Identity) {
+func (a *Adapter) SetSession(id session.Identity) {
 	a.mu.Lock()
 	if a.closed || id == a.rawIdent {
 		a.mu.Unlock()
@@ -165,7 +167,7 @@ func (a *Adapter) SetSession(id adapter.Identity) {
 
 // setIdentityLocked stores id and arms sending it. It returns what was
 // dropped, or "". a.mu is held, or a is not yet shared.
-func (a *Adapter) setIdentityLocked(id adapter.Identity) (dropped string) {
+func (a *Adapter) setIdentityLocked(id session.Identity) (dropped string) {
 	a.rawIdent = id
 	clean := id
 	if clean.ID != "" {
@@ -187,7 +189,7 @@ func (a *Adapter) setIdentityLocked(id adapter.Identity) (dropped string) {
 	}
 	a.ident = clean
 	a.identGen++
-	a.identPending = clean != adapter.Identity{}
+	a.identPending = clean != session.Identity{}
 	return dropped
 }
 
@@ -227,7 +229,7 @@ func (a *Adapter) Explain() map[string]string {
 		"persist_dir": persist,
 		"session":     "none",
 	}
-	if a.ident != (adapter.Identity{}) {
+	if a.ident != (session.Identity{}) {
 		m["session"] = "delivered"
 		if a.identPending {
 			m["session"] = "pending"
@@ -376,7 +378,7 @@ func (a *Adapter) startClaim() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	clear(a.emitted)
-	a.identPending = a.ident != adapter.Identity{}
+	a.identPending = a.ident != session.Identity{}
 }
 
 func (a *Adapter) staleOwner(op string) {

@@ -77,7 +77,7 @@
 // # Session identity
 //
 // The session id and, when absolute, the session path (from
-// adapter.Host.Identity and [Adapter.SetSession]) go out with
+// session.Host.Identity and [Adapter.SetSession]) go out with
 // --agent-session-id and --agent-session-path on every report of a claim
 // until one is delivered; a changed identity is sent again. Herdr 0.8.2
 // discards these for custom sources; they are sent as the documented

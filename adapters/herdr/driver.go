@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
 	"github.com/panestate/panestate/adapter"
 )
 
@@ -353,7 +354,7 @@ func (d Driver) activation(p adapter.Params) (bin, pane, socket, conflict string
 	if err := checkArg(pane); err != nil {
 		return "", "", "", "", fmt.Errorf("herdr: %w: %s %q cannot be passed to the Herdr CLI: %w", adapter.ErrInactive, EnvPane, adapter.Bound(pane, 80), err)
 	}
-	if err := p.Host.Interactive(); err != nil {
+	if err := adapter.CheckHost(p.Host); err != nil {
 		return "", "", "", "", fmt.Errorf("herdr: host may not claim a pane: %w", err)
 	}
 	conflicts := d.Conflicts

@@ -9,6 +9,7 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/session"
 )
 
 // The adapter against an emulated Herdr: open it with the pane's
@@ -31,7 +32,7 @@ func Example() {
 		Name:     "herdr",
 		App:      "myagent",
 		Env:      adapter.Env(h.Env()),
-		Host:     adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleRoot},
+		Host:     session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
 		Diagnose: func(d adapter.Diagnostic) { fmt.Println(d) },
 	})
 	if err != nil {

@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"go.uber.org/goleak"
+
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
-	"go.uber.org/goleak"
+	"github.com/panestate/panestate/session"
 
 	"github.com/panestate/panestate/internal/testenv"
 )
@@ -31,7 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 // interactive is a host that may claim a pane.
-var interactive = adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleRoot}
+var interactive = session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot}
 
 // diags records diagnostics.
 type diags struct {
@@ -105,7 +107,7 @@ type fixture struct {
 	drv   Driver
 	diags *diags
 	env   adapter.Env
-	host  adapter.Host
+	host  session.Host
 	set   string // settings JSON
 }
 

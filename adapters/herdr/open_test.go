@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/session"
 )
 
 func TestOpenGating(t *testing.T) {
@@ -30,7 +32,7 @@ func TestOpenGating(t *testing.T) {
 	tests := []struct {
 		name string
 		env  func(adapter.Env) adapter.Env
-		host adapter.Host
+		host session.Host
 		want string // a fragment of the error
 	}{
 		{name: "HERDR_ENV unset", env: unset(EnvMarker), want: "HERDR_ENV is not set"},
@@ -47,19 +49,19 @@ func TestOpenGating(t *testing.T) {
 		{name: "pane id help", env: set(EnvPane, "--help"), want: "HERDR_PANE_ID"},
 		{name: "pane id control", env: set(EnvPane, "w1:p1\n"), want: "control characters"},
 		{name: "pane id not UTF-8", env: set(EnvPane, "w1:\xff"), want: "not valid UTF-8"},
-		{name: "print mode", host: adapter.Host{Mode: adapter.ModePrint, HasUI: true, Role: adapter.RoleRoot}, want: "mode is print, not tui"},
-		{name: "json mode", host: adapter.Host{Mode: adapter.ModeJSON, HasUI: true, Role: adapter.RoleRoot}, want: "mode is json, not tui"},
-		{name: "rpc mode", host: adapter.Host{Mode: adapter.ModeRPC, HasUI: true, Role: adapter.RoleRoot}, want: "mode is rpc, not tui"},
-		{name: "no UI", host: adapter.Host{Mode: adapter.ModeTUI, Role: adapter.RoleRoot}, want: "no UI"},
-		{name: "subagent", host: adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleSubagent}, want: "role is subagent, not root"},
-		{name: "workflow stage", host: adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleWorkflowStage}, want: "role is workflow-stage, not root"},
-		{name: "zero host", host: adapter.Host{}, want: "mode is unset"},
+		{name: "print mode", host: session.Host{Mode: session.ModePrint, HasUI: true, Role: session.RoleRoot}, want: "mode is print, not tui"},
+		{name: "json mode", host: session.Host{Mode: session.ModeJSON, HasUI: true, Role: session.RoleRoot}, want: "mode is json, not tui"},
+		{name: "rpc mode", host: session.Host{Mode: session.ModeRPC, HasUI: true, Role: session.RoleRoot}, want: "mode is rpc, not tui"},
+		{name: "no UI", host: session.Host{Mode: session.ModeTUI, Role: session.RoleRoot}, want: "no UI"},
+		{name: "subagent", host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleSubagent}, want: "role is subagent, not root"},
+		{name: "workflow stage", host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleWorkflowStage}, want: "role is workflow-stage, not root"},
+		{name: "zero host", host: session.Host{}, want: "mode is unset"},
 	}
 	if runtime.GOOS != "windows" {
 		tests = append(tests, struct {
 			name string
 			env  func(adapter.Env) adapter.Env
-			host adapter.Host
+			host session.Host
 			want string
 		}{name: "bin not executable", env: set(EnvBin, notExec), want: "not executable"})
 	}

@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/session"
 )
 
 // sessionFlags returns a call's session flags ("" when absent).
@@ -18,7 +20,7 @@ func sessionFlags(c herdrtest.Call) [2]string {
 
 func TestSessionIdentityUntilDelivered(t *testing.T) {
 	f := newFixture(t, herdrtest.Options{})
-	f.host.Identity = adapter.Identity{ID: "s-1", Path: "/home/u/.app/sessions/s-1.jsonl"}
+	f.host.Identity = session.Identity{ID: "s-1", Path: "/home/u/.app/sessions/s-1.jsonl"}
 	a := f.open(t)
 	ctx := t.Context()
 	f.setFault(t, herdrtest.Fault{FailFirst: 1})
@@ -30,17 +32,17 @@ func TestSessionIdentityUntilDelivered(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a.SetSession(adapter.Identity{ID: "s-1", Path: "/home/u/.app/sessions/s-1.jsonl"}) // unchanged
+	a.SetSession(session.Identity{ID: "s-1", Path: "/home/u/.app/sessions/s-1.jsonl"}) // unchanged
 	if err := a.Report(ctx, idle); err != nil {
 		t.Fatal(err)
 	}
-	a.SetSession(adapter.Identity{ID: "s-2", Path: "relative/s-2.jsonl"}) // changed; path not absolute
+	a.SetSession(session.Identity{ID: "s-2", Path: "relative/s-2.jsonl"}) // changed; path not absolute
 	for _, r := range []adapter.Report{working, idle} {
 		if err := a.Report(ctx, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	a.SetSession(adapter.Identity{ID: "s-3", Path: `C:\Users\u\s-3.jsonl`})
+	a.SetSession(session.Identity{ID: "s-3", Path: `C:\Users\u\s-3.jsonl`})
 	if err := a.Report(ctx, working); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func TestArgvInjection(t *testing.T) {
 	tests := []struct {
 		name     string
 		pane     string
-		identity adapter.Identity
+		identity session.Identity
 		wantID   string // expected --agent-session-id ("" = absent)
 		wantPath string
 		invalid  bool // one invalid_value diagnostic
@@ -89,20 +91,20 @@ func TestArgvInjection(t *testing.T) {
 		{name: "pane with command substitution", pane: "$(touch pwned)"},
 		{name: "pane with quotes and globs", pane: `w1:'p1" * ?`},
 		{name: "pane starting with a dash", pane: "-p1"},
-		{name: "session id --session", identity: adapter.Identity{ID: "--session"}, invalid: true},
-		{name: "session id --session=x", identity: adapter.Identity{ID: "--session=x", Path: "/s/x"}, wantPath: "/s/x", invalid: true},
-		{name: "session id --remote=x", identity: adapter.Identity{ID: "--remote=x"}, invalid: true},
-		{name: "session id --remote", identity: adapter.Identity{ID: "--remote"}, invalid: true},
-		{name: "session id --remote-keybindings", identity: adapter.Identity{ID: "--remote-keybindings=a"}, invalid: true},
-		{name: "session id --handoff", identity: adapter.Identity{ID: "--handoff"}, invalid: true},
-		{name: "session id with newline", identity: adapter.Identity{ID: "a\nb"}, invalid: true},
-		{name: "session id with escape", identity: adapter.Identity{ID: "a\x1b[31m"}, invalid: true},
-		{name: "session id with C1 control", identity: adapter.Identity{ID: "a\u0085"}, invalid: true},
-		{name: "session id not UTF-8", identity: adapter.Identity{ID: "s\xff"}, invalid: true},
-		{name: "session path not UTF-8", identity: adapter.Identity{ID: "ok", Path: "/s/\xfe"}, wantID: "ok", invalid: true},
-		{name: "session path --session", identity: adapter.Identity{ID: "ok", Path: "--session"}, wantID: "ok", invalid: true},
-		{name: "session id with spaces and dollar", identity: adapter.Identity{ID: "$(x) `y` ; z"}, wantID: "$(x) `y` ; z"},
-		{name: "session id starting with a dash", identity: adapter.Identity{ID: "-x", Path: "/p"}, wantID: "-x", wantPath: "/p"},
+		{name: "session id --session", identity: session.Identity{ID: "--session"}, invalid: true},
+		{name: "session id --session=x", identity: session.Identity{ID: "--session=x", Path: "/s/x"}, wantPath: "/s/x", invalid: true},
+		{name: "session id --remote=x", identity: session.Identity{ID: "--remote=x"}, invalid: true},
+		{name: "session id --remote", identity: session.Identity{ID: "--remote"}, invalid: true},
+		{name: "session id --remote-keybindings", identity: session.Identity{ID: "--remote-keybindings=a"}, invalid: true},
+		{name: "session id --handoff", identity: session.Identity{ID: "--handoff"}, invalid: true},
+		{name: "session id with newline", identity: session.Identity{ID: "a\nb"}, invalid: true},
+		{name: "session id with escape", identity: session.Identity{ID: "a\x1b[31m"}, invalid: true},
+		{name: "session id with C1 control", identity: session.Identity{ID: "a\u0085"}, invalid: true},
+		{name: "session id not UTF-8", identity: session.Identity{ID: "s\xff"}, invalid: true},
+		{name: "session path not UTF-8", identity: session.Identity{ID: "ok", Path: "/s/\xfe"}, wantID: "ok", invalid: true},
+		{name: "session path --session", identity: session.Identity{ID: "ok", Path: "--session"}, wantID: "ok", invalid: true},
+		{name: "session id with spaces and dollar", identity: session.Identity{ID: "$(x) `y` ; z"}, wantID: "$(x) `y` ; z"},
+		{name: "session id starting with a dash", identity: session.Identity{ID: "-x", Path: "/p"}, wantID: "-x", wantPath: "/p"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

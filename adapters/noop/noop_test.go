@@ -11,6 +11,7 @@ import (
 	"github.com/panestate/panestate/adapter/adaptertest"
 	"github.com/panestate/panestate/adapters/noop"
 	"github.com/panestate/panestate/internal/testenv"
+	"github.com/panestate/panestate/session"
 )
 
 // TestMain clears every HERDR_* variable, so that a developer running the
@@ -47,7 +48,7 @@ func TestDriver(t *testing.T) {
 	// Open honours nothing from the environment or the host.
 	params := []adapter.Params{
 		{},
-		{Name: "noop", Env: adapter.Env{"HERDR_ENV=1"}, Host: adapter.Host{Mode: adapter.ModePrint}},
+		{Name: "noop", Env: adapter.Env{"HERDR_ENV=1"}, Host: session.Host{Mode: session.ModePrint}},
 	}
 	for _, p := range params {
 		a, err := noop.Driver{}.Open(t.Context(), p)

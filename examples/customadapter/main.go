@@ -41,7 +41,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
@@ -105,7 +104,7 @@ func play(ctx context.Context, env []string, shown <-chan struct{}, pause time.D
 
 	reg, err := registry.New(registry.Options{
 		App:            "chat",
-		Host:           adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleRoot},
+		Host:           session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
 		Env:            env,
 		Settings:       settings.Options{Home: home},
 		StaticSettings: true,

@@ -60,7 +60,7 @@ func (TitleDriver) SettingsKeys() []string { return []string{"prefix"} }
 func (TitleDriver) Check(p adapter.Params) error {
 	// Only the session the person talks to owns the terminal: a print run,
 	// a subagent or a workflow stage must not retitle it.
-	if err := p.Host.Interactive(); err != nil {
+	if err := adapter.CheckHost(p.Host); err != nil {
 		return fmt.Errorf("title: %w", err)
 	}
 	// Read the environment from Params, never from os.Getenv: it was

@@ -11,6 +11,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/adaptertest"
+	"github.com/panestate/panestate/session"
 )
 
 // params returns what the registry would pass to the driver for an
@@ -21,7 +22,7 @@ func params(settings string) adapter.Params {
 		App:      "chat",
 		Logger:   hclog.NewNullLogger(),
 		Env:      adapter.Env{"TERM=xterm-256color"},
-		Host:     adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleRoot},
+		Host:     session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
 		Diagnose: func(adapter.Diagnostic) {},
 	}
 	if settings != "" {
@@ -72,15 +73,15 @@ func TestOpen(t *testing.T) {
 		{name: "no TERM", change: func(p *adapter.Params) { p.Env = nil }, wantTitle: "\x1b]2;chat: working\a"},
 		{
 			name:         "print mode",
-			change:       func(p *adapter.Params) { p.Host.Mode = adapter.ModePrint },
+			change:       func(p *adapter.Params) { p.Host.Mode = session.ModePrint },
 			wantInactive: true,
-			wantErr:      "title: adapter inactive: mode is print, not tui",
+			wantErr:      "title: adapter inactive: not an interactive root session: mode is print, not tui",
 		},
 		{
 			name:         "subagent",
-			change:       func(p *adapter.Params) { p.Host.Role = adapter.RoleSubagent },
+			change:       func(p *adapter.Params) { p.Host.Role = session.RoleSubagent },
 			wantInactive: true,
-			wantErr:      "title: adapter inactive: role is subagent, not root",
+			wantErr:      "title: adapter inactive: not an interactive root session: role is subagent, not root",
 		},
 		{
 			name:         "dumb terminal",

@@ -188,7 +188,7 @@ type demo struct {
 	projectRoot string // project: <projectRoot>/.demo/settings.json
 	globalFile  string
 	projectFile string
-	host        adapter.Host
+	host        session.Host
 	env         []string
 
 	emu  *herdrtest.Herdr // nil with -real
@@ -222,9 +222,9 @@ func (d *demo) setup() error {
 		return err
 	}
 	d.enabled = true
-	d.host = adapter.Host{
-		Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleRoot,
-		Identity: adapter.Identity{ID: "demo-session-1", Path: filepath.Join(d.root, "sessions", "demo-session-1.jsonl")},
+	d.host = session.Host{
+		Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot,
+		Identity: session.Identity{ID: "demo-session-1", Path: filepath.Join(d.root, "sessions", "demo-session-1.jsonl")},
 	}
 
 	if d.cfg.real {

@@ -18,13 +18,13 @@ var rules = []struct {
 	banned  []string // standard-library packages it must not import directly
 }{
 	{pkg: "session", allowed: nil, banned: []string{"os/exec", "net"}},
-	{pkg: "adapter", allowed: []string{"github.com/hashicorp/go-hclog"}},
+	{pkg: "adapter", allowed: []string{"session", "github.com/hashicorp/go-hclog"}},
 	{pkg: "reducer", allowed: []string{"session", "adapter", "github.com/hashicorp/go-hclog"},
 		banned: []string{"os", "os/exec", "net", "time"}},
 	{pkg: "settings", allowed: []string{"internal/", "github.com/knadh/koanf", "github.com/fsnotify/fsnotify",
 		"github.com/hashicorp/go-hclog"}},
-	{pkg: "adapters/noop", allowed: []string{"adapter", "github.com/hashicorp/go-hclog"}},
-	{pkg: "adapters/herdr", allowed: []string{"adapter", "internal/", "github.com/hashicorp/go-hclog"}},
+	{pkg: "adapters/noop", allowed: []string{"adapter", "session", "github.com/hashicorp/go-hclog"}},
+	{pkg: "adapters/herdr", allowed: []string{"adapter", "session", "internal/", "github.com/hashicorp/go-hclog"}},
 }
 
 type pkgInfo struct {

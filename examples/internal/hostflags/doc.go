@@ -19,7 +19,7 @@
 //	--role root|subagent|workflow-stage
 //	--loaded-extension PATH  an extension the host loaded (repeatable)
 //
-// [Flags.Host] turns them into an adapter.Host, and [Flags.Options] into the
+// [Flags.Host] turns them into an session.Host, and [Flags.Options] into the
 // registry.Options a host passes to registry.New.
 //
 // The package is internal to the examples: a real chat service knows its own

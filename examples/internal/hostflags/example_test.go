@@ -23,5 +23,5 @@ func Example() {
 	fmt.Println(opts.Host.Interactive())
 	// Output:
 	// mychat tui true subagent
-	// adapter inactive: role is subagent, not root
+	// not an interactive root session: role is subagent, not root
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/registry"
+	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
 
@@ -36,9 +37,9 @@ func Register(fs *flag.FlagSet) *Flags {
 		"application `name`: settings in ~/.NAME/agent/settings.json and <project>/.NAME/settings.json, Herdr source custom:NAME")
 	fs.StringVar(&f.Project, "project", "", "project `directory` (default: the working directory)")
 	fs.BoolVar(&f.TrustProject, "trust-project", false, "trust the project: apply <project>/.NAME/settings.json")
-	fs.StringVar(&f.Mode, "mode", string(adapter.ModeTUI), "how the host runs: tui, print, json or rpc")
+	fs.StringVar(&f.Mode, "mode", string(session.ModeTUI), "how the host runs: tui, print, json or rpc")
 	fs.BoolVar(&f.NoUI, "no-ui", false, "the host has no UI")
-	fs.StringVar(&f.Role, "role", string(adapter.RoleRoot), "the host's role: root, subagent or workflow-stage")
+	fs.StringVar(&f.Role, "role", string(session.RoleRoot), "the host's role: root, subagent or workflow-stage")
 	fs.Func("loaded-extension", "`path` of an extension the host loaded (repeatable)", func(path string) error {
 		f.Extensions = append(f.Extensions, path)
 		return nil
@@ -48,22 +49,22 @@ func Register(fs *flag.FlagSet) *Flags {
 
 // Host returns the host context the flags describe. It fails on an unknown
 // mode or role.
-func (f *Flags) Host() (adapter.Host, error) {
-	h := adapter.Host{
-		Mode:             adapter.Mode(f.Mode),
+func (f *Flags) Host() (session.Host, error) {
+	h := session.Host{
+		Mode:             session.Mode(f.Mode),
 		HasUI:            !f.NoUI,
-		Role:             adapter.Role(f.Role),
+		Role:             session.Role(f.Role),
 		LoadedExtensions: f.Extensions,
 	}
 	switch h.Mode {
-	case adapter.ModeTUI, adapter.ModePrint, adapter.ModeJSON, adapter.ModeRPC:
+	case session.ModeTUI, session.ModePrint, session.ModeJSON, session.ModeRPC:
 	default:
-		return adapter.Host{}, fmt.Errorf("hostflags: unknown mode %q (want tui, print, json or rpc)", f.Mode)
+		return session.Host{}, fmt.Errorf("hostflags: unknown mode %q (want tui, print, json or rpc)", f.Mode)
 	}
 	switch h.Role {
-	case adapter.RoleRoot, adapter.RoleSubagent, adapter.RoleWorkflowStage:
+	case session.RoleRoot, session.RoleSubagent, session.RoleWorkflowStage:
 	default:
-		return adapter.Host{}, fmt.Errorf("hostflags: unknown role %q (want root, subagent or workflow-stage)", f.Role)
+		return session.Host{}, fmt.Errorf("hostflags: unknown role %q (want root, subagent or workflow-stage)", f.Role)
 	}
 	return h, nil
 }

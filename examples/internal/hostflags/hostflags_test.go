@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/examples/internal/hostflags"
 	"github.com/panestate/panestate/internal/testenv"
+	"github.com/panestate/panestate/session"
 )
 
 func TestMain(m *testing.M) {
@@ -23,14 +23,14 @@ func TestHost(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		args    []string
-		want    adapter.Host
+		want    session.Host
 		wantErr string
 	}{
-		{name: "defaults", want: adapter.Host{Mode: adapter.ModeTUI, HasUI: true, Role: adapter.RoleRoot}},
+		{name: "defaults", want: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot}},
 		{
 			name: "everything",
 			args: []string{"--mode", "rpc", "--no-ui", "--role", "workflow-stage", "--loaded-extension", "/a", "--loaded-extension", "/b"},
-			want: adapter.Host{Mode: adapter.ModeRPC, Role: adapter.RoleWorkflowStage, LoadedExtensions: []string{"/a", "/b"}},
+			want: session.Host{Mode: session.ModeRPC, Role: session.RoleWorkflowStage, LoadedExtensions: []string{"/a", "/b"}},
 		},
 		{name: "bad mode", args: []string{"--mode", "gui"}, wantErr: `hostflags: unknown mode "gui" (want tui, print, json or rpc)`},
 		{name: "bad role", args: []string{"--role", "boss"}, wantErr: `hostflags: unknown role "boss" (want root, subagent or workflow-stage)`},
