@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -35,6 +37,12 @@ type Params struct {
 	Env Env
 	// Host says how the agent runs.
 	Host session.Host
+	// Terminal is the host's controlling terminal, when the host hands it
+	// over (registry.Options.Terminal); nil otherwise. The host's TUI owns
+	// the screen: an adapter writes to it only escape sequences that change
+	// no cell, each in a single Write call, and only from Report, Release
+	// and Close.
+	Terminal io.Writer
 	// Diagnose records a diagnostic. Never nil; safe for concurrent use;
 	// never blocks for long.
 	Diagnose func(Diagnostic)
@@ -63,9 +71,12 @@ type Adapter interface {
 	// Report delivers r and returns when the workspace has it or the
 	// attempt failed. The registry calls Report from one goroutine per
 	// adapter, never concurrently, and never with a report equal to the last
-	// one delivered. ctx bounds the call; an adapter should also apply its
-	// own deadline. An error means "not delivered": the registry will try the
-	// same state again. After Close, Report returns ErrClosed.
+	// one delivered, except to refresh it (see [Refresher]). ctx bounds the
+	// call, and is cancelled when the report is superseded at Detach: return
+	// promptly then. An adapter should also apply its own deadline. An error
+	// means "not delivered": the registry tries the same state again, with
+	// capped backoff, for as long as it is the newest. After Close, Report
+	// returns ErrClosed.
 	Report(ctx context.Context, r Report) error
 }
 
@@ -97,6 +108,28 @@ type Closer interface {
 // Fallback: the identity is not forwarded.
 type SessionAware interface {
 	SetSession(id session.Identity)
+}
+
+// Refresher is implemented by adapters whose workspace can forget or drop a
+// state it was given: Herdr forgets every custom reporter when its server
+// restarts; some terminals clear a progress indicator that is not refreshed.
+// After each delivery of r, and while r stays the newest report, the
+// registry calls Report again with the same r once RefreshInterval(r) has
+// passed with no delivery; this is the one case where Report receives a
+// report equal to the last one delivered. RefreshInterval is called from the
+// delivery goroutine, must be cheap, and returns 0 (or less) for "never
+// refresh r", in which case the registry keeps no timer. Fallback: no
+// refresh.
+type Refresher interface {
+	RefreshInterval(r Report) time.Duration
+}
+
+// RefreshInterval returns a's refresh interval for r, or 0 when a has none.
+func RefreshInterval(a Adapter, r Report) time.Duration {
+	if f, ok := a.(Refresher); ok {
+		return max(f.RefreshInterval(r), 0)
+	}
+	return 0
 }
 
 // Explainer is implemented by adapters with state worth showing in

@@ -34,6 +34,9 @@
 //     nothing to close.
 //   - [SessionAware]: receive the [session.Identity]. Helper [SetSession];
 //     fallback: the identity is not forwarded.
+//   - [Refresher]: have the current report delivered again after a quiet
+//     interval, for workspaces that forget. Helper [RefreshInterval];
+//     fallback: no refresh.
 //   - [Explainer]: add adapter-specific lines to registry.Explain. Helper
 //     [Explain]; fallback: none.
 //   - [DefaultEnabler] (on drivers): whether the adapter runs when the

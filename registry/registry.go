@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -46,6 +47,16 @@ type Options struct {
 	// Adapters restricts the registry to these registered drivers. Nil means
 	// every registered driver.
 	Adapters []string
+	// Drivers, when set, are this registry's drivers by name, used instead
+	// of the process-wide table filled by [Register] (as sql.OpenDB takes a
+	// connector and bypasses sql.Register). Use it for a configured driver
+	// or a test's recorder. Names follow Register's rules.
+	Drivers map[string]adapter.Driver
+	// Terminal is the host's controlling terminal, for adapters that signal
+	// through it (OSC progress sequences on the tab). Nil keeps them
+	// inactive. The host's TUI owns the screen; adapters write only
+	// sequences that change no cell, each in one Write.
+	Terminal io.Writer
 }
 
 var validApp = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
