@@ -223,6 +223,7 @@ func (r *Registry) params(s *slot, cur settings.Settings) adapter.Params {
 		Logger:   r.log.Named(s.name),
 		Env:      r.env,
 		Host:     r.opts.Host,
+		Terminal: r.opts.Terminal,
 		Diagnose: func(d adapter.Diagnostic) { r.diagnose(s, d) },
 	}
 }
