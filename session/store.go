@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 )
@@ -121,10 +122,13 @@ func (s *Store) SetTasks(n int) { s.update(func(p *Snapshot) { p.Tasks = max(n, 
 func (s *Store) SetIdentity(id Identity) { s.update(func(p *Snapshot) { p.Identity = id }) }
 
 // PromptStart records that a UI prompt with this id opened. Opening an id
-// that is already open changes its kind. An invalid kind is ignored.
+// that is already open changes its kind. kind must be one of the PromptKind
+// constants: any other value (the zero PromptKind included) is a programming
+// error, and PromptStart panics rather than leave the pane unblocked while
+// the person is being asked something.
 func (s *Store) PromptStart(id string, kind PromptKind) {
 	if kind < PromptApproval || kind > PromptMenu {
-		return
+		panic(fmt.Sprintf("session: PromptStart(%q, %v): invalid prompt kind; use PromptApproval, PromptQuestion, PromptSecret or PromptMenu (ParsePromptKind parses their names)", id, kind))
 	}
 	s.mu.Lock()
 	before := s.snap

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -34,7 +35,6 @@ func TestStoreEvents(t *testing.T) {
 			s.PromptStart("a", PromptQuestion)
 		}, Snapshot{Prompts: Prompts{Question: 1}}},
 		{"unknown prompt end ignored", func(s *Store) { s.PromptEnd("nope") }, Snapshot{}},
-		{"invalid prompt kind ignored", func(s *Store) { s.PromptStart("x", 0); s.PromptStart("y", 99) }, Snapshot{}},
 		{"negative tasks", func(s *Store) { s.SetTasks(-3) }, Snapshot{}},
 		{"tasks", func(s *Store) { s.SetTasks(2) }, Snapshot{Tasks: 2}},
 		{"identity", func(s *Store) { s.SetIdentity(Identity{ID: "i", Path: "/p"}) }, Snapshot{Identity: Identity{ID: "i", Path: "/p"}}},
@@ -261,5 +261,23 @@ func BenchmarkPublish(b *testing.B) {
 		} else {
 			s.AgentSettled()
 		}
+	}
+}
+
+func TestPromptStartPanicsOnAnInvalidKindNamingTheFix(t *testing.T) {
+	for _, kind := range []PromptKind{0, PromptMenu + 1, 99} {
+		t.Run(kind.String(), func(t *testing.T) {
+			s := NewStore()
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.Contains(msg, "invalid prompt kind") || !strings.Contains(msg, "PromptApproval") {
+					t.Fatalf("recovered %q, want a panic naming the valid kinds", msg)
+				}
+				if got := s.Snapshot(); got != (Snapshot{}) {
+					t.Errorf("snapshot changed to %+v", got)
+				}
+			}()
+			s.PromptStart("x", kind)
+		})
 	}
 }
