@@ -63,6 +63,10 @@ func TestActivation(t *testing.T) {
 			"terminal: adapter inactive: inside tmux (TMUX is set), where the tmux adapter reports; set terminal.enabled to true to force it", true},
 		{"inside herdr in windows terminal", adapter.Env{"WT_SESSION=x", "HERDR_ENV=1"},
 			"terminal: adapter inactive: inside a Herdr pane (HERDR_ENV=1), where the herdr adapter reports; set terminal.enabled to true to force it", true},
+		{"inside screen", adapter.Env{"WT_SESSION=x", "STY=4242.pts-0.host"},
+			"terminal: adapter inactive: inside GNU screen (STY is set), which does not pass OSC 9;4 on; set terminal.enabled to true to force it", true},
+		{"inside zellij", adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0", "ZELLIJ=0"},
+			"terminal: adapter inactive: inside zellij (ZELLIJ is set), whose handling of OSC 9;4 is not known; set terminal.enabled to true to force it", true},
 		{"dumb terminal", adapter.Env{"WT_SESSION=x", "TERM=dumb"},
 			"terminal: adapter inactive: TERM is dumb; set terminal.enabled to true to force it", true},
 	}

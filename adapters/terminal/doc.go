@@ -29,7 +29,8 @@
 //     TERM_PROGRAM_VERSION for Ghostty, iTerm2, WezTerm, VS Code and mintty;
 //     WT_SESSION for Windows Terminal; ConEmuPID or ConEmuANSI=ON for
 //     ConEmu), outside tmux (TMUX) and Herdr (HERDR_ENV=1), whose own
-//     adapters report there, and TERM is not dumb.
+//     adapters report there, and outside GNU screen (STY) and zellij
+//     (ZELLIJ), and TERM is not dumb.
 //
 // The last condition is waived when terminal.enabled is the literal true:
 // the person has said their terminal shows it. The version floors matter:

@@ -124,6 +124,11 @@ func activation(p adapter.Params, s settings) (profile, error) {
 		why = "inside a Herdr pane (HERDR_ENV=1), where the herdr adapter reports"
 	case p.Env.Get("TMUX") != "":
 		why = "inside tmux (TMUX is set), where the tmux adapter reports"
+	case p.Env.Get("STY") != "":
+		// GNU screen, like tmux, keeps OSC 9;4 from the outer terminal.
+		why = "inside GNU screen (STY is set), which does not pass OSC 9;4 on"
+	case p.Env.Get("ZELLIJ") != "":
+		why = "inside zellij (ZELLIJ is set), whose handling of OSC 9;4 is not known"
 	case p.Env.Get("TERM") == "dumb":
 		why = "TERM is dumb"
 	case !term.shows:
@@ -140,7 +145,7 @@ func activation(p adapter.Params, s settings) (profile, error) {
 // It returns an error wrapping [adapter.ErrInactive] when p.Terminal is nil,
 // when the host is not an interactive root session, when terminal.enabled is
 // the literal false, and, unless terminal.enabled is the literal true, inside
-// tmux or Herdr, with TERM=dumb, or when the environment names no terminal
+// tmux, GNU screen, zellij or Herdr, with TERM=dumb, or when the environment names no terminal
 // known to show OSC 9;4 (see the package documentation). It returns a plain
 // error for a bad setting. Open writes nothing and starts nothing; ctx is
 // only checked for cancellation.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -536,5 +537,38 @@ func TestConformance(t *testing.T) {
 				return a
 			})
 		})
+	}
+}
+
+func TestReportAllocatesNothing(t *testing.T) {
+	ctx := context.Background()
+	a, err := terminal.Driver{}.Open(ctx, adapter.Params{Name: "terminal", App: "mychat", Host: tui,
+		Env: adapter.Env{"WT_SESSION=x"}, Terminal: io.Discard, Settings: json.RawMessage(`{"notify": true}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := []adapter.Report{working, approval, idle}
+	i := 0
+	if n := testing.AllocsPerRun(100, func() {
+		_ = a.Report(ctx, reports[i%len(reports)])
+		i++
+	}); n != 0 {
+		t.Errorf("Report allocates %v times per call; want 0", n)
+	}
+}
+
+func BenchmarkReport(b *testing.B) {
+	ctx := context.Background()
+	a, err := terminal.Driver{}.Open(ctx, adapter.Params{Name: "terminal", App: "mychat", Host: tui,
+		Env: adapter.Env{"WT_SESSION=x"}, Terminal: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reports := []adapter.Report{working, approval, idle}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		_ = a.Report(ctx, reports[i%len(reports)])
+		i++
 	}
 }
