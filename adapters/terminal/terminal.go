@@ -144,22 +144,26 @@ func activation(p adapter.Params, s settings) (profile, error) {
 //
 // It returns an error wrapping [adapter.ErrInactive] when p.Terminal is nil,
 // when the host is not an interactive root session, when terminal.enabled is
-// the literal false, and, unless terminal.enabled is the literal true, inside
-// tmux, GNU screen, zellij or Herdr, with TERM=dumb, or when the environment names no terminal
-// known to show OSC 9;4 (see the package documentation). It returns a plain
-// error for a bad setting. Open writes nothing and starts nothing; ctx is
-// only checked for cancellation.
+// the literal false, and, unless terminal.enabled is the literal true,
+// inside tmux, GNU screen, zellij or Herdr, with TERM=dumb, or when the
+// environment names no terminal known to show OSC 9;4 (see the package
+// documentation). Otherwise it returns a plain error for a bad setting.
+// Open writes nothing and starts nothing; ctx is only checked for
+// cancellation.
 func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("terminal: open: %w", err)
 	}
-	s, err := decode(p.Settings)
-	if err != nil {
-		return nil, err
-	}
+	// Whether the adapter applies comes first, as in Check: a bad setting
+	// in a terminal that shows nothing leaves the adapter inactive, not
+	// failed. An undecodable section forces nothing.
+	s, badSettings := decode(p.Settings)
 	term, err := activation(p, s)
 	if err != nil {
 		return nil, err
+	}
+	if badSettings != nil {
+		return nil, badSettings
 	}
 	refresh, clamped, err := parseRefresh(s.Refresh)
 	if err != nil {

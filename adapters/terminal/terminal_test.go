@@ -429,11 +429,17 @@ func TestBadSettings(t *testing.T) {
 	}
 }
 
+func TestBadSettingsWhereInactiveStayInactive(t *testing.T) {
+	err := openErr(t, params(new(tape), adapter.Env{"TERM_PROGRAM=Apple_Terminal"}, `{"notify": "yes"}`))
+	if !errors.Is(err, adapter.ErrInactive) {
+		t.Errorf("Open = %v; want an error wrapping ErrInactive, since the terminal shows nothing anyway", err)
+	}
+}
+
 func TestNotifyWithoutMechanismIsDiagnosed(t *testing.T) {
 	var diags diagnostics
 	out := new(tape)
-	p := params(out, adapter.Env{"WT_SESSION="}, `{"notify": true}`)
-	p.Env = adapter.Env{"ConEmuPID=1"}
+	p := params(out, adapter.Env{"ConEmuPID=1"}, `{"notify": true}`)
 	p.Diagnose = diags.add
 	a, err := terminal.Driver{}.Open(t.Context(), p)
 	if err != nil {
