@@ -52,9 +52,10 @@
 //	Release   ESC ] 9 ; 4 ; 0 ESC \        nothing
 //
 // Blocked uses the paused state rather than the error state because the
-// agent has not failed: it waits, and every terminal that shows the paused
-// state shows it in the warning colour. The value 100 is there because
-// iTerm2 3.6.6 ignores a paused state without one.
+// agent has not failed: it waits. Terminals draw the paused state in a
+// warning colour (Ghostty on Linux stops the bar's pulsing instead) and keep
+// red for failures. The value 100 is there because iTerm2 3.6.6 ignores a
+// paused state without one.
 //
 // With terminal.notify on, entering blocked also writes one notification:
 // OSC 9 for iTerm2, OSC 777 for Ghostty, WezTerm and Windows Terminal,
