@@ -13,7 +13,7 @@ type slot struct {
 	store bool // the trust store, not a settings layer
 
 	good  *layerContent // content in effect; nil = empty layer
-	state string
+	cond  FileCondition
 	err   error
 	stale bool
 	fresh bool // accept what is read now without grace or retry
@@ -107,7 +107,7 @@ func (l *loader) reload(now time.Time) time.Time {
 			}
 			at(l.update(l.project, now))
 		} else {
-			*l.project = slot{path: l.project.path, layer: LayerProject, state: StateUntrusted, fresh: true, polling: l.project.polling, pollSig: l.project.pollSig}
+			*l.project = slot{path: l.project.path, layer: LayerProject, cond: ConditionUntrusted, fresh: true, polling: l.project.polling, pollSig: l.project.pollSig}
 		}
 		l.decision = d
 	}
@@ -125,7 +125,7 @@ func (l *loader) files() []FileStatus {
 		if s == nil {
 			continue
 		}
-		fs := FileStatus{Layer: s.layer, Path: s.path, State: s.state, Stale: s.stale, Polling: s.polling, TrustStore: s.store}
+		fs := FileStatus{Layer: s.layer, Path: s.path, Condition: s.cond, Stale: s.stale, Polling: s.polling, TrustStore: s.store}
 		if s.err != nil {
 			fs.Err = s.err.Error()
 		}
@@ -179,9 +179,9 @@ func (l *loader) update(s *slot, now time.Time) (wake time.Time) {
 		}
 		s.hasReported = false
 		s.good, s.err, s.stale, s.absentSince = nil, nil, false, time.Time{}
-		s.state = StateMissing
+		s.cond = ConditionMissing
 		if r.kind == readEmpty {
-			s.state = StateEmpty
+			s.cond = ConditionEmpty
 		}
 		return time.Time{}
 	case readFailed:
@@ -189,7 +189,7 @@ func (l *loader) update(s *slot, now time.Time) (wake time.Time) {
 		return l.fail(s, r.hash, r.err, fresh, now)
 	}
 	s.absentSince = time.Time{}
-	if s.good != nil && s.good.hash == r.hash && s.state == StateLoaded {
+	if s.good != nil && s.good.hash == r.hash && s.cond == ConditionLoaded {
 		s.hasPending = false
 		return time.Time{}
 	}
@@ -209,7 +209,7 @@ func (l *loader) update(s *slot, now time.Time) (wake time.Time) {
 	lc.hash = r.hash
 	l.recovered(s)
 	s.good, s.err, s.stale, s.hasPending = lc, nil, false, false
-	s.state = StateLoaded
+	s.cond = ConditionLoaded
 	return time.Time{}
 }
 
@@ -251,9 +251,9 @@ func (l *loader) fail(s *slot, hash [32]byte, err error, fresh bool, now time.Ti
 		s.reportedErr, s.hasReported = hash, true
 	}
 	s.err, s.stale = err, s.good != nil
-	s.state = StateError
+	s.cond = ConditionError
 	if errors.Is(err, ErrTooLarge) {
-		s.state = StateTooLarge
+		s.cond = ConditionTooLarge
 	}
 	return time.Time{}
 }
