@@ -82,9 +82,20 @@ type Options struct {
 	ProjectPath string
 	// Trust says whether the project may contribute settings. nil means
 	// untrusted, unless TrustFile is set. A returned error means untrusted;
-	// the error is shown in [Settings.Files]. A [Watcher] calls it from its
-	// own goroutine before every reload, so it must be fast and must not
-	// prompt.
+	// the error is shown in [Settings.Files]. [Load] and a [Watcher] call
+	// it before every read of the project file, from a goroutine of their
+	// own, so it must be fast, must not prompt, and may run concurrently
+	// with the host's code.
+	//
+	// Faults in it never reach the host. A panic is recovered: the project
+	// counts as untrusted and one warning is logged. A call that has not
+	// returned after [TrustTimeout] counts as untrusted too (one warning);
+	// it is left running, since nothing can stop it, and no other call
+	// starts until it returns. A Watcher then uses its late answer in one
+	// reload and asks again on the next; Load has returned by then and
+	// drops it. [Watcher.Close] never waits for Trust, so a goroutine stuck
+	// in it outlives the Watcher until the function returns; it touches
+	// nothing after that.
 	Trust func(projectRoot string) (bool, error)
 	// TrustFile is the path of an Atomic-style trust store (see
 	// [TrustStore]). When Trust is nil it decides, and a [Watcher] watches
@@ -145,18 +156,19 @@ var (
 
 // config is Options checked and completed.
 type config struct {
-	globalPath  string
-	projectRoot string
-	projectPath string
-	trustFile   string
-	trust       func(string) (bool, error)
-	sections    []Section
-	known       map[string]map[string]bool
-	log         hclog.Logger
-	debounce    time.Duration
-	grace       time.Duration
-	retry       time.Duration
-	poll        time.Duration
+	globalPath   string
+	projectRoot  string
+	projectPath  string
+	trustFile    string
+	trust        func(string) (bool, error)
+	sections     []Section
+	known        map[string]map[string]bool
+	log          hclog.Logger
+	trustTimeout time.Duration
+	debounce     time.Duration
+	grace        time.Duration
+	retry        time.Duration
+	poll         time.Duration
 }
 
 func optErr(format string, args ...any) error {
@@ -165,13 +177,14 @@ func optErr(format string, args ...any) error {
 
 func newConfig(o Options) (*config, error) {
 	c := &config{
-		trust:    o.Trust,
-		log:      o.Logger,
-		debounce: o.Debounce,
-		grace:    o.Grace,
-		retry:    o.RetryAfter,
-		poll:     o.PollInterval,
-		known:    map[string]map[string]bool{},
+		trust:        o.Trust,
+		trustTimeout: TrustTimeout,
+		log:          o.Logger,
+		debounce:     o.Debounce,
+		grace:        o.Grace,
+		retry:        o.RetryAfter,
+		poll:         o.PollInterval,
+		known:        map[string]map[string]bool{},
 	}
 	if c.log == nil {
 		c.log = hclog.NewNullLogger()

@@ -41,7 +41,9 @@ type Watcher struct {
 
 // hooks lets tests replace system calls.
 type hooks struct {
-	add func(w *fsnotify.Watcher, dir string) error
+	add          func(w *fsnotify.Watcher, dir string) error
+	read         func(path string) readResult // replaces readFile
+	trustTimeout time.Duration                // replaces TrustTimeout
 }
 
 // Watch loads the settings once, synchronously (so [Watcher.Current] is
@@ -66,6 +68,9 @@ func watch(opts Options, onChange func(Settings), h hooks) (*Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	if h.trustTimeout > 0 {
+		c.trustTimeout = h.trustTimeout
+	}
 	w := &Watcher{
 		c:        c,
 		onChange: onChange,
@@ -74,6 +79,12 @@ func watch(opts Options, onChange func(Settings), h hooks) (*Watcher, error) {
 		l:        newLoader(c),
 		badDirs:  map[string]string{},
 		watched:  map[string]os.FileInfo{},
+	}
+	if h.read != nil {
+		w.l.read = h.read
+	}
+	if w.l.trust != nil {
+		w.l.trust.stop = w.stop
 	}
 	w.fsw, err = fsnotify.NewWatcher()
 	if err != nil {
@@ -105,10 +116,20 @@ func (w *Watcher) Current() Settings { return *w.cur.Load() }
 // onChange call to return; no onChange call starts after Close returns. It is
 // idempotent and safe for concurrent use; every call returns the same
 // result. It must not be called from onChange.
+//
+// Close never waits for the host's trust function: a call of
+// [Options.Trust] that has not returned is left running (see
+// [Options.Trust]), and its answer is dropped.
 func (w *Watcher) Close() error {
 	w.closeOnce.Do(func() {
 		close(w.stop)
 		w.wg.Wait()
+		// The event loop has returned, so the trust caller is ours to read.
+		// A call that answered is about to exit: wait for it, so no
+		// goroutine is left behind. A hung one is not waited for.
+		if t := w.l.trust; t != nil && t.hung == nil {
+			t.calls.Wait()
+		}
 		if w.fsw != nil {
 			if err := w.fsw.Close(); err != nil {
 				w.closeErr = fmt.Errorf("settings: close watcher: %w", err)
@@ -187,18 +208,33 @@ func (w *Watcher) loop(wake time.Time) {
 	cycle := func() {
 		w.rearm()
 		setWake(w.l.reload(time.Now()))
+		select {
+		case <-w.stop: // Close came during the reload: keep the last value
+			return
+		default:
+		}
 		w.publish(w.l.settings)
 	}
 	for {
+		// The answer of a trust call that had hung, once it returns.
+		var trustLate <-chan trustAnswer
+		if w.l.trust != nil {
+			trustLate = w.l.trust.hung
+		}
 		select {
 		case <-w.stop:
 			return
+		case a := <-trustLate:
+			w.l.trust.returned(a)
+			cycle()
 		case ev, ok := <-events:
 			if !ok {
 				events = nil
 				continue
 			}
-			if ev.Op == fsnotify.Chmod || !w.isRelevant(ev.Name) {
+			// Every event counts, a Chmod too: a file made readable
+			// again (chmod 644 after chmod 000) sends only that.
+			if !w.isRelevant(ev.Name) {
 				continue
 			}
 			debounce.Reset(w.c.debounce)
