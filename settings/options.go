@@ -112,7 +112,7 @@ type Options struct {
 	// nil means silent.
 	Logger hclog.Logger
 	// Debounce is the quiet period after the last file event before the
-	// files are re-read. 0 means 100ms.
+	// files are re-read. 0 means 20ms.
 	Debounce time.Duration
 	// Grace is how long a file must stay missing or empty before that
 	// counts. 0 means 500ms.
@@ -129,7 +129,7 @@ type Options struct {
 
 // Default durations used when the corresponding [Options] field is zero.
 const (
-	DefaultDebounce     = 100 * time.Millisecond
+	DefaultDebounce     = 20 * time.Millisecond
 	DefaultGrace        = 500 * time.Millisecond
 	DefaultRetryAfter   = time.Second
 	DefaultPollInterval = 2 * time.Second
