@@ -43,8 +43,8 @@
 // [Load] reads the files once. [Watch] does the same and then follows changes
 // with one fsnotify watcher on the files' directories (or their nearest
 // existing ancestors, and every directory along a symbolic link chain). After
-// a trailing debounce it re-reads every file, and calls back only when the
-// effective settings change. A file that disappears or becomes empty counts
+// a trailing debounce ([DefaultDebounce], 20ms) it re-reads every file, and
+// calls back only when the effective settings change. A file that disappears or becomes empty counts
 // only after a grace period, so editors that save by delete-and-recreate do not
 // switch adapters off and on. A malformed file keeps its last good content and
 // is reported once per content, and a file in error is read again on a

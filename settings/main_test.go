@@ -76,14 +76,21 @@ func doc(enabled bool, agent string) string {
 
 // recorder collects onChange calls.
 type recorder struct {
-	mu  sync.Mutex
-	got []Settings
+	mu      sync.Mutex
+	got     []Settings
+	changed chan struct{} // size 1: signalled after each call
 }
+
+func newRecorder() *recorder { return &recorder{changed: make(chan struct{}, 1)} }
 
 func (r *recorder) on(s Settings) {
 	r.mu.Lock()
 	r.got = append(r.got, s)
 	r.mu.Unlock()
+	select {
+	case r.changed <- struct{}{}:
+	default:
+	}
 }
 
 func (r *recorder) all() []Settings {
@@ -99,7 +106,7 @@ func startWatch(tb testing.TB, opts Options) (*Watcher, *recorder) {
 
 func startWatchHooks(tb testing.TB, opts Options, h hooks) (*Watcher, *recorder) {
 	tb.Helper()
-	r := &recorder{}
+	r := newRecorder()
 	w, err := watch(opts, r.on, h)
 	if err != nil {
 		tb.Fatal(err)
@@ -112,21 +119,23 @@ func startWatchHooks(tb testing.TB, opts Options, h hooks) (*Watcher, *recorder)
 	return w, r
 }
 
-// waitFor polls w.Current until ok holds, for at most five seconds: file
-// system events arrive from outside the test.
+// waitFor waits until ok holds for w.Current, rechecking after every reload
+// the watcher publishes, for at most five seconds: file system events
+// arrive from outside the test.
 func waitFor(tb testing.TB, w *Watcher, what string, ok func(Settings) bool) {
 	tb.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.After(5 * time.Second)
 	for {
 		s := w.Current()
 		if ok(s) {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-w.published:
+		case <-deadline:
 			on, from := s.Enabled("herdr", true)
 			tb.Fatalf("timed out waiting for %s; herdr enabled=%v from %v, section %s, files %+v, warnings %v", what, on, from, s.Section("herdr"), s.Files(), s.Warnings())
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -30,6 +30,11 @@ type Watcher struct {
 	pending *Settings
 	kick    chan struct{} // size 1: a pending value is waiting
 
+	// published (size 1) is signalled after every reload's result is
+	// stored in cur, changed or not. Nothing in the package receives from
+	// it; tests wait on it instead of polling Current.
+	published chan struct{}
+
 	// Owned by the event loop after Watch returns.
 	l        *loader
 	fsw      *fsnotify.Watcher // nil when fsnotify is unavailable
@@ -72,13 +77,14 @@ func watch(opts Options, onChange func(Settings), h hooks) (*Watcher, error) {
 		c.trustTimeout = h.trustTimeout
 	}
 	w := &Watcher{
-		c:        c,
-		onChange: onChange,
-		stop:     make(chan struct{}),
-		kick:     make(chan struct{}, 1),
-		l:        newLoader(c),
-		badDirs:  map[string]string{},
-		watched:  map[string]os.FileInfo{},
+		c:         c,
+		onChange:  onChange,
+		stop:      make(chan struct{}),
+		kick:      make(chan struct{}, 1),
+		published: make(chan struct{}, 1),
+		l:         newLoader(c),
+		badDirs:   map[string]string{},
+		watched:   map[string]os.FileInfo{},
 	}
 	if h.read != nil {
 		w.l.read = h.read
@@ -166,6 +172,10 @@ func (w *Watcher) deliver() {
 
 func (w *Watcher) publish(s Settings) {
 	old := w.cur.Swap(&s)
+	select {
+	case w.published <- struct{}{}:
+	default:
+	}
 	if old.Equal(s) {
 		return
 	}

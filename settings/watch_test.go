@@ -27,15 +27,16 @@ func noFlap(t *testing.T, r *recorder, want Layer) {
 // waitCallback waits until the last onChange call satisfies ok.
 func waitCallback(t *testing.T, r *recorder, ok func(Settings) bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.After(5 * time.Second)
 	for {
 		if got := r.all(); len(got) > 0 && ok(got[len(got)-1]) {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-r.changed:
+		case <-deadline:
 			t.Fatalf("the last callback never showed the final settings (%d callbacks)", len(r.all()))
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
