@@ -292,7 +292,9 @@ func (l *loader) retry(s *slot, now time.Time) time.Time {
 // returned error joins one [*FileError] per file that could not be read or
 // parsed (its layer is then empty; the Settings are still usable), or wraps
 // [ErrOptions] for invalid options. A missing file is an empty layer, not an
-// error. Load starts nothing and is safe for concurrent use.
+// error. Load is safe for concurrent use and leaves nothing running, with
+// one exception: a call of [Options.Trust] that has not returned after
+// [TrustTimeout] is left to finish on its own (see [Options.Trust]).
 func Load(opts Options) (Settings, error) {
 	c, err := newConfig(opts)
 	if err != nil {

@@ -15,7 +15,10 @@ import (
 
 // Watcher keeps the effective settings current while the files change. It
 // owns one fsnotify watcher and two goroutines (the event loop and the
-// callback runner), both stopped and waited for by [Watcher.Close].
+// callback runner), both stopped and waited for by [Watcher.Close]. During a
+// reload a third one calls [Options.Trust]; the reload waits for it, for at
+// most [TrustTimeout], and Close never does (see Options.Trust for one that
+// hangs).
 type Watcher struct {
 	c        *config
 	onChange func(Settings)
@@ -130,12 +133,6 @@ func (w *Watcher) Close() error {
 	w.closeOnce.Do(func() {
 		close(w.stop)
 		w.wg.Wait()
-		// The event loop has returned, so the trust caller is ours to read.
-		// A call that answered is about to exit: wait for it, so no
-		// goroutine is left behind. A hung one is not waited for.
-		if t := w.l.trust; t != nil && t.hung == nil {
-			t.calls.Wait()
-		}
 		if w.fsw != nil {
 			if err := w.fsw.Close(); err != nil {
 				w.closeErr = fmt.Errorf("settings: close watcher: %w", err)
