@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +16,25 @@ import (
 // trust function that returns at once never times out on a loaded machine,
 // short enough to keep the tests fast.
 const faultTimeout = 200 * time.Millisecond
+
+// hangingTrust returns a trust function that blocks while hang reports true,
+// until release is called, and counts its calls. The test's cleanup
+// releases it, so no goroutine stays in it after the test.
+func hangingTrust(t *testing.T, hang func() bool) (trust func(string) (bool, error), release func(), calls *atomic.Int32) {
+	ch := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(ch) }) }
+	t.Cleanup(release)
+	calls = new(atomic.Int32)
+	trust = func(string) (bool, error) {
+		calls.Add(1)
+		if hang() {
+			<-ch
+		}
+		return true, nil
+	}
+	return trust, release, calls
+}
 
 func TestLoadTrustPanicIsUntrusted(t *testing.T) {
 	t.Parallel()
@@ -87,18 +107,11 @@ func TestWatchTrustHangOnReload(t *testing.T) {
 	var logs logBuffer
 	f.opts.Logger = newLogger(&logs)
 	var hanging atomic.Bool
-	var calls atomic.Int32
-	release := make(chan struct{})
-	f.opts.Trust = func(string) (bool, error) {
-		calls.Add(1)
-		if hanging.Load() {
-			<-release
-		}
-		return true, nil
-	}
+	trust, release, calls := hangingTrust(t, hanging.Load)
+	f.opts.Trust = trust
 	write(t, f.project, doc(false, "v1"))
 	w, _ := startWatchHooks(t, f.opts, hooks{trustTimeout: faultTimeout})
-	t.Cleanup(func() { w.l.trust.calls.Wait() }) // after Close; the call is released below
+	t.Cleanup(func() { release(); w.l.trust.calls.Wait() }) // runs before the Close of startWatchHooks
 	waitHerdr(t, w, false, "v1", LayerProject)
 
 	hanging.Store(true)
@@ -122,23 +135,21 @@ func TestWatchTrustHangOnReload(t *testing.T) {
 	}
 	// The hung call returns "trusted": its late answer applies, with no
 	// file event.
-	close(release)
+	release()
 	waitHerdr(t, w, false, "v2", LayerProject)
 }
 
 func TestWatchTrustHangDoesNotHoldWatchOrClose(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	release := make(chan struct{})
-	f.opts.Trust = func(string) (bool, error) {
-		<-release
-		return true, nil
-	}
+	trust, release, _ := hangingTrust(t, func() bool { return true })
+	f.opts.Trust = trust
 	write(t, f.project, doc(false, "v1"))
 	w, err := watch(f.opts, nil, hooks{trustTimeout: faultTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { release(); _ = w.Close(); w.l.trust.calls.Wait() })
 	if fs := w.Current().Files()[1]; fs.Condition != ConditionUntrusted || !strings.Contains(fs.TrustReason, "did not return") {
 		t.Errorf("Watch with a hung Trust: project status %+v, want untrusted", fs)
 	}
@@ -153,7 +164,7 @@ func TestWatchTrustHangDoesNotHoldWatchOrClose(t *testing.T) {
 		t.Fatal("Close waited for the hung trust function")
 	}
 	// The goroutine in the host's function ends when the function returns.
-	close(release)
+	release()
 	w.l.trust.calls.Wait()
 }
 
