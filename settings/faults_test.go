@@ -262,3 +262,48 @@ func TestRetryBackoffDoublesUpToTheCap(t *testing.T) {
 		})
 	}
 }
+
+// TestHungTrustCallsAreCappedProcessWide is not parallel: it counts the
+// process-wide hung calls, which the parallel hang tests also use.
+func TestHungTrustCallsAreCappedProcessWide(t *testing.T) {
+	f := newFixture(t)
+	trust, release, calls := hangingTrust(t, func() bool { return true })
+	f.opts.Trust = trust
+	write(t, f.project, doc(false, "p"))
+	c, err := newConfig(f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.trustTimeout = 20 * time.Millisecond
+	// Each loader is one Load call.
+	var loaders []*loader
+	for range maxHungTrust + 2 {
+		l := newLoader(c)
+		l.reload(time.Now())
+		if fs := l.settings.Files()[1]; fs.Condition != ConditionUntrusted || !strings.Contains(fs.TrustReason, "did not return") {
+			t.Fatalf("project status %+v, want untrusted: the trust function hangs", fs)
+		}
+		loaders = append(loaders, l)
+	}
+	if got := calls.Load(); got != maxHungTrust {
+		t.Errorf("%d calls of the hung function, want %d: no call starts while %d hang", got, maxHungTrust, maxHungTrust)
+	}
+	release()
+	for _, l := range loaders {
+		l.trust.calls.Wait()
+	}
+	if n := hungTrust.Load(); n != 0 {
+		t.Fatalf("%d calls still counted as hung after they returned", n)
+	}
+	// The function answers now: the next Load asks it again.
+	s, err := Load(f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := s.Files()[1]; fs.Condition != ConditionLoaded || !fs.Trusted {
+		t.Errorf("after the hung calls returned: project status %+v, want trusted and loaded", fs)
+	}
+	if got := calls.Load(); got != maxHungTrust+1 {
+		t.Errorf("%d calls, want %d", got, maxHungTrust+1)
+	}
+}

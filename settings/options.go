@@ -90,10 +90,11 @@ type Options struct {
 	// Faults in it never reach the host. A panic is recovered: the project
 	// counts as untrusted and one warning is logged. A call that has not
 	// returned after [TrustTimeout] counts as untrusted too (one warning);
-	// it is left running, since nothing can stop it, and no other call
-	// starts until it returns. A Watcher then uses its late answer in one
-	// reload and asks again on the next; Load has returned by then and
-	// drops it. [Watcher.Close] never waits for Trust, so a goroutine stuck
+	// it is left running, since nothing can stop it. A Watcher starts no
+	// other call until it returns, then uses its late answer in one reload
+	// and asks again on the next; Load has returned by then and drops it.
+	// While four calls hang in the whole process (from any Watchers and
+	// Load calls), no call starts at all: the project is untrusted at once. [Watcher.Close] never waits for Trust, so a goroutine stuck
 	// in it outlives the Watcher until the function returns; it touches
 	// nothing after that.
 	Trust func(projectRoot string) (bool, error)

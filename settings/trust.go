@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -157,9 +158,17 @@ func (t *trustCaller) ask(root string) trustAnswer {
 			return trustAnswer{late: true}
 		}
 	}
+	if hungTrust.Load() >= maxHungTrust {
+		return trustAnswer{late: true}
+	}
 	ch := make(chan trustAnswer, 1)
+	var state atomic.Int32 // callRunning, then callAnswered or callAbandoned
 	t.calls.Go(func() {
-		ch <- callTrust(t.fn, root)
+		a := callTrust(t.fn, root)
+		if !state.CompareAndSwap(callRunning, callAnswered) {
+			hungTrust.Add(-1) // abandoned by its waiter: no longer hung
+		}
+		ch <- a
 	})
 	timer := time.NewTimer(t.timeout)
 	defer timer.Stop()
@@ -170,9 +179,35 @@ func (t *trustCaller) ask(root string) trustAnswer {
 	case <-timer.C:
 	case <-t.stop:
 	}
+	if !state.CompareAndSwap(callRunning, callAbandoned) {
+		// It answered just now.
+		a := <-ch
+		t.calls.Wait()
+		return a
+	}
+	hungTrust.Add(1)
 	t.hung = ch
 	return trustAnswer{late: true}
 }
+
+// States of one trust call.
+const (
+	callRunning int32 = iota
+	callAnswered
+	callAbandoned
+)
+
+// maxHungTrust bounds the calls of host trust functions that have timed
+// out and not returned, in the whole process.
+const maxHungTrust = 4
+
+// hungTrust counts those calls. It is process-wide by design: a goroutine
+// stuck in the host's function belongs to no Watcher or Load call that
+// could bound it (each Watcher starts at most one; Load, called again and
+// again by a host or by the registry's Explain, would start one per call).
+// While maxHungTrust calls hang, no further call starts: the project counts
+// as untrusted at once.
+var hungTrust atomic.Int32
 
 // returned records the answer of a hung call that has returned, for the
 // next ask.
