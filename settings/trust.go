@@ -127,8 +127,8 @@ func callTrust(fn func(string) (bool, error), root string) (a trustAnswer) {
 //
 // At most one call runs at a time. A call that times out stays in the
 // host's function: nothing can stop it. Until it returns, ask answers "late"
-// without starting another call, so a hung function holds one goroutine,
-// never more. When it returns, its answer is sent on hung (size one, so the
+// without starting another call, so a hung function holds one goroutine per
+// caller, and no more than maxHungTrust in the process. When it returns, its answer is sent on hung (size one, so the
 // goroutine never blocks), and the Watcher's event loop, which selects on
 // hung, hands it to the next ask and reloads. The goroutine touches nothing
 // else, so it may outlive the Watcher; Close does not wait for it.
