@@ -119,7 +119,10 @@ type Options struct {
 	// counts. 0 means 500ms.
 	Grace time.Duration
 	// RetryAfter is the pause before an unreadable or malformed file is
-	// checked again and, if still bad, reported. 0 means 1s.
+	// checked again and, if still bad, reported. After that a [Watcher]
+	// reads a file in error again after RetryAfter, then twice the previous
+	// pause each time, at most every 30s (or RetryAfter, if longer), until
+	// it reads. 0 means 1s.
 	RetryAfter time.Duration
 	// PollInterval is how often a [Watcher] checks a file whose directory
 	// could not be watched, and checks that every watched directory is still
