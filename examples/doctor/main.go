@@ -62,8 +62,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/examples/internal/hostflags"
 	"github.com/panestate/panestate/registry"
 )
@@ -90,7 +90,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 	fs.SetOutput(stderr)
 	host := hostflags.Register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	probe := fs.Bool("probe", adapter.Env(env).Get("HERDR_ENV") == "1",
+	probe := fs.Bool("probe", hostflags.Getenv(env, "HERDR_ENV") == "1",
 		"look at the Herdr installation: variables, binary, version and status (default: on inside Herdr)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -181,7 +181,7 @@ func probeHerdr(ctx context.Context, env []string) *herdrProbe {
 			p.Variables[k] = "(set)"
 		}
 	}
-	bin := adapter.Env(env).Get("HERDR_BIN_PATH")
+	bin := hostflags.Getenv(env, "HERDR_BIN_PATH")
 	if p.BinProblem = checkExecutable(bin); p.BinProblem != "" {
 		return p
 	}
@@ -232,7 +232,7 @@ func herdr(ctx context.Context, env []string, bin string, args ...string) (strin
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if first, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n"); first != "" {
-			return "", fmt.Errorf("herdr %s: %w: %s", strings.Join(args, " "), err, adapter.Bound(first, 200))
+			return "", fmt.Errorf("herdr %s: %w: %s", strings.Join(args, " "), err, bound(first, 200))
 		}
 		return "", fmt.Errorf("herdr %s: %w", strings.Join(args, " "), err)
 	}
@@ -273,4 +273,21 @@ func (p *herdrProbe) String() string {
 	line("herdr --version", p.Version, p.VersionError)
 	line("herdr status --json", string(p.Status), p.StatusError)
 	return b.String()
+}
+
+// bound returns s on one line, cut to at most n bytes.
+func bound(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
