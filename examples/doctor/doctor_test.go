@@ -57,7 +57,7 @@ func (w *world) writeSettings(t *testing.T, dir, content string) {
 func (w *world) run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(t.Context(), append([]string{"--project", w.project}, args...), &out, &errb, w.env)
+	code = run(t.Context(), append([]string{"--project", w.project}, args...), &out, &errb, w.env, false)
 	return code, out.String(), errb.String()
 }
 
@@ -462,5 +462,30 @@ func TestFlags(t *testing.T) {
 				t.Errorf("run = %d, stderr %q; want %d, containing %q", code, stderr, tc.wantCode, tc.wantStderr)
 			}
 		})
+	}
+}
+
+// TestIsTerminal checks the default of --terminal: a file is not a
+// terminal; a character device (here the null device) counts as one.
+func TestIsTerminal(t *testing.T) {
+	t.Parallel()
+	file, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	if isTerminal(file) {
+		t.Error("isTerminal(regular file) = true")
+	}
+	if runtime.GOOS == "windows" {
+		return // NUL is not a character device there
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if !isTerminal(null) {
+		t.Errorf("isTerminal(%s) = false; want a character device to count", os.DevNull)
 	}
 }

@@ -51,6 +51,10 @@
 //	--probe    look at the Herdr installation (default: on inside Herdr,
 //	           that is when HERDR_ENV is set)
 //	-q         print nothing; only the exit status answers
+//	--terminal ask as a host that hands its terminal to the registry
+//	           (registry.Options.Terminal), as the chat example does when
+//	           its stdout is a terminal (default: whether the doctor's
+//	           stdout is one)
 //
 // # The Herdr probe
 //
@@ -103,7 +107,14 @@ const (
 var herdrVariables = []string{"HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH"}
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Environ()))
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Environ(), isTerminal(os.Stdout)))
+}
+
+// isTerminal reports whether f looks like a terminal (a character device),
+// as a host deciding whether to hand its stdout to the registry would ask.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // report is everything the doctor found, and its JSON output.
@@ -118,9 +129,10 @@ type report struct {
 }
 
 // run is the whole program, with its inputs and outputs as parameters so
-// that tests can run it in-process. env is the environment to explain. It
-// returns the exit status (see the package comment).
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []string) int {
+// that tests can run it in-process. env is the environment to explain;
+// terminal is the default of --terminal. It returns the exit status (see
+// the package comment).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []string, terminal bool) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	host := hostflags.Register(fs)
@@ -129,6 +141,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 	probe := fs.Bool("probe", inHerdr,
 		"look at the Herdr installation: variables, binary, version, server and pane (default: on inside Herdr)")
 	quiet := fs.Bool("q", false, "print nothing: only the exit status answers")
+	handTerminal := fs.Bool("terminal", terminal,
+		"ask as a host that hands its terminal to the registry (Options.Terminal), as chat does when its stdout is one (default: whether stdout is a terminal)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -143,6 +157,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 	if err != nil {
 		fmt.Fprintf(stderr, "doctor: %v\n", err)
 		return exitUsage
+	}
+	if *handTerminal {
+		// Explain before Attach only asks whether an adapter would apply;
+		// nothing is written. A writer that drops everything makes sure.
+		opts.Terminal = io.Discard
 	}
 	reg, err := registry.New(opts)
 	if err != nil {
