@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -487,5 +489,104 @@ func TestIsTerminal(t *testing.T) {
 	defer null.Close()
 	if !isTerminal(null) {
 		t.Errorf("isTerminal(%s) = false; want a character device to count", os.DevNull)
+	}
+}
+
+// tmuxServer starts a private tmux server on a socket in a temporary
+// directory, with one pane running sleep, and kills it (by its socket)
+// when the test ends. It returns the socket and the pane id.
+func tmuxServer(t *testing.T) (socket, pane string) {
+	t.Helper()
+	bin, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is not installed; CI installs it (.ci/run)")
+		}
+		t.Skip("tmux is not installed")
+	}
+	socket = filepath.Join(t.TempDir(), "tmux.sock")
+	tmux := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"-S", socket, "-f", os.DevNull}, args...)...)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TERM=xterm"}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %q: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	tmux("new-session", "-d", "-x", "80", "-y", "24", "sleep 600")
+	t.Cleanup(func() {
+		cmd := exec.Command(bin, "-S", socket, "kill-server")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+		cmd.Run() // already gone when a test killed it
+	})
+	return socket, tmux("list-panes", "-F", "#{pane_id}")
+}
+
+func TestTmuxProbe(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, w *world, socket, pane string) // changes the world after the server started
+		want  []string
+	}{
+		{
+			name: "in a pane",
+			want: []string{"tmux probe (read-only: list-panes):\n", ": found\n"},
+		},
+		{
+			name: "pane that does not exist",
+			setup: func(t *testing.T, w *world, socket, pane string) {
+				w.env = append(w.env, "TMUX_PANE=%99")
+			},
+			want: []string{`  problem: TMUX_PANE "%99": the tmux server has no such pane` + "\n"},
+		},
+		{
+			name: "server stopped",
+			setup: func(t *testing.T, w *world, socket, pane string) {
+				if out, err := exec.Command("tmux", "-S", socket, "kill-server").CombinedOutput(); err != nil {
+					t.Fatalf("kill-server: %v\n%s", err, out)
+				}
+			},
+			want: []string{"  problem: no tmux server is running at "},
+		},
+		{
+			name: "no tmux in PATH",
+			setup: func(t *testing.T, w *world, socket, pane string) {
+				w.env = append(w.env, "PATH="+t.TempDir())
+			},
+			want: []string{"  problem: no tmux executable in PATH\n"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			socket, pane := tmuxServer(t)
+			w := newWorld(t, false)
+			w.env = append(w.env, "PATH="+os.Getenv("PATH"), "TMUX="+socket+",1,0", "TMUX_PANE="+pane)
+			if tc.setup != nil {
+				tc.setup(t, w, socket, pane)
+			}
+			code, stdout, stderr := w.run(t, "--json=false")
+			if stderr != "" {
+				t.Fatalf("stderr %q", stderr)
+			}
+			// The verdict follows the probe. It can name tmux only where the
+			// registry has a tmux adapter.
+			if tc.setup != nil && (code != exitNone || strings.Contains(stdout, "would report to tmux")) {
+				t.Errorf("run = %d; want %d and no report to tmux:\n%s", code, exitNone, stdout)
+			}
+			if tc.setup == nil && slices.Contains(registry.Drivers(), "tmux") && (code != exitReports || !strings.Contains(stdout, "would report to tmux")) {
+				t.Errorf("run = %d; want %d, reporting to tmux:\n%s", code, exitReports, stdout)
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("output does not contain %q:\n%s", s, stdout)
+				}
+			}
+			if strings.Contains(stdout, "herdr probe") {
+				t.Errorf("a herdr probe outside Herdr:\n%s", stdout)
+			}
+		})
 	}
 }

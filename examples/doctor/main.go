@@ -10,7 +10,8 @@
 // adapters that would report, or none and why. The verdict follows the
 // probe: an adapter the registry would open does not count when the probe
 // found that its workspace cannot take reports (no Herdr server running,
-// HERDR_PANE_ID naming a pane that does not exist, an incompatible server).
+// HERDR_PANE_ID naming a pane that does not exist, an incompatible server,
+// no tmux server or pane).
 //
 // It never attaches, so it never claims or releases a pane: the registry's
 // Explain, called before Attach, reads the settings once and asks each
@@ -46,10 +47,13 @@
 // and:
 //
 //	--json     print one JSON object: {"app": ..., "explanation": ...,
-//	           "would_report": [...], "herdr_probe": ..., "verdict": ...}
+//	           "would_report": [...], "herdr_probe": ..., "tmux_probe": ...,
+//	           "verdict": ...}
 //	           (the explanation is registry.Explanation's JSON)
-//	--probe    look at the Herdr installation (default: on inside Herdr,
-//	           that is when HERDR_ENV is set)
+//	--probe    probe the workspaces the environment names (default on;
+//	           --probe=false turns it off): Herdr inside Herdr (HERDR_ENV
+//	           set, or always when --probe is given), tmux inside tmux
+//	           (TMUX set)
 //	-q         print nothing; only the exit status answers
 //	--terminal ask as a host that hands its terminal to the registry
 //	           (registry.Options.Terminal), as the chat example does when
@@ -64,6 +68,13 @@
 // --version`, `herdr status --json` and, when a server runs, `herdr pane
 // get $HERDR_PANE_ID`, with a 2 s deadline each. These only read: it never
 // reports or releases.
+//
+// # The tmux probe
+//
+// Inside tmux (TMUX set) the doctor finds tmux in the environment's PATH and
+// runs `tmux -S <socket from TMUX> list-panes -a -F '#{pane_id}'` against
+// that server only, to see whether it is running and has the pane of
+// TMUX_PANE.
 package main
 
 import (
@@ -77,6 +88,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -125,6 +137,7 @@ type report struct {
 	// open them and, where probed, their workspace can take reports.
 	WouldReport []string    `json:"would_report"`
 	Probe       *herdrProbe `json:"herdr_probe,omitempty"`
+	TmuxProbe   *tmuxProbe  `json:"tmux_probe,omitempty"`
 	Verdict     string      `json:"verdict"`
 }
 
@@ -138,8 +151,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 	host := hostflags.Register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	_, inHerdr := lookup(env, "HERDR_ENV")
-	probe := fs.Bool("probe", inHerdr,
-		"look at the Herdr installation: variables, binary, version, server and pane (default: on inside Herdr)")
+	tmuxVar, _ := lookup(env, "TMUX")
+	probe := fs.Bool("probe", true,
+		"probe the workspaces the environment names: Herdr's binary, server and pane (inside Herdr; outside too when given), tmux's server and pane (inside tmux)")
 	quiet := fs.Bool("q", false, "print nothing: only the exit status answers")
 	handTerminal := fs.Bool("terminal", terminal,
 		"ask as a host that hands its terminal to the registry (Options.Terminal), as chat does when its stdout is one (default: whether stdout is a terminal)")
@@ -171,16 +185,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 
 	// Explain before Attach: nothing is opened, nothing is claimed.
 	rep := report{App: host.App, Explanation: reg.Explain(), WouldReport: []string{}}
-	if *probe {
+	probeGiven := false
+	fs.Visit(func(f *flag.Flag) { probeGiven = probeGiven || f.Name == "probe" })
+	if *probe && (inHerdr || probeGiven) {
 		rep.Probe = probeHerdr(ctx, env)
+	}
+	if *probe && tmuxVar != "" {
+		rep.TmuxProbe = probeTmux(ctx, env)
+	}
+	// The problems each probe found, by adapter name.
+	problems := map[string][]string{}
+	if rep.Probe != nil {
+		problems["herdr"] = rep.Probe.Problems
+	}
+	if rep.TmuxProbe != nil {
+		problems["tmux"] = rep.TmuxProbe.Problems
 	}
 	var blocked []string // why an adapter the registry would open cannot report
 	for _, a := range rep.Explanation.Adapters {
 		if !wouldOpen(a) {
 			continue
 		}
-		if a.Name == "herdr" && rep.Probe != nil && len(rep.Probe.Problems) > 0 {
-			blocked = append(blocked, "herdr would be opened, but the probe found: "+strings.Join(rep.Probe.Problems, "; "))
+		if p := problems[a.Name]; len(p) > 0 {
+			blocked = append(blocked, a.Name+" would be opened, but the probe found: "+strings.Join(p, "; "))
 			continue
 		}
 		rep.WouldReport = append(rep.WouldReport, a.Name)
@@ -212,6 +239,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 		fmt.Fprint(stdout, rep.Explanation.String())
 		if rep.Probe != nil {
 			fmt.Fprintf(stdout, "\n%s", rep.Probe)
+		}
+		if rep.TmuxProbe != nil {
+			fmt.Fprintf(stdout, "\n%s", rep.TmuxProbe)
 		}
 		fmt.Fprintf(stdout, "\nverdict: %s\n", rep.Verdict)
 	}
@@ -360,6 +390,98 @@ func probeHerdr(ctx context.Context, env []string) *herdrProbe {
 	return p
 }
 
+// tmuxProbe is what the doctor found out about the tmux server and pane
+// the environment names.
+type tmuxProbe struct {
+	// Socket is the server's socket, the first field of TMUX; Pane is
+	// TMUX_PANE.
+	Socket string `json:"socket,omitempty"`
+	Pane   string `json:"pane,omitempty"`
+	// Binary is the tmux executable found in the environment's PATH.
+	Binary string `json:"binary,omitempty"`
+	// PaneFound says whether the server lists the pane; Error says why it
+	// could not be asked.
+	PaneFound bool   `json:"pane_found,omitempty"`
+	Error     string `json:"error,omitempty"`
+	// Problems are the findings that keep tmux from taking reports.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// probeTmux asks the tmux server of TMUX whether it has the pane of
+// TMUX_PANE. It runs one read-only command, list-panes, against that
+// server only (-S), never the default one.
+func probeTmux(ctx context.Context, env []string) *tmuxProbe {
+	p := &tmuxProbe{}
+	tmuxVar, _ := lookup(env, "TMUX")
+	p.Socket, _, _ = strings.Cut(tmuxVar, ",")
+	p.Pane, _ = lookup(env, "TMUX_PANE")
+	switch {
+	case p.Socket == "":
+		p.Problems = append(p.Problems, fmt.Sprintf("TMUX %q names no server socket", bound(tmuxVar, 80)))
+		return p
+	case p.Pane == "":
+		p.Problems = append(p.Problems, "missing TMUX_PANE")
+		return p
+	}
+	path, _ := lookup(env, "PATH")
+	if p.Binary = lookPath("tmux", path); p.Binary == "" {
+		p.Problems = append(p.Problems, "no tmux executable in PATH")
+		return p
+	}
+	out, stderr, err := command(ctx, env, p.Binary, "-S", p.Socket, "list-panes", "-a", "-F", "#{pane_id}")
+	if err != nil {
+		p.Error = err.Error()
+		switch first, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n"); {
+		case strings.HasPrefix(first, "no server running"), strings.HasPrefix(first, "error connecting"):
+			p.Problems = append(p.Problems, fmt.Sprintf("no tmux server is running at %s", p.Socket))
+		default:
+			p.Problems = append(p.Problems, "tmux list-panes failed: "+p.Error)
+		}
+		return p
+	}
+	p.PaneFound = slices.Contains(strings.Fields(out), p.Pane)
+	if !p.PaneFound {
+		p.Problems = append(p.Problems, fmt.Sprintf("TMUX_PANE %q: the tmux server has no such pane", bound(p.Pane, 40)))
+	}
+	return p
+}
+
+// lookPath finds an executable named file in the directories of path (a
+// PATH value), as the tmux adapter does with the captured environment. It
+// returns an absolute path, or "".
+func lookPath(file, path string) string {
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue // a relative PATH entry could run a program of the working directory
+		}
+		candidate := filepath.Join(dir, file)
+		if runtime.GOOS == "windows" {
+			candidate += ".exe"
+		}
+		if checkExecutable(candidate) == "" {
+			return candidate
+		}
+	}
+	return ""
+}
+
+// String renders the tmux probe for people.
+func (p *tmuxProbe) String() string {
+	var b strings.Builder
+	b.WriteString("tmux probe (read-only: list-panes):\n")
+	fmt.Fprintf(&b, "  server: %s\n  pane: %s\n", orUnknown(p.Socket), orUnknown(p.Pane))
+	switch {
+	case p.PaneFound:
+		fmt.Fprintf(&b, "  pane %s: found\n", p.Pane)
+	case p.Error != "":
+		fmt.Fprintf(&b, "  tmux list-panes: failed: %s\n", p.Error)
+	}
+	for _, pr := range p.Problems {
+		fmt.Fprintf(&b, "  problem: %s\n", pr)
+	}
+	return b.String()
+}
+
 // errorCode returns the error.code of a Herdr JSON error line, or "".
 func errorCode(stderr string) string {
 	var e struct {
@@ -391,9 +513,15 @@ func checkExecutable(path string) string {
 	return ""
 }
 
-// herdr runs the Herdr binary with args (an argument vector, never a
-// shell) and returns its standard output and error, bounded.
+// herdr runs the Herdr binary with args; see command.
 func herdr(ctx context.Context, env []string, bin string, args ...string) (stdout, stderr string, err error) {
+	return command(ctx, env, bin, args...)
+}
+
+// command runs bin with args (an argument vector, never a shell) and the
+// environment env, within probeTimeout, and returns its standard output and
+// error, bounded.
+func command(ctx context.Context, env []string, bin string, args ...string) (stdout, stderr string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -403,9 +531,9 @@ func herdr(ctx context.Context, env []string, bin string, args ...string) (stdou
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
 		if first, _, _ := strings.Cut(strings.TrimSpace(errOut.String()), "\n"); first != "" {
-			return out.String(), errOut.String(), fmt.Errorf("herdr %s: %w: %s", strings.Join(args, " "), err, bound(first, 200))
+			return out.String(), errOut.String(), fmt.Errorf("%s %s: %w: %s", filepath.Base(bin), strings.Join(args, " "), err, bound(first, 200))
 		}
-		return out.String(), errOut.String(), fmt.Errorf("herdr %s: %w", strings.Join(args, " "), err)
+		return out.String(), errOut.String(), fmt.Errorf("%s %s: %w", filepath.Base(bin), strings.Join(args, " "), err)
 	}
 	return out.String(), errOut.String(), nil
 }
