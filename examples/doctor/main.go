@@ -432,7 +432,9 @@ func probeTmux(ctx context.Context, env []string) *tmuxProbe {
 	if err != nil {
 		p.Error = err.Error()
 		switch first, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n"); {
-		case strings.HasPrefix(first, "no server running"), strings.HasPrefix(first, "error connecting"):
+		case strings.HasPrefix(first, "no server running"), strings.HasPrefix(first, "error connecting"),
+			strings.HasPrefix(first, "server exited unexpectedly"), strings.HasPrefix(first, "lost server"):
+			// The last two: a server that was shutting down as we asked.
 			p.Problems = append(p.Problems, fmt.Sprintf("no tmux server is running at %s", p.Socket))
 		default:
 			p.Problems = append(p.Problems, "tmux list-panes failed: "+p.Error)
