@@ -93,7 +93,7 @@ func synthetic(goos string, lines ...string) graph {
 	for _, line := range lines {
 		name, imports, _ := strings.Cut(line, ":")
 		var imps []string
-		for _, f := range strings.Fields(imports) {
+		for f := range strings.FieldsSeq(imports) {
 			imps = append(imps, addDep(f))
 		}
 		path := addDep(name)
