@@ -711,22 +711,23 @@ func TestWorkspaceFailureExitsZero(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name       string
+		wantKind   string // the diagnostic expected on stderr
 		breakHerdr func(t *testing.T, w *world)
 	}{
-		{"hung herdr that ignores SIGTERM", func(t *testing.T, w *world) {
+		{"hung herdr that ignores SIGTERM", "timeout", func(t *testing.T, w *world) {
 			if runtime.GOOS == "windows" {
 				t.Skip("no SIGTERM on Windows")
 			}
 			setFault(t, w, herdrtest.Fault{Hang: true, HangIgnoreTERM: true})
 		}},
-		{"failing herdr", func(t *testing.T, w *world) { setFault(t, w, herdrtest.Fault{FailFirst: 1000}) }},
-		{"herdr exits with a usage error", func(t *testing.T, w *world) { setFault(t, w, herdrtest.Fault{ExitUsage: true}) }},
-		{"herdr binary removed", func(t *testing.T, w *world) {
+		{"failing herdr", "protocol_rejected", func(t *testing.T, w *world) { setFault(t, w, herdrtest.Fault{FailFirst: 1000}) }},
+		{"herdr exits with a usage error", "protocol_rejected", func(t *testing.T, w *world) { setFault(t, w, herdrtest.Fault{ExitUsage: true}) }},
+		{"herdr binary removed", "spawn_failed", func(t *testing.T, w *world) {
 			if err := os.Remove(w.h.Bin); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"herdr binary no longer executable", func(t *testing.T, w *world) {
+		{"herdr binary no longer executable", "spawn_failed", func(t *testing.T, w *world) {
 			if runtime.GOOS == "windows" {
 				t.Skip("no executable bit on Windows")
 			}
@@ -763,8 +764,8 @@ func TestWorkspaceFailureExitsZero(t *testing.T) {
 				t.Errorf("stdout %q; want it to end with detached", out.stdout.String())
 			}
 			// What went wrong is said on stderr, as a diagnostic.
-			if !strings.Contains(out.stderr.String(), "kind=") {
-				t.Errorf("stderr has no diagnostic:\n%s", out.stderr.String())
+			if !strings.Contains(out.stderr.String(), "kind="+tc.wantKind) {
+				t.Errorf("stderr has no %s diagnostic:\n%s", tc.wantKind, out.stderr.String())
 			}
 		})
 	}
