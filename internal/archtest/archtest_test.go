@@ -123,14 +123,16 @@ var designed = []string{
 	"~/adapters/tmux: ~/adapter ~/session ~/adapter/cmdrun github.com/hashicorp/go-hclog@" + modHclog,
 	"~/adapters/herdr/internal/wire: bufio encoding/json net",
 	"~/adapters/herdr: os/exec ~/adapter ~/session ~/adapter/cmdrun ~/adapters/herdr/internal/wire ~/internal/filelock github.com/hashicorp/go-hclog@" + modHclog,
-	"~/adapters/herdr/herdrtest: testing net ~/adapters/herdr/internal/wire ~/internal/filelock",
+	"~/adapters/herdr/herdrtest: testing net ~/adapters/herdr/internal/wire ~/internal/filelock golang.org/x/sys/unix@" + modXSys +
+		" github.com/fsnotify/fsnotify@" + modFsnotify,
 	"~/adapters/herdr/herdrtest/cmd/fakeherdr: ~/adapters/herdr/herdrtest",
 	"~/adapters/herdr/herdrtest/cmd/herdremu: os/exec ~/adapters/herdr/herdrtest",
 	"~/internal/filelock: os syscall",
 	"~/internal/testenv: os strings",
 	"~/internal/archtest:",
 	"~/examples/internal/hostflags: flag ~/registry ~/session ~/settings ~/adapter github.com/hashicorp/go-hclog@" + modHclog,
-	"~/examples/chat: os ~/registry ~/session ~/reducer ~/examples/internal/hostflags github.com/hashicorp/go-hclog@" + modHclog,
+	"~/examples/chat: os ~/registry ~/session ~/reducer ~/examples/internal/hostflags github.com/hashicorp/go-hclog@" + modHclog +
+		" github.com/mattn/go-isatty@" + modIsatty,
 	"~/examples/doctor: os/exec ~/registry ~/examples/internal/hostflags",
 	"~/examples/customadapter: ~/registry ~/session ~/settings ~/adapter",
 	"~/examples/demo: ~/registry ~/session ~/settings ~/reducer ~/adapter ~/adapters/herdr/herdrtest github.com/hashicorp/go-hclog@" + modHclog,
@@ -277,6 +279,11 @@ func TestForbiddenImportFails(t *testing.T) {
 			name:  "go-winio in herdr's wire package on windows",
 			goos:  "windows",
 			lines: with("~/adapters/herdr/internal/wire", "github.com/Microsoft/go-winio@"+modWinio),
+		},
+		{
+			name:  "x/sys in herdr's wire package on linux",
+			lines: with("~/adapters/herdr/internal/wire", "golang.org/x/sys/unix@"+modXSys),
+			want:  []string{`adapters/herdr/internal/wire imports golang.org/x/sys/unix (module golang.org/x/sys): rule "adapters/herdr/internal/..." allows outside modules none`},
 		},
 		{
 			name:  "registry links the herdr test kit",

@@ -19,7 +19,7 @@ const (
 	modConfmap  = "github.com/knadh/koanf/providers/confmap"
 	modFsnotify = "github.com/fsnotify/fsnotify"
 	modXSys     = "golang.org/x/sys"
-	modXTerm    = "golang.org/x/term"
+	modIsatty   = "github.com/mattn/go-isatty"
 	modWinio    = "github.com/Microsoft/go-winio"
 	modGoleak   = "go.uber.org/goleak"
 )
@@ -70,13 +70,16 @@ var rules = []rule{
 	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "adapter/cmdrun"}, modules: everywhere(modHclog)},
 	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "adapter/cmdrun", "adapters/herdr/internal/...", "internal/filelock"},
 		modules: append(everywhere(modHclog, modXSys), only("windows", modWinio))},
+	// Herdr's socket wire, shared by the adapter and the emulator: named
+	// pipes on Windows.
 	{pkg: "adapters/herdr/internal/...", imports: []string{"adapters/herdr/internal/..."},
-		modules: []module{only("windows", modWinio)}},
+		modules: []module{only("windows", modWinio), only("windows", modXSys)}},
 	// The emulated Herdr: a server and its CLI client, shared with hosts'
-	// tests. It speaks the wire itself; it does not use the adapter.
-	{pkg: "adapters/herdr/herdrtest", imports: []string{"adapters/herdr/internal/...", "internal/filelock"},
-		modules: []module{only("windows", modWinio)}},
-	{pkg: "adapters/herdr/herdrtest/cmd/...", imports: []string{"adapters/herdr/herdrtest", "adapters/herdr/internal/..."}},
+	// tests. It speaks the wire itself; it does not use the adapter. It
+	// reads its peers' credentials (x/sys) and waits on its log (fsnotify).
+	{pkg: "adapters/herdr/herdrtest", imports: []string{"adapters/herdr/internal/...", "internal/filelock", "session"},
+		modules: append(everywhere(modXSys, modFsnotify), only("windows", modWinio))},
+	{pkg: "adapters/herdr/herdrtest/cmd/...", imports: []string{"adapters/herdr/herdrtest", "adapters/herdr/internal/...", "session"}},
 
 	// Shared helpers.
 	{pkg: "internal/filelock", modules: []module{only("windows", modXSys)}},
@@ -86,10 +89,10 @@ var rules = []rule{
 	// Hosts. Each names what it needs beyond registry, session and settings.
 	{pkg: "examples/internal/hostflags", imports: []string{"registry", "session", "settings", "adapter"},
 		modules: everywhere(modHclog)},
-	// chat prints the state it expects (reducer); terminal detection for
-	// Options.Terminal may need x/term or x/sys.
+	// chat prints the state it expects (reducer), and hands its stdout to
+	// Options.Terminal when it is a terminal (go-isatty).
 	{pkg: "examples/chat", imports: []string{"registry", "session", "reducer", "examples/internal/..."},
-		modules: everywhere(modHclog, modXTerm, modXSys)},
+		modules: everywhere(modHclog, modIsatty)},
 	{pkg: "examples/doctor", imports: []string{"registry", "session", "settings", "examples/internal/..."}},
 	// customadapter is an adapter of its own, so it imports the contract.
 	{pkg: "examples/customadapter", imports: []string{"registry", "session", "settings", "adapter"}},
