@@ -81,9 +81,7 @@ func TestText(t *testing.T) {
 			name:     "outside Herdr",
 			wantCode: exitNone,
 			want: []string{
-				"app chat, reporting not attached\n",
-				"host: mode=tui ui=true role=root\n",
-				"adapter herdr: inactive, enabled by default\n",
+				"\nadapter herdr: ",
 				"HERDR_ENV is not set",
 				"\nverdict: this chat session would report nowhere (see why above)\n",
 			},
@@ -94,7 +92,6 @@ func TestText(t *testing.T) {
 			inHerdr:  true,
 			wantCode: exitReports,
 			want: []string{
-				"adapter herdr: not attached, enabled by default\n",
 				"herdr probe",
 				`  HERDR_ENV="1"` + "\n",
 				`  HERDR_PANE_ID="w1:p1"` + "\n",
@@ -117,7 +114,6 @@ func TestText(t *testing.T) {
 			},
 			wantCode: exitNone,
 			want: []string{
-				"adapter herdr: not attached, enabled by default\n",
 				"  server: not_running at ",
 				"  problem: no Herdr server is running at ",
 				"\nverdict: this chat session would report nowhere: herdr would be opened, but the probe found: no Herdr server is running at ",
@@ -152,21 +148,21 @@ func TestText(t *testing.T) {
 			inHerdr:  true,
 			args:     []string{"--mode", "print"},
 			wantCode: exitNone,
-			want:     []string{"adapter herdr: inactive, enabled by default\n", "mode is print, not tui"},
+			want:     []string{"mode is print, not tui"},
 		},
 		{
 			name:     "subagent without UI",
 			inHerdr:  true,
 			args:     []string{"--role", "subagent", "--no-ui"},
 			wantCode: exitNone,
-			want:     []string{"adapter herdr: inactive", "the host has no UI; role is subagent, not root"},
+			want:     []string{"the host has no UI; role is subagent, not root"},
 		},
 		{
 			name:     "conflicting reporter loaded",
 			inHerdr:  true,
 			args:     []string{"--loaded-extension", "/x/herdr-atomic-reporter/index.ts"},
 			wantCode: exitNone,
-			want:     []string{"adapter herdr: inactive", "a conflicting reporter is loaded: /x/herdr-atomic-reporter/index.ts"},
+			want:     []string{"a conflicting reporter is loaded: /x/herdr-atomic-reporter/index.ts"},
 		},
 		{
 			name:     "disabled by the trusted project",
@@ -174,21 +170,20 @@ func TestText(t *testing.T) {
 			args:     []string{"--trust-project"},
 			project:  `{"herdr":{"enabled":false}}`,
 			wantCode: exitNone,
-			want:     []string{"adapter herdr: disabled by project settings\n", "why: disabled by project settings"},
+			want:     []string{"disabled by project settings"},
 		},
 		{
 			name:     "untrusted project ignored",
 			inHerdr:  true,
 			project:  `{"herdr":{"enabled":false}}`,
 			wantCode: exitReports,
-			want:     []string{"settings.json (untrusted: ", "adapter herdr: not attached, enabled by default\n"},
+			want:     []string{"settings.json (untrusted", "\nverdict: this chat session would report to herdr\n"},
 		},
 		{
 			name:     "disabled globally",
 			global:   `{"herdr":{"enabled":false}}`,
 			wantCode: exitNone,
-			want: []string{"settings.json (loaded)", "adapter herdr: disabled by global settings\n",
-				"it would not apply here anyway: herdr: adapter inactive: HERDR_ENV is not set"},
+			want:     []string{"settings.json (loaded)", "disabled by global settings", "HERDR_ENV is not set"},
 		},
 		{
 			name:     "other app",
@@ -196,7 +191,8 @@ func TestText(t *testing.T) {
 			args:     []string{"--app", "other"},
 			global:   `{"herdr":{"enabled":false}}`, // under ~/.chat: not other's
 			wantCode: exitReports,
-			want:     []string{"app other,", filepath.Join(".other", "agent", "settings.json") + " (missing)", "adapter herdr: not attached, enabled by default\n"},
+			want: []string{`doctor: app "other": `, filepath.Join(".other", "agent", "settings.json") + " (missing)",
+				"\nverdict: this other session would report to herdr\n"},
 		},
 		{
 			name:     "probe off",
@@ -420,7 +416,7 @@ func TestProbeProblems(t *testing.T) {
 				}
 				w.env = append(w.env, "HERDR_BIN_PATH="+bin)
 			},
-			want: []string{"adapter herdr: inactive", string(filepath.Separator) + "herdr is not executable\n"},
+			want: []string{string(filepath.Separator) + "herdr is not executable\n"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
