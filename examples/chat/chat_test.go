@@ -559,10 +559,10 @@ func TestFlags(t *testing.T) {
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantCode: 2, wantStderr: `chat: unknown log level "loud"`},
 		{name: "bad app", args: []string{"--app", "my app"}, wantCode: 2, wantStderr: `Options.App "my app"`},
 		{name: "missing script", args: []string{"--script", "testdata/nope.jsonl"}, wantCode: 1, wantStderr: "nope.jsonl"},
-		{name: "logging", args: []string{"--log-level", "debug"}, wantCode: 0, wantStderr: "adapter does not apply here"},
+		{name: "debug log level", args: []string{"--log-level", "debug"}, wantCode: 0, wantStderr: "chat: no workspace is listening"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := w.run(t, "", tc.args...)
+			got := w.runLoud(t, "", tc.args...)
 			if got.code != tc.wantCode || !strings.Contains(got.stderr, tc.wantStderr) {
 				t.Errorf("run = %d, stderr %q; want %d, containing %q", got.code, got.stderr, tc.wantCode, tc.wantStderr)
 			}
