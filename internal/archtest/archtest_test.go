@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -335,6 +337,41 @@ func TestForbiddenImportFails(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRulesKeepTheDesign checks the rules themselves: no package may be
+// allowed an import that a never rule forbids, so a rule cannot be widened
+// past the design before any code uses it.
+func TestRulesKeepTheDesign(t *testing.T) {
+	for _, msg := range ruleBreaches(rules, nevers) {
+		t.Error(msg)
+	}
+	widened := append(slices.Clone(rules), rule{pkg: "adapters/tmux", imports: []string{"adapter", "registry"}})
+	want := []string{`rule "adapters/tmux" allows registry, which breaks "adapters import adapter and session"`,
+		`rule "adapters/tmux" allows registry, which breaks "only registry ties everything together"`}
+	if diff := cmp.Diff(ruleBreaches(widened, nevers), want); diff != "" {
+		t.Errorf("a widened rule (-got +want):\n%s", diff)
+	}
+}
+
+// ruleBreaches returns a message for every import an exact rule allows
+// that a never rule forbids.
+func ruleBreaches(rules []rule, nevers []never) []string {
+	var out []string
+	for _, r := range rules {
+		if strings.HasSuffix(r.pkg, "/...") {
+			continue // checked through the packages it matches
+		}
+		for _, imp := range r.imports {
+			to := strings.TrimSuffix(imp, "/...")
+			for _, n := range nevers {
+				if matchAny(n.from, r.pkg) && !matchAny(n.except, r.pkg) && matchAny(n.to, to) && !matchAny(n.toExcept, to) {
+					out = append(out, fmt.Sprintf("rule %q allows %s, which breaks %q", r.pkg, imp, n.name))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // TestTransitivePath checks, on a graph of its own, that a never rule
