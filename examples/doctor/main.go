@@ -258,7 +258,7 @@ func wouldOpen(a registry.AdapterStatus) bool {
 	return a.Enabled && a.State == registry.StateNotAttached
 }
 
-// filesRead names the settings files of the explanation and their states,
+// filesRead names the settings files of the explanation and their conditions,
 // for the first line.
 func filesRead(e registry.Explanation) string {
 	var files []string
@@ -266,7 +266,7 @@ func filesRead(e registry.Explanation) string {
 		if f.TrustStore {
 			continue
 		}
-		files = append(files, fmt.Sprintf("%s (%s)", f.Path, f.State))
+		files = append(files, fmt.Sprintf("%s (%s)", f.Path, f.Condition))
 	}
 	if len(files) == 0 {
 		return "no settings file; pass --app to check another app"

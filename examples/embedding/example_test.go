@@ -214,7 +214,7 @@ func Example_settings() {
 		panic(err)
 	}
 	for _, f := range reg.Explain().Files {
-		fmt.Println(f.Layer, f.State)
+		fmt.Println(f.Layer, f.Condition)
 	}
 	// Output:
 	// global missing
