@@ -33,8 +33,8 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	if filepath.Base(os.Args[0]) == Program {
-		os.Exit(fakeTmux())
+	if name := filepath.Base(os.Args[0]); name == Program || name == "herdr" {
+		os.Exit(fakeTmux()) // "herdr": a hung Herdr CLI, for the chat test
 	}
 	testenv.ClearHerdr()
 	testenv.ClearTmux()
@@ -245,18 +245,34 @@ func (s *server) paneEnv(pane string, extra ...string) adapter.Env {
 }
 
 // options returns pane's user options whose names start with "@", as set
-// at the pane level (show-options -p), with their raw values.
+// at the pane level, read in one show-options -p call (so that a change in
+// between cannot mix two states), with tmux's quoting undone.
 func (s *server) options(t testing.TB, pane string) map[string]string {
 	t.Helper()
 	m := map[string]string{}
 	for line := range strings.Lines(s.run(t, "show-options", "-p", "-t", pane)) {
-		name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
-		if !strings.HasPrefix(name, "@") {
-			continue
+		name, value, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		if strings.HasPrefix(name, "@") {
+			m[name] = unquote(value)
 		}
-		m[name] = strings.TrimSuffix(s.run(t, "show-options", "-p", "-t", pane, "-v", name), "\n")
 	}
 	return m
+}
+
+// unquote undoes show-options' quoting of a value: "a b", '' and
+// backslash escapes.
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		v = v[1 : len(v)-1]
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
 }
 
 // want is the option set a report of state/message with app "chat" leaves.
@@ -275,7 +291,13 @@ func errorsAs[T error](err error) (T, bool) {
 // other processes (a server dying), never for the package's own state.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	eventuallyWithin(t, 10*time.Second, what, cond)
+}
+
+// eventuallyWithin is eventually with a bound of its own.
+func eventuallyWithin(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
