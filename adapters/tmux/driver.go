@@ -297,6 +297,7 @@ const (
 	CodePaneNotFound     = "pane_not_found"     // "can't find pane: %N" (3.4+), "no such pane: %N" (3.3)
 	CodeAccessDenied     = "access_denied"      // "access not allowed" (server-access, 3.3+)
 	CodeServerExited     = "server_exited"      // "server exited unexpectedly", "lost server"
+	CodeVersionMismatch  = "version_mismatch"   // "protocol version mismatch": client and server differ
 )
 
 // recognize maps tmux's error messages to a fixed code, so diagnostics
@@ -314,6 +315,8 @@ func recognize(_, stderr []byte) string {
 			return CodeAccessDenied
 		case bytes.Contains(line, []byte("server exited")), bytes.HasPrefix(line, []byte("lost server")):
 			return CodeServerExited
+		case bytes.HasPrefix(line, []byte("protocol version mismatch")):
+			return CodeVersionMismatch
 		}
 	}
 	return ""

@@ -197,6 +197,7 @@ func TestRecognize(t *testing.T) {
 		{"access not allowed\n", CodeAccessDenied},
 		{"server exited unexpectedly\n", CodeServerExited},
 		{"lost server\n", CodeServerExited},
+		{"protocol version mismatch (client 8, server 7)\n", CodeVersionMismatch},
 		{"invalid option: @x\n", ""},
 		{"", ""},
 	}
