@@ -40,6 +40,7 @@ const Program = "tmux"
 var (
 	errTmuxUnset = fmt.Errorf("tmux: %w: %s is not set (not inside a tmux pane)", adapter.ErrInactive, EnvTmux)
 	errPaneUnset = fmt.Errorf("tmux: %w: %s is not set (not inside a tmux pane)", adapter.ErrInactive, EnvPane)
+	errNoTmux    = fmt.Errorf("tmux: %w: no executable %s in the captured PATH (relative entries are skipped)", adapter.ErrInactive, Program)
 )
 
 // Driver opens the tmux adapter. Its zero value is the production driver;
@@ -251,6 +252,9 @@ func activation(p adapter.Params) (activated, error) {
 		return activated{}, fmt.Errorf("tmux: host may not claim a pane: %w", err)
 	}
 	bin, err := cmdrun.LookPath(env, Program)
+	if errors.Is(err, cmdrun.ErrNotFound) {
+		return activated{}, errNoTmux
+	}
 	if err != nil {
 		return activated{}, fmt.Errorf("tmux: %w: no usable %s executable in the captured PATH: %w", adapter.ErrInactive, Program, err)
 	}

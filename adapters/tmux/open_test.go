@@ -39,10 +39,10 @@ func TestOpenInactive(t *testing.T) {
 			session.Host{Mode: session.ModePrint, HasUI: false, Role: session.RoleRoot}, "host may not claim a pane"},
 		{"subagent", adapter.Env{good, "TMUX_PANE=%1", "PATH=" + fake},
 			session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleSubagent}, "host may not claim a pane"},
-		{"no tmux on PATH", adapter.Env{good, "TMUX_PANE=%1", "PATH=" + t.TempDir()}, interactive, "no usable tmux executable"},
-		{"tmux not executable", adapter.Env{good, "TMUX_PANE=%1", "PATH=" + noexec}, interactive, "no usable tmux executable"},
-		{"only in the working directory", adapter.Env{good, "TMUX_PANE=%1", "PATH=.:"}, interactive, "no usable tmux executable"},
-		{"no PATH", adapter.Env{good, "TMUX_PANE=%1"}, interactive, "no usable tmux executable"},
+		{"no tmux on PATH", adapter.Env{good, "TMUX_PANE=%1", "PATH=" + t.TempDir()}, interactive, "no executable tmux"},
+		{"tmux not executable", adapter.Env{good, "TMUX_PANE=%1", "PATH=" + noexec}, interactive, "no executable tmux"},
+		{"only in the working directory", adapter.Env{good, "TMUX_PANE=%1", "PATH=.:"}, interactive, "no executable tmux"},
+		{"no PATH", adapter.Env{good, "TMUX_PANE=%1"}, interactive, "no executable tmux"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
