@@ -259,7 +259,7 @@ func (s *server) options(t testing.TB, pane string) map[string]string {
 	return m
 }
 
-// unquote undoes show-options' quoting of a value: "a b", '' and
+// unquote undoes show-options' quoting of a value: "a b", ” and
 // backslash escapes.
 func unquote(v string) string {
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
