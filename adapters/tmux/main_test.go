@@ -259,8 +259,8 @@ func (s *server) options(t testing.TB, pane string) map[string]string {
 	return m
 }
 
-// unquote undoes show-options' quoting of a value: "a b", ” and
-// backslash escapes.
+// unquote undoes show-options' quoting of a value: double quotes, a pair
+// of single quotes for the empty value, and backslash escapes.
 func unquote(v string) string {
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
 		v = v[1 : len(v)-1]
