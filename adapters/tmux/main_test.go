@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 	}
 	testenv.ClearHerdr()
 	testenv.ClearTmux()
+	if _, err := exec.LookPath(Program); err != nil && os.Getenv("CI") != "true" {
+		fmt.Fprintln(os.Stderr, "adapters/tmux: tmux is not installed: the tests against a real tmux server skip (install tmux to run them)")
+	}
 	goleak.VerifyTestMain(m)
 }
 
