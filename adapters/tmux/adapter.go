@@ -234,7 +234,7 @@ func (a *Adapter) call(ctx context.Context, op string, args []string) error {
 		if op != OpRelease || !paneGone(err) {
 			a.diag(ce.Kind, "%s: %s", op, ce.Detail())
 		}
-		return fmt.Errorf("tmux: %s: %w", op, err)
+		return &opError{op: op, err: ce}
 	case ctx.Err() != nil:
 		return fmt.Errorf("tmux: %s: %w", op, ctx.Err())
 	case a.done.Err() != nil:
@@ -243,6 +243,19 @@ func (a *Adapter) call(ctx context.Context, op string, args []string) error {
 		return fmt.Errorf("tmux: %s: %w", op, err)
 	}
 }
+
+// opError is the error of a tmux call that did not deliver: "tmux: report:
+// timeout: killed at the 5s deadline". It unwraps to the *cmdrun.Error.
+type opError struct {
+	op  string
+	err *cmdrun.Error
+}
+
+func (e *opError) Error() string {
+	return "tmux: " + e.op + ": " + string(e.err.Kind) + ": " + e.err.Detail()
+}
+
+func (e *opError) Unwrap() error { return e.err }
 
 // paneGone reports whether err says the pane's options no longer exist:
 // the pane was closed, or the server is not running or exited during the

@@ -148,3 +148,49 @@ func TestChatInTmuxPane(t *testing.T) {
 		})
 	}
 }
+
+func TestChatWithHungTmux(t *testing.T) {
+	// The chat runs as if in a tmux pane whose tmux client hangs (a fake
+	// that ignores SIGTERM). The session goes on, the host quits within a
+	// few deadlines, and the log carries the timeout diagnostic, not
+	// tmux's words.
+	chat := buildChat(t, t.TempDir())
+	home := t.TempDir()
+	dir := filepath.Join(home, ".chat", "agent")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(`{"tmux":{"timeout":"200ms"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := strings.Join([]string{
+		`{"op":"agent_start"}`,
+		`{"op":"prompt_start","id":"p1","kind":"approval"}`,
+		`{"op":"prompt_end","id":"p1"}`,
+		`{"op":"agent_settled"}`,
+		`{"op":"quit"}`,
+	}, "\n") + "\n"
+	cmd := exec.Command(chat, "--project", home, "--log-level", "warn")
+	cmd.Env = []string{"HOME=" + home, "PATH=" + fakeDir(t), fakeModeEnv + "=hang",
+		EnvTmux + "=/nonexistent/tmux.sock,4242,0", EnvPane + "=%0"}
+	cmd.Stdin = strings.NewReader(script)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	_ = cmd.Run() // the exit status of a failed release is issue 9's business
+	took := time.Since(start)
+	// Each tmux call is killed at 200 ms (plus WaitDelay); the in-flight
+	// report and the release are at most a few of them. A hang would keep
+	// the chat for the fake's hour.
+	if limit := 10 * time.Second; took > limit {
+		t.Errorf("the chat took %v to quit with a hung tmux; want a few 200 ms deadlines (limit %v)", took, limit)
+	}
+	log := stderr.String()
+	if !strings.Contains(log, "adapter diagnostic") || !strings.Contains(log, "kind=timeout") || !strings.Contains(log, "killed at the 200ms deadline") {
+		t.Errorf("the chat's log has no tmux timeout diagnostic:\n%s", log)
+	}
+	if strings.Contains(log, "/nonexistent/tmux.sock") {
+		t.Errorf("the chat's log echoes the tmux argv (the socket):\n%s", log)
+	}
+	t.Logf("quit after %v; log:\n%s", took.Round(time.Millisecond), log)
+}
