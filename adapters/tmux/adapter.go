@@ -67,9 +67,10 @@ var (
 //	     set-option -p -t <pane> @<prefix>_message <message or ""> \;
 //	     set-option -p -t <pane> @<prefix>_agent <app>
 //
-// tmux runs the chained commands in order in one command queue item per
-// client, so a status line redrawn afterwards never shows a state with
-// another report's message.
+// tmux runs the chained commands back to back, in one pass of its command
+// queue before the next redraw, and drops the rest of the list when one
+// fails, so a status line does not show one report's state with another's
+// message.
 //
 // ctx bounds the call together with the adapter's timeout. When ctx ends
 // the tmux client is killed and an error wrapping ctx's error is returned,
