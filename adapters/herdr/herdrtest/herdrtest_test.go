@@ -1,12 +1,15 @@
 package herdrtest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -239,4 +242,81 @@ func BenchmarkInvoke(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestWait checks Herdr.Wait: it returns at the change a subprocess makes,
+// gives up with ctx, and refuses an unknown pane.
+func TestWait(t *testing.T) {
+	r := newRunner(t, Options{})
+	cmd := exec.CommandContext(t.Context(), r.h.Bin, report(r.h.Pane, src, lbl, "blocked", "--seq", "1")...)
+	cmd.Env = append(os.Environ(), r.h.Env()...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := r.h.Wait(t.Context(), r.h.Pane, func(a AgentInfo) bool { return a.AgentStatus == StatusBlocked })
+	if err != nil || info.Agent != lbl {
+		t.Errorf("Wait = %+v, %v", info, err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	last, err := r.h.Wait(ctx, r.h.Pane, func(a AgentInfo) bool { return a.AgentStatus == StatusIdle })
+	if !errors.Is(err, context.Canceled) || last.AgentStatus != StatusBlocked {
+		t.Errorf("Wait with a cancelled ctx = %+v, %v; want the last view and context.Canceled", last, err)
+	}
+	if _, err := r.h.Wait(t.Context(), "w9:p9", func(AgentInfo) bool { return true }); !errors.Is(err, ErrPaneNotFound) {
+		t.Errorf("Wait for an unknown pane = %v", err)
+	}
+
+	// A restart is a change: the pane shows no agent again.
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.h.Wait(t.Context(), r.h.Pane, func(a AgentInfo) bool { return !a.Found })
+		done <- err
+	}()
+	if err := errors.Join(r.h.StopServer(), r.h.StartServer()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Wait across a restart: %v", err)
+	}
+}
+
+func TestPaneEnv(t *testing.T) {
+	h := StartT(t, Options{})
+	t.Setenv("TMUX", "/tmp/tmux-1/default,1,0")
+	t.Setenv("HERDR_STRAY", "x")
+	home := t.TempDir()
+	env := h.PaneEnv(home)
+	got := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, dup := got[k]; dup {
+			t.Errorf("%s set twice", k)
+		}
+		got[k] = v
+	}
+	for k, want := range map[string]string{
+		"HOME":              home,
+		"XDG_CONFIG_HOME":   filepath.Join(home, ".config"),
+		"XDG_STATE_HOME":    filepath.Join(home, ".local", "state"),
+		"HERDR_SOCKET_PATH": h.Socket,
+		"HERDR_PANE_ID":     h.Pane,
+		"HERDR_ENV":         "1",
+	} {
+		if got[k] != want {
+			t.Errorf("%s = %q, want %q", k, got[k], want)
+		}
+	}
+	for _, k := range []string{"TMUX", "HERDR_STRAY"} {
+		if _, ok := got[k]; ok {
+			t.Errorf("%s leaked into the pane environment", k)
+		}
+	}
+	if got["PATH"] != os.Getenv("PATH") {
+		t.Error("PATH not passed through")
+	}
 }
