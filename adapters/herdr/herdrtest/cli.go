@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -686,12 +687,7 @@ func (inv *invocation) parseAgentCommand(sub string, args []string) (wire.Method
 	flexible := inv.v.flexibleCLI && sub != "release-agent"
 	allowed := agentCommandFlags[sub]
 	known := func(tok string) bool {
-		for _, f := range allowed {
-			if f == tok {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(allowed, tok)
 	}
 	var pane, source, agent *string
 	var state wire.AgentState

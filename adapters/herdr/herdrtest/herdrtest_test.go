@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/panestate/panestate/adapters/herdr/internal/wire"
 )
 
 func TestCallsLog(t *testing.T) {
@@ -209,9 +211,11 @@ func TestListAndCurrent(t *testing.T) {
 	}
 }
 
-// BenchmarkInvoke measures one invocation of the fake binary: a full
-// `pane report-agent` (lock, state read and write, log append) against a
-// bare `--version` (process start plus the log append).
+// BenchmarkInvoke measures one report to the emulated server: through the
+// fake binary (process start, log records, a ping and the request on two
+// connections), as a bare `--version` (process start and log records
+// only), and on the socket from this process (one connection, the server's
+// whole path: the floor a socket transport can reach).
 func BenchmarkInvoke(b *testing.B) {
 	h, err := Start(Options{})
 	if err != nil {
@@ -229,6 +233,21 @@ func BenchmarkInvoke(b *testing.B) {
 			cmd.Env = env
 			if err := cmd.Run(); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("socket", func(b *testing.B) {
+		b.ReportAllocs()
+		seq := uint64(1 << 40)
+		for b.Loop() {
+			seq++
+			req, err := wire.NewRequest(wire.IDCLIRequest, wire.MethodReportAgent, wire.ReportAgentParams{
+				PaneID: h.Pane, Source: src, Agent: lbl, State: wire.StateWorking, Seq: &seq})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if resp, err := wire.Do(b.Context(), h.Socket, req); err != nil || resp.Err() != nil {
+				b.Fatal(err, resp.Err())
 			}
 		}
 	})
@@ -318,5 +337,28 @@ func TestPaneEnv(t *testing.T) {
 	}
 	if got["PATH"] != os.Getenv("PATH") {
 		t.Error("PATH not passed through")
+	}
+}
+
+func TestSocketMode(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a named pipe on Windows")
+	}
+	h := StartT(t, Options{Dir: filepath.Join(t.TempDir(), strings.Repeat("long-directory-name-", 5))})
+	fi, err := os.Stat(h.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket mode %v, want a socket with 0600 (CONTRACT §1.6)", fi.Mode())
+	}
+	if len(h.Socket) > maxSocketPath || strings.HasPrefix(h.Socket, h.Dir) {
+		t.Errorf("socket %s (%d bytes) for a directory too long for one", h.Socket, len(h.Socket))
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(h.Socket); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket left after Close: %v", err)
 	}
 }
