@@ -41,12 +41,15 @@ func TestCallsLog(t *testing.T) {
 		{Transport: TransportCLI, Args: []string{"pane", "release-agent", "w1:p1"}, Env: wantEnv, Exit: 2, Stderr: len("missing required --source\n"), Command: "pane release-agent", Pane: "w1:p1"},
 		{Transport: TransportCLI, Args: []string{"--version"}, Env: wantEnv, Stdout: len("herdr 0.8.2\n"), Command: "--version"},
 	}
-	if diff := cmp.Diff(calls, want, cmpopts.IgnoreFields(Call{}, "Start", "End", "PID")); diff != "" {
+	if diff := cmp.Diff(calls, want, cmpopts.IgnoreFields(Call{}, "Start", "End", "PID", "Handled")); diff != "" {
 		t.Errorf("Calls (-got +want):\n%s", diff)
 	}
 	for i, c := range calls {
 		if c.Start.IsZero() || c.End.Before(c.Start) || c.PID == 0 {
 			t.Errorf("call %d: start %v end %v pid %d", i, c.Start, c.End, c.PID)
+		}
+		if (c.Arrival > 0) != !c.Handled.IsZero() || (c.Arrival > 0 && (c.Handled.Before(c.Start) || c.Handled.After(c.End))) {
+			t.Errorf("call %d: handled %v, outside its start %v and end %v", i, c.Handled, c.Start, c.End)
 		}
 		if i > 0 && c.Start.Before(calls[i-1].End) {
 			t.Errorf("call %d started before call %d ended", i, i-1)

@@ -244,7 +244,7 @@ func TestSocketCalls(t *testing.T) {
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("calls (-got +want):\n%s", diff)
 	}
-	if c := calls[1]; c.PID != r.h.srv.selfPID || c.Args != nil || c.Env != nil || c.End.Before(c.Start) || c.Hung || c.Unfinished {
+	if c := calls[1]; c.PID != r.h.srv.selfPID || c.Args != nil || c.Env != nil || c.End.Before(c.Start) || !c.Handled.Equal(c.End) || c.Hung || c.Unfinished {
 		t.Errorf("socket call %+v", c)
 	}
 }
