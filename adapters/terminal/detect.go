@@ -59,9 +59,11 @@ var (
 	// 2025-10-30; the first nightly sure to hold it is the next day's.
 	minITerm2Nightly = 20251031
 
-	// WezTerm versions are build dates; ConEmu progress support was first
-	// built on 2025-02-09. Older builds show OSC 9;4 as a notification.
-	minWezTerm = 20250209
+	// WezTerm versions are the build's commit date and time. ConEmu
+	// progress support was committed on 2025-02-09 at 17:19, so builds from
+	// earlier that day still show OSC 9;4 as a notification; the first day
+	// whose every build has it is the next.
+	minWezTerm = 20250210
 )
 
 // detect reads the terminal from env. It never fails: an unknown terminal is

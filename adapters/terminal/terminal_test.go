@@ -105,7 +105,7 @@ var (
 	}{
 		{"ghostty", adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"}},
 		{"iterm2", adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.6"}},
-		{"wezterm", adapter.Env{"TERM_PROGRAM=WezTerm", "TERM_PROGRAM_VERSION=20250209-110809-5046fc22"}},
+		{"wezterm", adapter.Env{"TERM_PROGRAM=WezTerm", "TERM_PROGRAM_VERSION=20250210-093012-0a1b2c3d"}},
 		{"windows-terminal", adapter.Env{"WT_SESSION=5b4e2f6a-0000-4000-8000-000000000000"}},
 		{"conemu", adapter.Env{"ConEmuPID=4242", "ConEmuANSI=ON"}},
 		{"mintty", adapter.Env{"TERM_PROGRAM=mintty", "TERM_PROGRAM_VERSION=3.7.4"}},
