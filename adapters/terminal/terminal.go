@@ -251,7 +251,8 @@ func label(app string) string {
 
 // notifications builds, once, the notification sequence for each fixed
 // message a blocked report can carry. Only the label and these fixed texts
-// go into them.
+// go into them; Report sends the MessageNone one for a message outside the
+// set.
 func notifications(n notifier, label string) map[adapter.Message][]byte {
 	msgs := []adapter.Message{adapter.MessageNone, adapter.MessageWaitingForApproval,
 		adapter.MessageWaitingForInput, adapter.MessageWorkflowNeedsAttention}
@@ -343,7 +344,11 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 		return err
 	}
 	if r.State == adapter.StateBlocked && a.shown != adapter.StateBlocked && a.notes != nil {
-		if err := a.writeLocked(a.notes[r.Message]); err != nil {
+		note, ok := a.notes[r.Message]
+		if !ok { // a message outside the fixed set: say only that it waits
+			note = a.notes[adapter.MessageNone]
+		}
+		if err := a.writeLocked(note); err != nil {
 			return err
 		}
 		a.notified.Add(1)
