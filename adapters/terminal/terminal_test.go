@@ -33,13 +33,14 @@ var tui = session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoo
 type tape struct {
 	mu     sync.Mutex
 	writes [][]byte
-	err    error // returned by Write when set
+	err    error             // returned by Write when set
+	failIf func([]byte) bool // with err set, the writes that fail; nil for all
 }
 
 func (t *tape) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.err != nil {
+	if t.err != nil && (t.failIf == nil || t.failIf(p)) {
 		return 0, t.err
 	}
 	t.writes = append(t.writes, bytes.Clone(p))
@@ -462,30 +463,53 @@ func TestNotifyWithoutMechanismIsDiagnosed(t *testing.T) {
 }
 
 func TestFailedWriteIsNotDelivered(t *testing.T) {
-	ctx := t.Context()
-	out := new(tape)
-	a, err := terminal.Driver{}.Open(ctx, params(out, adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.6"}, `{"notify": true}`))
-	if err != nil {
-		t.Fatal(err)
+	const (
+		progress     = "\x1b]9;4;4;100\x1b\\"
+		notification = "\x1b]9;mychat: Waiting for approval\x1b\\"
+	)
+	tests := []struct {
+		name   string
+		failIf func([]byte) bool
+	}{
+		{"the progress sequence fails", func(p []byte) bool { return string(p) == progress }},
+		{"the notification fails after the progress sequence", func(p []byte) bool { return string(p) == notification }},
 	}
-	broken := errors.New("input/output error")
-	out.setErr(broken)
-	if err := a.Report(ctx, approval); !errors.Is(err, broken) {
-		t.Fatalf("Report with a failing terminal = %v; want an error wrapping %v", err, broken)
-	}
-	out.setErr(nil)
-	// The registry offers the same report again: it is still an entry
-	// into blocked, so the notification goes out now.
-	if err := a.Report(ctx, approval); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"\x1b]9;4;4;100\x1b\\", "\x1b]9;mychat: Waiting for approval\x1b\\"}
-	var got []string
-	for _, w := range out.take() {
-		got = append(got, string(w))
-	}
-	if diff := cmp.Diff(got, want); diff != "" {
-		t.Errorf("writes after the retry (-got +want):\n%s", diff)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			out := new(tape)
+			a, err := terminal.Driver{}.Open(ctx, params(out, adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.6"}, `{"notify": true}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			broken := errors.New("input/output error")
+			out.mu.Lock()
+			out.err, out.failIf = broken, tt.failIf
+			out.mu.Unlock()
+			if err := a.Report(ctx, approval); !errors.Is(err, broken) {
+				t.Fatalf("Report with a failing terminal = %v; want an error wrapping %v", err, broken)
+			}
+			out.setErr(nil)
+			out.take()
+			// The registry offers the same report again: it is still an
+			// entry into blocked, so the notification goes out now, once.
+			if err := a.Report(ctx, approval); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Report(ctx, approval); err != nil { // a refresh
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range out.take() {
+				got = append(got, string(w))
+			}
+			if diff := cmp.Diff(got, []string{progress, notification, progress}); diff != "" {
+				t.Errorf("writes after the retry and a refresh (-got +want):\n%s", diff)
+			}
+			if got, want := adapter.Explain(a)["notify"], "OSC 9, 1 sent"; got != want {
+				t.Errorf("Explain notify = %q; want %q", got, want)
+			}
+		})
 	}
 }
 
