@@ -277,24 +277,25 @@ func notifications(n notifier, label string) map[adapter.Message][]byte {
 }
 
 // Adapter shows the agent's state as the terminal's progress indicator.
-// Create one with [Driver.Open]. Report, Release and Close are called by the
-// registry one at a time; Explain and RefreshInterval may run concurrently
-// with them. After Close, Report and Release return [adapter.ErrClosed] and
-// write nothing.
+// Create one with [Driver.Open]. All its methods are safe for concurrent
+// use: Report and Release take turns, and Close, Explain and RefreshInterval
+// never wait for them. After Close returns, Report and Release return
+// [adapter.ErrClosed] and write nothing; a call already writing when Close
+// runs finishes its write.
 type Adapter struct {
 	out     io.Writer
 	term    profile
 	refresh time.Duration
 	notes   map[adapter.Message][]byte // nil unless notifications are on; read-only
 
-	// mu serialises Report, Release and Close, and so the writes, and
-	// guards shown and closed. Explain never takes it, so that a terminal
-	// that stops accepting writes cannot stall Explain: what it shows is
-	// in the atomics.
-	mu     sync.Mutex
-	shown  adapter.State // the state the indicator shows; 0 when cleared
-	closed bool
+	// mu serialises Report and Release, and so the writes, and guards
+	// shown. Close and Explain never take it, so that a terminal that stops
+	// accepting writes (a tty stopped with Ctrl-S) can stall neither: Close
+	// only sets closed, and what Explain shows is in the atomics.
+	mu    sync.Mutex
+	shown adapter.State // the state the indicator shows; 0 when cleared
 
+	closed    atomic.Bool   // set by Close; read under mu before writing
 	shownView atomic.Uint32 // shown, for Explain
 	writes    atomic.Int64  // sequences written
 	notified  atomic.Int64  // notifications written
@@ -334,7 +335,7 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
+	if a.closed.Load() {
 		return adapter.ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
@@ -375,7 +376,7 @@ func (a *Adapter) RefreshInterval(r adapter.Report) time.Duration {
 func (a *Adapter) Release(context.Context) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
+	if a.closed.Load() {
 		return adapter.ErrClosed
 	}
 	if err := a.writeLocked(bytesClear); err != nil {
@@ -385,13 +386,12 @@ func (a *Adapter) Release(context.Context) error {
 	return nil
 }
 
-// Close marks the adapter closed. It writes nothing (a successor opened by a
-// settings change reports its own state at once), holds no goroutine, timer
-// or file, and is idempotent.
+// Close marks the adapter closed and returns at once, even while a Report
+// or Release waits for the terminal to take its write; ctx is not used.
+// It writes nothing (a successor opened by a settings change reports its own
+// state at once), holds no goroutine, timer or file, and is idempotent.
 func (a *Adapter) Close(context.Context) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.closed = true
+	a.closed.Store(true)
 	return nil
 }
 

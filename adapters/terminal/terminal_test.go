@@ -605,3 +605,62 @@ func BenchmarkReport(b *testing.B) {
 		i++
 	}
 }
+
+// stuckTape is a terminal whose writes block until unblocked, like a tty
+// stopped with Ctrl-S.
+type stuckTape struct {
+	entered chan struct{} // size 1: says that a Write has started
+	release chan struct{} // closed to let every Write finish
+}
+
+func (s *stuckTape) Write(p []byte) (int, error) {
+	select {
+	case s.entered <- struct{}{}:
+	default:
+	}
+	<-s.release
+	return len(p), nil
+}
+
+// TestCloseDoesNotWaitForAStuckWrite: Close must be bounded, so it cannot
+// queue behind a Report whose Write the terminal never accepts; the
+// Report it interrupts still returns once the write goes through, and
+// nothing is written after.
+func TestCloseDoesNotWaitForAStuckWrite(t *testing.T) {
+	out := &stuckTape{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	p := params(nil, adapter.Env{"WT_SESSION=x"}, ``)
+	p.Terminal = out
+	a, err := terminal.Driver{}.Open(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reported := make(chan error, 1)
+	go func() { reported <- a.Report(t.Context(), working) }()
+	<-out.entered // Report is inside Write
+
+	closed := make(chan error, 1)
+	go func() { closed <- adapter.Close(t.Context(), a) }()
+	returned := false
+	select {
+	case err := <-closed:
+		returned = true
+		if err != nil {
+			t.Errorf("Close = %v", err)
+		}
+	case <-time.After(e2eWait): // only a hang reaches this
+		t.Error("Close waited for a Write the terminal does not accept")
+	}
+	close(out.release)
+	if !returned {
+		<-closed // it returns once the write is through
+	}
+	if err := <-reported; err != nil {
+		t.Errorf("the interrupted Report = %v; want nil, its write went through", err)
+	}
+	if err := a.Report(t.Context(), idle); !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("Report after Close = %v; want ErrClosed", err)
+	}
+	if err := adapter.Release(t.Context(), a); !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("Release after Close = %v; want ErrClosed", err)
+	}
+}
