@@ -664,3 +664,80 @@ func TestCloseDoesNotWaitForAStuckWrite(t *testing.T) {
 		t.Errorf("Release after Close = %v; want ErrClosed", err)
 	}
 }
+
+// TestConcurrentUse calls every method from several goroutines at once, as
+// a host outside the registry may (run it with -race): each write stays one
+// whole sequence, and once Close has returned nothing more is written.
+func TestConcurrentUse(t *testing.T) {
+	ctx := t.Context()
+	out := new(tape)
+	a, err := terminal.Driver{}.Open(ctx, params(out, adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"}, `{"notify": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := []adapter.Report{working, approval, input, idle, attention, completed}
+	var writers, readers sync.WaitGroup
+	stop := make(chan struct{})
+	for g := range 3 {
+		writers.Go(func() {
+			for i := range 50 {
+				r := reports[(g+i)%len(reports)]
+				if err := a.Report(ctx, r); err != nil {
+					t.Errorf("Report(%v) = %v", r, err)
+				}
+				if i%10 == 9 {
+					if err := adapter.Release(ctx, a); err != nil {
+						t.Errorf("Release = %v", err)
+					}
+				}
+			}
+		})
+	}
+	for range 2 {
+		readers.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_ = adapter.Explain(a)
+				_ = adapter.RefreshInterval(a, reports[i%len(reports)])
+			}
+		})
+	}
+	writers.Wait()
+	close(stop)
+	readers.Wait()
+	for _, w := range out.take() {
+		checkOneSequence(t, w)
+	}
+
+	var closers sync.WaitGroup
+	for range 2 {
+		closers.Go(func() {
+			if err := adapter.Close(ctx, a); err != nil {
+				t.Errorf("Close = %v", err)
+			}
+		})
+		closers.Go(func() {
+			// Before or after Close: either a whole write or ErrClosed.
+			if err := a.Report(ctx, working); err != nil && !errors.Is(err, adapter.ErrClosed) {
+				t.Errorf("Report racing Close = %v", err)
+			}
+		})
+	}
+	closers.Wait()
+	for _, w := range out.take() {
+		checkOneSequence(t, w)
+	}
+	if err := a.Report(ctx, approval); !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("Report after Close = %v; want ErrClosed", err)
+	}
+	if err := adapter.Release(ctx, a); !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("Release after Close = %v; want ErrClosed", err)
+	}
+	if w := out.take(); len(w) != 0 {
+		t.Errorf("wrote %q after Close", w)
+	}
+}
