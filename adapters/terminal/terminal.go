@@ -209,10 +209,12 @@ func parseRefresh(raw json.RawMessage) (d time.Duration, clamped string, err err
 		if err := json.Unmarshal(raw, &ms); err != nil {
 			return 0, "", fmt.Errorf("terminal: settings: refresh must be a duration string or a number of milliseconds: %w", err)
 		}
-		switch {
-		case ms < 0:
-			d = -1
-		case ms > float64(math.MaxInt64/int64(time.Millisecond)):
+		// Saturate rather than overflow, so that the diagnostic names the
+		// value given (or the nearest duration to it).
+		switch limit := float64(math.MaxInt64 / int64(time.Millisecond)); {
+		case ms < -limit:
+			d = math.MinInt64
+		case ms > limit:
 			d = math.MaxInt64
 		default:
 			d = time.Duration(ms * float64(time.Millisecond))

@@ -373,8 +373,9 @@ func TestRefreshInterval(t *testing.T) {
 		{"milliseconds", `{"refresh": 2500}`, 2500 * time.Millisecond, ""},
 		{"null is the default", `{"refresh": null}`, 10 * time.Second, ""},
 		{"clamped up", `{"refresh": "10ms"}`, time.Second, "refresh 10ms is below 1s; using 1s"},
-		{"negative clamped up", `{"refresh": -5}`, time.Second, "refresh -1ns is below 1s; using 1s"},
+		{"negative clamped up", `{"refresh": -5}`, time.Second, "refresh -5ms is below 1s; using 1s"},
 		{"clamped down", `{"refresh": "1m"}`, 14 * time.Second, "refresh 1m0s is above 14s (Ghostty drops a progress state after 15s); using 14s"},
+		{"hugely negative clamped up", `{"refresh": -1e300}`, time.Second, "refresh -2562047h47m16.854775808s is below 1s; using 1s"},
 		{"huge clamped down", `{"refresh": 1e300}`, 14 * time.Second, "refresh 2562047h47m16.854775807s is above 14s (Ghostty drops a progress state after 15s); using 14s"},
 	}
 	for _, tt := range tests {
