@@ -324,8 +324,9 @@ var (
 // writes its progress sequence again and never notifies. r.Reason never
 // leaves the process, and r.Message only as one of its fixed texts.
 //
-// With ctx already done Report writes nothing and returns ctx's error. A
-// failed Write is returned, and the report counts as not delivered: the
+// With ctx already done Report writes nothing and returns ctx's error; ctx
+// cannot interrupt a Write under way, which returns when the terminal takes
+// the bytes (an io.Writer has no cancellation). A failed Write is returned, and the report counts as not delivered: the
 // registry offers it again, notification included.
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	seq := bytesClear
