@@ -346,51 +346,66 @@ func (inv *invocation) cli() int {
 }
 
 // extractSession removes every --session X / --session=X before a literal
-// "--". code is -1 to continue.
+// "--", then validates the last one's name or, without one and without
+// HERDR_SOCKET_PATH, HERDR_SESSION (src/session.rs:54-91, read from
+// Herdr's source: "set" means set, even to ""). code is -1 to continue.
 func (inv *invocation) extractSession(args []string, g *globals) (rest []string, code int) {
 	rest = make([]string, 0, len(args))
+	var requested *string
 	for i := 0; i < len(args); i++ {
-		a := args[i]
-		var name string
-		switch {
+		switch a := args[i]; {
 		case a == "--":
-			return append(rest, args[i:]...), -1
+			rest = append(rest, args[i:]...)
+			i = len(args)
 		case a == "--session":
 			if i+1 >= len(args) {
 				return nil, inv.exitError("missing value for --session")
 			}
 			i++
-			name = args[i]
+			requested = &args[i]
 		case strings.HasPrefix(a, "--session="):
-			name = strings.TrimPrefix(a, "--session=")
+			name := strings.TrimPrefix(a, "--session=")
+			requested = &name
 		default:
 			rest = append(rest, a)
-			continue
 		}
-		if !validSessionName(name) {
-			return nil, inv.exitError("invalid session name %q: use 1-64 characters from A-Z a-z 0-9 . _ -", name)
-		}
-		g.session, g.hasSession = name, true
 	}
-	if os.Getenv("HERDR_SOCKET_PATH") == "" {
-		if name := os.Getenv("HERDR_SESSION"); name != "" && !validSessionName(name) {
-			return nil, inv.exitError("invalid HERDR_SESSION %q: use 1-64 characters from A-Z a-z 0-9 . _ -", name)
+	if requested != nil {
+		if msg := sessionNameError(*requested); msg != "" {
+			return nil, inv.exitError("%s", msg)
+		}
+		g.session, g.hasSession = *requested, true
+		return rest, -1
+	}
+	if _, ok := os.LookupEnv("HERDR_SOCKET_PATH"); !ok {
+		if name, ok := os.LookupEnv("HERDR_SESSION"); ok && name != "default" {
+			if msg := sessionNameError(name); msg != "" {
+				return nil, inv.exitError("%s", msg)
+			}
 		}
 	}
 	return rest, -1
 }
 
-func validSessionName(name string) bool {
-	if len(name) == 0 || len(name) > 64 || name == "." || name == ".." {
-		return false
+// sessionNameError is Herdr's complaint about a session name, or "" for a
+// valid one (src/session.rs, validate_name): 1-64 bytes of [A-Za-z0-9._-],
+// not "." or "..".
+func sessionNameError(name string) string {
+	switch {
+	case name == "":
+		return "session name cannot be empty"
+	case len(name) > 64:
+		return "session name cannot be longer than 64 bytes"
+	case name == "." || name == "..":
+		return "session name cannot be . or .."
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
+			return "session name may only contain ASCII letters, numbers, '.', '_' and '-'"
 		}
 	}
-	return true
+	return ""
 }
 
 // extractRemote removes --remote and --remote-keybindings (with their
@@ -450,8 +465,8 @@ func resolveSocket(g globals) (socket, attach string) {
 	if g.hasSession {
 		return sessionSocket(g.session)
 	}
-	if s := os.Getenv("HERDR_SOCKET_PATH"); s != "" {
-		return s, "herdr"
+	if s, ok := os.LookupEnv("HERDR_SOCKET_PATH"); ok {
+		return s, "herdr" // verbatim, even "" (src/session.rs:173-181)
 	}
 	if name := os.Getenv("HERDR_SESSION"); name != "" && name != "default" {
 		return sessionSocket(name)

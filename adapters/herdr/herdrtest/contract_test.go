@@ -171,7 +171,7 @@ func TestChecklistCLIGrammar(t *testing.T) {
 			r.agent(p, "", "unknown")
 			// After a literal "--" nothing is hijacked.
 			r.usage("unknown option: --", report(p, src, lbl, "working", "--", "--session", "x")...)
-			r.want(result{Code: 2, Stderr: "error: invalid session name \"a/b\": use 1-64 characters from A-Z a-z 0-9 . _ -\nrun 'herdr --help' for usage\n"},
+			r.want(result{Code: 2, Stderr: "error: " + badSessionName + "\nrun 'herdr --help' for usage\n"},
 				"--session", "a/b", "--version")
 		}},
 	})
@@ -241,14 +241,32 @@ func TestChecklistAnswers(t *testing.T) {
 			r.env = append(r.env, "HERDR_SESSION=s2")
 			r.ok(report(p, src, lbl, "working")...)
 			// Without it, HERDR_SESSION, then the default socket.
-			r.env = append(r.env, "HERDR_SOCKET_PATH=")
+			r.unset = []string{"HERDR_SOCKET_PATH"}
 			r.want(notRunning(filepath.Join(cfg, "herdr", "sessions", "s2", "herdr.sock"), "herdr session attach s2"),
 				report(p, src, lbl, "working")...)
-			r.env = append(r.env, "HERDR_SESSION=")
+			r.env = append(r.env, "HERDR_SESSION=default")
 			r.want(notRunning(filepath.Join(cfg, "herdr", "herdr.sock"), "herdr"), report(p, src, lbl, "working")...)
-			r.env = append(r.env, "HERDR_SESSION=bad/name")
-			r.want(result{Code: 2, Stderr: "error: invalid HERDR_SESSION \"bad/name\": use 1-64 characters from A-Z a-z 0-9 . _ -\nrun 'herdr --help' for usage\n"},
+			r.unset = []string{"HERDR_SOCKET_PATH", "HERDR_SESSION"}
+			r.want(notRunning(filepath.Join(cfg, "herdr", "herdr.sock"), "herdr"), report(p, src, lbl, "working")...)
+			// Herdr reads both with std::env::var, so a variable set to ""
+			// is a value, not an absence (src/session.rs:80-91,173-181). An
+			// empty or bad HERDR_SESSION fails...
+			r.unset = []string{"HERDR_SOCKET_PATH"}
+			r.env = append(r.env, "HERDR_SESSION=")
+			r.want(result{Code: 2, Stderr: "error: session name cannot be empty\nrun 'herdr --help' for usage\n"},
 				report(p, src, lbl, "working")...)
+			r.env = append(r.env, "HERDR_SESSION=bad/name")
+			badEnv := result{Code: 2, Stderr: "error: " + badSessionName + "\nrun 'herdr --help' for usage\n"}
+			r.want(badEnv, report(p, src, lbl, "working")...)
+			// ...also with a literal "--" in argv, but not when --session
+			// names the session (its last value counts) or when
+			// HERDR_SOCKET_PATH is set, even to "": then "" is the socket
+			// (inferred: connecting to "" fails as not found).
+			r.want(badEnv, append(release(p, src, lbl), "--")...)
+			r.usage("unknown option: --", "--session", "bad/name", "--session", "s3", "pane", "release-agent", p, "--source", src, "--agent", lbl, "--")
+			r.unset = nil
+			r.env = append(r.env, "HERDR_SOCKET_PATH=")
+			r.want(notRunning("", "herdr"), report(p, src, lbl, "working")...)
 		}},
 	})
 }
@@ -606,3 +624,7 @@ func jsonPath(path string) string {
 	}
 	return path
 }
+
+// badSessionName is Herdr's error for a session name with a character
+// outside [A-Za-z0-9._-] (src/session.rs, validate_name).
+const badSessionName = "session name may only contain ASCII letters, numbers, '.', '_' and '-'"

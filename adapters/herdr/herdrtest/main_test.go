@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,6 +39,9 @@ type runner struct {
 	h   *Herdr
 	tr  Transport
 	env []string
+	// unset names variables removed from the CLI's environment (after
+	// env): Herdr tells an empty variable from an unset one.
+	unset []string
 }
 
 func newRunner(t *testing.T, opts Options) runner {
@@ -53,7 +57,10 @@ func (r runner) run(args ...string) result {
 		return r.sendSocket(args)
 	}
 	cmd := exec.CommandContext(r.t.Context(), r.h.Bin, args...)
-	cmd.Env = append(append(os.Environ(), r.h.Env()...), r.env...)
+	cmd.Env = slices.DeleteFunc(append(append(os.Environ(), r.h.Env()...), r.env...), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(r.unset, k)
+	})
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
