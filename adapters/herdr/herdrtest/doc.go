@@ -38,7 +38,8 @@
 // follows Herdr's framing (§2.1): one request per connection, 5 s to
 // receive the line, at most 1 MiB for it, no response to a line that ends
 // without a newline, to an empty line or to one that is too long or late,
-// and one response line, then the connection closes. Requests from every
+// and one response line, then the connection closes; a client that leaves
+// a write of the server's stalled for 5 s is dropped. Requests from every
 // connection are handled one at a time, in the order their lines arrive.
 // The shapes are those of package wire (§2.2-2.4): `ping` answers `pong`
 // with the version, the protocol and the capabilities; a request that does

@@ -43,12 +43,16 @@ type server struct {
 	changed  chan struct{} // closed and replaced on every change
 	// lineTimeout is RequestLineTimeout; tests shorten it.
 	lineTimeout time.Duration
-	cliPIDs     map[int]bool // fake CLI processes seen in the log: pid → still running
-	logOff      int64
-	ln          net.Listener
-	quit        chan struct{} // closed when the listener stops
-	conns       map[net.Conn]struct{}
-	closed      bool
+	// writeTimeout bounds each write of a response: Herdr's
+	// STREAM_WRITE_TIMEOUT, 5 s (src/api/server.rs:31,159-161); tests
+	// shorten it.
+	writeTimeout time.Duration
+	cliPIDs      map[int]bool // fake CLI processes seen in the log: pid → still running
+	logOff       int64
+	ln           net.Listener
+	quit         chan struct{} // closed when the listener stops
+	conns        map[net.Conn]struct{}
+	closed       bool
 }
 
 // record is one request the server received, from any client.
@@ -73,7 +77,8 @@ type record struct {
 func newServer(v version, socket, dir string, panes []string, inView map[string]bool) *server {
 	return &server{
 		v: v, socket: socket, dir: dir, selfPID: os.Getpid(), lineTimeout: wire.RequestLineTimeout,
-		panes: panes, inView: inView, resume: map[string][]string{},
+		writeTimeout: responseWriteTimeout,
+		panes:        panes, inView: inView, resume: map[string][]string{},
 		changed: make(chan struct{}), cliPIDs: map[int]bool{}, conns: map[net.Conn]struct{}{},
 	}
 }
@@ -212,16 +217,16 @@ func (s *server) accept(ln net.Listener, quit chan struct{}) {
 			continue
 		}
 		s.conns[c] = struct{}{}
-		timeout := s.lineTimeout
+		lineTimeout, writeTimeout := s.lineTimeout, s.writeTimeout
 		s.wg.Add(1)
 		s.mu.Unlock()
-		go s.serve(c, quit, timeout)
+		go s.serve(c, quit, lineTimeout, writeTimeout)
 	}
 }
 
 // serve is one connection: one request line, at most one response
 // (CONTRACT §2.1).
-func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout time.Duration) {
+func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout, writeTimeout time.Duration) {
 	defer s.wg.Done()
 	defer func() {
 		_ = c.Close()
@@ -242,6 +247,7 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout time.Duration
 	}
 	_ = c.SetReadDeadline(time.Time{})
 	cli := s.isCLI(pid)
+	w := timedWriter{c, writeTimeout}
 	s.mu.Lock()
 	f := s.fault
 	s.mu.Unlock()
@@ -263,20 +269,37 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout time.Duration
 		}
 		if f.Garbage {
 			s.handle(line, pid, cli, start, true)
-			_, _ = c.Write(garbageLine)
+			_, _ = w.Write(garbageLine)
 			return
 		}
 	}
 	r := s.handle(line, pid, cli, start, false)
 	if !cli && f.SpewBytes > 0 {
-		spew(c, f.SpewBytes)
+		spew(w, f.SpewBytes)
 	}
-	if _, err := c.Write(r.resp.Line()); err != nil {
+	if _, err := w.Write(r.resp.Line()); err != nil {
 		s.mu.Lock()
 		r.rec.exit = -1 // the client went away before the answer
 		s.notifyLocked()
 		s.mu.Unlock()
 	}
+}
+
+// responseWriteTimeout is how long one write to a connection may take
+// before Herdr gives up on the client (STREAM_WRITE_TIMEOUT, a send
+// timeout set on every connection: src/api/server.rs:31,159-161).
+const responseWriteTimeout = 5 * time.Second
+
+// timedWriter writes to c with a fresh deadline of d for each write, as a
+// socket send timeout applies to each send.
+type timedWriter struct {
+	c net.Conn
+	d time.Duration
+}
+
+func (w timedWriter) Write(p []byte) (int, error) {
+	_ = w.c.SetWriteDeadline(time.Now().Add(w.d))
+	return w.c.Write(p)
 }
 
 // garbageLine is what a socket client gets under the Garbage fault:

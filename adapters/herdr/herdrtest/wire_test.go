@@ -135,6 +135,28 @@ func TestChecklistWire(t *testing.T) {
 			t.Errorf("a 1 MiB line got %.80q", got)
 		}
 	})
+	t.Run("a_client_that_does_not_read_is_dropped", func(t *testing.T) {
+		// Herdr gives each write to a connection 5 s (STREAM_WRITE_TIMEOUT,
+		// src/api/server.rs:31,159-161), then drops the connection.
+		h := StartT(t, Options{})
+		h.srv.mu.Lock()
+		h.srv.writeTimeout = 20 * time.Millisecond
+		h.srv.mu.Unlock()
+		if err := h.SetFault(Fault{SpewBytes: 64 << 20}); err != nil {
+			t.Fatal(err)
+		}
+		c := dialRaw(t, h)
+		if _, err := io.WriteString(c, `{"id":"r1","method":"ping","params":{}}`+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		// Never read: the server's writes stall, time out, and the request
+		// is logged as unanswered.
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		if _, err := h.WaitCalls(ctx, func(calls []Call) bool { return len(calls) == 1 && calls[0].Exit == -1 }); err != nil {
+			t.Fatalf("the server still writes to a client that does not read: %v", err)
+		}
+	})
 	t.Run("26_a_slow_line_is_dropped", func(t *testing.T) {
 		h := StartT(t, Options{})
 		h.srv.mu.Lock()
