@@ -14,9 +14,11 @@
 // One request per connection (§2.1): the client writes one JSON object and
 // a newline, the server answers with one JSON line and closes. The server
 // allows [RequestLineTimeout] to receive the line and [MaxRequestLine]
-// bytes for it; past either, or for a line that ends without a newline, it
-// closes the connection without a response. An empty line gets no response
-// either. [ReadRequestLine] is the server's side of that rule.
+// bytes for it; past either, for a line that ends without a newline, or
+// for one that is not UTF-8 (read from Herdr's src/api/server.rs, not in
+// the contract), it closes the connection without a response. An empty
+// line gets no response either. [ReadRequestLine] is the server's side of
+// that rule.
 //
 // # Shapes
 //
