@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -214,19 +215,26 @@ func TestRequestsHandledInArrivalOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[int]bool{}
-	var maxApplied uint64
-	for _, c := range calls {
-		if c.Transport != TransportSocket || c.Command != "pane report-agent" || c.Arrival < 1 || c.Arrival > n || seen[c.Arrival] {
-			t.Errorf("call %+v", c)
-		}
-		seen[c.Arrival] = true
-		if seq, _ := c.Seq(); c.Applied {
-			maxApplied = max(maxApplied, seq)
-		}
+	if len(calls) != n {
+		t.Fatalf("%d calls, want %d", len(calls), n)
 	}
-	if hwm, _ := h.HighWater(p, src); len(calls) != n || hwm != n || maxApplied != n {
-		t.Errorf("%d calls, high-water mark %d, largest applied seq %d; want %d each", len(calls), hwm, maxApplied, n)
+	// Replayed in arrival order, each report is applied exactly when its
+	// seq is above every earlier one: the server handled them in the order
+	// it numbered them, each whole.
+	slices.SortFunc(calls, func(a, b Call) int { return a.Arrival - b.Arrival })
+	var hwm uint64
+	for i, c := range calls {
+		seq, ok := c.Seq()
+		if c.Transport != TransportSocket || c.Command != "pane report-agent" || c.Arrival != i+1 || !ok {
+			t.Fatalf("call %+v", c)
+		}
+		if want := seq > hwm; c.Applied != want {
+			t.Errorf("arrival %d, seq %d after a high-water mark of %d: applied %v, want %v", c.Arrival, seq, hwm, c.Applied, want)
+		}
+		hwm = max(hwm, seq)
+	}
+	if got, _ := h.HighWater(p, src); got != n {
+		t.Errorf("high-water mark %d, want %d", got, n)
 	}
 }
 
