@@ -57,14 +57,16 @@ func linesReceived(h *Herdr) []string {
 // itself (CONTRACT §2.1-2.4).
 func TestChecklistWire(t *testing.T) {
 	t.Run("22_23_cli_pings_then_sends_one_line_each", func(t *testing.T) {
+		// The two commands of CONTRACT §2.4's literal exchange; every line
+		// below is copied from there.
 		r := newRunner(t, Options{})
-		r.ok(report(p, src, lbl, "working", "--message", "building", "--seq", "1755600000000000001")...)
-		r.ok(release(p, src, lbl, "--seq", "1755600000000000002")...)
+		r.ok(report(p, "custom:my-agent", "my-agent", "working", "--message", "building", "--seq", "1755600000000000001")...)
+		r.ok(release(p, "custom:my-agent", "my-agent", "--seq", "1755600000000000002")...)
 		want := []string{
 			`{"id":"api-client:status","method":"ping","params":{}}`,
-			`{"id":"cli:request","method":"pane.report_agent","params":{"pane_id":"w1:p1","source":"custom:test","agent":"test-agent","state":"working","message":"building","seq":1755600000000000001}}`,
+			`{"id":"cli:request","method":"pane.report_agent","params":{"pane_id":"w1:p1","source":"custom:my-agent","agent":"my-agent","state":"working","message":"building","seq":1755600000000000001}}`,
 			`{"id":"api-client:status","method":"ping","params":{}}`,
-			`{"id":"cli:request","method":"pane.release_agent","params":{"pane_id":"w1:p1","source":"custom:test","agent":"test-agent","seq":1755600000000000002}}`,
+			`{"id":"cli:request","method":"pane.release_agent","params":{"pane_id":"w1:p1","source":"custom:my-agent","agent":"my-agent","seq":1755600000000000002}}`,
 		}
 		if diff := cmp.Diff(linesReceived(r.h), want); diff != "" {
 			t.Errorf("lines the server received (-got +want):\n%s", diff)
@@ -72,6 +74,17 @@ func TestChecklistWire(t *testing.T) {
 		for _, rec := range r.h.srv.snapshot() {
 			if !rec.cli {
 				t.Errorf("request %d from the fake binary was not told apart from a socket client", rec.arrival)
+			}
+		}
+		// And the answers, to the same lines sent raw (the report and the
+		// release are stale now, which changes nothing in the answer).
+		for line, answer := range map[string]string{
+			want[0]: `{"id":"api-client:status","result":{"type":"pong","version":"0.8.2","protocol":20,"capabilities":{"live_handoff":true,"detached_server_daemon":false}}}`,
+			want[1]: `{"id":"cli:request","result":{"type":"ok"}}`,
+			want[3]: `{"id":"cli:request","result":{"type":"ok"}}`,
+		} {
+			if got := exchange(t, r.h, line+"\n"); got != answer+"\n" {
+				t.Errorf("%s\n got %q\nwant %q", line, got, answer+"\n")
 			}
 		}
 	})
