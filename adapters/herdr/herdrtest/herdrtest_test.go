@@ -72,9 +72,9 @@ func cutEq(kv string) (string, string, bool) {
 	return kv, "", false
 }
 
-// TestConcurrentInvocations checks that the cross-process lock serialises
-// invocations: every sequenced report is applied or ignored as a whole, and
-// the high-water mark ends at the largest seq.
+// TestConcurrentInvocations runs fake binaries at once: the server takes
+// their requests one at a time, so the high-water mark ends at the largest
+// seq, and the shared log holds each invocation once.
 func TestConcurrentInvocations(t *testing.T) {
 	r := newRunner(t, Options{})
 	const n = 16
