@@ -816,11 +816,7 @@ func (inv *invocation) agent(g globals, args []string) int {
 		if sub == "focus" {
 			method = wire.MethodAgentFocus
 		}
-		resp, code, ok := inv.call(g, "cli:agent:"+sub, method, wire.AgentTarget{Target: rest[0]})
-		if !ok {
-			return code
-		}
-		return inv.print(resp, sub == "get")
+		return inv.show(g, "cli:agent:"+sub, method, wire.AgentTarget{Target: rest[0]})
 	case "list":
 		if len(rest) != 0 {
 			fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[0])

@@ -488,7 +488,10 @@ func TestChecklistDone(t *testing.T) {
 				r.ok(report(pane, src, lbl, "idle")...)
 				r.agent(pane, lbl, "done")
 			}
-			r.ok("agent", "focus", p)
+			// Herdr answers a focus with the agent's info, which the CLI
+			// prints (src/app/api/agents.rs:35-42, src/cli/agent.rs:455-470).
+			r.want(result{Stdout: `{"id":"cli:agent:focus","result":{"type":"agent_info","agent":{"terminal_id":"term_6400000000001","agent":"test-agent","agent_status":"idle","workspace_id":"w1","tab_id":"w1:t1","pane_id":"w1:p1","focused":false,"state_change_seq":2,"revision":0}}}` + "\n"},
+				"agent", "focus", p)
 			r.agent(p, lbl, "idle")
 			if err := r.h.Focus("w1:p2"); err != nil {
 				r.t.Fatal(err)

@@ -182,7 +182,7 @@ func (r runner) sendSocket(args []string) result {
 	case "agent get":
 		id, show, method, params = "cli:agent:get", true, wire.MethodAgentGet, wire.AgentTarget{Target: pane}
 	case "agent focus":
-		id, method, params = "cli:agent:focus", wire.MethodAgentFocus, wire.AgentTarget{Target: pane}
+		id, show, method, params = "cli:agent:focus", true, wire.MethodAgentFocus, wire.AgentTarget{Target: pane}
 	case "agent list":
 		id, show, method, params = "cli:agent:list", true, wire.MethodAgentList, nil
 	default:

@@ -474,8 +474,10 @@ func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
 			return wire.NewError(req.ID, wire.CodeAgentNotFound, "agent target "+t.Target+" not found")
 		}
 		if req.Method == wire.MethodAgentFocus {
+			// Marks the pane seen and answers its info, as Herdr's
+			// handle_agent_focus does (src/app/api/agents.rs:35-42); the
+			// emulator does not move the view, so "focused" keeps its value.
 			p.Seen = true
-			return wire.OK(req.ID)
 		}
 		resp, _ := wire.NewSuccess(req.ID, struct {
 			Type  string    `json:"type"`
