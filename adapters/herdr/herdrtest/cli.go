@@ -543,7 +543,7 @@ func (inv *invocation) call(g globals, id string, method wire.Method, params any
 		return wire.Response{}, inv.clientError(id, socket, attach, err), false
 	}
 	if pong.Protocol != inv.v.protocol {
-		writeJSONLine(inv.stderr, wire.NewError(id, wire.CodeProtocolMismatch, inv.mismatchMessage(pong.Protocol)))
+		writeJSONLine(inv.stderr, wire.NewError(id, wire.CodeProtocolMismatch, inv.mismatchMessage(g, pong.Protocol)))
 		return wire.Response{}, 1, false
 	}
 	req, err := wire.NewRequest(id, method, params)
@@ -557,22 +557,46 @@ func (inv *invocation) call(g globals, id string, method wire.Method, params any
 	return resp, 0, true
 }
 
-// mismatchMessage is the protocol_mismatch message of src/cli/protocol_guard.rs
-// (CONTRACT §1.5). The guidance after the first sentence is the
-// emulator's wording.
-func (inv *invocation) mismatchMessage(server int) string {
+// mismatchMessage is the protocol_mismatch message of
+// src/cli/protocol_guard.rs (CONTRACT §1.5), with the restart guidance of
+// [restartGuidance] for a server older than the CLI.
+func (inv *invocation) mismatchMessage(g globals, server int) string {
 	if server > inv.v.protocol {
 		return fmt.Sprintf("client protocol %d is older than server protocol %d; upgrade the Herdr client before using this command", inv.v.protocol, server)
 	}
-	return fmt.Sprintf("client protocol %d is newer than server protocol %d; restart the Herdr server before using this command. "+
-		"Stop the running server (or let a live update hand it off) and start herdr again.", inv.v.protocol, server)
+	return fmt.Sprintf("client protocol %d is newer than server protocol %d; restart the Herdr server before using this command. %s",
+		inv.v.protocol, server, restartGuidance(g))
+}
+
+// restartGuidance is what Herdr's CLI tells a user to do about a server
+// older than itself (src/session.rs, active_restart_after_update_guidance,
+// read from Herdr 0.8.2's source): stop the server the CLI resolved, then
+// start it again.
+func restartGuidance(g globals) string {
+	const head = "Stop the old server to use the new version.\nStopping exits pane processes.\n"
+	if !g.hasSession {
+		if socket, ok := os.LookupEnv("HERDR_SOCKET_PATH"); ok {
+			return head + "Run `HERDR_SOCKET_PATH=" + socket + " herdr server stop`, then restart Herdr with the same socket override."
+		}
+	}
+	// The active session: an explicit --session's (none for "default",
+	// which Herdr turns into no session), else a valid HERDR_SESSION's.
+	name := os.Getenv("HERDR_SESSION")
+	if g.hasSession {
+		name = g.session
+	}
+	if name == "default" || sessionNameError(name) != "" {
+		return head + "Run `herdr server stop`, then run `herdr` again."
+	}
+	return head + "Run `herdr session stop " + name + "`, then run `herdr session attach " + name + "` again."
 }
 
 // clientError prints what the CLI prints for a failed exchange and
 // returns its exit code, 1: server_not_running as JSON when nothing
 // listens (CONTRACT §1.5), an error response as the server sent it, and
-// otherwise an "Error: ..." line (Herdr prints the Rust Debug of the
-// io::Error; the text here is the emulator's).
+// otherwise an "Error: ..." line: Herdr's own for an empty response, the
+// emulator's text for other I/O failures (Herdr prints the Rust Debug of
+// the io::Error, such as Os { code: 13, ... }).
 func (inv *invocation) clientError(id, socket, attach string, err error) int {
 	var we *wire.Error
 	switch {
@@ -582,7 +606,10 @@ func (inv *invocation) clientError(id, socket, attach string, err error) int {
 	case errors.As(err, &we):
 		writeJSONLine(inv.stderr, wire.Response{ID: id, Error: we})
 	case errors.Is(err, wire.ErrEmptyResponse):
-		fmt.Fprintln(inv.stderr, "Error: EmptyResponse")
+		// io::Error::other(ApiClientError::EmptyResponse), as main prints
+		// it (src/api/client.rs: read_json_line; src/cli.rs:
+		// api_client_error_to_io).
+		fmt.Fprintln(inv.stderr, "Error: Custom { kind: Other, error: EmptyResponse }")
 	default:
 		return inv.rustDebugError(err.Error())
 	}

@@ -211,11 +211,11 @@ func TestChecklistAnswers(t *testing.T) {
 			if err := r.h.SetFault(Fault{ProtocolMismatch: 19}); err != nil {
 				r.t.Fatal(err)
 			}
-			got := r.run(report(p, src, lbl, "working", "--seq", "1")...)
-			if got.Code != 1 || got.Stdout != "" || !strings.HasPrefix(got.Stderr,
-				`{"id":"cli:request","error":{"code":"protocol_mismatch","message":"client protocol 20 is newer than server protocol 19; restart the Herdr server before using this command.`) {
-				r.t.Errorf("protocol 19: %+v", got)
-			}
+			r.want(serverErr("cli:request", "protocol_mismatch",
+				`client protocol 20 is newer than server protocol 19; restart the Herdr server before using this command. `+
+					`Stop the old server to use the new version.\nStopping exits pane processes.\n`+
+					"Run `HERDR_SOCKET_PATH="+jsonPath(r.h.Socket)+" herdr server stop`, then restart Herdr with the same socket override."),
+				report(p, src, lbl, "working", "--seq", "1")...)
 			r.agent(p, "", "unknown")
 			r.hwm(p, src, 0, false)
 			if err := r.h.SetFault(Fault{ProtocolMismatch: 21}); err != nil {

@@ -319,3 +319,41 @@ func TestNormalizeAgentLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestRestartGuidance checks the second half of a protocol_mismatch
+// message for a server older than the CLI (src/session.rs,
+// active_restart_after_update_guidance, and its test
+// active_restart_after_update_guidance_respects_socket_override).
+func TestRestartGuidance(t *testing.T) {
+	const head = "Stop the old server to use the new version.\nStopping exits pane processes.\n"
+	for _, tc := range []struct {
+		name    string
+		g       globals
+		socket  string // HERDR_SOCKET_PATH, "-" for unset
+		session string // HERDR_SESSION, "-" for unset
+		want    string
+	}{
+		{"socket_override", globals{}, "/tmp/custom-herdr.sock", "-",
+			head + "Run `HERDR_SOCKET_PATH=/tmp/custom-herdr.sock herdr server stop`, then restart Herdr with the same socket override."},
+		{"explicit_session_beats_the_override", globals{session: "work", hasSession: true}, "/tmp/custom-herdr.sock", "-",
+			head + "Run `herdr session stop work`, then run `herdr session attach work` again."},
+		{"explicit_default_session", globals{session: "default", hasSession: true}, "-", "work",
+			head + "Run `herdr server stop`, then run `herdr` again."},
+		{"session_variable", globals{}, "-", "work",
+			head + "Run `herdr session stop work`, then run `herdr session attach work` again."},
+		{"nothing", globals{}, "-", "-",
+			head + "Run `herdr server stop`, then run `herdr` again."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range map[string]string{"HERDR_SOCKET_PATH": tc.socket, "HERDR_SESSION": tc.session} {
+				t.Setenv(k, v) // restored after the test
+				if v == "-" {
+					os.Unsetenv(k)
+				}
+			}
+			if got := restartGuidance(tc.g); got != tc.want {
+				t.Errorf("restartGuidance = %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
