@@ -674,12 +674,30 @@ func (inv *invocation) pane(g globals, args []string) int {
 		}
 		return inv.show(g, "cli:pane:get", wire.MethodPaneGet, wire.PaneTarget{PaneID: rest[0]})
 	case "current":
-		pane := os.Getenv("HERDR_PANE_ID")
-		if len(rest) != 0 || pane == "" {
-			fmt.Fprintln(inv.stderr, "usage: herdr pane current")
-			return 2
+		// src/cli/pane.rs:100-141: the caller is HERDR_PANE_ID unless
+		// blank, or --pane X; --current goes back to HERDR_PANE_ID.
+		var env *string
+		if v := os.Getenv("HERDR_PANE_ID"); strings.TrimSpace(v) != "" {
+			env = &v
 		}
-		return inv.show(g, "cli:pane:current", wire.MethodPaneCurrent, wire.PaneCurrentParams{CallerPaneID: &pane})
+		caller := env
+		for i := 0; i < len(rest); i++ {
+			switch rest[i] {
+			case "--pane":
+				if i+1 >= len(rest) {
+					fmt.Fprintln(inv.stderr, "missing value for --pane")
+					return 2
+				}
+				i++
+				caller = &rest[i]
+			case "--current":
+				caller = env
+			default:
+				fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[i])
+				return 2
+			}
+		}
+		return inv.show(g, "cli:pane:current", wire.MethodPaneCurrent, wire.PaneCurrentParams{CallerPaneID: caller})
 	case "list":
 		if len(rest) != 0 {
 			fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[0])

@@ -201,9 +201,26 @@ func TestListAndCurrent(t *testing.T) {
 		`{"pane_id":"w1:p1","terminal_id":"term_6400000000001","workspace_id":"w1","tab_id":"w1:t1","focused":false,"agent_status":"unknown","revision":0},` +
 		`{"pane_id":"w2:p1","terminal_id":"term_6400000000002","workspace_id":"w2","tab_id":"w2:t1","focused":true,"agent":"test-agent","agent_status":"working","revision":0}]}}` + "\n"},
 		"pane", "list")
-	if got := r.run("pane", "current"); got.Code != 0 || got.Stdout == "" {
-		t.Errorf("pane current = %+v", got)
+	// pane current (src/cli/pane.rs:100-141, src/app/api/panes.rs:142-155,
+	// read from Herdr's source): HERDR_PANE_ID or --pane names the caller,
+	// the answer is a pane_current result, an unknown pane is "pane not
+	// found".
+	p1 := `{"pane_id":"w1:p1","terminal_id":"term_6400000000001","workspace_id":"w1","tab_id":"w1:t1","focused":false,"agent_status":"unknown","revision":0}`
+	p2 := `{"pane_id":"w2:p1","terminal_id":"term_6400000000002","workspace_id":"w2","tab_id":"w2:t1","focused":true,"agent":"test-agent","agent_status":"working","revision":0}`
+	current := func(pane string) result {
+		return result{Stdout: `{"id":"cli:pane:current","result":{"type":"pane_current","pane":` + pane + `}}` + "\n"}
 	}
+	r.want(current(p1), "pane", "current")
+	r.want(current(p2), "pane", "current", "--pane", "w2:p1")
+	r.want(current(p1), "pane", "current", "--pane", "w2:p1", "--current")
+	r.want(serverErr("cli:pane:current", "pane_not_found", "pane not found"), "pane", "current", "--pane", "w9:p9")
+	r.usage("unknown option: extra", "pane", "current", "extra")
+	r.usage("missing value for --pane", "pane", "current", "--pane")
+	// Without a caller Herdr answers with the focused pane (inferred: the
+	// first pane in view).
+	r.env = []string{"HERDR_PANE_ID= "}
+	r.want(current(p2), "pane", "current")
+	r.env = nil
 	info, err := r.h.Agent("w2:p1")
 	if err != nil {
 		t.Fatal(err)

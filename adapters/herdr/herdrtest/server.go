@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -442,12 +443,24 @@ func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
 		if err := req.Decode(&t); err != nil {
 			return invalidParams(err)
 		}
-		if t.CallerPaneID == nil {
-			// Inferred: Herdr answers with the focused pane; the
-			// emulator has no focus model beyond "in view".
-			return wire.NewError(req.ID, wire.CodePaneNotFound, "no current pane")
+		// Herdr answers pane_current for the caller's pane, or without
+		// one for the focused pane, and "pane not found" for neither
+		// (src/app/api/panes.rs:142-155). Inferred: the focused pane is
+		// the first one in view.
+		var p *paneState
+		if t.CallerPaneID != nil {
+			p = st.pane(*t.CallerPaneID)
+		} else if i := slices.IndexFunc(st.Panes, func(p *paneState) bool { return p.InView }); i >= 0 {
+			p = st.Panes[i]
 		}
-		return paneResult(req.ID, st, *t.CallerPaneID)
+		if p == nil {
+			return wire.NewError(req.ID, wire.CodePaneNotFound, "pane not found")
+		}
+		resp, _ := wire.NewSuccess(req.ID, struct {
+			Type string   `json:"type"`
+			Pane paneInfo `json:"pane"`
+		}{"pane_current", p.paneInfo()})
+		return resp
 	case wire.MethodPaneList:
 		var t wire.PaneListParams
 		if err := req.Decode(&t); err != nil {
