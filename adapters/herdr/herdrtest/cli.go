@@ -579,16 +579,25 @@ func restartGuidance(g globals) string {
 			return head + "Run `HERDR_SOCKET_PATH=" + socket + " herdr server stop`, then restart Herdr with the same socket override."
 		}
 	}
-	// The active session: an explicit --session's (none for "default",
-	// which Herdr turns into no session), else a valid HERDR_SESSION's.
+	name := activeSession(g)
+	if name == nil {
+		return head + "Run `herdr server stop`, then run `herdr` again."
+	}
+	return head + "Run `herdr session stop " + *name + "`, then run `herdr session attach " + *name + "` again."
+}
+
+// activeSession is Herdr's active_name (src/session.rs): the session an
+// explicit --session names, else HERDR_SESSION when valid; none for
+// "default".
+func activeSession(g globals) *string {
 	name := os.Getenv("HERDR_SESSION")
 	if g.hasSession {
 		name = g.session
 	}
 	if name == "default" || sessionNameError(name) != "" {
-		return head + "Run `herdr server stop`, then run `herdr` again."
+		return nil
 	}
-	return head + "Run `herdr session stop " + name + "`, then run `herdr session attach " + name + "` again."
+	return &name
 }
 
 // clientError prints what the CLI prints for a failed exchange and
@@ -910,21 +919,20 @@ func (inv *invocation) status(g globals, args []string) int {
 			return 2
 		}
 	}
-	var session *string
-	if g.hasSession {
-		session = &g.session
-	}
+	session := activeSession(g)
 	binary, _ := filepath.Abs(os.Args[0])
 	client := statusClient{Version: inv.v.name, Channel: "stable", Protocol: inv.v.protocol, Binary: binary, Session: session}
 	socket, _ := resolveSocket(g)
 	server := statusServer{Status: "not_running", Socket: socket, Session: session}
 	if pong, err := wire.Ping(context.Background(), socket); err == nil {
+		// src/cli/status.rs:255-305: compatible compares the protocols,
+		// restart_needed the versions.
 		compatible := pong.Protocol == inv.v.protocol
 		caps := statusCapabilities(pong.Capabilities)
 		server = statusServer{
 			Status: "running", Running: true, Version: &pong.Version, Protocol: &pong.Protocol,
 			Capabilities: &caps, Compatible: &compatible,
-			Socket: socket, Session: session, RestartNeeded: pong.Protocol < inv.v.protocol,
+			Socket: socket, Session: session, RestartNeeded: pong.Version != inv.v.name,
 		}
 	}
 	if !asJSON {
@@ -937,13 +945,14 @@ func (inv *invocation) status(g globals, args []string) int {
 	case "server":
 		writeJSON(inv.stdout, server)
 	default:
+		type update struct {
+			RestartNeeded bool `json:"restart_needed"`
+		}
 		writeJSON(inv.stdout, struct {
 			Client statusClient `json:"client"`
 			Server statusServer `json:"server"`
-			Update struct {
-				RestartNeeded bool `json:"restart_needed"`
-			} `json:"update"`
-		}{Client: client, Server: server})
+			Update update       `json:"update"`
+		}{client, server, update{server.RestartNeeded}})
 	}
 	return 0
 }

@@ -599,9 +599,13 @@ func TestChecklistProbes(t *testing.T) {
 			if err := r.h.SetFault(Fault{ProtocolMismatch: 19}); err != nil {
 				r.t.Fatal(err)
 			}
-			if got := r.run("status", "server", "--json"); got.Code != 0 || !strings.Contains(got.Stdout, `"protocol":19,`) || !strings.Contains(got.Stdout, `"compatible":false`) {
-				r.t.Errorf("status with protocol 19 = %+v", got)
-			}
+			// compatible compares protocols, restart_needed versions, and
+			// session is the active session (src/cli/status.rs:255-305,
+			// src/session.rs: active_name).
+			r.env = []string{"HERDR_SESSION=work"}
+			r.want(result{Stdout: `{"status":"running","running":true,"version":"0.8.2","protocol":19,"capabilities":{"live_handoff":true,"detached_server_daemon":false},"compatible":false,"socket":"` + sock + `","session":"work","restart_needed":false}` + "\n"},
+				"status", "server", "--json")
+			r.env = nil
 			if err := r.h.StopServer(); err != nil {
 				r.t.Fatal(err)
 			}
