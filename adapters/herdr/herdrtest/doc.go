@@ -121,10 +121,10 @@
 // pane-id aliases and legacy id forms, agent names, pane close, live
 // handoff (a restart via StopServer/StartServer stands in for it),
 // metadata, event subscriptions, or Herdr 0.9's pid ownership latch and
-// idle-prompt clean-up (unverified for custom sources). It checks JSON keys
-// case-insensitively and takes the last of duplicate keys, where serde is
-// case-sensitive and rejects duplicates. Its invalid_request messages are
-// Go's decoding errors, not serde's. On platforms other than Linux, macOS
+// idle-prompt clean-up (unverified for custom sources). Its invalid_request
+// messages are Go's decoding errors, not serde's, though it fails where
+// serde does: on a key in the wrong case (an unknown field), a field given
+// twice, trailing characters. On platforms other than Linux, macOS
 // and Windows it cannot read a peer's process id, so a fake binary's
 // requests are logged as socket calls of their own as well.
 //

@@ -27,8 +27,10 @@
 // [ReportAgentSessionParams]; they marshal in Herdr's key order and omit
 // absent optional fields, as Herdr's CLI does. Their UnmarshalJSON methods
 // apply serde's rules on the server side: a missing required field, a
-// wrong type, a negative or fractional seq, or an unknown state fails, which
-// the server answers with [CodeInvalidRequest] and an empty id.
+// wrong type, a negative or fractional seq, an unknown state, a field given
+// twice or trailing characters fails, which the server answers with
+// [CodeInvalidRequest] and an empty id; keys match in their exact case
+// only, and unknown ones are ignored.
 //
 // A [Response] is either {"id","result":{"type":...}} or
 // {"id","error":{"code","message"}} (§2.3). [OK], [NewSuccess] and
