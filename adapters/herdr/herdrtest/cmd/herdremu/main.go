@@ -12,9 +12,11 @@
 // request, state reported, status shown, sequence number, message, answer)
 // and a one-line summary (the counts, what the pane shows at the end, the
 // resume command a 0.9.3 server accepted, how the command ended). Its
-// exit status is the command's (128 plus the
-// signal number for a command killed by a signal; 127 when it cannot be
-// started; 2 for a usage error).
+// exit status is the command's (128 plus the signal number for a command
+// killed by a signal; 127 when it cannot be started; 2 for a usage error).
+// Under go run, the go command reports any non-zero status as 1 and prints
+// "exit status N" (see go help run); build or install herdremu to script
+// on its status.
 //
 // Flags:
 //
