@@ -313,7 +313,7 @@ func summary(h *herdrtest.Herdr, calls []herdrtest.Call, info herdrtest.AgentInf
 		shows = fmt.Sprintf("%s (%s)", info.AgentStatus, info.Agent)
 	}
 	if resume != nil {
-		shows += fmt.Sprintf(", resume command %q", resume)
+		shows += fmt.Sprintf("; the server keeps the resume command %q", resume)
 	}
 	return fmt.Sprintf("herdremu: Herdr %s, pane %s: %d requests (%d cli, %d socket), %d applied, %d ignored, %d failed; the pane shows %s; %s %s",
 		h.Version(), h.Pane, n, cli, socket, applied, n-applied-failed, failed, shows, name, how)
