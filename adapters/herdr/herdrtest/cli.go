@@ -708,11 +708,20 @@ func (inv *invocation) pane(g globals, args []string) int {
 		}
 		return inv.show(g, "cli:pane:current", wire.MethodPaneCurrent, wire.PaneCurrentParams{CallerPaneID: caller})
 	case "list":
-		if len(rest) != 0 {
-			fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[0])
-			return 2
+		var params wire.PaneListParams
+		for i := 0; i < len(rest); i++ {
+			if rest[i] != "--workspace" {
+				fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[i])
+				return 2
+			}
+			if i+1 >= len(rest) {
+				fmt.Fprintln(inv.stderr, "missing value for --workspace")
+				return 2
+			}
+			i++
+			params.WorkspaceID = &rest[i]
 		}
-		return inv.show(g, "cli:pane:list", wire.MethodPaneList, wire.PaneListParams{})
+		return inv.show(g, "cli:pane:list", wire.MethodPaneList, params)
 	}
 	fmt.Fprintf(inv.stderr, "unknown pane command: %s\n", sub)
 	return 2

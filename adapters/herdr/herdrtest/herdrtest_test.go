@@ -201,6 +201,14 @@ func TestListAndCurrent(t *testing.T) {
 		`{"pane_id":"w1:p1","terminal_id":"term_6400000000001","workspace_id":"w1","tab_id":"w1:t1","focused":false,"agent_status":"unknown","revision":0},` +
 		`{"pane_id":"w2:p1","terminal_id":"term_6400000000002","workspace_id":"w2","tab_id":"w2:t1","focused":true,"agent":"test-agent","agent_status":"working","revision":0}]}}` + "\n"},
 		"pane", "list")
+	// --workspace narrows the list; an unknown workspace is an error
+	// (src/cli/pane.rs:54-78, src/app/creation.rs:277-293).
+	r.want(result{Stdout: `{"id":"cli:pane:list","result":{"type":"pane_list","panes":[` +
+		`{"pane_id":"w2:p1","terminal_id":"term_6400000000002","workspace_id":"w2","tab_id":"w2:t1","focused":true,"agent":"test-agent","agent_status":"working","revision":0}]}}` + "\n"},
+		"pane", "list", "--workspace", "w2")
+	r.want(serverErr("cli:pane:list", "workspace_not_found", "workspace w9 not found"), "pane", "list", "--workspace", "w9")
+	r.usage("missing value for --workspace", "pane", "list", "--workspace")
+	r.usage("unknown option: w1", "pane", "list", "w1")
 	// pane current (src/cli/pane.rs:100-141, src/app/api/panes.rs:142-155,
 	// read from Herdr's source): HERDR_PANE_ID or --pane names the caller,
 	// the answer is a pane_current result, an unknown pane is "pane not

@@ -472,6 +472,11 @@ func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
 				panes = append(panes, p.paneInfo())
 			}
 		}
+		if t.WorkspaceID != nil && len(panes) == 0 {
+			// A workspace with no pane does not exist: every workspace
+			// has one (src/app/creation.rs:277-293).
+			return wire.NewError(req.ID, wire.CodeWorkspaceNotFound, "workspace "+*t.WorkspaceID+" not found")
+		}
 		resp, _ := wire.NewSuccess(req.ID, struct {
 			Type  string     `json:"type"`
 			Panes []paneInfo `json:"panes"`

@@ -553,15 +553,18 @@ type ErrorCode string
 
 // Error codes. The first five are what the server answers to the agent
 // methods and ping (§2.4); agent_not_found answers agent.get and
-// agent.focus (§4). server_not_running and protocol_mismatch are never on
-// the socket: Herdr's CLI prints them (§1.5). The last two are Herdr
-// 0.9.2's answers to a resume argv (HERDR-0.9.md "Resume argv").
+// agent.focus (§4), workspace_not_found pane.list for a workspace that does
+// not exist (Herdr's src/app/creation.rs). server_not_running and
+// protocol_mismatch are never on the socket: Herdr's CLI prints them
+// (§1.5). The last two are Herdr 0.9.2's answers to a resume argv
+// (HERDR-0.9.md "Resume argv").
 const (
 	CodeInvalidRequest    ErrorCode = "invalid_request"
 	CodePaneNotFound      ErrorCode = "pane_not_found"
 	CodeInvalidAgent      ErrorCode = "invalid_agent"
 	CodeServerUnavailable ErrorCode = "server_unavailable"
 	CodeAgentNotFound     ErrorCode = "agent_not_found"
+	CodeWorkspaceNotFound ErrorCode = "workspace_not_found"
 	CodeServerNotRunning  ErrorCode = "server_not_running"
 	CodeProtocolMismatch  ErrorCode = "protocol_mismatch"
 	CodeResumeNotAccepted ErrorCode = "resume_not_accepted"
