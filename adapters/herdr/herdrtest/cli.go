@@ -882,7 +882,7 @@ func (inv *invocation) agent(g globals, args []string) int {
 		return inv.show(g, "cli:agent:"+sub, method, wire.AgentTarget{Target: rest[0]})
 	case "list":
 		if len(rest) != 0 {
-			fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[0])
+			fmt.Fprintln(inv.stderr, "usage: herdr agent list") // src/cli/agent.rs, agent_list
 			return 2
 		}
 		return inv.show(g, "cli:agent:list", wire.MethodAgentList, nil)

@@ -209,6 +209,7 @@ func TestListAndCurrent(t *testing.T) {
 	r.want(serverErr("cli:pane:list", "workspace_not_found", "workspace w9 not found"), "pane", "list", "--workspace", "w9")
 	r.usage("missing value for --workspace", "pane", "list", "--workspace")
 	r.usage("unknown option: w1", "pane", "list", "w1")
+	r.usage("usage: herdr agent list", "agent", "list", "w1")
 	// pane current (src/cli/pane.rs:100-141, src/app/api/panes.rs:142-155,
 	// read from Herdr's source): HERDR_PANE_ID or --pane names the caller,
 	// the answer is a pane_current result, an unknown pane is "pane not
