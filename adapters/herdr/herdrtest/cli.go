@@ -409,10 +409,25 @@ func sessionNameError(name string) string {
 }
 
 // extractRemote removes --remote and --remote-keybindings (with their
-// values) and moves --handoff to the end, all before a literal "--".
+// values, checked) and --handoff, all before a literal "--", and puts
+// --handoff back at the end when there is no --remote
+// (src/remote/attach.rs:68-160). With --remote, main refuses a subcommand
+// (src/main.rs:545-557); remote attach itself is not emulated.
 func (inv *invocation) extractRemote(args []string) (rest []string, code int) {
 	rest = make([]string, 0, len(args))
-	remote, keybindings, handoff := false, false, false
+	var remote *string
+	keybindings, handoff := false, false
+	// value returns the value of the option at args[i], either --opt=value
+	// or --opt value, and the index of its last argument.
+	value := func(i int, opt string) (string, int, bool) {
+		if v, ok := strings.CutPrefix(args[i], opt+"="); ok {
+			return v, i, true
+		}
+		if i+1 >= len(args) {
+			return "", i, false
+		}
+		return args[i+1], i + 1, true
+	}
 	i := 0
 scan:
 	for ; i < len(args); i++ {
@@ -420,36 +435,50 @@ scan:
 		switch {
 		case a == "--":
 			break scan
-		case a == "--remote", a == "--remote-keybindings":
-			if i+1 >= len(args) {
-				return nil, inv.exitError("missing value for %s", a)
-			}
-			i++
-			remote = remote || a == "--remote"
-			keybindings = keybindings || a == "--remote-keybindings"
-		case strings.HasPrefix(a, "--remote="):
-			remote = true
-		case strings.HasPrefix(a, "--remote-keybindings="):
-			keybindings = true
 		case a == "--handoff":
 			handoff = true
+		case a == "--remote", strings.HasPrefix(a, "--remote="):
+			if remote != nil {
+				return nil, inv.exitError("--remote can only be specified once")
+			}
+			v, last, ok := value(i, "--remote")
+			switch {
+			case !ok || v == "":
+				return nil, inv.exitError("missing value for --remote")
+			case v[0] == '-':
+				return nil, inv.exitError("--remote target must not start with '-'")
+			}
+			remote, i = &v, last
+		case a == "--remote-keybindings", strings.HasPrefix(a, "--remote-keybindings="):
+			if keybindings {
+				return nil, inv.exitError("--remote-keybindings can only be specified once")
+			}
+			v, last, ok := value(i, "--remote-keybindings")
+			switch {
+			case !ok:
+				return nil, inv.exitError("missing value for --remote-keybindings")
+			case v != "local" && v != "server":
+				return nil, inv.exitError("--remote-keybindings must be 'local' or 'server'")
+			}
+			keybindings, i = true, last
 		default:
 			rest = append(rest, a)
 		}
 	}
 	rest = append(rest, args[i:]...)
-	if handoff {
-		rest = append(rest, "--handoff")
-	}
 	switch {
-	case keybindings && !remote:
+	case remote == nil && keybindings:
 		return nil, inv.exitError("--remote-keybindings requires --remote")
-	case remote && len(rest) > 0 && rest[0] != "--handoff":
-		return nil, inv.exitError("--remote cannot be combined with a subcommand")
-	case remote:
-		return nil, inv.exitError("remote attach is not emulated by herdrtest")
+	case remote == nil && handoff:
+		return append(rest, "--handoff"), -1
+	case remote == nil:
+		return rest, -1
+	case len(rest) > 0 && !slices.ContainsFunc(rest, func(a string) bool {
+		return slices.Contains([]string{"--help", "-h", "--version", "-V", "--default-config", "--skill"}, a)
+	}):
+		return nil, inv.exitError("--remote can only be used with the default launch command")
 	}
-	return rest, -1
+	return nil, inv.exitError("remote attach is not emulated by herdrtest")
 }
 
 // resolveSocket follows Herdr's order: --session, HERDR_SOCKET_PATH,

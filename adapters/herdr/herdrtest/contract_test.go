@@ -159,10 +159,19 @@ func TestChecklistCLIGrammar(t *testing.T) {
 				report(p, src, lbl, "working", "--message", "--session")...)
 			// --session=x and --remote=x vanish, so --message eats the next token.
 			r.usage("unknown option: 5", report(p, src, lbl, "working", "--message", "--session=x", "--seq", "5")...)
-			r.want(result{Code: 2, Stderr: "error: --remote cannot be combined with a subcommand\nrun 'herdr --help' for usage\n"},
+			// The texts are Herdr's (src/remote/attach.rs:68-160,
+			// src/main.rs:545-557).
+			global := func(msg string) result {
+				return result{Code: 2, Stderr: "error: " + msg + "\nrun 'herdr --help' for usage\n"}
+			}
+			r.want(global("--remote can only be used with the default launch command"),
 				report(p, src, lbl, "working", "--message", "--remote=host")...)
-			r.want(result{Code: 2, Stderr: "error: --remote-keybindings requires --remote\nrun 'herdr --help' for usage\n"},
-				report(p, src, "--remote-keybindings", "working")...)
+			r.want(global("--remote target must not start with '-'"), report(p, src, lbl, "working", "--message", "--remote", "--seq", "5")...)
+			r.want(global("--remote can only be specified once"), report(p, src, lbl, "working", "--message", "--remote=a", "--remote=b")...)
+			r.want(global("--remote-keybindings must be 'local' or 'server'"), report(p, src, "--remote-keybindings", "working")...)
+			r.want(global("--remote-keybindings requires --remote"), report(p, src, lbl, "working", "--message", "--remote-keybindings=local")...)
+			r.want(global("--remote-keybindings can only be specified once"),
+				report(p, src, lbl, "working", "--message", "--remote-keybindings=local", "--remote-keybindings", "server")...)
 			// --handoff moves to the end: here --message then eats "--seq".
 			r.usage("unknown option: 5", report(p, src, lbl, "working", "--message", "--handoff", "--seq", "5")...)
 			r.usage("unknown option: --handoff", report(p, src, lbl, "working", "--handoff")...)
