@@ -331,6 +331,21 @@ func TestWait(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Wait across a restart: %v", err)
 	}
+
+	// Close ends a Wait: the server is gone for good.
+	go func() {
+		_, err := r.h.Wait(t.Context(), r.h.Pane, func(AgentInfo) bool { return false })
+		done <- err
+	}()
+	if err := r.h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrServerNotRunning) {
+		t.Errorf("Wait across Close = %v, want ErrServerNotRunning", err)
+	}
+	if _, err := r.h.Wait(t.Context(), r.h.Pane, func(AgentInfo) bool { return true }); !errors.Is(err, ErrServerNotRunning) {
+		t.Errorf("Wait after Close = %v, want ErrServerNotRunning", err)
+	}
 }
 
 func TestPaneEnv(t *testing.T) {
@@ -389,5 +404,25 @@ func TestSocketMode(t *testing.T) {
 	}
 	if _, err := os.Stat(h.Socket); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket left after Close: %v", err)
+	}
+}
+
+// TestWaitCallsEndsAtClose: a WaitCalls whose condition never holds returns
+// when h closes, also with a caller-owned Dir (whose log stays readable).
+func TestWaitCallsEndsAtClose(t *testing.T) {
+	h, err := Start(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.WaitCalls(t.Context(), func([]Call) bool { return false })
+		done <- err
+	}()
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrServerNotRunning) {
+		t.Errorf("WaitCalls across Close = %v, want ErrServerNotRunning", err)
 	}
 }

@@ -136,6 +136,7 @@ func (s *server) close() {
 	s.stopLocked()
 	s.mu.Lock()
 	s.closed = true
+	s.notifyLocked()
 	s.mu.Unlock()
 }
 
