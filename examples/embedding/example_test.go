@@ -181,6 +181,26 @@ func Example_detachWithDoneContext() {
 	}
 }
 
+// Section 3 of docs/embedding.md, the terminal tab: the host hands over
+// the terminal its TUI draws on, and only when it is one. (Compiled, not
+// run: what it shows depends on the terminal the tests run in.)
+func Example_terminal() {
+	opts := registry.Options{
+		App:  "mychat",
+		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+	}
+	// A TUI that writes from several goroutines hands over a writer that
+	// takes its own output lock instead of os.Stdout itself.
+	if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		opts.Terminal = os.Stdout
+	}
+	reg, err := registry.New(opts)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(reg.Explain())
+}
+
 // Section 4 of docs/embedding.md: tool subprocesses get a scrubbed
 // environment, so a nested agent never claims or releases this pane.
 func Example_scrubEnv() {
