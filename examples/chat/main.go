@@ -59,6 +59,16 @@
 // diagnostic, never the chat's failure. SIGINT and SIGTERM release the pane
 // too before the program ends.
 //
+// # Exit status
+//
+//	0  the session ran to the end of the input or quit (bad lines and
+//	   workspace failures included) and the host detached
+//	1  the session could not run: the script cannot be opened or read,
+//	   or Attach failed
+//	2  bad flags or options
+//
+// SIGINT and SIGTERM end it as the signal would, after the release.
+//
 // Reports are sent only when the pane's state changes, and a change that
 // arrives while the previous one is still being delivered replaces any
 // other pending one (latest wins). Put a sleep between ops to see every
