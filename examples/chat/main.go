@@ -215,7 +215,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	// Ctrl-C or a kill releases the pane, then ends the process as the
-	// signal would have.
+	// signal would have. This is the guide's second choice (a host with a
+	// signal handler of its own uses signal.NotifyContext): the chat has
+	// none, and its input is a blocking read that no context interrupts.
 	defer reg.DetachOnSignal()()
 	if !*quiet {
 		fmt.Fprintf(stderr, "chat: %s\n", listening(reg.Explain()))
