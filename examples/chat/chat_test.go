@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -144,33 +145,32 @@ func (c *chat) end(t *testing.T) result {
 	}
 }
 
-// waitCalls polls the emulator's log until it holds n pane calls (the
-// herdr children are separate processes: polling is the only way to see
-// them), and returns them.
+// waitCalls waits until the emulator has received n pane calls (the
+// emulator signals every call it logs), and returns them.
 func (w *world) waitCalls(t *testing.T, n int) []herdrtest.Call {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		calls := w.calls(t)
-		if len(calls) >= n {
-			return calls
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited for %d herdr calls, have %d: %v", n, len(calls), states(calls))
-		}
-		time.Sleep(5 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	all, err := w.h.WaitCalls(ctx, func(all []herdrtest.Call) bool { return len(paneCalls(all)) >= n })
+	if err != nil {
+		t.Fatalf("waited for %d herdr calls, have %d: %v (%v)", n, len(paneCalls(all)), states(paneCalls(all)), err)
 	}
+	return paneCalls(all)
 }
 
-// calls returns the pane calls the emulator received, leaving out the
-// transport's protocol pings (the socket transport pings once per claim),
-// which report nothing.
+// calls returns the pane calls the emulator received.
 func (w *world) calls(t *testing.T) []herdrtest.Call {
 	t.Helper()
 	all, err := w.h.Calls()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return paneCalls(all)
+}
+
+// paneCalls leaves out the transport's protocol pings (the socket
+// transport pings once per claim), which report nothing.
+func paneCalls(all []herdrtest.Call) []herdrtest.Call {
 	var calls []herdrtest.Call
 	for _, c := range all {
 		if c.Command != "ping" {
