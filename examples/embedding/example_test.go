@@ -25,6 +25,8 @@ type chat struct {
 // serve is the README's "Embedding" snippet: the whole integration, signals
 // included.
 func (c chat) serve(ctx context.Context) error {
+	projectDir, isTrusted, runChat := c.projectDir, c.isTrusted, c.run // the README's names
+
 	// Ctrl-C and SIGTERM end ctx; the deferred Detach below then releases
 	// the pane before the program returns from main.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -36,8 +38,8 @@ func (c chat) serve(ctx context.Context) error {
 		App:  "mychat", // ~/.mychat/agent/settings.json; Herdr source custom:mychat
 		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
 		Settings: settings.Options{
-			ProjectRoot: c.projectDir, // <project>/.mychat/settings.json, read only when trusted
-			Trust:       func(root string) (bool, error) { return c.isTrusted(root), nil },
+			ProjectRoot: projectDir, // <project>/.mychat/settings.json, read only when trusted
+			Trust:       func(root string) (bool, error) { return isTrusted(root), nil },
 		},
 	})
 	if err != nil {
@@ -55,7 +57,7 @@ func (c chat) serve(ctx context.Context) error {
 		}
 	}()
 
-	return c.run(ctx, store)
+	return runChat(ctx, store)
 }
 
 // The README's snippet, run outside any workspace: Attach starts nothing,
