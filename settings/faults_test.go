@@ -277,20 +277,26 @@ func TestHungTrustCallsAreCappedProcessWide(t *testing.T) {
 	c.trustTimeout = 20 * time.Millisecond
 	// Each loader is one Load call.
 	var loaders []*loader
-	for range maxHungTrust + 2 {
+	for i := range maxTrustCalls + 2 {
 		l := newLoader(c)
 		l.reload(time.Now())
-		if fs := l.settings.Files()[1]; fs.Condition != ConditionUntrusted || !strings.Contains(fs.TrustReason, "did not return") {
-			t.Fatalf("project status %+v, want untrusted: the trust function hangs", fs)
+		// The first calls time out; the others are not made.
+		want := "did not return"
+		if i >= maxTrustCalls {
+			want = "was not called"
+		}
+		if fs := l.settings.Files()[1]; fs.Condition != ConditionUntrusted || !strings.Contains(fs.TrustReason, want) {
+			t.Fatalf("Load %d: project status %+v, want untrusted because the trust function %s", i, fs, want)
 		}
 		loaders = append(loaders, l)
-	}
-	if got := calls.Load(); got != maxHungTrust {
-		t.Errorf("%d calls of the hung function, want %d: no call starts while %d hang", got, maxHungTrust, maxHungTrust)
 	}
 	release()
 	for _, l := range loaders {
 		l.trust.calls.Wait()
+	}
+	// Every call that started has returned and counted itself by now.
+	if got := calls.Load(); got != maxTrustCalls {
+		t.Errorf("%d calls of the hung function, want %d: no call starts while %d hang", got, maxTrustCalls, maxTrustCalls)
 	}
 	if n := hungTrust.Load(); n != 0 {
 		t.Fatalf("%d calls still counted as hung after they returned", n)
@@ -303,7 +309,99 @@ func TestHungTrustCallsAreCappedProcessWide(t *testing.T) {
 	if fs := s.Files()[1]; fs.Condition != ConditionLoaded || !fs.Trusted {
 		t.Errorf("after the hung calls returned: project status %+v, want trusted and loaded", fs)
 	}
-	if got := calls.Load(); got != maxHungTrust+1 {
-		t.Errorf("%d calls, want %d", got, maxHungTrust+1)
+	if got := calls.Load(); got != maxTrustCalls+1 {
+		t.Errorf("%d calls, want %d", got, maxTrustCalls+1)
+	}
+}
+
+// TestHungTrustCapHoldsForConcurrentCalls is not parallel, for the same
+// reason as TestHungTrustCallsAreCappedProcessWide. Calls that start at the
+// same moment must not each pass the cap's check before any of them counts
+// as hung.
+func TestHungTrustCapHoldsForConcurrentCalls(t *testing.T) {
+	f := newFixture(t)
+	trust, release, calls := hangingTrust(t, func() bool { return true })
+	f.opts.Trust = trust
+	write(t, f.project, doc(false, "p"))
+	c, err := newConfig(f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.trustTimeout = faultTimeout
+	// Each loader is one Load call; they all ask at once.
+	loaders := make([]*loader, 2*maxTrustCalls)
+	var wg sync.WaitGroup
+	for i := range loaders {
+		loaders[i] = newLoader(c)
+		wg.Go(func() { loaders[i].reload(time.Now()) })
+	}
+	wg.Wait()
+	for i, l := range loaders {
+		if fs := l.settings.Files()[1]; fs.Condition != ConditionUntrusted || fs.Trusted {
+			t.Errorf("Load %d: project status %+v, want untrusted: the trust function hangs", i, fs)
+		}
+	}
+	release()
+	for _, l := range loaders {
+		l.trust.calls.Wait()
+	}
+	// Every call that started has now returned and counted itself. The
+	// others waited for a slot that no call gave back.
+	if got := calls.Load(); got != maxTrustCalls {
+		t.Errorf("%d calls of the hung function were started at once, want %d", got, maxTrustCalls)
+	}
+	if n := hungTrust.Load(); n != 0 {
+		t.Errorf("%d calls still counted as hung after they returned", n)
+	}
+}
+
+// TestTrustCallsBeyondTheCapWaitForASlot is not parallel, for the same
+// reason as TestHungTrustCallsAreCappedProcessWide. More calls at once than
+// the cap, of a function that is slow but answers, all get its answer:
+// the cap bounds the goroutines, it does not refuse a healthy function.
+func TestTrustCallsBeyondTheCapWaitForASlot(t *testing.T) {
+	f := newFixture(t)
+	gate := make(chan struct{})
+	entered := make(chan struct{}, 2*maxTrustCalls)
+	var mu sync.Mutex
+	inside, most := 0, 0 // calls in the function now, and at most
+	f.opts.Trust = func(string) (bool, error) {
+		mu.Lock()
+		inside++
+		most = max(most, inside)
+		mu.Unlock()
+		entered <- struct{}{}
+		<-gate
+		mu.Lock()
+		inside--
+		mu.Unlock()
+		return true, nil
+	}
+	write(t, f.project, doc(false, "p"))
+	c, err := newConfig(f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.trustTimeout = time.Hour // only the answers end the calls
+	loaders := make([]*loader, 2*maxTrustCalls)
+	var wg sync.WaitGroup
+	for i := range loaders {
+		loaders[i] = newLoader(c)
+		wg.Go(func() { loaders[i].reload(time.Now()) })
+	}
+	for range maxTrustCalls {
+		<-entered // the cap is reached: the other calls wait for a slot
+	}
+	close(gate)
+	wg.Wait()
+	for i, l := range loaders {
+		if fs := l.settings.Files()[1]; fs.Condition != ConditionLoaded || !fs.Trusted {
+			t.Errorf("Load %d: project status %+v, want trusted and loaded", i, fs)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most > maxTrustCalls {
+		t.Errorf("%d calls ran at once, want at most %d", most, maxTrustCalls)
 	}
 }
