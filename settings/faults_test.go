@@ -111,7 +111,9 @@ func TestWatchTrustHangOnReload(t *testing.T) {
 	f.opts.Trust = trust
 	write(t, f.project, doc(false, "v1"))
 	w, _ := startWatchHooks(t, f.opts, hooks{trustTimeout: faultTimeout})
-	t.Cleanup(func() { release(); w.l.trust.calls.Wait() }) // runs before the Close of startWatchHooks
+	// Close first, so that the event loop starts no call while the test
+	// waits for the released one.
+	t.Cleanup(func() { release(); _ = w.Close(); w.l.trust.calls.Wait() })
 	waitHerdr(t, w, false, "v1", LayerProject)
 
 	hanging.Store(true)
@@ -139,7 +141,7 @@ func TestWatchTrustHangOnReload(t *testing.T) {
 	waitHerdr(t, w, false, "v2", LayerProject)
 }
 
-func TestWatchTrustHangDoesNotHoldWatchOrClose(t *testing.T) {
+func TestWatchTrustHangBoundsWatchAndNotClose(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	trust, release, _ := hangingTrust(t, func() bool { return true })
@@ -166,6 +168,46 @@ func TestWatchTrustHangDoesNotHoldWatchOrClose(t *testing.T) {
 	// The goroutine in the host's function ends when the function returns.
 	release()
 	w.l.trust.calls.Wait()
+}
+
+// TestWatchCloseEndsAWaitForTrust closes a Watcher while its event loop
+// waits for a trust call in a reload. With an hour's timeout, only Close
+// can end that wait.
+func TestWatchCloseEndsAWaitForTrust(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var hanging atomic.Bool
+	entered := make(chan struct{}, 1)
+	trust, release, _ := hangingTrust(t, func() bool {
+		if !hanging.Load() {
+			return false
+		}
+		entered <- struct{}{}
+		return true
+	})
+	f.opts.Trust = trust
+	write(t, f.project, doc(false, "v1"))
+	w, err := watch(f.opts, nil, hooks{trustTimeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { release(); _ = w.Close(); w.l.trust.calls.Wait() })
+	hanging.Store(true)
+	write(t, f.project, doc(false, "v2"))
+	<-entered // the reload is waiting for the hung call
+	closed := make(chan error, 1)
+	go func() { closed <- w.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited for a trust call in progress")
+	}
+	if !isHerdr(false, "v1", LayerProject)(w.Current()) {
+		t.Errorf("a reload interrupted by Close published %s, want the last value kept", w.Current().Section("herdr"))
+	}
 }
 
 func TestWatchErroredFileIsRetriedWithoutAnEvent(t *testing.T) {
