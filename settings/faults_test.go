@@ -297,9 +297,20 @@ func TestRetryBackoffDoublesUpToTheCap(t *testing.T) {
 				t.Errorf("pauses between retries (-got +want):\n%s", diff)
 			}
 			// Once the file reads, the schedule is dropped.
+			write(t, c.globalPath, doc(true, "g"))
 			l.read = readFile
-			if wake := l.reload(now); !wake.IsZero() || l.global.cond != ConditionMissing {
-				t.Errorf("after the file reads: wake %v, condition %v; want no retry, missing", wake, l.global.cond)
+			if wake := l.reload(now); !wake.IsZero() || l.global.cond != ConditionLoaded {
+				t.Errorf("after the file reads: wake %v, condition %v; want no retry, loaded", wake, l.global.cond)
+			}
+			// A later error starts again from RetryAfter (after the
+			// pause for a slow writer, since the file was good).
+			l.read = func(path string) readResult { return failed(path, errors.New("another read error")) }
+			pending := l.reload(now)
+			if got := pending.Sub(now); got != tc.retry {
+				t.Fatalf("a new error is checked again after %v, want RetryAfter %v", got, tc.retry)
+			}
+			if wake := l.reload(pending); wake.Sub(pending) != tc.retry {
+				t.Errorf("after a new error the first retry is %v away, want RetryAfter %v", wake.Sub(pending), tc.retry)
 			}
 		})
 	}
