@@ -20,7 +20,25 @@ const faultTimeout = 200 * time.Millisecond
 // hangingTrust returns a trust function that blocks while hang reports true,
 // until release is called, and counts its calls. The test's cleanup
 // releases it, so no goroutine stays in it after the test.
+//
+// A test that uses it must not be parallel: a hung call holds one of the
+// process-wide trust slots (maxTrustCalls), and enough of them at once
+// would make every parallel test's trust calls busy. Non-parallel tests
+// run one at a time and before the parallel ones, and each waits for its
+// released calls, so every such test starts with no slot taken; it checks
+// that here.
+// requireNoTrustCalls fails the test if a trust call of an earlier test
+// still holds a process-wide slot.
+func requireNoTrustCalls(t *testing.T) {
+	t.Helper()
+	if n := hungTrust.Load(); n != 0 || len(trustSlots) != 0 {
+		t.Fatalf("%d trust calls hung and %d slots taken before the test: an earlier test left a call running", n, len(trustSlots))
+	}
+}
+
 func hangingTrust(t *testing.T, hang func() bool) (trust func(string) (bool, error), release func(), calls *atomic.Int32) {
+	t.Helper()
+	requireNoTrustCalls(t)
 	ch := make(chan struct{})
 	var once sync.Once
 	release = func() { once.Do(func() { close(ch) }) }
@@ -102,7 +120,6 @@ func TestWatchTrustPanicOnReloadIsUntrustedWithOneWarning(t *testing.T) {
 }
 
 func TestWatchTrustHangOnReload(t *testing.T) {
-	t.Parallel()
 	f := newFixture(t)
 	var logs logBuffer
 	f.opts.Logger = newLogger(&logs)
@@ -142,7 +159,6 @@ func TestWatchTrustHangOnReload(t *testing.T) {
 }
 
 func TestWatchTrustHangBoundsWatchAndNotClose(t *testing.T) {
-	t.Parallel()
 	f := newFixture(t)
 	trust, release, _ := hangingTrust(t, func() bool { return true })
 	f.opts.Trust = trust
@@ -174,7 +190,6 @@ func TestWatchTrustHangBoundsWatchAndNotClose(t *testing.T) {
 // waits for a trust call in a reload. With an hour's timeout, only Close
 // can end that wait.
 func TestWatchCloseEndsAWaitForTrust(t *testing.T) {
-	t.Parallel()
 	f := newFixture(t)
 	var hanging atomic.Bool
 	entered := make(chan struct{}, 1)
@@ -316,8 +331,8 @@ func TestRetryBackoffDoublesUpToTheCap(t *testing.T) {
 	}
 }
 
-// TestHungTrustCallsAreCappedProcessWide is not parallel: it counts the
-// process-wide hung calls, which the parallel hang tests also use.
+// TestHungTrustCallsAreCappedProcessWide is not parallel, like every test
+// that uses hangingTrust: it counts the process-wide hung calls.
 func TestHungTrustCallsAreCappedProcessWide(t *testing.T) {
 	f := newFixture(t)
 	trust, release, calls := hangingTrust(t, func() bool { return true })
@@ -413,6 +428,7 @@ func TestHungTrustCapHoldsForConcurrentCalls(t *testing.T) {
 // the cap, of a function that is slow but answers, all get its answer:
 // the cap bounds the goroutines, it does not refuse a healthy function.
 func TestTrustCallsBeyondTheCapWaitForASlot(t *testing.T) {
+	requireNoTrustCalls(t)
 	f := newFixture(t)
 	gate := make(chan struct{})
 	entered := make(chan struct{}, 2*maxTrustCalls)
