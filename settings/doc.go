@@ -40,9 +40,12 @@
 //
 // # One-shot and live
 //
-// [Load] reads the files once. [Watch] does the same and then follows changes
-// with one fsnotify watcher on the files' directories (or their nearest
-// existing ancestors, and every directory along a symbolic link chain). After
+// [Load] reads the files once; a [Reader] reads them afresh on every
+// [Reader.Read], for a caller that reads again and again, and does not wait
+// again for a trust function that hangs. [Watch] reads them once and then
+// follows changes with one fsnotify watcher on the files' directories (or
+// their nearest existing ancestors, and every directory along a symbolic
+// link chain). After
 // a trailing debounce ([DefaultDebounce], 20ms) it re-reads every file, and
 // calls back only when the effective settings change. A file that
 // disappears or becomes empty counts only after a grace period, so editors

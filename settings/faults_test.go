@@ -474,3 +474,67 @@ func TestTrustCallsBeyondTheCapWaitForASlot(t *testing.T) {
 		t.Errorf("%d calls ran at once, want at most %d", most, maxTrustCalls)
 	}
 }
+
+func TestReaderAsksAHungTrustFunctionOnce(t *testing.T) {
+	f := newFixture(t)
+	var hanging atomic.Bool
+	hanging.Store(true)
+	trust, release, calls := hangingTrust(t, hanging.Load)
+	f.opts.Trust = trust
+	write(t, f.project, doc(false, "p"))
+	c, err := newConfig(f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.trustTimeout = faultTimeout
+	r := newReader(c)
+	for i := range 3 {
+		s, _ := r.Read()
+		if fs := s.Files()[1]; fs.Condition != ConditionUntrusted || !strings.Contains(fs.TrustReason, "did not return") {
+			t.Fatalf("Read %d: project status %+v, want untrusted: the trust function hangs", i, fs)
+		}
+	}
+	hanging.Store(false)
+	release()
+	r.trust.calls.Wait()
+	if got := calls.Load(); got != 1 {
+		t.Errorf("%d calls while the first one hung, want 1: Read must not call again until it returns", got)
+	}
+	// The function answers now: the next Read asks it again and trusts.
+	s, err := r.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := s.Files()[1]; fs.Condition != ConditionLoaded || !fs.Trusted || !isHerdr(false, "p", LayerProject)(s) {
+		t.Errorf("after the hung call returned: project status %+v, want trusted and loaded", fs)
+	}
+	if got := calls.Load(); got != 2 {
+		t.Errorf("%d calls, want 2", got)
+	}
+}
+
+func TestReaderReadsAfreshAndConcurrently(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	write(t, f.project, doc(false, "v1"))
+	r, err := NewReader(f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if s, err := r.Read(); err != nil || !isHerdr(false, "v1", LayerProject)(s) {
+				t.Errorf("concurrent Read: %s, %v; want v1 from the project", s.Section("herdr"), err)
+			}
+		})
+	}
+	wg.Wait()
+	write(t, f.project, doc(true, "v2"))
+	if s, err := r.Read(); err != nil || !isHerdr(true, "v2", LayerProject)(s) {
+		t.Errorf("Read after an edit: %s, %v; want v2 from the project", s.Section("herdr"), err)
+	}
+	if _, err := NewReader(Options{}); !errors.Is(err, ErrOptions) {
+		t.Errorf("NewReader with no App: %v, want ErrOptions", err)
+	}
+}
