@@ -220,9 +220,9 @@ const maxTrustCalls = 4
 
 // trustSlots and hungTrust are process-wide by design: a goroutine stuck
 // in the host's function belongs to no Watcher or Load call that could
-// bound it (each Watcher or Reader starts at most one at a time; Load, called again
-// and again by a host or by the registry's Explain, and possibly from
-// several goroutines at once, would start one per call).
+// bound it (each Watcher or Reader starts at most one at a time; Load,
+// called again and again by a host, and possibly from several goroutines
+// at once, would start one per call).
 //
 // A call holds a slot (a send on trustSlots) from before it starts until
 // it returns; a caller that finds no free slot waits for one within its
