@@ -36,7 +36,7 @@ type Adapter struct {
 	childEnv []string
 	key      paneKey
 	stateDir string
-	gen      uint64 // generation: adapters opened later are successors
+	own      owner // this adapter in the lease table
 
 	dirMade bool // stateDir was created; used by nextSeq, under op
 
@@ -51,7 +51,7 @@ type Adapter struct {
 	identGen     uint64           // bumped when the identity changes
 	identPending bool             // ident goes out with reports until one is delivered
 	lastSeq      uint64
-	lastOp       string
+	lastOp       Op
 	lastState    string // state of the last delivered report
 	counts       map[adapter.Kind]uint64
 	emitted      map[adapter.Kind]bool // kinds already sent to Diagnose in this claim
@@ -117,7 +117,7 @@ func (a *Adapter) Release(ctx context.Context) error {
 	if err := a.deliver(ctx, OpRelease, adapter.Report{}); err != nil {
 		return err
 	}
-	leases.free(a)
+	leases.free(a.own)
 	return nil
 }
 
@@ -135,7 +135,7 @@ func (a *Adapter) Close(ctx context.Context) error {
 	a.closed = true
 	a.mu.Unlock()
 	a.stop()
-	defer leases.free(a)
+	defer leases.free(a.own)
 	select {
 	case a.op <- struct{}{}:
 		<-a.op
@@ -201,9 +201,9 @@ func (a *Adapter) setIdentityLocked(id session.Identity) (dropped string) {
 func (a *Adapter) Explain() map[string]string {
 	lease := "free"
 	switch {
-	case leases.holds(a):
+	case leases.holds(a.own):
 		lease = "holder"
-	case leases.retired(a):
+	case leases.retired(a.own):
 		lease = "retired"
 	}
 	a.mu.Lock()
@@ -225,7 +225,7 @@ func (a *Adapter) Explain() map[string]string {
 		"lease":       lease,
 		"last_seq":    strconv.FormatUint(a.lastSeq, 10),
 		"last_state":  a.lastState,
-		"last_op":     a.lastOp,
+		"last_op":     "(none)",
 		"persist_dir": persist,
 		"session":     "none",
 	}
@@ -238,8 +238,8 @@ func (a *Adapter) Explain() map[string]string {
 	if a.lastState == "" {
 		m["last_state"] = "(none)"
 	}
-	if a.lastOp == "" {
-		m["last_op"] = "(none)"
+	if a.lastOp != 0 {
+		m["last_op"] = a.lastOp.String()
 	}
 	kinds := make([]string, 0, len(a.counts))
 	for k := range a.counts {
@@ -279,8 +279,8 @@ func (a *Adapter) isClosed() bool {
 
 // deliver claims the pane if needed, waits for its child slot, takes a
 // sequence number and runs one CLI call.
-func (a *Adapter) deliver(ctx context.Context, op string, r adapter.Report) error {
-	l, res := leases.claim(a)
+func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
+	l, res := leases.claim(a.own)
 	switch res {
 	case claimStale:
 		a.staleOwner(op)
@@ -296,7 +296,7 @@ func (a *Adapter) deliver(ctx context.Context, op string, r adapter.Report) erro
 		return fmt.Errorf("herdr: %s: waiting for the pane: %w", op, err)
 	}
 	defer l.releaseSlot()
-	if !leases.holds(a) { // retired while waiting
+	if !leases.holds(a.own) { // retired while waiting
 		a.staleOwner(op)
 		return nil
 	}
@@ -347,9 +347,9 @@ func (a *Adapter) deliver(ctx context.Context, op string, r adapter.Report) erro
 // argv builds the CLI arguments: every value its own element, no "=" forms,
 // no "--". It reports the identity generation it used and whether it added
 // the session identity.
-func (a *Adapter) argv(op string, r adapter.Report, seq uint64) (args []string, identGen uint64, withIdent bool) {
+func (a *Adapter) argv(op Op, r adapter.Report, seq uint64) (args []string, identGen uint64, withIdent bool) {
 	args = make([]string, 0, 17)
-	args = append(args, "pane", op, a.pane, "--source", a.source, "--agent", a.label)
+	args = append(args, "pane", op.String(), a.pane, "--source", a.source, "--agent", a.label)
 	if op == OpRelease {
 		return append(args, "--seq", strconv.FormatUint(seq, 10)), 0, false
 	}
@@ -381,7 +381,7 @@ func (a *Adapter) startClaim() {
 	a.identPending = a.ident != session.Identity{}
 }
 
-func (a *Adapter) staleOwner(op string) {
+func (a *Adapter) staleOwner(op Op) {
 	a.diag(adapter.KindStaleOwner, "%s not sent: pane %s was taken over by a newer adapter", op, a.pane)
 }
 

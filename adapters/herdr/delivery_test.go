@@ -91,7 +91,7 @@ func TestReportUpdatesHerdr(t *testing.T) {
 		}
 	}
 	ex := a.Explain()
-	for k, want := range map[string]string{"pane": "w1:p1", "source": "custom:panetest", "agent": "panetest", "lease": "holder", "last_state": "idle", "last_op": OpReport, "timeout": "5s", "bin": f.h.Bin, "socket": f.h.Socket, "persist_dir": f.drv.StateDir} {
+	for k, want := range map[string]string{"pane": "w1:p1", "source": "custom:panetest", "agent": "panetest", "lease": "holder", "last_state": "idle", "last_op": OpReport.String(), "timeout": "5s", "bin": f.h.Bin, "socket": f.h.Socket, "persist_dir": f.drv.StateDir} {
 		if ex[k] != want {
 			t.Errorf("Explain[%q] = %q, want %q", k, ex[k], want)
 		}

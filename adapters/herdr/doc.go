@@ -3,8 +3,10 @@
 // release-agent`), as specified for Herdr 0.8.2 (socket protocol 20).
 //
 // Hosts do not use this package directly: the registry lists [Driver] among
-// its built-in drivers and drives the [Adapter] it opens. Hosts do call
-// [ScrubEnv] on the environment of every tool subprocess they start.
+// its built-in drivers and drives the [Adapter] it opens, and
+// registry.ScrubEnv (which hosts call on the environment of every tool
+// subprocess they start) removes Herdr's variables through
+// [Driver.ScrubEnv].
 //
 // # Activation
 //

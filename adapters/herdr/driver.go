@@ -91,13 +91,9 @@ func (Driver) EnabledByDefault() bool { return true }
 // "enabled": "source", "agent" and "timeout".
 func (Driver) SettingsKeys() []string { return []string{"source", "agent", "timeout"} }
 
-// ScrubEnv returns env without Herdr's variables; see the package function
-// [ScrubEnv].
-func (Driver) ScrubEnv(env adapter.Env) adapter.Env { return adapter.Env(ScrubEnv(env)) }
-
-// ScrubEnv returns a copy of env (in os.Environ form) without any HERDR_*
-// variable. Hosts should pass the environment of every tool subprocess the
-// agent starts (a shell command, a build, a nested agent) through it.
+// ScrubEnv returns a copy of env without any HERDR_* variable, for
+// registry.ScrubEnv, which hosts call on the environment of every tool
+// subprocess the agent starts (a shell command, a build, a nested agent).
 //
 // Why: a child that inherits HERDR_ENV, HERDR_PANE_ID and HERDR_SOCKET_PATH
 // believes it owns the parent's pane. A nested agent, or a second copy of the
@@ -107,8 +103,8 @@ func (Driver) ScrubEnv(env adapter.Env) adapter.Env { return adapter.Env(ScrubEn
 // poisoning or releasing the parent's pane); removing the variables is the
 // fix that does not depend on the child behaving. Names are matched without
 // regard to case, as Windows does.
-func ScrubEnv(env []string) []string {
-	out := make([]string, 0, len(env))
+func (Driver) ScrubEnv(env adapter.Env) adapter.Env {
+	out := make(adapter.Env, 0, len(env))
 	for _, kv := range env {
 		if len(kv) >= len("HERDR_") && strings.EqualFold(kv[:len("HERDR_")], "HERDR_") {
 			continue
@@ -222,13 +218,13 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		timeout:  timeout,
 		childEnv: env.With(EnvSocket, socket),
 		key:      paneKey{socket: socket, pane: pane},
+		own:      leases.newOwner(paneKey{socket: socket, pane: pane}),
 		stateDir: stateDir,
 		op:       make(chan struct{}, 1),
 		counts:   make(map[adapter.Kind]uint64),
 		emitted:  make(map[adapter.Kind]bool),
 	}
 	a.done, a.stop = context.WithCancel(context.Background())
-	a.gen = leases.nextGen()
 	if clamped != "" {
 		a.diag(adapter.KindInvalidValue, "%s", clamped)
 	}

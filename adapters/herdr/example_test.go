@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr"
@@ -62,12 +61,4 @@ func ExampleDriver_Open_inactive() {
 	fmt.Println(err)
 	// Output:
 	// herdr: adapter inactive: HERDR_ENV is not set (not inside a Herdr pane)
-}
-
-// Tool subprocesses get an environment without the pane's variables.
-func ExampleScrubEnv() {
-	env := []string{"PATH=/usr/bin", "HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "HERDR_SOCKET_PATH=" + filepath.Join("run", "herdr.sock")}
-	fmt.Println(herdr.ScrubEnv(env))
-	// Output:
-	// [PATH=/usr/bin]
 }

@@ -434,3 +434,37 @@ func TestReleaseByNeverReportedSuccessor(t *testing.T) {
 		t.Error("report after release not applied")
 	}
 }
+
+func TestOpText(t *testing.T) {
+	tests := []struct {
+		op      Op
+		text    string
+		method  string
+		invalid bool
+	}{
+		{op: OpReport, text: "report-agent", method: "pane.report_agent"},
+		{op: OpRelease, text: "release-agent", method: "pane.release_agent"},
+		{op: 0, text: "Op(0)", invalid: true},
+		{op: 7, text: "Op(7)", invalid: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			if got := tt.op.String(); got != tt.text {
+				t.Errorf("String = %q, want %q", got, tt.text)
+			}
+			b, err := tt.op.MarshalText()
+			if tt.invalid {
+				if err == nil {
+					t.Errorf("MarshalText = %q, want an error", b)
+				}
+				return
+			}
+			if err != nil || string(b) != tt.text {
+				t.Errorf("MarshalText = %q, %v; want %q", b, err, tt.text)
+			}
+			if got := tt.op.method(); got != tt.method {
+				t.Errorf("method = %q, want %q", got, tt.method)
+			}
+		})
+	}
+}

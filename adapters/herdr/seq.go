@@ -11,10 +11,44 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/panestate/panestate/internal/filelock"
 )
+
+// highWaterTable holds, per pane, the newest sequence number this process
+// gave it.
+type highWaterTable struct {
+	mu sync.Mutex
+	m  map[paneKey]uint64
+}
+
+// highWater must be process-wide: Herdr silently ignores any report whose
+// sequence number is not above the last one it accepted from the same source
+// in the same pane, and it keeps that mark across releases. A counter held
+// by an adapter would restart below the mark after a settings reload, a
+// registry being re-created, or the wall clock stepping back, and every
+// report after that would vanish without an error.
+var highWater = highWaterTable{m: make(map[paneKey]uint64)}
+
+// next returns max(clockMs, mark+1, floor+1) for k and records it. A mark
+// or floor at the top of the uint64 range (a corrupt file) wraps to 0 and so
+// drops out, rather than pinning every later number where Herdr ignores it.
+func (h *highWaterTable) next(k paneKey, clockMs, floor uint64) uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	seq := max(clockMs, h.m[k]+1, floor+1)
+	h.m[k] = seq
+	return seq
+}
+
+// reset forgets every mark, as a fresh process would. Tests only.
+func (h *highWaterTable) reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	clear(h.m)
+}
 
 // errNoStateDir is the persist error when no state directory is known.
 var errNoStateDir = errors.New("no state directory (set HOME, XDG_STATE_HOME or LOCALAPPDATA)")

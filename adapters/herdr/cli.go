@@ -15,12 +15,6 @@ import (
 // pipe.
 const maxOutput = 64 << 10
 
-// Herdr CLI operations.
-const (
-	OpReport  = "report-agent"
-	OpRelease = "release-agent"
-)
-
 // knownCodes are the error codes of Herdr's JSON error line that the adapter
 // recognises and repeats in diagnostics. Any other output is summarised by
 // its size only: child output is never logged. Read-only.
@@ -37,7 +31,7 @@ var knownCodes = map[string]bool{
 // and Release return it wrapped; use errors.As to inspect it.
 type CallError struct {
 	// Op is the CLI operation: [OpReport] or [OpRelease].
-	Op string
+	Op Op
 	// Kind is the diagnostic kind: spawn_failed, timeout or
 	// protocol_rejected.
 	Kind adapter.Kind
@@ -105,7 +99,7 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 // ctx's error is returned, with no diagnostic: only the adapter's own
 // deadline is a timeout. The returned error is nil, ctx's error,
 // [adapter.ErrClosed], or a *CallError.
-func (a *Adapter) call(ctx context.Context, op string, args []string) error {
+func (a *Adapter) call(ctx context.Context, op Op, args []string) error {
 	cctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
 	stopClose := context.AfterFunc(a.done, cancel) // Close kills an in-flight child
