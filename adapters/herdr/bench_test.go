@@ -2,6 +2,7 @@ package herdr
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"strconv"
 	"testing"
@@ -81,15 +82,22 @@ func BenchmarkOpenOutsideHerdrMarkerZero(b *testing.B) {
 	}
 }
 
-// BenchmarkNextSeq is the sequence-number step of one delivery alone: lock
-// the pane's file, read it, write the new number (temporary file and
-// rename), unlock.
+// BenchmarkNextSeq is the sequence-number step of one delivery alone: take
+// the pane's file lock, read the record, pick the number, write the record
+// back in place (one write at offset 0, no new file, no rename, no fsync),
+// unlock.
 func BenchmarkNextSeq(b *testing.B) {
 	f := newFixture(b, herdrtest.Options{})
 	a := f.open(b)
+	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := a.nextSeq(); err != nil {
+		pf, err := lockPaneFile(ctx, a.stateDir, a.key, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a.takeSeq(pf)
+		if err := errors.Join(pf.err, pf.close()); err != nil {
 			b.Fatal(err)
 		}
 	}

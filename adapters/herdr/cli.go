@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"os/exec"
+	"syscall"
+	"time"
 
 	"github.com/panestate/panestate/adapter"
 )
@@ -15,22 +19,26 @@ import (
 // pipe.
 const maxOutput = 64 << 10
 
-// knownCodes are the error codes of Herdr's JSON error line that the adapter
-// recognises and repeats in diagnostics. Any other output is summarised by
-// its size only: child output is never logged. Read-only.
+// knownCodes are the error codes of Herdr's JSON error responses that the
+// adapter recognises and repeats in diagnostics, on either transport. Any
+// other output is summarised by its size only: what Herdr writes is never
+// logged. Read-only.
 var knownCodes = map[string]bool{
-	"server_not_running": true,
-	"protocol_mismatch":  true,
-	"pane_not_found":     true,
-	"invalid_agent":      true,
-	"server_unavailable": true,
-	"invalid_request":    true,
+	"server_not_running":  true,
+	"protocol_mismatch":   true,
+	"pane_not_found":      true,
+	"invalid_agent":       true,
+	"server_unavailable":  true,
+	"invalid_request":     true,
+	codeInvalidResume:     true,
+	codeResumeNotAccepted: true,
 }
 
-// CallError is the error of a Herdr CLI call that did not deliver. Report
-// and Release return it wrapped; use errors.As to inspect it.
+// CallError is the error of a Herdr call that did not deliver, over either
+// transport. Report and Release return it wrapped; use errors.As to inspect
+// it.
 type CallError struct {
-	// Op is the CLI operation: [OpReport] or [OpRelease].
+	// Op is the operation: [OpReport] or [OpRelease].
 	Op Op
 	// Kind is the diagnostic kind: spawn_failed, timeout or
 	// protocol_rejected.
@@ -38,26 +46,43 @@ type CallError struct {
 	// Code is the error code Herdr printed (e.g. "server_not_running"),
 	// when it is one the adapter knows; otherwise "".
 	Code string
-	// Exit is the child's exit status, or -1 when it did not exit on its
-	// own (it could not start, or it was killed).
+	// Exit is the CLI child's exit status, or -1 when it did not exit on
+	// its own (it could not start, or it was killed) and for the socket.
 	Exit int
-	// Output is the number of bytes the child wrote to stdout and stderr.
+	// Output is the number of bytes the child wrote to stdout and stderr,
+	// or the size of the socket's response.
 	Output int64
-	// Err is the underlying error, if any (from os/exec or the context).
+	// Err is the underlying error, if any (from os/exec, the connection or
+	// the context).
 	Err error
+
+	socket      bool // the call went over the socket
+	socketLevel bool // the connection itself failed: ping again
 }
 
 // Detail is the bounded, fixed-vocabulary account used in diagnostics, e.g.
-// "exit 1: server_not_running".
+// "exit 1: server_not_running" (CLI) or "socket: server_not_running".
 func (e *CallError) Detail() string {
-	switch e.Kind {
-	case adapter.KindSpawnFailed:
+	switch {
+	case e.Kind == adapter.KindTimeout && errors.Is(e.Err, errWaitTimeout):
+		return "another call on the pane did not finish in time"
+	case e.Kind == adapter.KindSpawnFailed:
 		if e.Err != nil {
 			return "could not start: " + e.Err.Error()
 		}
 		return "could not start"
-	case adapter.KindTimeout:
+	case e.Kind == adapter.KindTimeout && e.socket:
+		return "socket: no answer before the deadline"
+	case e.Kind == adapter.KindTimeout:
 		return "killed at the deadline"
+	case e.socket && e.Code != "":
+		return "socket: " + e.Code
+	case e.socket && errors.Is(e.Err, errBadResponse), e.socket && errors.Is(e.Err, errLongResponse), e.socket && errors.Is(e.Err, errNoResponse):
+		return fmt.Sprintf("socket: %v (%d bytes)", e.Err, e.Output)
+	case e.socket && errors.Is(e.Err, errErrorResponse):
+		return "socket: unrecognised error response"
+	case e.socket:
+		return "socket: cannot connect: " + connectDetail(e.Err)
 	}
 	switch {
 	case e.Code != "":
@@ -72,6 +97,23 @@ func (e *CallError) Detail() string {
 
 func (e *CallError) Error() string {
 	return fmt.Sprintf("herdr: %s: %s: %s", e.Op, e.Kind, e.Detail())
+}
+
+// connectDetail returns the system's reason for a failed connection, without
+// the path (which the diagnostic names elsewhere).
+func connectDetail(err error) string {
+	var se syscall.Errno
+	if errors.As(err, &se) {
+		return se.Error()
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		return oe.Err.Error()
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "unknown error"
 }
 
 // Unwrap returns the underlying error.
@@ -93,20 +135,23 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// call runs the Herdr CLI once with args and classifies the result. ctx
-// bounds the call together with the adapter's timeout. When ctx itself ends
-// (cancelled, or past the caller's own deadline) the child is killed and
-// ctx's error is returned, with no diagnostic: only the adapter's own
-// deadline is a timeout. The returned error is nil, ctx's error,
-// [adapter.ErrClosed], or a *CallError.
-func (a *Adapter) call(ctx context.Context, op Op, args []string) error {
-	cctx, cancel := context.WithTimeout(ctx, a.timeout)
+// cliTransport runs the Herdr CLI, one process per request.
+type cliTransport struct {
+	bin string   // absolute path of the Herdr executable
+	env []string // the child's environment, HERDR_SOCKET_PATH pinned
+}
+
+// send runs the CLI once with req's arguments and classifies the result.
+// The child is killed at deadline (a timeout), when ctx ends (ctx's error,
+// no diagnostic) and when closed ends ([adapter.ErrClosed]).
+func (t *cliTransport) send(ctx, closed context.Context, deadline time.Time, req *request) error {
+	cctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	stopClose := context.AfterFunc(a.done, cancel) // Close kills an in-flight child
+	stopClose := context.AfterFunc(closed, cancel) // Close kills an in-flight child
 	defer stopClose()
 
-	cmd := exec.CommandContext(cctx, a.bin, args...)
-	cmd.Env = a.childEnv
+	cmd := exec.CommandContext(cctx, t.bin, req.argv()...)
+	cmd.Env = t.env
 	var stdout, stderr boundedBuffer
 	stdout.limit, stderr.limit = maxOutput, maxOutput
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -123,13 +168,14 @@ func (a *Adapter) call(ctx context.Context, op Op, args []string) error {
 		// (exec.ErrWaitDelay) does not undo a delivered report.
 		return nil
 	}
+	op := req.op
 	if cctx.Err() != nil {
 		switch {
 		case ctx.Err() != nil: // the caller's cancellation or deadline
-			return ctx.Err() // deliver wraps it
-		case a.done.Err() != nil: // cancelled by Close
+			return ctx.Err()
+		case closed.Err() != nil: // cancelled by Close
 			return adapter.ErrClosed
-		default: // the adapter's own deadline
+		default: // the call's own deadline
 			return &CallError{Op: op, Kind: adapter.KindTimeout, Exit: -1, Output: stdout.total + stderr.total, Err: context.DeadlineExceeded}
 		}
 	}

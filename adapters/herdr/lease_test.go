@@ -268,7 +268,8 @@ func readSeqFile(t *testing.T, path string) uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	first, _, _ := strings.Cut(string(b), "\n")
+	n, err := strconv.ParseUint(first, 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}

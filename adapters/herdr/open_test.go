@@ -282,7 +282,7 @@ func TestDriverMetadata(t *testing.T) {
 	if !adapter.EnabledByDefault(d) {
 		t.Error("EnabledByDefault = false")
 	}
-	if diff := cmp.Diff(adapter.SettingsKeys(d), []string{"enabled", "source", "agent", "timeout"}); diff != "" {
+	if diff := cmp.Diff(adapter.SettingsKeys(d), []string{"enabled", "source", "agent", "timeout", "refresh", "transport"}); diff != "" {
 		t.Errorf("SettingsKeys (-got +want):\n%s", diff)
 	}
 	env := adapter.Env{"PATH=/bin", "HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "herdr_socket_path=x", "HOME=/h", "HERDR_=", "HERD=1"}

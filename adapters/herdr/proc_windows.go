@@ -1,6 +1,7 @@
 package herdr
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -21,3 +22,14 @@ func executable(string) error { return nil }
 // so only the direct child is killed at the deadline; a grandchild it
 // started lives on (cmd.WaitDelay still closes the pipes it holds).
 func killGroup(*exec.Cmd) {}
+
+// processAlive reports whether pid runs: whether a process of that id can
+// be opened.
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	p.Release()
+	return true
+}
