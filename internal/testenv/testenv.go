@@ -20,3 +20,16 @@ func ClearHerdr() {
 		}
 	}
 }
+
+// ClearTmux unsets TMUX, TMUX_PANE and every other TMUX* variable of the
+// test process, for the same reason as ClearHerdr: a developer running the
+// suite inside tmux must never have a test set options on, or release, the
+// pane they are typing in. Tests that need tmux start a private server and
+// hand its environment to the adapter explicitly.
+func ClearTmux() {
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(strings.ToUpper(k), "TMUX") {
+			os.Unsetenv(k)
+		}
+	}
+}

@@ -19,3 +19,18 @@ func TestClearHerdr(t *testing.T) {
 		t.Error("HERDRX was removed")
 	}
 }
+
+func TestClearTmux(t *testing.T) {
+	t.Setenv("TMUX", "/tmp/tmux-1000/default,123,0")
+	t.Setenv("TMUX_PANE", "%1")
+	t.Setenv("XTMUX", "kept")
+	ClearTmux()
+	for _, k := range []string{"TMUX", "TMUX_PANE"} {
+		if _, ok := os.LookupEnv(k); ok {
+			t.Errorf("%s still set", k)
+		}
+	}
+	if os.Getenv("XTMUX") != "kept" {
+		t.Error("XTMUX was removed")
+	}
+}
