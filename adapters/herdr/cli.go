@@ -6,18 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/cmdrun"
 )
-
-// maxOutput is how many bytes of a child's stdout, and of its stderr, are
-// kept; the rest is read and discarded so the child never blocks on a full
-// pipe.
-const maxOutput = 64 << 10
 
 // knownCodes are the error codes of Herdr's JSON error responses that the
 // adapter recognises and repeats in diagnostics, on either transport. Any
@@ -61,134 +54,70 @@ type CallError struct {
 }
 
 // Detail is the bounded, fixed-vocabulary account used in diagnostics, e.g.
-// "exit 1: server_not_running" (CLI) or "socket: server_not_running".
+// "exit 1: server_not_running" (CLI) or "socket: server_not_running". It
+// never quotes what Herdr wrote.
 func (e *CallError) Detail() string {
+	var run *cmdrun.Error
 	switch {
 	case e.Kind == adapter.KindTimeout && errors.Is(e.Err, errWaitTimeout):
 		return "another call on the pane did not finish in time"
-	case e.Kind == adapter.KindSpawnFailed:
-		if e.Err != nil {
-			return "could not start: " + e.Err.Error()
-		}
-		return "could not start"
-	case e.Kind == adapter.KindTimeout && e.socket:
-		return "socket: no answer before the deadline"
+	case e.socket:
+		return socketDetail(e)
 	case e.Kind == adapter.KindTimeout:
 		return "killed at the deadline"
-	case e.socket && e.Code != "":
-		return "socket: " + e.Code
-	case e.socket && errors.Is(e.Err, errBadResponse), e.socket && errors.Is(e.Err, errLongResponse), e.socket && errors.Is(e.Err, errNoResponse):
-		return fmt.Sprintf("socket: %v (%d bytes)", e.Err, e.Output)
-	case e.socket && errors.Is(e.Err, errErrorResponse):
-		return "socket: unrecognised error response"
-	case e.socket:
-		return "socket: cannot connect: " + connectDetail(e.Err)
+	case errors.As(e.Err, &run):
+		return run.Detail()
 	}
-	switch {
-	case e.Code != "":
-		return fmt.Sprintf("exit %d: %s", e.Exit, e.Code)
-	case e.Exit < 0:
-		return "terminated by a signal"
-	case e.Output == 0:
-		return fmt.Sprintf("exit %d: no output", e.Exit)
-	}
-	return fmt.Sprintf("exit %d: unrecognised output (%d bytes)", e.Exit, e.Output)
+	return "failed"
 }
 
 func (e *CallError) Error() string {
 	return fmt.Sprintf("herdr: %s: %s: %s", e.Op, e.Kind, e.Detail())
 }
 
-// connectDetail returns the system's reason for a failed connection, without
-// the path (which the diagnostic names elsewhere).
-func connectDetail(err error) string {
-	var se syscall.Errno
-	if errors.As(err, &se) {
-		return se.Error()
-	}
-	var oe *net.OpError
-	if errors.As(err, &oe) && oe.Err != nil {
-		return oe.Err.Error()
-	}
-	if err != nil {
-		return err.Error()
-	}
-	return "unknown error"
-}
-
 // Unwrap returns the underlying error.
 func (e *CallError) Unwrap() error { return e.Err }
 
-// boundedBuffer keeps the first limit bytes written to it and counts the
-// rest, which it discards. It never fails a write.
-type boundedBuffer struct {
-	buf   []byte
-	limit int
-	total int64
-}
-
-func (b *boundedBuffer) Write(p []byte) (int, error) {
-	b.total += int64(len(p))
-	if room := b.limit - len(b.buf); room > 0 {
-		b.buf = append(b.buf, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
-// cliTransport runs the Herdr CLI, one process per request.
+// cliTransport runs the Herdr CLI, one process per request, through
+// cmdrun: argv only, HERDR_SOCKET_PATH pinned in the child's environment,
+// the process group killed at the deadline or when the call is abandoned
+// and again once it is over, a parent-death signal on Linux, and stdout and
+// stderr kept up to 64 KiB each, only to find Herdr's JSON error code.
 type cliTransport struct {
 	bin string   // absolute path of the Herdr executable
 	env []string // the child's environment, HERDR_SOCKET_PATH pinned
 }
 
 // send runs the CLI once with req's arguments and classifies the result.
-// The child is killed at deadline (a timeout), when ctx ends (ctx's error,
-// no diagnostic) and when closed ends ([adapter.ErrClosed]).
+// The child is killed at deadline (a timeout CallError), when ctx ends
+// (ctx's error, no diagnostic) and when closed ends ([adapter.ErrClosed]).
 func (t *cliTransport) send(ctx, closed context.Context, deadline time.Time, req *request) error {
-	cctx, cancel := context.WithDeadline(ctx, deadline)
+	left := time.Until(deadline)
+	if left <= 0 {
+		return &CallError{Op: req.op, Kind: adapter.KindTimeout, Exit: -1, Err: errWaitTimeout}
+	}
+	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stopClose := context.AfterFunc(closed, cancel) // Close kills an in-flight child
 	defer stopClose()
-
-	cmd := exec.CommandContext(cctx, t.bin, req.argv()...)
-	cmd.Env = t.env
-	var stdout, stderr boundedBuffer
-	stdout.limit, stderr.limit = maxOutput, maxOutput
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = waitDelay
-	setProcessGroup(cmd)
-
-	err := cmd.Run()
-	// Whatever happened, nothing the child started may outlive the call: a
-	// helper left behind after a failed (or successful) exit is killed with
-	// the group.
-	killGroup(cmd)
-	if err == nil || cmd.ProcessState != nil && cmd.ProcessState.Success() {
-		// Exit 0. A grandchild that kept a pipe open past WaitDelay
-		// (exec.ErrWaitDelay) does not undo a delivered report.
+	r := cmdrun.Runner{Path: t.bin, Env: t.env, Timeout: left, WaitDelay: waitDelay, Recognize: recognize}
+	_, err := r.Run(cctx, req.argv()...)
+	var run *cmdrun.Error
+	switch {
+	case err == nil:
 		return nil
+	case errors.As(err, &run):
+		return &CallError{Op: req.op, Kind: run.Kind, Code: run.Code, Exit: run.Exit, Output: run.Total, Err: run}
+	case ctx.Err() != nil: // the caller's cancellation or deadline
+		return ctx.Err()
+	case closed.Err() != nil:
+		return adapter.ErrClosed
 	}
-	op := req.op
-	if cctx.Err() != nil {
-		switch {
-		case ctx.Err() != nil: // the caller's cancellation or deadline
-			return ctx.Err()
-		case closed.Err() != nil: // cancelled by Close
-			return adapter.ErrClosed
-		default: // the call's own deadline
-			return &CallError{Op: op, Kind: adapter.KindTimeout, Exit: -1, Output: stdout.total + stderr.total, Err: context.DeadlineExceeded}
-		}
-	}
-	if cmd.Process == nil {
-		return &CallError{Op: op, Kind: adapter.KindSpawnFailed, Exit: -1, Err: err}
-	}
-	ce := &CallError{Op: op, Kind: adapter.KindProtocolRejected, Exit: -1, Output: stdout.total + stderr.total, Err: err}
-	if cmd.ProcessState != nil {
-		ce.Exit = cmd.ProcessState.ExitCode()
-	}
-	ce.Code = errorCode(stderr.buf)
-	return ce
+	return &CallError{Op: req.op, Kind: adapter.KindSpawnFailed, Exit: -1, Err: err}
 }
+
+// recognize is cmdrun's Recognize: the Herdr error code on stderr.
+func recognize(_, stderr []byte) string { return errorCode(stderr) }
 
 // errorCode returns the error code of the first line of out that is a Herdr
 // JSON error ({"id":…,"error":{"code":…}}) with a code the adapter knows.

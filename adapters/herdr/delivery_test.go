@@ -443,18 +443,6 @@ func TestReleasePaneNotFound(t *testing.T) {
 	}
 }
 
-func TestBoundedBuffer(t *testing.T) {
-	b := boundedBuffer{limit: 10}
-	for _, s := range []string{"0123", "456789ab", "cdef"} {
-		if n, err := b.Write([]byte(s)); n != len(s) || err != nil {
-			t.Fatalf("Write = %d, %v", n, err)
-		}
-	}
-	if string(b.buf) != "0123456789" || b.total != 16 {
-		t.Errorf("kept %q of %d bytes", b.buf, b.total)
-	}
-}
-
 func TestErrorCode(t *testing.T) {
 	tests := []struct {
 		name, out, want string

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/cmdrun"
 )
 
 // Environment variables Herdr puts in every pane process.
@@ -43,10 +42,10 @@ const (
 	MaxTimeout     = 60 * time.Second
 )
 
-// waitDelay is how long a call waits, after its child exited or was killed,
-// for a grandchild that inherited the child's stdout or stderr to let go.
-// Then the pipes are closed and the call returns.
-const waitDelay = 500 * time.Millisecond
+// waitDelay is how long a CLI call waits, after its child exited or was
+// killed, for a grandchild that inherited the child's stdout or stderr to
+// let go. Then the pipes are closed and the call returns.
+const waitDelay = cmdrun.DefaultWaitDelay
 
 // defaultConflicts are the reporters the adapter defers to when the host has
 // actually loaded them: the community Atomic reporter and Herdr's own Pi
@@ -328,22 +327,6 @@ func defaultStateDir(env adapter.Env) string {
 	return ""
 }
 
-// checkExecutable reports why path is not an executable regular file.
-func checkExecutable(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return pe.Err
-		}
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return errors.New("not a regular file")
-	}
-	return executable(path)
-}
-
 // Check reports whether the adapter would apply here, as [adapter.Checker]
 // describes: the same environment, host and conflict conditions as Open, in
 // the same order, with no diagnostic and no I/O besides a stat and an
@@ -380,7 +363,7 @@ func (d Driver) activation(p adapter.Params) (bin, pane, socket, conflict string
 		// may be an untrusted repository; Herdr always sets an absolute one.
 		return "", "", "", "", fmt.Errorf("herdr: %w: %s %q is not an absolute path", adapter.ErrInactive, EnvBin, adapter.Bound(bin, 200))
 	}
-	if err := checkExecutable(bin); err != nil {
+	if err := cmdrun.CheckExecutable(bin); err != nil {
 		return "", "", "", "", fmt.Errorf("herdr: %w: %s %q is not usable: %w", adapter.ErrInactive, EnvBin, adapter.Bound(bin, 200), err)
 	}
 	if err := checkArg(pane); err != nil {

@@ -1,6 +1,7 @@
 package herdr
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"os"
@@ -291,34 +292,98 @@ func TestSequencePersistedBeforeTheCall(t *testing.T) {
 	<-done
 }
 
-// Environment of the helper process of TestTwoProcessesOnePane.
+// Environment of the helper processes: another host process in the pane.
 const (
 	childEnvFlag  = "PANESTATE_HERDR_TEST_CHILD"
 	childStateDir = "PANESTATE_HERDR_TEST_STATEDIR"
-	childClockMs  = "PANESTATE_HERDR_TEST_CLOCK_MS"
+	childClockMs  = "PANESTATE_HERDR_TEST_CLOCK_MS" // unset: the real clock
+	childScript   = "PANESTATE_HERDR_TEST_SCRIPT"   // commands separated by ","; unset: read stdin
+	childSettings = "PANESTATE_HERDR_TEST_SETTINGS"
 )
 
-// childMain runs in the re-executed test binary: a second process in the
-// same pane that reports once and exits.
+// childMain runs in the re-executed test binary: another host process in
+// the same pane. It runs commands ("report <state>", "release",
+// "explain <key>") from $PANESTATE_HERDR_TEST_SCRIPT, or else one per line
+// from stdin, answering each on stdout with "ok" (or the Explain value) or
+// "err <error>", and "stale" for each stale_owner diagnostic. It exits at
+// the end of the script or of stdin, closing the adapter without a release.
 func childMain() int {
-	ms, err := strconv.ParseInt(os.Getenv(childClockMs), 10, 64)
-	if err != nil {
-		os.Stderr.WriteString("bad clock\n")
-		return 2
+	clock := time.Now
+	if v := os.Getenv(childClockMs); v != "" {
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			os.Stderr.WriteString("bad clock\n")
+			return 2
+		}
+		clock = func() time.Time { return time.UnixMilli(ms) }
 	}
-	d := Driver{StateDir: os.Getenv(childStateDir), Clock: func() time.Time { return time.UnixMilli(ms) }}
+	d := Driver{StateDir: os.Getenv(childStateDir), Clock: clock}
 	ctx := context.Background()
-	a, err := d.Open(ctx, adapter.Params{Name: "herdr", App: "panetest", Env: adapter.Environ(), Host: interactive, Diagnose: func(adapter.Diagnostic) {}})
+	out := bufio.NewWriter(os.Stdout)
+	var outMu sync.Mutex
+	say := func(s string) {
+		outMu.Lock()
+		defer outMu.Unlock()
+		out.WriteString(s + "\n")
+		out.Flush()
+	}
+	p := adapter.Params{Name: "herdr", App: "panetest", Env: adapter.Environ(), Host: interactive,
+		Diagnose: func(d adapter.Diagnostic) {
+			if d.Kind == adapter.KindStaleOwner {
+				say("stale")
+			}
+		}}
+	if s := os.Getenv(childSettings); s != "" {
+		p.Settings = []byte(s)
+	}
+	a, err := d.Open(ctx, p)
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 1
 	}
 	defer adapter.Close(ctx, a)
-	if err := a.Report(ctx, blocked); err != nil {
-		os.Stderr.WriteString(err.Error() + "\n")
-		return 1
+	states := map[string]adapter.Report{"working": working, "blocked": blocked, "idle": idle}
+	run := func(cmd string) {
+		verb, arg, _ := strings.Cut(strings.TrimSpace(cmd), " ")
+		var err error
+		switch verb {
+		case "report":
+			err = a.Report(ctx, states[arg])
+		case "release":
+			err = adapter.Release(ctx, a)
+		case "explain":
+			say(adapter.Explain(a)[arg])
+			return
+		default:
+			err = errors.New("unknown command " + verb)
+		}
+		if err != nil {
+			say("err " + err.Error())
+			return
+		}
+		say("ok")
+	}
+	if script, ok := os.LookupEnv(childScript); ok {
+		for cmd := range strings.SplitSeq(script, ",") {
+			run(cmd)
+		}
+		return 0
+	}
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		run(sc.Text())
 	}
 	return 0
+}
+
+// childCmd returns the command of a helper process in f's pane.
+func childCmd(t *testing.T, f *fixture, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), f.h.Env()...)
+	cmd.Env = append(cmd.Env, childEnvFlag+"=1", childStateDir+"="+f.drv.StateDir)
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
 }
 
 func TestTwoProcessesOnePane(t *testing.T) {
@@ -331,11 +396,7 @@ func TestTwoProcessesOnePane(t *testing.T) {
 	}
 
 	// Another process in the pane, with a clock an hour behind.
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), f.h.Env()...)
-	cmd.Env = append(cmd.Env,
-		childEnvFlag+"=1",
-		childStateDir+"="+f.drv.StateDir,
+	cmd := childCmd(t, f, childScript+"=report blocked",
 		childClockMs+"="+strconv.FormatInt(1_800_000_000_000-3_600_000, 10))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("second process: %v\n%s", err, out)

@@ -25,9 +25,6 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnvFlag) != "" {
 		os.Exit(childMain())
 	}
-	if path := os.Getenv(accessCheckEnv); path != "" {
-		os.Exit(accessChildMain(path))
-	}
 	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
 }
