@@ -3,6 +3,7 @@ package herdr
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -343,30 +344,44 @@ func TestSpawnFailed(t *testing.T) {
 	}
 }
 
+// TestReportCancelledAtOnce: the registry cancels the in-flight report at
+// Detach; the hung CLI (even one that ignores SIGTERM, with a 60 s timeout)
+// is killed and Report returns ctx's error without a diagnostic.
+func TestReportCancelledAtOnce(t *testing.T) {
+	for _, fault := range []herdrtest.Fault{{Hang: true}, {Hang: true, HangIgnoreTERM: true}} {
+		t.Run(fmt.Sprintf("ignore SIGTERM %v", fault.HangIgnoreTERM), func(t *testing.T) {
+			f := newFixture(t, herdrtest.Options{})
+			f.set = `{"timeout":"60s"}`
+			a := f.open(t)
+			f.setFault(t, fault)
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- a.Report(ctx, working) }()
+			waitForHungCall(t, f)
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("Report = %v, want context.Canceled", err)
+			}
+			assertHungCallKilled(t, f)
+			if got := f.diags.all(); len(got) != 0 {
+				t.Errorf("a cancelled report emitted %v", got)
+			}
+		})
+	}
+}
+
 func TestReportHonoursContext(t *testing.T) {
 	f := newFixture(t, herdrtest.Options{})
 	a := f.open(t)
-	f.setFault(t, herdrtest.Fault{Hang: true})
 	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- a.Report(ctx, working) }()
-	waitForHungCall(t, f)
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Fatalf("Report = %v, want context.Canceled", err)
-	}
-	assertHungCallKilled(t, f)
-	if got := f.diags.all(); len(got) != 0 {
-		t.Errorf("a cancelled report emitted %v", got)
-	}
 
 	// A context that is already cancelled starts nothing.
-	f.setFault(t, herdrtest.Fault{})
 	if err := a.Report(ctx, idle); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Report with a cancelled ctx = %v", err)
 	}
-	if calls := f.calls(t); len(calls) != 1 {
-		t.Errorf("%d calls, want only the hung one", len(calls))
+	if calls := f.calls(t); len(calls) != 0 {
+		t.Errorf("%d calls, want none", len(calls))
 	}
 
 	// The caller's own deadline, shorter than the adapter's timeout, is the

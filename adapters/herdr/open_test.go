@@ -44,6 +44,8 @@ func TestOpenGating(t *testing.T) {
 		{name: "HERDR_PANE_ID unset", env: unset(EnvPane), want: "HERDR_PANE_ID is empty or unset"},
 		{name: "HERDR_SOCKET_PATH unset", env: unset(EnvSocket), want: "HERDR_SOCKET_PATH is empty or unset"},
 		{name: "bin missing", env: set(EnvBin, filepath.Join(dir, "nope")), want: "HERDR_BIN_PATH"},
+		{name: "bin relative", env: set(EnvBin, "herdr"), want: `HERDR_BIN_PATH "herdr" is not an absolute path`},
+		{name: "bin relative to the directory", env: set(EnvBin, filepath.Join(".", "bin", "herdr")), want: "is not an absolute path"},
 		{name: "bin is a directory", env: set(EnvBin, dir), want: "not a regular file"},
 		{name: "pane id hijacked", env: set(EnvPane, "--session"), want: "HERDR_PANE_ID"},
 		{name: "pane id help", env: set(EnvPane, "--help"), want: "HERDR_PANE_ID"},
