@@ -64,6 +64,7 @@ type Adapter struct {
 	saturated    bool             // sequence numbers reached 2^64-1
 	server       pong             // the last ping's answer, if any
 	route        transportMode    // the transport of the last call
+	routed       bool             // route is set
 	lastSeq      uint64
 	lastOp       Op
 	lastState    string // state of the last delivered report
@@ -310,6 +311,8 @@ func (a *Adapter) Explain() map[string]string {
 	}
 	if a.lastOp != 0 {
 		m["last_op"] = a.lastOp.String()
+	}
+	if a.routed {
 		m["transport_used"] = a.route.String()
 	}
 	if a.server.Protocol != 0 {
@@ -564,13 +567,25 @@ func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.R
 }
 
 // transportFor returns the transport for the next call. The cli mode never
-// dials. The socket and auto modes ping the server once per claim (and
-// again after a socket-level failure) to learn its version and protocol;
-// auto falls back to the CLI when the ping fails or the protocol is not
-// one this adapter knows, while socket fails the call.
+// dials: when a resume argv is set it asks `herdr status server --json`
+// once per claim for the server's version. The socket and auto modes ping
+// the server once per claim (and again after a socket-level failure) to
+// learn its version and protocol; auto falls back to the CLI when the ping
+// fails or the protocol is not one this adapter knows, while socket fails
+// the call.
 func (a *Adapter) transportFor(ctx context.Context, deadline time.Time) (transport, error) {
 	if a.mode == transportCLI {
 		a.setRoute(transportCLI)
+		if !a.pinged && a.hasResume() {
+			// The CLI's own answer to a ping, once per claim, and only when
+			// there is a resume argv that needs the server's version.
+			a.pinged = true
+			if p, err := a.cli.status(ctx, a.done, deadline); err == nil {
+				a.mu.Lock()
+				a.server = p
+				a.mu.Unlock()
+			}
+		}
 		return a.cli, nil
 	}
 	if !a.pinged {
@@ -605,7 +620,7 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time) (transpo
 // setRoute records the transport in use, for Explain.
 func (a *Adapter) setRoute(t transportMode) {
 	a.mu.Lock()
-	a.route = t
+	a.route, a.routed = t, true
 	a.mu.Unlock()
 }
 
@@ -643,6 +658,14 @@ func (a *Adapter) resumeAllowed() bool {
 
 func (a *Adapter) resumeAllowedLocked() bool {
 	return a.resume != nil && a.resumePend && !a.resumeOff && a.held && a.pinged && resumeSupported(a.server.Version)
+}
+
+// hasResume reports whether a resume argv is set and may still go out in
+// this claim.
+func (a *Adapter) hasResume() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.resume != nil && a.resumePend && !a.resumeOff
 }
 
 // resumeRefused records Herdr's refusal of the resume argv: an invalid one

@@ -116,6 +116,35 @@ func (t *cliTransport) send(ctx, closed context.Context, deadline time.Time, req
 	return &CallError{Op: req.op, Kind: adapter.KindSpawnFailed, Exit: -1, Err: err}
 }
 
+// status asks the CLI for the server's version and protocol with `herdr
+// status server --json` (CONTRACT §6: it always exits 0, and names the
+// server's version and protocol when one runs). It fails when no server
+// runs or the output is not that object.
+func (t *cliTransport) status(ctx, closed context.Context, deadline time.Time) (pong, error) {
+	left := time.Until(deadline)
+	if left <= 0 {
+		return pong{}, context.DeadlineExceeded
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopClose := context.AfterFunc(closed, cancel)
+	defer stopClose()
+	r := cmdrun.Runner{Path: t.bin, Env: t.env, Timeout: left, WaitDelay: waitDelay}
+	out, err := r.Run(cctx, "status", "server", "--json")
+	if err != nil {
+		return pong{}, err
+	}
+	var st struct {
+		Running  bool   `json:"running"`
+		Version  string `json:"version"`
+		Protocol int    `json:"protocol"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(out.Stdout), &st) != nil || !st.Running || st.Protocol <= 0 {
+		return pong{}, errors.New("herdr: status: no running server")
+	}
+	return pong{Version: st.Version, Protocol: st.Protocol}, nil
+}
+
 // recognize is cmdrun's Recognize: the Herdr error code on stderr.
 func recognize(_, stderr []byte) string { return errorCode(stderr) }
 
