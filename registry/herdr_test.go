@@ -60,7 +60,7 @@ func (f *herdrFixture) step(t *testing.T, event func()) herdrtest.AgentInfo {
 		}
 		var err error
 		info, err = f.h.Agent(f.h.Pane)
-		shows := info.AgentStatus
+		shows := string(info.AgentStatus)
 		if shows == "done" { // idle after working, on a pane not in view
 			shows = "idle"
 		}
@@ -119,7 +119,7 @@ func TestHerdrActivityPath(t *testing.T) {
 		func() { f.store.PromptEnd("approve-1") },
 		func() { f.store.AgentSettled() },
 	} {
-		shown = append(shown, f.step(t, ev).AgentStatus)
+		shown = append(shown, string(f.step(t, ev).AgentStatus))
 	}
 	if err := f.reg.Detach(t.Context()); err != nil {
 		t.Fatal(err)
@@ -166,7 +166,7 @@ func TestHerdrWorkflowScenario(t *testing.T) {
 		wf(session.WorkflowAwaitingInput, true),
 		wf(session.WorkflowFinished, false),
 	} {
-		shown = append(shown, f.step(t, ev).AgentStatus)
+		shown = append(shown, string(f.step(t, ev).AgentStatus))
 	}
 	if diff := cmp.Diff(shown, []string{"working", "working", "blocked", "done"}); diff != "" {
 		t.Errorf("agent get after each step (-got +want):\n%s", diff)

@@ -202,7 +202,7 @@ func TestFaults(t *testing.T) {
 			r.agent(p, lbl, "working")
 		}},
 		{"fail_first", Fault{FailFirst: 2}, func(r runner) {
-			unavailable := serverErr("cli:request", "server_unavailable", "herdr server is shutting down")
+			unavailable := serverErr("cli:request", "server_unavailable", "server is shutting down")
 			r.want(result{Stdout: "herdr 0.8.2\n"}, "--version")            // not counted
 			r.usage("missing required --source", "pane", "report-agent", p) // nor are argv errors
 			r.want(unavailable, report(p, src, lbl, "working", "--seq", "1")...)

@@ -1,6 +1,7 @@
 package herdrtest
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -29,9 +30,11 @@ func TestCallsLog(t *testing.T) {
 		wantEnv[k] = v
 	}
 	want := []Call{
-		{Args: report(r.h.Pane, src, lbl, "working", "--seq", "1", "--seq", "2"), Env: wantEnv, Command: "pane report-agent", Pane: "w1:p1"},
-		{Args: []string{"pane", "release-agent", "w1:p1"}, Env: wantEnv, Exit: 2, Stderr: len("missing required --source\n"), Command: "pane release-agent", Pane: "w1:p1"},
-		{Args: []string{"--version"}, Env: wantEnv, Stdout: len("herdr 0.8.2\n"), Command: "--version"},
+		{Transport: TransportCLI, Args: report(r.h.Pane, src, lbl, "working", "--seq", "1", "--seq", "2"), Env: wantEnv, Command: "pane report-agent", Pane: "w1:p1",
+			Arrival: 2, Method: "pane.report_agent", Params: json.RawMessage(`{"pane_id":"w1:p1","source":"custom:test","agent":"test-agent","state":"working","seq":2}`),
+			Applied: true, Status: StatusWorking},
+		{Transport: TransportCLI, Args: []string{"pane", "release-agent", "w1:p1"}, Env: wantEnv, Exit: 2, Stderr: len("missing required --source\n"), Command: "pane release-agent", Pane: "w1:p1"},
+		{Transport: TransportCLI, Args: []string{"--version"}, Env: wantEnv, Stdout: len("herdr 0.8.2\n"), Command: "--version"},
 	}
 	if diff := cmp.Diff(calls, want, cmpopts.IgnoreFields(Call{}, "Start", "End", "PID")); diff != "" {
 		t.Errorf("Calls (-got +want):\n%s", diff)

@@ -81,7 +81,7 @@ func (r runner) agent(pane, agent, status string) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	got := [2]string{info.Agent, info.AgentStatus}
+	got := [2]string{info.Agent, string(info.AgentStatus)}
 	if diff := cmp.Diff(got, [2]string{agent, status}); diff != "" {
 		r.t.Errorf("pane %s (agent, status) (-got +want):\n%s", pane, diff)
 	}
