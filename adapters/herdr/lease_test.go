@@ -51,8 +51,10 @@ func assertIncreasing(t *testing.T, calls []herdrtest.Call) []uint64 {
 	return seqs
 }
 
-func TestSuccessorRetiresPredecessor(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+func TestSuccessorRetiresPredecessor(t *testing.T) { forTransports(t, testSuccessorRetiresPredecessor) }
+
+func testSuccessorRetiresPredecessor(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	ctx := t.Context()
 	old := f.open(t)
 	if err := old.Report(ctx, working); err != nil {
@@ -113,9 +115,14 @@ func TestSuccessorRetiresPredecessor(t *testing.T) {
 }
 
 func TestSuccessorWaitsForInFlightCall(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+	forTransports(t, testSuccessorWaitsForInFlightCall)
+}
+
+func testSuccessorWaitsForInFlightCall(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	f.set = `{"timeout":"1s"}`
 	old := f.open(t)
+	warmUp(t, f, old)
 	f.set = ""
 	succ := f.open(t)
 	f.setFault(t, herdrtest.Fault{Hang: true})
@@ -134,19 +141,25 @@ func TestSuccessorWaitsForInFlightCall(t *testing.T) {
 	if len(calls) != 2 {
 		t.Fatalf("%d calls, want 2", len(calls))
 	}
-	// The successor's child could only start once the predecessor's had been
-	// killed at its one-second deadline.
-	if gap := calls[1].Start.Sub(hung.Start); gap < 900*time.Millisecond {
+	next := calls[0]
+	if next.Hung {
+		next = calls[1]
+	}
+	// The successor's call could only start once the predecessor's had been
+	// abandoned at its one-second deadline.
+	if gap := next.Start.Sub(hung.Start); gap < 900*time.Millisecond {
 		t.Errorf("successor's call started %v after the hung one; want after its deadline", gap)
 	}
-	assertIncreasing(t, []herdrtest.Call{hung, calls[1]})
+	assertIncreasing(t, []herdrtest.Call{hung, next})
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "idle" {
 		t.Errorf("status %q, want idle", info.AgentStatus)
 	}
 }
 
-func TestSequenceClockRollback(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{InView: []string{"w1:p1"}})
+func TestSequenceClockRollback(t *testing.T) { forTransports(t, testSequenceClockRollback) }
+
+func testSequenceClockRollback(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
 	clock := &testClock{now: time.UnixMilli(1_800_000_000_000)}
 	f.drv.Clock = clock.Now
 	ctx := t.Context()
@@ -181,7 +194,11 @@ func TestSequenceClockRollback(t *testing.T) {
 }
 
 func TestSequencePersistedAcrossProcesses(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{InView: []string{"w1:p1"}})
+	forTransports(t, testSequencePersistedAcrossProcesses)
+}
+
+func testSequencePersistedAcrossProcesses(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
 	clock := &testClock{now: time.UnixMilli(1_800_000_000_000)}
 	f.drv.Clock = clock.Now
 	ctx := t.Context()
@@ -278,9 +295,14 @@ func readSeqFile(t *testing.T, path string) uint64 {
 }
 
 func TestSequencePersistedBeforeTheCall(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+	forTransports(t, testSequencePersistedBeforeTheCall)
+}
+
+func testSequencePersistedBeforeTheCall(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	f.set = `{"timeout":"500ms"}`
 	a := f.open(t)
+	warmUp(t, f, a)
 	f.setFault(t, herdrtest.Fault{Hang: true})
 	done := make(chan error, 1)
 	go func() { done <- a.Report(context.Background(), working) }()
@@ -386,8 +408,10 @@ func childCmd(t *testing.T, f *fixture, env ...string) *exec.Cmd {
 	return cmd
 }
 
-func TestTwoProcessesOnePane(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{InView: []string{"w1:p1"}})
+func TestTwoProcessesOnePane(t *testing.T) { forTransports(t, testTwoProcessesOnePane) }
+
+func testTwoProcessesOnePane(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
 	clock := &testClock{now: time.UnixMilli(1_800_000_000_000)}
 	f.drv.Clock = clock.Now
 	a := f.open(t)
@@ -396,7 +420,7 @@ func TestTwoProcessesOnePane(t *testing.T) {
 	}
 
 	// Another process in the pane, with a clock an hour behind.
-	cmd := childCmd(t, f, childScript+"=report blocked",
+	cmd := childCmd(t, f, childScript+"=report blocked", childSettings+`={"transport":"`+transport+`"}`,
 		childClockMs+"="+strconv.FormatInt(1_800_000_000_000-3_600_000, 10))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("second process: %v\n%s", err, out)
@@ -467,7 +491,11 @@ func TestPersistFailure(t *testing.T) {
 }
 
 func TestReleaseByNeverReportedSuccessor(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+	forTransports(t, testReleaseByNeverReportedSuccessor)
+}
+
+func testReleaseByNeverReportedSuccessor(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	ctx := t.Context()
 	old := f.open(t)
 	if err := old.Report(ctx, working); err != nil {

@@ -87,71 +87,73 @@ func TestNewerProcessFencesOlder(t *testing.T) {
 		{name: "newer one exits without releasing"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, herdrtest.Options{InView: []string{"w1:p1"}})
-			ctx := t.Context()
-			older := f.open(t)
-			if err := older.Report(ctx, working); err != nil {
-				t.Fatal(err)
-			}
-			newer := startChild(t, f)
-			if got := newer.do(t, "report blocked"); got != "ok" {
-				t.Fatalf("newer process: %s", got)
-			}
-			sent := len(f.calls(t))
-
-			// Fenced: no calls, nil, one stale_owner, and never a release.
-			for _, r := range []adapter.Report{idle, working} {
-				if err := older.Report(ctx, r); err != nil {
-					t.Errorf("fenced Report = %v, want nil", err)
+		forTransports(t, func(t *testing.T, tr string) {
+			t.Run(tt.name, func(t *testing.T) {
+				f := newFixtureOn(t, tr, herdrtest.Options{InView: []string{"w1:p1"}})
+				ctx := t.Context()
+				older := f.open(t)
+				if err := older.Report(ctx, working); err != nil {
+					t.Fatal(err)
 				}
-			}
-			if got := older.Explain()["lease"]; got != "fenced" {
-				t.Errorf("older lease %q, want fenced", got)
-			}
-			if err := older.Release(ctx); err != nil {
-				t.Errorf("fenced Release = %v, want nil", err)
-			}
-			if got := len(f.calls(t)); got != sent {
-				t.Errorf("the fenced process made %d calls", got-sent)
-			}
-			if diff := cmp.Diff(f.diags.kinds(), map[adapter.Kind]int{adapter.KindStaleOwner: 1}); diff != "" {
-				t.Errorf("diagnostics (-got +want):\n%s", diff)
-			}
-			if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
-				t.Errorf("the newer claim was disturbed: status %q", info.AgentStatus)
-			}
+				newer := startChild(t, f, childSettings+`={"transport":"`+tr+`"}`)
+				if got := newer.do(t, "report blocked"); got != "ok" {
+					t.Fatalf("newer process: %s", got)
+				}
+				sent := len(f.calls(t))
 
-			// The newer process lets go; the older takes the pane back at
-			// its next report.
-			if tt.release {
-				if got := newer.do(t, "release"); got != "ok" {
-					t.Fatalf("newer release: %s", got)
+				// Fenced: no calls, nil, one stale_owner, and never a release.
+				for _, r := range []adapter.Report{idle, working} {
+					if err := older.Report(ctx, r); err != nil {
+						t.Errorf("fenced Report = %v, want nil", err)
+					}
+				}
+				if got := older.Explain()["lease"]; got != "fenced" {
+					t.Errorf("older lease %q, want fenced", got)
+				}
+				if err := older.Release(ctx); err != nil {
+					t.Errorf("fenced Release = %v, want nil", err)
+				}
+				if got := len(f.calls(t)); got != sent {
+					t.Errorf("the fenced process made %d calls", got-sent)
+				}
+				if diff := cmp.Diff(f.diags.kinds(), map[adapter.Kind]int{adapter.KindStaleOwner: 1}); diff != "" {
+					t.Errorf("diagnostics (-got +want):\n%s", diff)
+				}
+				if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
+					t.Errorf("the newer claim was disturbed: status %q", info.AgentStatus)
+				}
+
+				// The newer process lets go; the older takes the pane back at
+				// its next report.
+				if tt.release {
+					if got := newer.do(t, "release"); got != "ok" {
+						t.Fatalf("newer release: %s", got)
+					}
+					if info, _ := f.h.Agent("w1:p1"); info.Found {
+						t.Fatalf("after the newer release the pane shows %+v", info)
+					}
+				}
+				newer.exit(t)
+				if err := older.Report(ctx, idle); err != nil {
+					t.Fatal(err)
+				}
+				if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "idle" {
+					t.Errorf("after taking the pane back: status %q, want idle", info.AgentStatus)
+				}
+				if got := older.Explain()["lease"]; got != "holder" {
+					t.Errorf("older lease %q, want holder", got)
+				}
+				if err := older.Release(ctx); err != nil {
+					t.Fatal(err)
 				}
 				if info, _ := f.h.Agent("w1:p1"); info.Found {
-					t.Fatalf("after the newer release the pane shows %+v", info)
+					t.Errorf("after the older release the pane shows %+v", info)
 				}
-			}
-			newer.exit(t)
-			if err := older.Report(ctx, idle); err != nil {
-				t.Fatal(err)
-			}
-			if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "idle" {
-				t.Errorf("after taking the pane back: status %q, want idle", info.AgentStatus)
-			}
-			if got := older.Explain()["lease"]; got != "holder" {
-				t.Errorf("older lease %q, want holder", got)
-			}
-			if err := older.Release(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if info, _ := f.h.Agent("w1:p1"); info.Found {
-				t.Errorf("after the older release the pane shows %+v", info)
-			}
-			assertIncreasing(t, f.calls(t))
-			if hwm, _ := f.h.HighWater("w1:p1", "custom:panetest"); hwm != lastSeq(t, f) {
-				t.Errorf("Herdr's high-water %d is not the last call's seq: a call was ignored", hwm)
-			}
+				assertIncreasing(t, f.calls(t))
+				if hwm, _ := f.h.HighWater("w1:p1", "custom:panetest"); hwm != lastSeq(t, f) {
+					t.Errorf("Herdr's high-water %d is not the last call's seq: a call was ignored", hwm)
+				}
+			})
 		})
 	}
 }
@@ -160,17 +162,18 @@ func TestNewerProcessFencesOlder(t *testing.T) {
 // pane and checks, in the order the emulated Herdr received their calls,
 // that the sequence numbers rise (so Herdr ignored none) and that no
 // process released another one's claim.
-func TestProcessesOnePaneCallOrder(t *testing.T) {
+func TestProcessesOnePaneCallOrder(t *testing.T) { forTransports(t, testProcessesOnePaneCallOrder) }
+
+func testProcessesOnePaneCallOrder(t *testing.T, transport string) {
 	const procs = 6
-	f := newFixture(t, herdrtest.Options{})
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	script := childScript + "=report working,report blocked,report working,report idle,report working,release"
 	var cmds []*exec.Cmd
 	outs := make([]*strings.Builder, procs)
 	for i := range procs {
 		// The fake CLI logs the HERDR_* variables it sees: this one names
-		// the host process that ran it. The socket's log has no
-		// environment, so this test pins the CLI.
-		cmd := childCmd(t, f, script, childSettings+`={"transport":"cli"}`, hostVar+"="+strconv.Itoa(i))
+		// the host process that ran it. A socket call's PID is the host's.
+		cmd := childCmd(t, f, script, childSettings+`={"transport":"`+transport+`"}`, hostVar+"="+strconv.Itoa(i))
 		outs[i] = &strings.Builder{}
 		cmd.Stdout, cmd.Stderr = outs[i], outs[i]
 		if err := cmd.Start(); err != nil {
@@ -190,6 +193,11 @@ func TestProcessesOnePaneCallOrder(t *testing.T) {
 	if len(calls) == 0 {
 		t.Fatal("no calls")
 	}
+	for _, c := range calls {
+		if string(c.Transport) != transport {
+			t.Fatalf("a %s call in a %s test", c.Transport, transport)
+		}
+	}
 	// In the order the emulated Herdr applied them, the numbers rise: none
 	// was ignored as stale.
 	assertIncreasing(t, calls)
@@ -204,8 +212,8 @@ func TestProcessesOnePaneCallOrder(t *testing.T) {
 			continue
 		}
 		releases++
-		if i == 0 || calls[i-1].Env[hostVar] != c.Env[hostVar] {
-			t.Errorf("call %d: host %s released a pane it did not hold last", i, c.Env[hostVar])
+		if i == 0 || hostOf(calls[i-1]) != hostOf(c) {
+			t.Errorf("call %d: host %s released a pane it did not hold last", i, hostOf(c))
 		}
 	}
 	if releases == 0 {
@@ -218,6 +226,14 @@ func TestProcessesOnePaneCallOrder(t *testing.T) {
 
 // hostVar names the host process of a call in the fake CLI's log.
 const hostVar = "HERDR_PANESTATE_TEST_HOST"
+
+// hostOf names the host process that made c.
+func hostOf(c herdrtest.Call) string {
+	if c.Transport == herdrtest.TransportCLI {
+		return c.Env[hostVar]
+	}
+	return "pid " + strconv.Itoa(c.PID)
+}
 
 func lastSeq(t *testing.T, f *fixture) uint64 {
 	t.Helper()
@@ -259,8 +275,19 @@ func TestSequenceSaturates(t *testing.T) {
 }
 
 func TestReleaseBudget(t *testing.T) {
+	t.Run("hung socket", func(t *testing.T) {
+		f := newFixtureOn(t, "socket", herdrtest.Options{})
+		f.set = `{"timeout":"60s"}` // the release's budget, not this, must end it
+		a := f.open(t)
+		warmUp(t, f, a)
+		f.setFault(t, herdrtest.Fault{Hang: true})
+		var ce *CallError
+		if err := a.Release(t.Context()); !errors.As(err, &ce) || ce.Kind != adapter.KindTimeout || ce.Op != OpRelease {
+			t.Fatalf("Release = %v, want a release timeout", err)
+		}
+	})
 	t.Run("hung CLI ignoring SIGTERM", func(t *testing.T) {
-		f := newFixture(t, herdrtest.Options{})
+		f := newFixtureOn(t, "cli", herdrtest.Options{})
 		f.set = `{"timeout":"60s"}` // the release's budget, not this, must end it
 		a := f.open(t)
 		if err := a.Report(t.Context(), working); err != nil {
@@ -280,7 +307,7 @@ func TestReleaseBudget(t *testing.T) {
 		eventually(t, "the hung herdr process to die", func() bool { return !processAlive(pid) })
 	})
 	t.Run("slow Herdr, 1 s per call", func(t *testing.T) {
-		f := newFixture(t, herdrtest.Options{})
+		f := newFixtureOn(t, "cli", herdrtest.Options{})
 		a := f.open(t)
 		if err := a.Report(t.Context(), working); err != nil {
 			t.Fatal(err)

@@ -106,6 +106,11 @@ func socketError(ctx, closed context.Context, op Op, err error) error {
 	case closed.Err() != nil:
 		return adapter.ErrClosed
 	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		// The connection's deadline was the caller's, and passed a moment
+		// before ctx noticed.
+		return context.DeadlineExceeded
+	}
 	ce := &CallError{Op: op, Kind: adapter.KindProtocolRejected, Exit: -1, socket: true, socketLevel: true, Err: err}
 	var conn *wire.ConnectError
 	switch {

@@ -157,43 +157,38 @@ func sockFixture(t *testing.T, s *sockServer, settings string) *fixture {
 	return f
 }
 
+// TestTransportSelection runs one report per transport setting against
+// the emulated Herdr and checks, from its log, which transport carried it:
+// socket never spawns a process, cli never dials.
 func TestTransportSelection(t *testing.T) {
-	const (
-		none = iota // nothing listens
-		p20
-		p22
-		p23
-	)
 	tests := []struct {
 		name       string
 		transport  string
-		server     int
-		wantSocket bool   // the report went over the socket
-		wantCLI    bool   // a CLI process was spawned
+		version    string
+		fault      herdrtest.Fault
+		wantSocket int    // socket requests, pings included
+		wantCLI    int    // CLI processes
+		wantUsed   string // Explain's transport_used
 		wantCode   string // Report's error code, "" for success
-		wantPings  int
+		wantServer string // Explain's server_version/server_protocol
 	}{
-		{name: "auto, protocol 20", transport: "auto", server: p20, wantSocket: true, wantPings: 1},
-		{name: "auto, protocol 22", transport: "auto", server: p22, wantSocket: true, wantPings: 1},
-		{name: "auto, unknown protocol falls back to the CLI", transport: "auto", server: p23, wantCLI: true, wantPings: 1, wantCode: "server_not_running"},
-		{name: "auto, nothing listening falls back to the CLI", transport: "auto", server: none, wantCLI: true, wantCode: "server_not_running"},
-		{name: "socket, protocol 20", transport: "socket", server: p20, wantSocket: true, wantPings: 1},
-		{name: "socket, unknown protocol sends nothing", transport: "socket", server: p23, wantPings: 1, wantCode: "protocol_mismatch"},
-		{name: "socket, nothing listening spawns nothing", transport: "socket", server: none, wantCode: "server_not_running"},
-		{name: "cli never dials", transport: "cli", server: p20, wantCLI: true, wantCode: "server_not_running"},
+		{name: "auto, 0.8.2", transport: "auto", version: herdrtest.Version082, wantSocket: 2, wantUsed: "socket", wantServer: "0.8.2/20"},
+		{name: "auto, 0.9.3", transport: "auto", version: herdrtest.Version093, wantSocket: 2, wantUsed: "socket", wantServer: "0.9.3/22"},
+		{name: "auto, unknown protocol falls back to the CLI", transport: "auto", fault: herdrtest.Fault{ProtocolMismatch: 23},
+			wantSocket: 1, wantCLI: 1, wantUsed: "cli", wantCode: "protocol_mismatch", wantServer: "0.8.2/23"},
+		{name: "auto, nothing listening falls back to the CLI", transport: "auto", fault: herdrtest.Fault{ServerNotRunning: true},
+			wantCLI: 1, wantUsed: "cli", wantCode: "server_not_running", wantServer: "(unknown)/(unknown)"},
+		{name: "socket, 0.8.2", transport: "socket", wantSocket: 2, wantUsed: "socket", wantServer: "0.8.2/20"},
+		{name: "socket, unknown protocol sends nothing", transport: "socket", fault: herdrtest.Fault{ProtocolMismatch: 23},
+			wantSocket: 1, wantUsed: "socket", wantCode: "protocol_mismatch", wantServer: "0.8.2/23"},
+		{name: "socket, nothing listening spawns nothing", transport: "socket", fault: herdrtest.Fault{ServerNotRunning: true},
+			wantUsed: "socket", wantCode: "server_not_running", wantServer: "(unknown)/(unknown)"},
+		{name: "cli never dials", transport: "cli", wantCLI: 1, wantUsed: "cli", wantServer: "(unknown)/(unknown)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var s *sockServer
-			switch tt.server {
-			case p20:
-				s = startSockServer(t, "0.8.2", 20)
-			case p22:
-				s = startSockServer(t, "0.9.3", 22)
-			case p23:
-				s = startSockServer(t, "1.0.0", 23)
-			}
-			f := sockFixture(t, s, `{"transport":"`+tt.transport+`"}`)
+			f := newFixtureOn(t, tt.transport, herdrtest.Options{Version: tt.version})
+			f.setFault(t, tt.fault)
 			a := f.open(t)
 			err := a.Report(t.Context(), working)
 			var ce *CallError
@@ -203,38 +198,19 @@ func TestTransportSelection(t *testing.T) {
 			case tt.wantCode != "" && (!errors.As(err, &ce) || ce.Code != tt.wantCode):
 				t.Fatalf("Report = %v, want code %s", err, tt.wantCode)
 			}
-			if got := len(f.calls(t)) > 0; got != tt.wantCLI {
-				t.Errorf("CLI spawned: %v, want %v", got, tt.wantCLI)
+			got := map[herdrtest.Transport]int{}
+			for _, c := range f.allCalls(t) {
+				got[c.Transport]++
 			}
-			var methods []string
-			if s != nil {
-				methods = s.methods(t)
-			}
-			pings := 0
-			for _, m := range methods {
-				if m == "ping" {
-					pings++
-				}
-			}
-			if pings != tt.wantPings {
-				t.Errorf("pings %d, want %d (requests %v)", pings, tt.wantPings, methods)
-			}
-			if got := slices.Contains(methods, "pane.report_agent"); got != tt.wantSocket {
-				t.Errorf("report over the socket: %v, want %v (requests %v)", got, tt.wantSocket, methods)
+			if got[herdrtest.TransportSocket] != tt.wantSocket || got[herdrtest.TransportCLI] != tt.wantCLI {
+				t.Errorf("socket requests %d, CLI processes %d; want %d, %d", got[herdrtest.TransportSocket], got[herdrtest.TransportCLI], tt.wantSocket, tt.wantCLI)
 			}
 			ex := a.Explain()
-			if ex["transport"] != tt.transport {
-				t.Errorf("Explain transport %q", ex["transport"])
+			if ex["transport"] != tt.transport || ex["transport_used"] != tt.wantUsed {
+				t.Errorf("Explain transport %q, transport_used %q; want %q, %q", ex["transport"], ex["transport_used"], tt.transport, tt.wantUsed)
 			}
-			wantUsed := "cli"
-			if tt.transport == "socket" || tt.wantSocket {
-				wantUsed = "socket"
-			}
-			if ex["transport_used"] != wantUsed {
-				t.Errorf("Explain transport_used %q, want %q", ex["transport_used"], wantUsed)
-			}
-			if tt.wantPings > 0 && ex["server_version"] != s.version {
-				t.Errorf("Explain server_version %q, want %q", ex["server_version"], s.version)
+			if got := ex["server_version"] + "/" + ex["server_protocol"]; got != tt.wantServer {
+				t.Errorf("Explain server %q, want %q", got, tt.wantServer)
 			}
 		})
 	}
