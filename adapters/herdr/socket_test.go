@@ -556,3 +556,49 @@ func TestResumeRefusedResendsTheReport(t *testing.T) {
 		t.Errorf("reports %+v, want the blocked one with the argv, then again without it and a higher seq", rs)
 	}
 }
+
+// TestResumeAgainstEmulatedHerdr: on both transports, a 0.9.3 server gets
+// the resume argv (as "-- argv..." from the CLI, which learns the version
+// from `herdr status server --json`, or as resume_argv on the socket) once
+// the pane is held, and stores it; a 0.8.2 server never receives it.
+func TestResumeAgainstEmulatedHerdr(t *testing.T) {
+	for _, version := range []string{herdrtest.Version093, herdrtest.Version082} {
+		forTransports(t, func(t *testing.T, tr string) {
+			t.Run(version, func(t *testing.T) {
+				f := newFixtureOn(t, tr, herdrtest.Options{Version: version})
+				f.host.Identity = session.Identity{ID: "abc", Resume: resumeCmd}
+				a := f.open(t)
+				for _, r := range []adapter.Report{working, idle} {
+					if err := a.Report(t.Context(), r); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var got [][]string
+				for _, c := range f.calls(t) {
+					if c.Command == "pane report-agent" {
+						got = append(got, c.ResumeArgv())
+					}
+				}
+				want := [][]string{nil, nil}
+				stored, _ := f.h.ResumeArgv("w1:p1")
+				if version == herdrtest.Version093 {
+					want = [][]string{nil, resumeCmd.Words(), nil}
+					if diff := cmp.Diff(stored, resumeCmd.Words()); diff != "" {
+						t.Errorf("Herdr stored (-got +want):\n%s", diff)
+					}
+				} else if stored != nil {
+					t.Errorf("a 0.8.2 server stored %q", stored)
+				}
+				if diff := cmp.Diff(got, want); diff != "" {
+					t.Errorf("resume argv per report (-got +want):\n%s", diff)
+				}
+				if d := f.diags.all(); len(d) != 0 {
+					t.Errorf("diagnostics %v", d)
+				}
+				if info, _ := f.h.Agent("w1:p1"); string(info.AgentStatus) != "done" {
+					t.Errorf("status %q, want done", info.AgentStatus)
+				}
+			})
+		})
+	}
+}
