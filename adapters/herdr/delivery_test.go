@@ -475,7 +475,7 @@ func testReportHonoursContext(t *testing.T, transport string) {
 }
 
 // waitForHungCall waits until the fake logs a hung call.
-func waitForHungCall(t *testing.T, f *fixture) herdrtest.Call {
+func waitForHungCall(t testing.TB, f *fixture) herdrtest.Call {
 	t.Helper()
 	var hung herdrtest.Call
 	eventually(t, "the fake to hang", func() bool {
