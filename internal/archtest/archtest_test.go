@@ -24,7 +24,7 @@ var rules = []struct {
 	{pkg: "settings", allowed: []string{"internal/", "github.com/knadh/koanf", "github.com/fsnotify/fsnotify",
 		"github.com/hashicorp/go-hclog"}},
 	{pkg: "adapters/noop", allowed: []string{"adapter", "session", "github.com/hashicorp/go-hclog"}},
-	{pkg: "adapters/herdr", allowed: []string{"adapter", "session", "internal/", "github.com/hashicorp/go-hclog"}},
+	{pkg: "adapters/herdr", allowed: []string{"adapter", "adapter/cmdrun", "session", "internal/", "github.com/hashicorp/go-hclog"}},
 }
 
 type pkgInfo struct {
