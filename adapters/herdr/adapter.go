@@ -42,6 +42,8 @@ type Adapter struct {
 	stateDir string
 	own      owner // this adapter in the lease table
 
+	onWait func() // tests: called before waiting for the pane's file lock
+
 	// Used only by the call in progress (under op).
 	dirMade bool // stateDir was created
 	pinged  bool // the server answered a ping in this claim
@@ -407,6 +409,8 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
 	}
 	wctx, cancel := context.WithDeadline(ctx, waitDeadline)
 	defer cancel()
+	stopClose := context.AfterFunc(a.done, cancel) // Close ends the wait
+	defer stopClose()
 	if err := l.acquire(wctx, a.done); err != nil {
 		return a.waitFailed(ctx, op, err)
 	}
@@ -416,6 +420,9 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
 		return nil
 	}
 
+	if a.onWait != nil {
+		a.onWait()
+	}
 	pf, err := lockPaneFile(wctx, a.stateDir, a.key, !a.dirMade)
 	switch {
 	case err == nil:
@@ -508,6 +515,8 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 	switch {
 	case errors.Is(err, adapter.ErrClosed):
 		return err
+	case a.done.Err() != nil:
+		return adapter.ErrClosed
 	case ctx.Err() != nil:
 		return fmt.Errorf("herdr: %s: waiting for the pane: %w", op, ctx.Err())
 	}

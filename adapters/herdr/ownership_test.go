@@ -482,3 +482,32 @@ func TestWaitForAnotherProcessesCall(t *testing.T) {
 		t.Errorf("diagnostics %v", d)
 	}
 }
+
+// TestCloseEndsWaitForAnotherProcess: Close does not wait for another
+// process's call on the pane.
+func TestCloseEndsWaitForAnotherProcess(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	f.set = `{"timeout":"60s"}`
+	a := f.open(t)
+	if err := a.Report(t.Context(), working); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := filelock.Lock(filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	waiting := make(chan struct{})
+	a.onWait = func() { close(waiting) }
+	done := make(chan error, 1)
+	go func() { done <- a.Report(context.Background(), idle) }()
+	<-waiting
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := a.Close(ctx); err != nil {
+		t.Fatalf("Close while a report waits for the pane = %v", err)
+	}
+	if err := <-done; !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("the waiting Report = %v, want ErrClosed", err)
+	}
+}
