@@ -3,6 +3,8 @@ package registry
 import (
 	"github.com/panestate/panestate/adapters/herdr"
 	"github.com/panestate/panestate/adapters/noop"
+	"github.com/panestate/panestate/adapters/terminal"
+	"github.com/panestate/panestate/adapters/tmux"
 )
 
 // The built-in adapters. A new workspace is one adapter package plus one line
@@ -10,4 +12,6 @@ import (
 func init() {
 	Register("herdr", herdr.Driver{})
 	Register("noop", noop.Driver{})
+	Register("terminal", terminal.Driver{})
+	Register("tmux", tmux.Driver{})
 }

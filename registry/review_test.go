@@ -10,6 +10,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/session"
+	"github.com/panestate/panestate/settings"
 )
 
 func TestPanicInSetSessionStopsOnlyTheAdapter(t *testing.T) {
@@ -188,7 +189,7 @@ func TestExplainShowsAFileErrorAfterAttach(t *testing.T) {
 	writeSettings(t, r, `{"`+name+`": {"enabled": tru`)
 	waitFor(t, "Explain to show the error", func() bool {
 		f := r.Explain().Files[0]
-		return f.State == "error" && f.Stale && f.Err != ""
+		return f.Condition == settings.ConditionError && f.Stale && f.Err != ""
 	})
 	if got := r.Explain().Adapters[0].State; got != StateActive {
 		t.Errorf("adapter %s after a bad edit, want it kept active", got)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/panestate/panestate/adapter"
@@ -232,6 +234,40 @@ type boundedBuffer struct {
 	buf   []byte
 	limit int
 	total int64
+}
+
+// ReadFrom reads r to its end straight into the kept bytes, and through a
+// small scratch buffer once they are full, so that os/exec's copy of each
+// stream does not allocate its usual 32 KB buffer per call.
+func (b *boundedBuffer) ReadFrom(r io.Reader) (int64, error) {
+	var scratch []byte
+	var n int64
+	for {
+		var p []byte
+		if room := b.limit - len(b.buf); room > 0 {
+			if len(b.buf) == cap(b.buf) {
+				b.buf = slices.Grow(b.buf, min(room, max(len(b.buf), 512)))
+			}
+			p = b.buf[len(b.buf):min(cap(b.buf), b.limit)]
+		} else {
+			if scratch == nil {
+				scratch = make([]byte, 4096)
+			}
+			p = scratch
+		}
+		m, err := r.Read(p)
+		n += int64(m)
+		b.total += int64(m)
+		if len(b.buf) < b.limit && m > 0 {
+			b.buf = b.buf[:len(b.buf)+m]
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {

@@ -62,8 +62,10 @@
 // children; those die with the group at the next kill, or live on if the
 // host itself is gone.
 //
-// On macOS and the BSDs there is no parent-death signal: a child whose host
-// was killed outright runs to its own end, re-parented to launchd or init.
+// FreeBSD has the same signal (procctl PROC_PDEATHSIG_CTL), tied to the
+// parent process rather than a thread, and it is set there too. On macOS,
+// OpenBSD and NetBSD there is no parent-death signal: a child whose host was
+// killed outright runs to its own end, re-parented to launchd or init.
 // The process group is still killed at the deadline. On Windows there are no
 // process groups to signal: at the deadline the direct child is terminated
 // (TerminateProcess), a grandchild it started lives on (WaitDelay still

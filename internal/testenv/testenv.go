@@ -13,7 +13,12 @@ import (
 // a Herdr pane can never have a test claim, report to or release that live
 // pane: adapters read the environment they are given, and nothing in the
 // suite inherits the developer's pane.
+//
+// Since the tmux adapter is built in, a test that attaches a registry
+// would also find a developer's tmux pane, so ClearHerdr calls [ClearTmux]
+// too: every TestMain that already calls it is safe inside tmux as well.
 func ClearHerdr() {
+	ClearTmux()
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(strings.ToUpper(k), "HERDR_") {
 			os.Unsetenv(k)

@@ -6,11 +6,12 @@ import (
 )
 
 func TestClearHerdr(t *testing.T) {
+	t.Setenv("TMUX_PANE", "%1") // cleared too: see ClearHerdr
 	t.Setenv("HERDR_ENV", "1")
 	t.Setenv("HERDR_PANE_ID", "w1:p1")
 	t.Setenv("HERDRX", "kept")
 	ClearHerdr()
-	for _, k := range []string{"HERDR_ENV", "HERDR_PANE_ID"} {
+	for _, k := range []string{"HERDR_ENV", "HERDR_PANE_ID", "TMUX_PANE"} {
 		if _, ok := os.LookupEnv(k); ok {
 			t.Errorf("%s still set", k)
 		}
