@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -130,20 +131,12 @@ func findDir() string {
 	return ""
 }
 
-// lock takes the cross-process lock once; state changes and the log append
-// happen under it.
-func (inv *invocation) lock(fallback string) {
-	if inv.unlock != nil {
+// lock takes the cross-process lock of the log once.
+func (inv *invocation) lock() {
+	if inv.unlock != nil || inv.dir == "" {
 		return
 	}
-	path := fallback
-	if inv.dir != "" {
-		path = filepath.Join(inv.dir, lockName)
-	}
-	if path == "" {
-		return
-	}
-	if unlock, err := filelock.Lock(path); err == nil {
+	if unlock, err := filelock.Lock(filepath.Join(inv.dir, lockName)); err == nil {
 		inv.unlock = unlock
 	}
 }
@@ -204,7 +197,7 @@ func (inv *invocation) appendLog(rec logRecord) {
 	if inv.dir == "" {
 		return
 	}
-	inv.lock("")
+	inv.lock()
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return
@@ -686,12 +679,7 @@ func (inv *invocation) parseAgentCommand(sub string, args []string) (wire.Method
 	flexible := inv.v.flexibleCLI && sub != "release-agent"
 	allowed := agentCommandFlags[sub]
 	known := func(tok string) bool {
-		for _, f := range allowed {
-			if f == tok {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(allowed, tok)
 	}
 	var pane, source, agent *string
 	var state wire.AgentState

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -70,7 +71,8 @@ type Herdr struct {
 	control   string
 	log       string
 	lock      string
-	started   time.Time
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Start creates the directory, the fake binary and an empty control file
@@ -98,7 +100,7 @@ func Start(opts Options) (*Herdr, error) {
 		}
 		inView[p] = true
 	}
-	h := &Herdr{Dir: opts.Dir, Pane: panes[0], panes: slices.Clone(panes), v: v, started: time.Now()}
+	h := &Herdr{Dir: opts.Dir, Pane: panes[0], panes: slices.Clone(panes), v: v}
 	if h.Dir == "" {
 		dir, err := os.MkdirTemp("", "herdrtest-")
 		if err != nil {
@@ -215,12 +217,11 @@ func (h *Herdr) Protocol() int { return h.v.protocol }
 // Start created. It is idempotent. Fake binaries still running (a Hang
 // fault) are not killed: they belong to whoever started them.
 func (h *Herdr) Close() error {
-	h.srv.mu.Lock()
-	closed := h.srv.closed
-	h.srv.mu.Unlock()
-	if closed {
-		return nil
-	}
+	h.closeOnce.Do(func() { h.closeErr = h.close() })
+	return h.closeErr
+}
+
+func (h *Herdr) close() error {
 	h.srv.close()
 	if calls, err := h.cliCalls(); err == nil {
 		for _, c := range calls {

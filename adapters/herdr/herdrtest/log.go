@@ -58,8 +58,8 @@ type Call struct {
 	Env map[string]string `json:"env"`
 	// Start and End bracket the call (nanosecond precision): the process's
 	// life, or for a socket call the time from the request line's arrival
-	// to the response written. End is zero for a call that hung or did not
-	// finish.
+	// to its handling, just before the answer is written. End is zero for a
+	// call that hung or did not finish.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
 	// Exit is the CLI's exit code. For a socket call: 0 for a success
@@ -111,6 +111,11 @@ type Call struct {
 	// Status is what the call's pane showed right after the server handled
 	// it, when Arrival is set and the pane exists.
 	Status Status `json:"-"`
+	// Handled is when the server handled the request (applied it, or
+	// decided to ignore it), when Arrival is set: for a CLI call, before
+	// the process exits; for a socket call, just before the answer is
+	// written. Use it to time a report from publish to application.
+	Handled time.Time `json:"-"`
 }
 
 // Flag returns the value of option name: for a CLI call the value
@@ -204,7 +209,7 @@ func (h *Herdr) Calls() ([]Call, error) {
 				continue
 			}
 			c.Arrival, c.Method, c.Params, c.Code = r.arrival, string(r.method), r.params, string(r.code)
-			c.Applied, c.Status = r.applied, r.status
+			c.Applied, c.Status, c.Handled = r.applied, r.status, r.end
 		}
 		calls = append(calls, c)
 	}
@@ -225,7 +230,7 @@ func socketCall(r *record) Call {
 		Transport: TransportSocket, Start: r.start, End: r.end, Exit: r.exit, PID: r.pid,
 		Hung: r.hung, Unfinished: r.hung, Command: commandOfMethod(r.method), Pane: r.pane,
 		Arrival: r.arrival, Method: string(r.method), Params: r.params, Code: string(r.code),
-		Applied: r.applied, Status: r.status,
+		Applied: r.applied, Status: r.status, Handled: r.end,
 	}
 	if r.exit == -1 {
 		c.End = time.Time{}

@@ -22,12 +22,11 @@ import (
 // time, under mu, in the order their lines arrive (CONTRACT §2.1); the
 // connection goroutines only read, wait and write.
 type server struct {
-	v           version
-	socket      string
-	dir         string // the emulator's directory: invocation log and lock
-	selfPID     int
-	lineTimeout time.Duration // RequestLineTimeout; tests shorten it
-	panes       []string
+	v       version
+	socket  string
+	dir     string // the emulator's directory: invocation log and lock
+	selfPID int
+	panes   []string
 
 	// life serialises start, stop and listening changes.
 	life sync.Mutex
@@ -42,19 +41,22 @@ type server struct {
 	arrival  int
 	records  []*record
 	changed  chan struct{} // closed and replaced on every change
-	cliPIDs  map[int]bool  // fake CLI processes seen in the log: pid → still running
-	logOff   int64
-	ln       net.Listener
-	quit     chan struct{} // closed when the listener stops
-	conns    map[net.Conn]struct{}
-	closed   bool
+	// lineTimeout is RequestLineTimeout; tests shorten it.
+	lineTimeout time.Duration
+	cliPIDs     map[int]bool // fake CLI processes seen in the log: pid → still running
+	logOff      int64
+	ln          net.Listener
+	quit        chan struct{} // closed when the listener stops
+	conns       map[net.Conn]struct{}
+	closed      bool
 }
 
 // record is one request the server received, from any client.
 type record struct {
 	arrival int
-	pid     int  // the peer's pid, when the platform tells it
-	cli     bool // the peer is one of this emulator's fake CLI processes
+	line    []byte // the request line, trimmed
+	pid     int    // the peer's pid, when the platform tells it
+	cli     bool   // the peer is one of this emulator's fake CLI processes
 	start   time.Time
 	end     time.Time
 	id      string
@@ -210,15 +212,16 @@ func (s *server) accept(ln net.Listener, quit chan struct{}) {
 			continue
 		}
 		s.conns[c] = struct{}{}
+		timeout := s.lineTimeout
 		s.wg.Add(1)
 		s.mu.Unlock()
-		go s.serve(c, quit)
+		go s.serve(c, quit, timeout)
 	}
 }
 
 // serve is one connection: one request line, at most one response
 // (CONTRACT §2.1).
-func (s *server) serve(c net.Conn, quit chan struct{}) {
+func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout time.Duration) {
 	defer s.wg.Done()
 	defer func() {
 		_ = c.Close()
@@ -227,7 +230,7 @@ func (s *server) serve(c net.Conn, quit chan struct{}) {
 		s.mu.Unlock()
 	}()
 	pid := peerPID(c)
-	_ = c.SetReadDeadline(time.Now().Add(s.lineTimeout))
+	_ = c.SetReadDeadline(time.Now().Add(lineTimeout))
 	line, err := wire.ReadRequestLine(c)
 	if err != nil {
 		return // too slow, too long, no newline, not UTF-8: no response
@@ -259,25 +262,21 @@ func (s *server) serve(c net.Conn, quit chan struct{}) {
 			}
 		}
 		if f.Garbage {
-			r := s.handle(line, pid, cli, start, true)
+			s.handle(line, pid, cli, start, true)
 			_, _ = c.Write(garbageLine)
-			s.finish(r.rec, 1)
 			return
 		}
 	}
-	rec := s.handle(line, pid, cli, start, false)
+	r := s.handle(line, pid, cli, start, false)
 	if !cli && f.SpewBytes > 0 {
 		spew(c, f.SpewBytes)
 	}
-	_, err = c.Write(rec.resp.Line())
-	exit := 0
-	if rec.resp.Error != nil {
-		exit = 1
+	if _, err := c.Write(r.resp.Line()); err != nil {
+		s.mu.Lock()
+		r.rec.exit = -1 // the client went away before the answer
+		s.notifyLocked()
+		s.mu.Unlock()
 	}
-	if err != nil {
-		exit = -1
-	}
-	s.finish(rec.rec, exit)
 }
 
 // garbageLine is what a socket client gets under the Garbage fault:
@@ -290,7 +289,7 @@ var garbageLine = []byte("herdr: \xff\xfe{{ not json ]] \x1b[31mpanic\x1b[0m\n")
 func (s *server) hang(c net.Conn, line []byte, pid int, start time.Time) {
 	s.mu.Lock()
 	s.arrival++
-	rec := &record{arrival: s.arrival, pid: pid, start: start, exit: -1, hung: true}
+	rec := &record{arrival: s.arrival, line: line, pid: pid, start: start, exit: -1, hung: true}
 	if req, err := wire.DecodeRequest(line); err == nil {
 		rec.id, rec.method, rec.params, rec.pane = req.ID, req.Method, req.Params, paneOf(req)
 	}
@@ -306,30 +305,35 @@ type received struct {
 }
 
 // handle takes one request line under s.mu: it assigns the arrival number,
-// answers the request and records it. With recordOnly (the Garbage fault)
-// the request is recorded and not handled.
+// answers the request and records it, outcome included, before the answer
+// is written, so that a client that has its answer finds the call logged.
+// With recordOnly (the Garbage fault) the request is recorded as answered
+// with garbage and not handled.
 func (s *server) handle(line []byte, pid int, cli bool, start time.Time, recordOnly bool) received {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.arrival++
-	rec := &record{arrival: s.arrival, pid: pid, cli: cli, start: start, exit: -1}
+	rec := &record{arrival: s.arrival, line: line, pid: pid, cli: cli, start: start, exit: -1}
 	s.records = append(s.records, rec)
 	defer s.notifyLocked()
+	defer func() { rec.end = time.Now() }()
 	req, err := wire.DecodeRequest(line)
 	if err != nil {
 		// Any JSON or serde failure: invalid_request with an empty id
 		// (CONTRACT §2.4). Herdr's message is serde's; this one is Go's.
 		resp := wire.NewError("", wire.CodeInvalidRequest, "invalid request: "+err.Error())
-		rec.code = resp.Error.Code
+		rec.code, rec.exit = resp.Error.Code, 1
 		return received{rec, resp}
 	}
 	rec.id, rec.method, rec.params, rec.pane = req.ID, req.Method, req.Params, paneOf(req)
 	if recordOnly {
+		rec.exit = 1
 		return received{rec: rec}
 	}
 	resp := s.dispatchLocked(req, rec)
+	rec.exit = 0
 	if resp.Error != nil {
-		rec.code = resp.Error.Code
+		rec.code, rec.exit = resp.Error.Code, 1
 	}
 	if s.st != nil {
 		if p := s.st.pane(rec.pane); p != nil {
@@ -573,12 +577,4 @@ func (s *server) snapshot() []record {
 		out[i] = *r
 	}
 	return out
-}
-
-func (s *server) finish(rec *record, exit int) {
-	s.mu.Lock()
-	rec.end = time.Now()
-	rec.exit = exit
-	s.notifyLocked()
-	s.mu.Unlock()
 }

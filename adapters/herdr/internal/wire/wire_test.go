@@ -12,8 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // TestRequestLines pins the literal request lines of CONTRACT §2.4 and
 // checklist items 22 and 23: key order, absent optional fields omitted, one
 // line ending in a newline.
@@ -28,19 +26,19 @@ func TestRequestLines(t *testing.T) {
 		{"ping", IDStatus, MethodPing, nil, `{"id":"api-client:status","method":"ping","params":{}}`},
 		{"report_agent", IDCLIRequest, MethodReportAgent, ReportAgentParams{
 			PaneID: "w1:p1", Source: "custom:my-agent", Agent: "my-agent", State: StateWorking,
-			Message: ptr("building"), Seq: ptr(uint64(1755600000000000001)),
+			Message: new("building"), Seq: new(uint64(1755600000000000001)),
 		}, `{"id":"cli:request","method":"pane.report_agent","params":{"pane_id":"w1:p1","source":"custom:my-agent","agent":"my-agent","state":"working","message":"building","seq":1755600000000000001}}`},
 		{"report_agent_every_field", "x", MethodReportAgent, ReportAgentParams{
-			PaneID: "w1:p1", Source: "s", Agent: "a", State: StateIdle, Message: ptr(""), Seq: ptr(uint64(0)),
-			AgentSessionID: ptr("sid"), AgentSessionPath: ptr("/p"), ResumeArgv: []string{"mychat", "--resume", "abc"},
+			PaneID: "w1:p1", Source: "s", Agent: "a", State: StateIdle, Message: new(""), Seq: new(uint64(0)),
+			AgentSessionID: new("sid"), AgentSessionPath: new("/p"), ResumeArgv: []string{"mychat", "--resume", "abc"},
 		}, `{"id":"x","method":"pane.report_agent","params":{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","message":"","seq":0,"agent_session_id":"sid","agent_session_path":"/p","resume_argv":["mychat","--resume","abc"]}}`},
 		{"release_agent", IDCLIRequest, MethodReleaseAgent, ReleaseAgentParams{
-			PaneID: "w1:p1", Source: "custom:my-agent", Agent: "my-agent", Seq: ptr(uint64(1755600000000000002)),
+			PaneID: "w1:p1", Source: "custom:my-agent", Agent: "my-agent", Seq: new(uint64(1755600000000000002)),
 		}, `{"id":"cli:request","method":"pane.release_agent","params":{"pane_id":"w1:p1","source":"custom:my-agent","agent":"my-agent","seq":1755600000000000002}}`},
 		{"release_agent_unsequenced", "", MethodReleaseAgent, ReleaseAgentParams{PaneID: "p", Source: "s", Agent: "a"},
 			`{"id":"","method":"pane.release_agent","params":{"pane_id":"p","source":"s","agent":"a"}}`},
 		{"report_agent_session", IDCLIRequest, MethodReportAgentSession, ReportAgentSessionParams{
-			PaneID: "p", Source: "s", Agent: "a", Seq: ptr(uint64(3)), SessionStartSource: ptr("startup"),
+			PaneID: "p", Source: "s", Agent: "a", Seq: new(uint64(3)), SessionStartSource: new("startup"),
 		}, `{"id":"cli:request","method":"pane.report_agent_session","params":{"pane_id":"p","source":"s","agent":"a","seq":3,"session_start_source":"startup"}}`},
 		{"no_html_escaping", "i", MethodReportAgent, ReportAgentParams{PaneID: "p", Source: "s", Agent: "<a&b>", State: StateBlocked},
 			`{"id":"i","method":"pane.report_agent","params":{"pane_id":"p","source":"s","agent":"<a&b>","state":"blocked"}}`},
@@ -81,7 +79,7 @@ func TestDecodeRequest(t *testing.T) {
 		{name: "unknown_fields_and_nulls", line: `{"id":"a","extra":1,"method":"pane.report_agent","params":{"pane_id":"p","source":"","agent":"x","state":"unknown","message":null,"seq":null,"more":[1]}}`,
 			want: ReportAgentParams{PaneID: "p", Agent: "x", State: StateUnknown}},
 		{name: "seq_max", line: `{"id":"a","method":"pane.report_agent","params":{"pane_id":"p","source":"s","agent":"x","state":"idle","seq":18446744073709551615,"resume_argv":["a","b"]}}`,
-			want: ReportAgentParams{PaneID: "p", Source: "s", Agent: "x", State: StateIdle, Seq: ptr(uint64(1<<64 - 1)), ResumeArgv: []string{"a", "b"}}},
+			want: ReportAgentParams{PaneID: "p", Source: "s", Agent: "x", State: StateIdle, Seq: new(uint64(1<<64 - 1)), ResumeArgv: []string{"a", "b"}}},
 		{name: "state_done", line: `{"id":"a","method":"pane.report_agent","params":{"pane_id":"p","source":"s","agent":"x","state":"done"}}`, wantErr: "unknown variant"},
 		{name: "state_case", line: `{"id":"a","method":"pane.report_agent","params":{"pane_id":"p","source":"s","agent":"x","state":"Working"}}`, wantErr: "unknown variant"},
 		{name: "seq_negative", line: `{"id":"a","method":"pane.report_agent","params":{"pane_id":"p","source":"s","agent":"x","state":"idle","seq":-1}}`, wantErr: "cannot unmarshal"},
