@@ -48,8 +48,10 @@
 // connection and its response is read up to 64 KiB (package wire). The CLI
 // runs with an argument vector, never a shell, with HERDR_SOCKET_PATH pinned
 // to the captured value, through adapter/cmdrun: its process group is
-// killed at the deadline and once the call is over, a Linux child gets a
-// parent-death signal, and stdout and stderr are kept up to 64 KiB each.
+// killed at the deadline and once the call is over, a child gets a
+// parent-death signal on Linux and FreeBSD (elsewhere a host killed outright
+// leaves a running CLI child to finish on its own), and stdout and stderr
+// are kept up to 64 KiB each.
 // Every CLI value is its own argument; no value is one the CLI would swallow
 // (--session, --remote, --handoff...), invalid UTF-8, or has control
 // characters. What Herdr writes is never logged: only its error code, when
