@@ -128,10 +128,9 @@ func (a *Adapter) releaseTimeout() time.Duration { return min(a.timeout, MaxRele
 // finished, and once delivered frees the pane's lease. A later Report
 // claims the pane afresh.
 //
-// Release sends nothing, and returns nil, when the pane is not this
-// adapter's to release: when a newer adapter of this process or another
-// process holds it (then with one stale_owner diagnostic), or when the pane
-// was already released by whoever held it last. An adapter that never
+// Release sends nothing, and returns nil with one stale_owner diagnostic,
+// when the pane is not this adapter's to release: when a newer adapter of
+// this process, or another live process, holds it. An adapter that never
 // reported still sends the release when its pane was last held by an older
 // adapter of this process (a successor opened by a settings reload and
 // released before its first report) or by a process that has exited, whose
@@ -468,14 +467,14 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
 //
 //   - A report of a fresh claim always takes the pane: the newest claim
 //     wins, and fences the process that held it.
-//   - Otherwise a pane held by this adapter, or free, or last held by a
-//     process that has exited, is this adapter's (a report then reclaims
-//     it). A pane held by a live other process is not: this adapter is
-//     fenced until that process releases the pane or exits.
-//   - A release is sent only while the pane is this adapter's, or was last
-//     held by an older adapter of this process or an exited process (whose
-//     state would stay); never when the pane is free (there is nothing to
-//     release) or held by another live process.
+//   - Otherwise a pane held by this adapter, free, or last held by an
+//     older adapter of this process or by a process that has exited, is
+//     this adapter's: a report reclaims it, a release is sent (for a free
+//     pane a harmless no-op in Herdr, which also covers a pane file that
+//     lost its record; for an exited holder it clears the state it left).
+//   - A pane held by a live other process is not: this adapter is fenced
+//     until that process releases the pane or exits, and sends nothing,
+//     not even its release.
 func (a *Adapter) mayCall(holder claimToken, op Op, fresh bool) (send, reclaim bool) {
 	me := a.token()
 	switch {
@@ -483,12 +482,7 @@ func (a *Adapter) mayCall(holder claimToken, op Op, fresh bool) (send, reclaim b
 		return true, false
 	case op == OpReport && fresh:
 		return true, false
-	case holder.free():
-		if op == OpRelease {
-			return false, false
-		}
-		return true, true
-	case holder.process == me.process || !pidAlive(holder.pid, holder.process):
+	case holder.free(), holder.process == me.process, !pidAlive(holder.pid, holder.process):
 		return true, op == OpReport
 	}
 	a.mu.Lock()

@@ -511,3 +511,27 @@ func TestCloseEndsWaitForAnotherProcess(t *testing.T) {
 		t.Errorf("the waiting Report = %v, want ErrClosed", err)
 	}
 }
+
+// TestReleaseAfterPaneFileLost: a pane file that lost its record (corrupt,
+// removed) names no holder; the release still goes out.
+func TestReleaseAfterPaneFileLost(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	a := f.open(t)
+	if err := a.Report(t.Context(), working); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".seq")
+	if err := os.WriteFile(path, []byte("junk\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.Found {
+		t.Errorf("after release the pane shows %+v", info)
+	}
+	if d := f.diags.kinds(); d[adapter.KindPersistFailed] != 1 {
+		t.Errorf("diagnostics %v, want one persist_failed for the corrupt file", f.diags.all())
+	}
+	assertIncreasing(t, f.calls(t))
+}
