@@ -196,6 +196,9 @@ func TestOpenIdentity(t *testing.T) {
 		{name: "label hijacked with value", app: "atomic", settings: `{"agent":"--session=main"}`, bad: "global option"},
 		{name: "settings not an object", app: "atomic", settings: `[1]`, bad: "herdr: settings"},
 		{name: "source not a string", app: "atomic", settings: `{"source":5}`, bad: "herdr: settings"},
+		{name: "transport unknown", app: "atomic", settings: `{"transport":"pipe"}`, bad: `transport "pipe" is not auto, socket or cli`},
+		{name: "transport not a string", app: "atomic", settings: `{"transport":1}`, bad: "herdr: settings"},
+		{name: "transport cli", app: "atomic", settings: `{"transport":"cli"}`, source: "custom:atomic", agent: "atomic"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
