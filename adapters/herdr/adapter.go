@@ -526,7 +526,7 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 // report is sent again with it), and when Herdr refuses it the report is
 // sent again without it.
 func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.Report, deadline time.Time) error {
-	t, err := a.transportFor(ctx, deadline)
+	t, err := a.transportFor(ctx, deadline, op)
 	if err != nil {
 		return a.finish(op, r, 0, nil, err)
 	}
@@ -575,8 +575,25 @@ func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.R
 // the server once per claim (and again after a socket-level failure) to
 // learn its version and protocol; auto falls back to the CLI when the ping
 // fails or the protocol is not one this adapter knows, while socket fails
-// the call.
-func (a *Adapter) transportFor(ctx context.Context, deadline time.Time) (transport, error) {
+// the call. A release is never preceded by a ping.
+func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (transport, error) {
+	if op == OpRelease && a.mode != transportCLI && !a.pinged {
+		// No ping for a release: its budget is short, and a slow server
+		// would spend it twice. The release request is the same in every
+		// protocol this adapter knows. Go by the last answer of an earlier
+		// claim, if any; with none, try the socket.
+		a.mu.Lock()
+		proto := a.server.Protocol
+		a.mu.Unlock()
+		switch {
+		case proto == 0 || knownProtocol(proto):
+			a.setRoute(transportSocket)
+			return a.sock, nil
+		case a.mode == transportAuto:
+			a.setRoute(transportCLI)
+			return a.cli, nil
+		}
+	}
 	if a.mode == transportCLI {
 		a.setRoute(transportCLI)
 		if !a.pinged && a.hasResume() {

@@ -37,8 +37,10 @@
 // default) pings the server once per claim, and again after a failed
 // connection, and uses the socket when the server answers with protocol 20
 // or 22; otherwise (no answer, another protocol) it runs the CLI, which
-// gives the same diagnostics. "socket" never spawns a process and fails a
-// call to a server of another protocol; "cli" never dials. On Windows the
+// gives the same diagnostics. A release is never preceded by a ping: it
+// goes by the last answer, or tries the socket. "socket" never spawns a
+// process and fails a call to a server of another protocol; "cli" never
+// dials. On Windows the
 // socket is the named pipe \\.\pipe\ followed by HERDR_SOCKET_PATH, dialled
 // with go-winio.
 //

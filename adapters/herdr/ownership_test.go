@@ -317,11 +317,47 @@ func TestReleaseBudget(t *testing.T) {
 		pid := calls[len(calls)-1].PID
 		eventually(t, "the hung herdr process to die", func() bool { return !processAlive(pid) })
 	})
-	t.Run("slow Herdr, 1 s per call", func(t *testing.T) {
-		f := newFixtureOn(t, "cli", herdrtest.Options{})
+	// A slow Herdr, 1 s per request, with the claim's first report (on the
+	// socket: its ping) in flight when the host quits: the report is
+	// cancelled, and the release, which spends no ping, still arrives.
+	forTransports(t, func(t *testing.T, tr string) {
+		t.Run("slow Herdr, 1 s per call", func(t *testing.T) {
+			f := newFixtureOn(t, tr, herdrtest.Options{})
+			a := f.open(t)
+			f.setFault(t, herdrtest.Fault{SleepMs: 1000})
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- a.Report(ctx, working) }()
+			if _, err := f.h.WaitCalls(t.Context(), func(calls []herdrtest.Call) bool { return len(calls) > 0 || tr == "socket" }); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("the cancelled report = %v", err)
+			}
+			if err := a.Release(t.Context()); err != nil {
+				t.Fatalf("Release = %v, want it delivered", err)
+			}
+			received := false
+			for _, c := range f.calls(t) {
+				if c.Command == "pane release-agent" && c.Arrival > 0 && c.Code == "" {
+					received = true
+				}
+			}
+			if !received {
+				t.Errorf("calls %+v, want the release received", f.calls(t))
+			}
+		})
+	})
+	t.Run("slow Herdr after a failed connection", func(t *testing.T) {
+		f := newFixtureOn(t, "socket", herdrtest.Options{})
 		a := f.open(t)
 		if err := a.Report(t.Context(), working); err != nil {
 			t.Fatal(err)
+		}
+		f.setFault(t, herdrtest.Fault{Garbage: true}) // the next call must ping again
+		if err := a.Report(t.Context(), idle); err == nil {
+			t.Fatal("a report answered with garbage succeeded")
 		}
 		f.setFault(t, herdrtest.Fault{SleepMs: 1000})
 		if err := a.Release(t.Context()); err != nil {
