@@ -55,11 +55,27 @@ var defaultConflicts = []string{"herdr-atomic-reporter", "herdr-agent-state"}
 // Errors that Open returns outside Herdr. They are built once so that the
 // common "not inside Herdr" answer allocates nothing.
 var (
-	errEnvUnset    = fmt.Errorf("herdr: %w: %s is not set (not inside a Herdr pane)", adapter.ErrInactive, EnvMarker)
-	errBinUnset    = fmt.Errorf("herdr: %w: %s is empty or unset", adapter.ErrInactive, EnvBin)
-	errPaneUnset   = fmt.Errorf("herdr: %w: %s is empty or unset", adapter.ErrInactive, EnvPane)
-	errSocketUnset = fmt.Errorf("herdr: %w: %s is empty or unset", adapter.ErrInactive, EnvSocket)
+	errEnvUnset = fmt.Errorf("herdr: %w: %s is not set (not inside a Herdr pane)", adapter.ErrInactive, EnvMarker)
 )
+
+// missingVars returns the error naming every one of HERDR_BIN_PATH,
+// HERDR_PANE_ID and HERDR_SOCKET_PATH that is empty or unset, or nil. A
+// person fixing a launcher wants the whole list at once, not one per try.
+func missingVars(bin, pane, socket string) error {
+	var missing []string
+	for _, v := range [...]struct{ name, value string }{{EnvBin, bin}, {EnvPane, pane}, {EnvSocket, socket}} {
+		if v.value == "" {
+			missing = append(missing, v.name)
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("herdr: %w: %s is empty or unset", adapter.ErrInactive, missing[0])
+	}
+	return fmt.Errorf("herdr: %w: %s and %s are empty or unset", adapter.ErrInactive, strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1])
+}
 
 // Driver opens the Herdr adapter. The zero value is ready to use with
 // production defaults; the fields exist for tests and for hosts with special
@@ -351,13 +367,8 @@ func (d Driver) activation(p adapter.Params) (bin, pane, socket, conflict string
 		return "", "", "", "", fmt.Errorf("herdr: %w: %s is %q, not \"1\"", adapter.ErrInactive, EnvMarker, adapter.Bound(marker, 32))
 	}
 	bin, pane, socket = env.Get(EnvBin), env.Get(EnvPane), env.Get(EnvSocket)
-	switch {
-	case bin == "":
-		return "", "", "", "", errBinUnset
-	case pane == "":
-		return "", "", "", "", errPaneUnset
-	case socket == "":
-		return "", "", "", "", errSocketUnset
+	if err := missingVars(bin, pane, socket); err != nil {
+		return "", "", "", "", err
 	}
 	if !filepath.IsAbs(bin) {
 		// A relative path would run a file of the working directory, which
