@@ -127,11 +127,15 @@ func TestChatInTmuxPane(t *testing.T) {
 					t.Logf("$ tmux show-options -p -t %s\n%s", pane, s.run(t, "show-options", "-p", "-t", pane))
 				}
 			}
-			// The pane stays (remain-on-exit) once the chat has ended.
-			eventuallyWithin(t, 30*time.Second, "the chat to exit", func() bool {
-				return strings.TrimSpace(s.run(t, "display-message", "-p", "-t", pane, "#{pane_dead}")) == "1"
+			// The pane stays (remain-on-exit) once the chat has ended. tmux
+			// marks it dead when the pty closes, which may be before it has
+			// reaped the chat: wait for the exit status (or the signal)
+			// itself, not for pane_dead.
+			var status string
+			eventuallyWithin(t, 30*time.Second, "the chat's exit status", func() bool {
+				status = strings.TrimSpace(s.run(t, "display-message", "-p", "-t", pane, "#{pane_dead_status}#{?pane_dead_signal,signal #{pane_dead_signal},}"))
+				return status != ""
 			})
-			status := strings.TrimSpace(s.run(t, "display-message", "-p", "-t", pane, "#{pane_dead_status}"))
 			log, _ := os.ReadFile(stderr)
 			if tt.wantExit0 && status != "0" {
 				t.Errorf("chat exit status %s; want 0\nstderr:\n%s", status, log)
