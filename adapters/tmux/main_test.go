@@ -44,13 +44,19 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// fakeTmux is the fake client. hang ignores SIGTERM and never answers;
-// fail answers as a client whose server is gone; record appends its argv as
-// a JSON line to the log file and succeeds.
+// fakeTmux is the fake client. hang ignores SIGTERM, creates the log file
+// when one is named (so a test knows the call is in flight) and never
+// answers; fail answers as a client whose server is gone; record appends
+// its argv as a JSON line to the log file and succeeds.
 func fakeTmux() int {
 	switch os.Getenv(fakeModeEnv) {
 	case "hang":
 		signal.Ignore(syscall.SIGTERM)
+		if log := os.Getenv(fakeLogEnv); log != "" {
+			if err := os.WriteFile(log, nil, 0o600); err != nil {
+				return 3
+			}
+		}
 		time.Sleep(time.Hour) // a hung client; the adapter's deadline kills it
 		return 0
 	case "fail":

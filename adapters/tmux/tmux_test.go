@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -236,16 +237,18 @@ func TestHungTmux(t *testing.T) {
 }
 
 func TestCloseKillsHungCall(t *testing.T) {
-	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%0", "PATH=" + fakeDir(t), fakeModeEnv + "=hang"}
+	started := filepath.Join(t.TempDir(), "started")
+	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%0", "PATH=" + fakeDir(t), fakeModeEnv + "=hang", fakeLogEnv + "=" + started}
 	d := &diags{}
 	a := openT(t, params(env, `{"timeout":"60s"}`, d))
-	started := make(chan struct{})
 	done := make(chan error, 1)
-	go func() {
-		close(started)
-		done <- a.Report(context.Background(), working)
-	}()
-	<-started
+	go func() { done <- a.Report(context.Background(), working) }()
+	// The fake tmux is another process: wait until it runs, so that Close
+	// meets a call in flight rather than one not yet started.
+	eventually(t, "the hung tmux to start", func() bool {
+		_, err := os.Stat(started)
+		return err == nil
+	})
 	// Close waits for the in-flight call, which it kills; with a 60 s
 	// deadline only the kill can bring both back.
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
@@ -253,8 +256,8 @@ func TestCloseKillsHungCall(t *testing.T) {
 	if err := a.Close(ctx); err != nil {
 		t.Fatalf("Close = %v", err)
 	}
-	if err := <-done; err != nil && !errors.Is(err, adapter.ErrClosed) {
-		t.Errorf("Report interrupted by Close = %v; want nil or ErrClosed", err)
+	if err := <-done; !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("Report interrupted by Close = %v; want ErrClosed", err)
 	}
 	if got := d.all(); len(got) != 0 {
 		t.Errorf("diagnostics %v; want none for a call Close killed", got)
