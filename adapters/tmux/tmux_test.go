@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/adaptertest"
@@ -265,16 +266,35 @@ func TestCloseKillsHungCall(t *testing.T) {
 }
 
 func TestFailingTmuxNeverLogsItsOutput(t *testing.T) {
+	// The fake fails as a client whose server is gone, naming a socket
+	// that nothing of the adapter's may repeat: not the error, not a
+	// diagnostic, not the log at its most verbose.
 	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%0", "PATH=" + fakeDir(t), fakeModeEnv + "=fail"}
 	d := &diags{}
-	a := openT(t, params(env, "", d))
-	err := a.Report(t.Context(), working)
-	if err == nil || strings.Contains(err.Error(), "secret-socket") {
-		t.Errorf("Report = %v; want an error without tmux's words", err)
+	var log strings.Builder
+	p := params(env, "", d)
+	p.Logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Trace, Output: &log})
+	a := openT(t, p)
+	var errs []string
+	if err := a.Report(t.Context(), working); err != nil {
+		errs = append(errs, err.Error())
 	}
-	for _, x := range d.all() {
-		if strings.Contains(x.Detail, "secret-socket") {
-			t.Errorf("diagnostic %q repeats tmux's output", x.Detail)
+	if err := a.Release(t.Context()); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) != 1 {
+		t.Fatalf("Report and Release errors %q; want one (a release finding no server is done)", errs)
+	}
+	wantDiags := []adapter.Diagnostic{{Adapter: "tmux", Kind: adapter.KindProtocolRejected, Detail: "report: exit 1: server_not_running"}}
+	if diff := cmp.Diff(d.all(), wantDiags); diff != "" {
+		t.Errorf("diagnostics (-got +want):\n%s", diff)
+	}
+	if !strings.Contains(log.String(), "tmux pane options unset") {
+		t.Errorf("the log does not come from the adapter:\n%s", log.String())
+	}
+	for _, text := range append(errs, log.String()) {
+		if strings.Contains(text, "secret-socket") {
+			t.Errorf("%q repeats tmux's output", text)
 		}
 	}
 }
