@@ -73,14 +73,14 @@ func TestChatInTmuxPane(t *testing.T) {
 		// Herdr's release) is a diagnostic, never the chat's failure.
 		{name: "tmux alone"},
 		{
-			// A Herdr pane inside tmux whose Herdr hangs (every call runs
-			// to its 1 s deadline): the tmux pane still follows every step
-			// within milliseconds, as the tmux adapter never waits for the
-			// Herdr one.
+			// A Herdr pane inside tmux whose Herdr hangs, each call for its
+			// whole 60 s deadline: the tmux pane still follows every step
+			// within waitOptions' 10 s, which it could not if the tmux
+			// adapter waited for the Herdr one.
 			name: "alongside a hung Herdr",
 			env: []string{"HERDR_ENV=1", "HERDR_BIN_PATH=" + fakeHerdr, "HERDR_PANE_ID=w1:p1",
 				"HERDR_SOCKET_PATH=/nonexistent/herdr.sock", fakeModeEnv + "=hang"},
-			settings: `{"herdr":{"timeout":"1s"}}`,
+			settings: `{"herdr":{"timeout":"60s"}}`,
 		},
 	}
 	for _, tt := range tests {
