@@ -34,7 +34,10 @@ const (
 
 func TestMain(m *testing.M) {
 	if name := filepath.Base(os.Args[0]); name == Program || name == "herdr" {
-		os.Exit(fakeTmux()) // "herdr": a hung Herdr CLI, for the chat test
+		// "herdr": a hung Herdr CLI, for the chat test. syscall.Exit, not
+		// os.Exit: a binary built with -race sleeps a second in os.Exit(0)
+		// (GORACE atexit_sleep_ms), which made every fake call take one.
+		syscall.Exit(fakeTmux())
 	}
 	testenv.ClearHerdr()
 	testenv.ClearTmux()
