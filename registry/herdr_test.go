@@ -80,6 +80,9 @@ func (f *herdrFixture) calls(t *testing.T) []string {
 	var out []string
 	var last uint64
 	for _, c := range calls {
+		if c.Command == "ping" {
+			continue // the adapter's own protocol check on the socket
+		}
 		seqText, ok := c.Flag("seq")
 		if !ok {
 			t.Errorf("call without --seq: %q", c.Args)

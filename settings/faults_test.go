@@ -20,7 +20,25 @@ const faultTimeout = 200 * time.Millisecond
 // hangingTrust returns a trust function that blocks while hang reports true,
 // until release is called, and counts its calls. The test's cleanup
 // releases it, so no goroutine stays in it after the test.
+//
+// A test that uses it must not be parallel: a hung call holds one of the
+// process-wide trust slots (maxTrustCalls), and enough of them at once
+// would make every parallel test's trust calls busy. Non-parallel tests
+// run one at a time and before the parallel ones, and each waits for its
+// released calls, so every such test starts with no slot taken; it checks
+// that here.
+// requireNoTrustCalls fails the test if a trust call of an earlier test
+// still holds a process-wide slot.
+func requireNoTrustCalls(t *testing.T) {
+	t.Helper()
+	if n := hungTrust.Load(); n != 0 || len(trustSlots) != 0 {
+		t.Fatalf("%d trust calls hung and %d slots taken before the test: an earlier test left a call running", n, len(trustSlots))
+	}
+}
+
 func hangingTrust(t *testing.T, hang func() bool) (trust func(string) (bool, error), release func(), calls *atomic.Int32) {
+	t.Helper()
+	requireNoTrustCalls(t)
 	ch := make(chan struct{})
 	var once sync.Once
 	release = func() { once.Do(func() { close(ch) }) }
@@ -102,7 +120,6 @@ func TestWatchTrustPanicOnReloadIsUntrustedWithOneWarning(t *testing.T) {
 }
 
 func TestWatchTrustHangOnReload(t *testing.T) {
-	t.Parallel()
 	f := newFixture(t)
 	var logs logBuffer
 	f.opts.Logger = newLogger(&logs)
@@ -111,7 +128,9 @@ func TestWatchTrustHangOnReload(t *testing.T) {
 	f.opts.Trust = trust
 	write(t, f.project, doc(false, "v1"))
 	w, _ := startWatchHooks(t, f.opts, hooks{trustTimeout: faultTimeout})
-	t.Cleanup(func() { release(); w.l.trust.calls.Wait() }) // runs before the Close of startWatchHooks
+	// Close first, so that the event loop starts no call while the test
+	// waits for the released one.
+	t.Cleanup(func() { release(); _ = w.Close(); w.l.trust.calls.Wait() })
 	waitHerdr(t, w, false, "v1", LayerProject)
 
 	hanging.Store(true)
@@ -139,8 +158,7 @@ func TestWatchTrustHangOnReload(t *testing.T) {
 	waitHerdr(t, w, false, "v2", LayerProject)
 }
 
-func TestWatchTrustHangDoesNotHoldWatchOrClose(t *testing.T) {
-	t.Parallel()
+func TestWatchTrustHangBoundsWatchAndNotClose(t *testing.T) {
 	f := newFixture(t)
 	trust, release, _ := hangingTrust(t, func() bool { return true })
 	f.opts.Trust = trust
@@ -166,6 +184,45 @@ func TestWatchTrustHangDoesNotHoldWatchOrClose(t *testing.T) {
 	// The goroutine in the host's function ends when the function returns.
 	release()
 	w.l.trust.calls.Wait()
+}
+
+// TestWatchCloseEndsAWaitForTrust closes a Watcher while its event loop
+// waits for a trust call in a reload. With an hour's timeout, only Close
+// can end that wait.
+func TestWatchCloseEndsAWaitForTrust(t *testing.T) {
+	f := newFixture(t)
+	var hanging atomic.Bool
+	entered := make(chan struct{}, 1)
+	trust, release, _ := hangingTrust(t, func() bool {
+		if !hanging.Load() {
+			return false
+		}
+		entered <- struct{}{}
+		return true
+	})
+	f.opts.Trust = trust
+	write(t, f.project, doc(false, "v1"))
+	w, err := watch(f.opts, nil, hooks{trustTimeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { release(); _ = w.Close(); w.l.trust.calls.Wait() })
+	hanging.Store(true)
+	write(t, f.project, doc(false, "v2"))
+	<-entered // the reload is waiting for the hung call
+	closed := make(chan error, 1)
+	go func() { closed <- w.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited for a trust call in progress")
+	}
+	if !isHerdr(false, "v1", LayerProject)(w.Current()) {
+		t.Errorf("a reload interrupted by Close published %s, want the last value kept", w.Current().Section("herdr"))
+	}
 }
 
 func TestWatchErroredFileIsRetriedWithoutAnEvent(t *testing.T) {
@@ -255,16 +312,27 @@ func TestRetryBackoffDoublesUpToTheCap(t *testing.T) {
 				t.Errorf("pauses between retries (-got +want):\n%s", diff)
 			}
 			// Once the file reads, the schedule is dropped.
+			write(t, c.globalPath, doc(true, "g"))
 			l.read = readFile
-			if wake := l.reload(now); !wake.IsZero() || l.global.cond != ConditionMissing {
-				t.Errorf("after the file reads: wake %v, condition %v; want no retry, missing", wake, l.global.cond)
+			if wake := l.reload(now); !wake.IsZero() || l.global.cond != ConditionLoaded {
+				t.Errorf("after the file reads: wake %v, condition %v; want no retry, loaded", wake, l.global.cond)
+			}
+			// A later error starts again from RetryAfter (after the
+			// pause for a slow writer, since the file was good).
+			l.read = func(path string) readResult { return failed(path, errors.New("another read error")) }
+			pending := l.reload(now)
+			if got := pending.Sub(now); got != tc.retry {
+				t.Fatalf("a new error is checked again after %v, want RetryAfter %v", got, tc.retry)
+			}
+			if wake := l.reload(pending); wake.Sub(pending) != tc.retry {
+				t.Errorf("after a new error the first retry is %v away, want RetryAfter %v", wake.Sub(pending), tc.retry)
 			}
 		})
 	}
 }
 
-// TestHungTrustCallsAreCappedProcessWide is not parallel: it counts the
-// process-wide hung calls, which the parallel hang tests also use.
+// TestHungTrustCallsAreCappedProcessWide is not parallel, like every test
+// that uses hangingTrust: it counts the process-wide hung calls.
 func TestHungTrustCallsAreCappedProcessWide(t *testing.T) {
 	f := newFixture(t)
 	trust, release, calls := hangingTrust(t, func() bool { return true })
@@ -277,20 +345,26 @@ func TestHungTrustCallsAreCappedProcessWide(t *testing.T) {
 	c.trustTimeout = 20 * time.Millisecond
 	// Each loader is one Load call.
 	var loaders []*loader
-	for range maxHungTrust + 2 {
+	for i := range maxTrustCalls + 2 {
 		l := newLoader(c)
 		l.reload(time.Now())
-		if fs := l.settings.Files()[1]; fs.Condition != ConditionUntrusted || !strings.Contains(fs.TrustReason, "did not return") {
-			t.Fatalf("project status %+v, want untrusted: the trust function hangs", fs)
+		// The first calls time out; the others are not made.
+		want := "did not return"
+		if i >= maxTrustCalls {
+			want = "was not called"
+		}
+		if fs := l.settings.Files()[1]; fs.Condition != ConditionUntrusted || !strings.Contains(fs.TrustReason, want) {
+			t.Fatalf("Load %d: project status %+v, want untrusted because the trust function %s", i, fs, want)
 		}
 		loaders = append(loaders, l)
-	}
-	if got := calls.Load(); got != maxHungTrust {
-		t.Errorf("%d calls of the hung function, want %d: no call starts while %d hang", got, maxHungTrust, maxHungTrust)
 	}
 	release()
 	for _, l := range loaders {
 		l.trust.calls.Wait()
+	}
+	// Every call that started has returned and counted itself by now.
+	if got := calls.Load(); got != maxTrustCalls {
+		t.Errorf("%d calls of the hung function, want %d: no call starts while %d hang", got, maxTrustCalls, maxTrustCalls)
 	}
 	if n := hungTrust.Load(); n != 0 {
 		t.Fatalf("%d calls still counted as hung after they returned", n)
@@ -303,7 +377,164 @@ func TestHungTrustCallsAreCappedProcessWide(t *testing.T) {
 	if fs := s.Files()[1]; fs.Condition != ConditionLoaded || !fs.Trusted {
 		t.Errorf("after the hung calls returned: project status %+v, want trusted and loaded", fs)
 	}
-	if got := calls.Load(); got != maxHungTrust+1 {
-		t.Errorf("%d calls, want %d", got, maxHungTrust+1)
+	if got := calls.Load(); got != maxTrustCalls+1 {
+		t.Errorf("%d calls, want %d", got, maxTrustCalls+1)
+	}
+}
+
+// TestHungTrustCapHoldsForConcurrentCalls is not parallel, for the same
+// reason as TestHungTrustCallsAreCappedProcessWide. Calls that start at the
+// same moment must not each pass the cap's check before any of them counts
+// as hung.
+func TestHungTrustCapHoldsForConcurrentCalls(t *testing.T) {
+	f := newFixture(t)
+	trust, release, calls := hangingTrust(t, func() bool { return true })
+	f.opts.Trust = trust
+	write(t, f.project, doc(false, "p"))
+	c, err := newConfig(f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.trustTimeout = faultTimeout
+	// Each loader is one Load call; they all ask at once.
+	loaders := make([]*loader, 2*maxTrustCalls)
+	var wg sync.WaitGroup
+	for i := range loaders {
+		loaders[i] = newLoader(c)
+		wg.Go(func() { loaders[i].reload(time.Now()) })
+	}
+	wg.Wait()
+	for i, l := range loaders {
+		if fs := l.settings.Files()[1]; fs.Condition != ConditionUntrusted || fs.Trusted {
+			t.Errorf("Load %d: project status %+v, want untrusted: the trust function hangs", i, fs)
+		}
+	}
+	release()
+	for _, l := range loaders {
+		l.trust.calls.Wait()
+	}
+	// Every call that started has now returned and counted itself. The
+	// others waited for a slot that no call gave back.
+	if got := calls.Load(); got != maxTrustCalls {
+		t.Errorf("%d calls of the hung function were started at once, want %d", got, maxTrustCalls)
+	}
+	if n := hungTrust.Load(); n != 0 {
+		t.Errorf("%d calls still counted as hung after they returned", n)
+	}
+}
+
+// TestTrustCallsBeyondTheCapWaitForASlot is not parallel, for the same
+// reason as TestHungTrustCallsAreCappedProcessWide. More calls at once than
+// the cap, of a function that is slow but answers, all get its answer:
+// the cap bounds the goroutines, it does not refuse a healthy function.
+func TestTrustCallsBeyondTheCapWaitForASlot(t *testing.T) {
+	requireNoTrustCalls(t)
+	f := newFixture(t)
+	gate := make(chan struct{})
+	entered := make(chan struct{}, 2*maxTrustCalls)
+	var mu sync.Mutex
+	inside, most := 0, 0 // calls in the function now, and at most
+	f.opts.Trust = func(string) (bool, error) {
+		mu.Lock()
+		inside++
+		most = max(most, inside)
+		mu.Unlock()
+		entered <- struct{}{}
+		<-gate
+		mu.Lock()
+		inside--
+		mu.Unlock()
+		return true, nil
+	}
+	write(t, f.project, doc(false, "p"))
+	c, err := newConfig(f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.trustTimeout = time.Hour // only the answers end the calls
+	loaders := make([]*loader, 2*maxTrustCalls)
+	var wg sync.WaitGroup
+	for i := range loaders {
+		loaders[i] = newLoader(c)
+		wg.Go(func() { loaders[i].reload(time.Now()) })
+	}
+	for range maxTrustCalls {
+		<-entered // the cap is reached: the other calls wait for a slot
+	}
+	close(gate)
+	wg.Wait()
+	for i, l := range loaders {
+		if fs := l.settings.Files()[1]; fs.Condition != ConditionLoaded || !fs.Trusted {
+			t.Errorf("Load %d: project status %+v, want trusted and loaded", i, fs)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most > maxTrustCalls {
+		t.Errorf("%d calls ran at once, want at most %d", most, maxTrustCalls)
+	}
+}
+
+func TestReaderAsksAHungTrustFunctionOnce(t *testing.T) {
+	f := newFixture(t)
+	var hanging atomic.Bool
+	hanging.Store(true)
+	trust, release, calls := hangingTrust(t, hanging.Load)
+	f.opts.Trust = trust
+	write(t, f.project, doc(false, "p"))
+	c, err := newConfig(f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.trustTimeout = faultTimeout
+	r := newReader(c)
+	for i := range 3 {
+		s, _ := r.Read()
+		if fs := s.Files()[1]; fs.Condition != ConditionUntrusted || !strings.Contains(fs.TrustReason, "did not return") {
+			t.Fatalf("Read %d: project status %+v, want untrusted: the trust function hangs", i, fs)
+		}
+	}
+	hanging.Store(false)
+	release()
+	r.trust.calls.Wait()
+	if got := calls.Load(); got != 1 {
+		t.Errorf("%d calls while the first one hung, want 1: Read must not call again until it returns", got)
+	}
+	// The function answers now: the next Read asks it again and trusts.
+	s, err := r.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := s.Files()[1]; fs.Condition != ConditionLoaded || !fs.Trusted || !isHerdr(false, "p", LayerProject)(s) {
+		t.Errorf("after the hung call returned: project status %+v, want trusted and loaded", fs)
+	}
+	if got := calls.Load(); got != 2 {
+		t.Errorf("%d calls, want 2", got)
+	}
+}
+
+func TestReaderReadsAfreshAndConcurrently(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	write(t, f.project, doc(false, "v1"))
+	r, err := NewReader(f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if s, err := r.Read(); err != nil || !isHerdr(false, "v1", LayerProject)(s) {
+				t.Errorf("concurrent Read: %s, %v; want v1 from the project", s.Section("herdr"), err)
+			}
+		})
+	}
+	wg.Wait()
+	write(t, f.project, doc(true, "v2"))
+	if s, err := r.Read(); err != nil || !isHerdr(true, "v2", LayerProject)(s) {
+		t.Errorf("Read after an edit: %s, %v; want v2 from the project", s.Section("herdr"), err)
+	}
+	if _, err := NewReader(Options{}); !errors.Is(err, ErrOptions) {
+		t.Errorf("NewReader with no App: %v, want ErrOptions", err)
 	}
 }

@@ -2,6 +2,7 @@ package settings
 
 import (
 	"errors"
+	"sync"
 	"time"
 )
 
@@ -301,6 +302,52 @@ func Load(opts Options) (Settings, error) {
 		return Settings{}, err
 	}
 	l := newLoader(c)
+	l.reload(time.Now())
+	return l.settings, l.err()
+}
+
+// A Reader reads the layer files on demand with one set of [Options], like
+// [Load], for a caller that reads again and again (a status view, a
+// doctor). Unlike Load it keeps its calls of [Options.Trust]: while one has
+// not returned after [TrustTimeout], Read counts the project as untrusted at
+// once instead of waiting again and leaving another goroutine in the host's
+// function, and asks again once it has returned. Every Read reads every file
+// afresh, as Load does; it keeps no last good content.
+//
+// Read is safe for concurrent use; calls run one at a time. A Reader starts
+// nothing but the trust calls and needs no closing.
+type Reader struct {
+	mu    sync.Mutex
+	c     *config
+	trust *trustCaller // nil without Options.Trust
+}
+
+// NewReader checks opts as Load does; the error wraps [ErrOptions].
+func NewReader(opts Options) (*Reader, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return newReader(c), nil
+}
+
+func newReader(c *config) *Reader {
+	r := &Reader{c: c}
+	if c.trust != nil {
+		r.trust = &trustCaller{fn: c.trust, timeout: c.trustTimeout}
+	}
+	return r
+}
+
+// Read reads the files and returns the effective settings and errors, as
+// [Load] does. It waits for the trust function for at most [TrustTimeout],
+// and not at all while an earlier call of this Reader's has not returned;
+// a Read that runs at the same time as another waits for it first.
+func (r *Reader) Read() (Settings, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := newLoader(r.c)
+	l.trust = r.trust
 	l.reload(time.Now())
 	return l.settings, l.err()
 }

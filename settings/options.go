@@ -82,10 +82,11 @@ type Options struct {
 	ProjectPath string
 	// Trust says whether the project may contribute settings. nil means
 	// untrusted, unless TrustFile is set. A returned error means untrusted;
-	// the error is shown in [Settings.Files]. [Load] and a [Watcher] call
-	// it before every read of the project file, from a goroutine of their
-	// own, so it must be fast, must not prompt, and may run concurrently
-	// with the host's code.
+	// the error is shown in [Settings.Files]. [Load], a [Reader] and a
+	// [Watcher] call it before every read of the project file, from a
+	// goroutine of their own, so it must be fast, must not prompt, and may
+	// run concurrently with the host's code and with itself (from several
+	// Watchers, Readers and Load calls).
 	//
 	// Faults in it never reach the host. A panic is recovered: the project
 	// counts as untrusted and one warning is logged. A call that has not
@@ -93,10 +94,14 @@ type Options struct {
 	// it is left running, since nothing can stop it. A Watcher starts no
 	// other call until it returns, then uses its late answer in one reload
 	// and asks again on the next; Load has returned by then and drops it.
-	// While four calls hang in the whole process (from any Watchers and
-	// Load calls), no call starts at all: the project is untrusted at once. [Watcher.Close] never waits for Trust, so a goroutine stuck
-	// in it outlives the Watcher until the function returns; it touches
-	// nothing after that.
+	//
+	// At most four calls run at once in the whole process (from any
+	// Watchers, Readers and Load calls), hung ones included. A call beyond that
+	// waits for one of them to return, within the same TrustTimeout; while
+	// all four hang, no call is made and the project is untrusted at once.
+	// [Watcher.Close] never waits for Trust, so a goroutine stuck in it
+	// outlives the Watcher until the function returns; it touches nothing
+	// after that.
 	Trust func(projectRoot string) (bool, error)
 	// TrustFile is the path of an Atomic-style trust store (see
 	// [TrustStore]). When Trust is nil it decides, and a [Watcher] watches

@@ -106,6 +106,7 @@ type trustAnswer struct {
 	err     error
 	panic   string // the panic value, when the function panicked
 	late    bool   // no answer within the timeout, or an earlier call is still running
+	busy    bool   // not called: the process-wide calls are all taken by earlier ones
 }
 
 // callTrust calls fn and turns a panic into an answer: a panic in the
@@ -123,15 +124,20 @@ func callTrust(fn func(string) (bool, error), root string) (a trustAnswer) {
 // trustCaller runs the host's trust function on a goroutine of its own and
 // waits for it for at most timeout, so that a hung function can neither
 // wedge a [Watcher]'s event loop nor delay [Watcher.Close]. It is used by
-// one goroutine at a time (the loader's).
+// one goroutine at a time (the loader's, or a [Reader]'s under its lock).
 //
-// At most one call runs at a time. A call that times out stays in the
-// host's function: nothing can stop it. Until it returns, ask answers "late"
-// without starting another call, so a hung function holds one goroutine per
-// caller, and no more than maxHungTrust in the process. When it returns, its answer is sent on hung (size one, so the
-// goroutine never blocks), and the Watcher's event loop, which selects on
-// hung, hands it to the next ask and reloads. The goroutine touches nothing
-// else, so it may outlive the Watcher; Close does not wait for it.
+// At most one call per caller runs at a time. A call that times out stays
+// in the host's function: nothing can stop it. Until it returns, ask
+// answers "late" without starting another call. When it returns, its
+// answer is sent on hung (size one, so the goroutine never blocks), and the
+// Watcher's event loop, which selects on hung, hands it to the next ask and
+// reloads (a Reader's next ask finds it there and asks again). The goroutine touches nothing else, so it may outlive the
+// Watcher; Close does not wait for it.
+//
+// Every call holds one of the process-wide trustSlots while it is in the
+// host's function, so at most maxTrustCalls goroutines are ever in host
+// trust functions, however many Watchers, Readers and Load calls ask at
+// once.
 type trustCaller struct {
 	fn      func(string) (bool, error)
 	timeout time.Duration
@@ -143,7 +149,8 @@ type trustCaller struct {
 }
 
 // ask returns the host's answer for root, the answer of a call that had
-// hung and has returned since, or a late answer.
+// hung and has returned since, or a late or busy answer. It returns within
+// timeout, or as soon as stop is closed.
 func (t *trustCaller) ask(root string) trustAnswer {
 	if t.late != nil {
 		a := *t.late
@@ -158,7 +165,18 @@ func (t *trustCaller) ask(root string) trustAnswer {
 			return trustAnswer{late: true}
 		}
 	}
-	if hungTrust.Load() >= maxHungTrust {
+	if hungTrust.Load() >= maxTrustCalls {
+		return trustAnswer{busy: true} // every slot is held by a hung call
+	}
+	// One timer bounds both the wait for a slot (held by calls that are
+	// slow, not yet hung) and the call itself.
+	timer := time.NewTimer(t.timeout)
+	defer timer.Stop()
+	select {
+	case trustSlots <- struct{}{}:
+	case <-timer.C:
+		return trustAnswer{busy: true}
+	case <-t.stop:
 		return trustAnswer{late: true}
 	}
 	ch := make(chan trustAnswer, 1)
@@ -168,10 +186,9 @@ func (t *trustCaller) ask(root string) trustAnswer {
 		if !state.CompareAndSwap(callRunning, callAnswered) {
 			hungTrust.Add(-1) // abandoned by its waiter: no longer hung
 		}
+		<-trustSlots
 		ch <- a
 	})
-	timer := time.NewTimer(t.timeout)
-	defer timer.Stop()
 	select {
 	case a := <-ch:
 		t.calls.Wait() // the goroutine is past its send: nothing outlives the call
@@ -197,17 +214,25 @@ const (
 	callAbandoned
 )
 
-// maxHungTrust bounds the calls of host trust functions that have timed
-// out and not returned, in the whole process.
-const maxHungTrust = 4
+// maxTrustCalls bounds the calls of host trust functions in the whole
+// process: running ones and those that timed out and have not returned.
+const maxTrustCalls = 4
 
-// hungTrust counts those calls. It is process-wide by design: a goroutine
-// stuck in the host's function belongs to no Watcher or Load call that
-// could bound it (each Watcher starts at most one; Load, called again and
-// again by a host or by the registry's Explain, would start one per call).
-// While maxHungTrust calls hang, no further call starts: the project counts
-// as untrusted at once.
-var hungTrust atomic.Int32
+// trustSlots and hungTrust are process-wide by design: a goroutine stuck
+// in the host's function belongs to no Watcher or Load call that could
+// bound it (each Watcher or Reader starts at most one at a time; Load,
+// called again and again by a host, and possibly from several goroutines
+// at once, would start one per call).
+//
+// A call holds a slot (a send on trustSlots) from before it starts until
+// it returns; a caller that finds no free slot waits for one within its
+// timeout. hungTrust counts the calls that timed out and still hold a
+// slot: when they hold all of them, ask answers "busy" at once instead of
+// waiting.
+var (
+	trustSlots = make(chan struct{}, maxTrustCalls)
+	hungTrust  atomic.Int32
+)
 
 // returned records the answer of a hung call that has returned, for the
 // next ask.
@@ -226,6 +251,8 @@ func resolveTrust(c *config, ask func() trustAnswer, store map[string]any, store
 			return trustDecision{reason: "the host's trust function panicked, so the project is untrusted", err: "settings: trust function panicked: " + a.panic}
 		case a.late:
 			return trustDecision{reason: fmt.Sprintf("the host's trust function did not return within %v, so the project is untrusted", c.trustTimeout), err: "settings: trust function timed out"}
+		case a.busy:
+			return trustDecision{reason: fmt.Sprintf("the host's trust function was not called, because earlier calls in this process have not returned (at most %d run at once), so the project is untrusted", maxTrustCalls), err: "settings: trust function busy"}
 		case a.err != nil:
 			return trustDecision{reason: "the host's trust function failed", err: a.err.Error()}
 		case a.trusted:

@@ -62,6 +62,9 @@ type hooks struct {
 // newest settings whenever the effective values change ([Settings.Equal]);
 // intermediate values may be skipped. It must not call [Watcher.Close].
 //
+// The first load calls [Options.Trust] like every reload, so a trust
+// function that hangs delays Watch by up to [TrustTimeout].
+//
 // Watch returns an error only for invalid options (wrapping [ErrOptions]);
 // problems with the files are in [Settings.Files] and the logger. If the
 // operating system refuses a watch, the affected files are polled every

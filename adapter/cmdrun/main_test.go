@@ -27,7 +27,10 @@ const helperArg = "cmdrun-helper"
 
 func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == helperArg {
-		os.Exit(helperMain(os.Args[2], os.Args[3:]))
+		// syscall.Exit, not os.Exit: a binary built with -race sleeps a
+		// second in os.Exit(0) (GORACE atexit_sleep_ms), which made every
+		// call of the fake program take a second.
+		syscall.Exit(helperMain(os.Args[2], os.Args[3:]))
 	}
 	testenv.ClearHerdr()
 	testenv.ClearTmux()

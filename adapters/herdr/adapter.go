@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"sync"
@@ -19,8 +20,8 @@ import (
 // [Driver.Open]; see the package documentation for what it does.
 //
 // Report, Release and Close may be called from any goroutine; calls are
-// serialised, so a Report waits for an in-flight one. SetSession and Explain
-// are safe for concurrent use with everything.
+// serialised, so a Report waits for an in-flight one. SetSession, Explain
+// and RefreshInterval are safe for concurrent use with everything.
 type Adapter struct {
 	// Fixed at Open.
 	name     string
@@ -33,12 +34,19 @@ type Adapter struct {
 	source   string
 	label    string
 	timeout  time.Duration
-	childEnv []string
+	refresh  time.Duration // 0: off
+	mode     transportMode
+	cli      *cliTransport
+	sock     *socketTransport // nil when mode is cli
 	key      paneKey
 	stateDir string
-	gen      uint64 // generation: adapters opened later are successors
+	own      owner // this adapter in the lease table
 
-	dirMade bool // stateDir was created; used by nextSeq, under op
+	onWait func() // tests: called before waiting for the pane's file lock
+
+	// Used only by the call in progress (under op).
+	dirMade bool // stateDir was created
+	pinged  bool // the server answered a ping in this claim
 
 	done context.Context    // cancelled by Close
 	stop context.CancelFunc // cancels done
@@ -50,8 +58,17 @@ type Adapter struct {
 	ident        session.Identity // what may be sent: unusable parts dropped
 	identGen     uint64           // bumped when the identity changes
 	identPending bool             // ident goes out with reports until one is delivered
+	resume       []string         // the validated resume argv, or nil
+	resumePend   bool             // resume goes out (once allowed) until delivered
+	resumeOff    bool             // Herdr refused the argv in this claim
+	held         bool             // a report was delivered in this claim
+	fenced       bool             // another process holds the pane
+	saturated    bool             // sequence numbers reached 2^64-1
+	server       pong             // the last ping's answer, if any
+	route        transportMode    // the transport of the last call
+	routed       bool             // route is set
 	lastSeq      uint64
-	lastOp       string
+	lastOp       Op
 	lastState    string // state of the last delivered report
 	counts       map[adapter.Kind]uint64
 	emitted      map[adapter.Kind]bool // kinds already sent to Diagnose in this claim
@@ -64,23 +81,27 @@ var (
 	_ adapter.Closer       = (*Adapter)(nil)
 	_ adapter.SessionAware = (*Adapter)(nil)
 	_ adapter.Explainer    = (*Adapter)(nil)
+	_ adapter.Refresher    = (*Adapter)(nil)
 )
 
-// Report sends r to Herdr with `herdr pane report-agent` and returns when
-// the CLI has answered, failed, or been killed.
+// Report sends r to Herdr (pane.report_agent, over the socket or with
+// `herdr pane report-agent`) and returns when Herdr has answered, the call
+// failed, or it was abandoned.
 //
-// The first Report claims the pane for this adapter and retires an older
+// The first Report claims the pane for this adapter: it retires an older
 // adapter of this process that held it (waiting for that adapter's
-// in-flight call, sending no release). If a newer adapter has claimed the
-// pane, Report sends nothing, emits one stale_owner diagnostic and returns
-// nil: there is nothing to retry.
+// in-flight call, sending no release) and fences any other process that
+// held it. If a newer adapter of this process has claimed the pane, or
+// another process holds it, Report sends nothing, emits one stale_owner
+// diagnostic and returns nil: there is nothing to retry.
 //
 // ctx bounds the call together with the adapter's timeout. When ctx is
-// cancelled or its deadline passes, the child is killed and an error
-// wrapping ctx's error is returned, with no diagnostic (only the adapter's
-// own deadline is a timeout). A call that did
-// not deliver returns an error wrapping a [*CallError] (and emits a
-// diagnostic of its kind, at most once per kind and claim), so the caller
+// cancelled or its deadline passes (the registry cancels an in-flight
+// report at Detach), the call is abandoned at once (a CLI child and its
+// process group are killed) and an error wrapping ctx's error is returned,
+// with no diagnostic: only the adapter's own deadline is a timeout. A call
+// that did not deliver returns an error wrapping a [*CallError] (and emits
+// a diagnostic of its kind, at most once per kind and claim), so the caller
 // may try again later. After Close, Report returns [adapter.ErrClosed].
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	if err := a.enter(ctx); err != nil {
@@ -93,22 +114,32 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	return a.deliver(ctx, OpReport, r)
 }
 
-// Release hands the pane back with `herdr pane release-agent`, after any
-// in-flight call for the pane has finished, using a sequence number above
-// every earlier one, and once delivered frees the pane's lease. A later
-// Report claims the pane afresh.
+// MaxReleaseTimeout bounds the time Release spends, waiting for the pane
+// and calling Herdr together, whatever the "timeout" setting: a host that
+// quits while Herdr hangs is kept waiting at most this long. It is above
+// the 1 s that a slow but healthy Herdr may take per call.
+const MaxReleaseTimeout = 1500 * time.Millisecond
+
+// releaseTimeout is Release's own budget: min(timeout, MaxReleaseTimeout).
+func (a *Adapter) releaseTimeout() time.Duration { return min(a.timeout, MaxReleaseTimeout) }
+
+// Release hands the pane back (pane.release_agent, with a sequence number
+// above every earlier one) after any in-flight call for the pane has
+// finished, and once delivered frees the pane's lease. A later Report
+// claims the pane afresh.
 //
-// A retired adapter (one whose pane a newer adapter claimed) sends nothing,
-// emits one stale_owner diagnostic and returns nil. An adapter that never
-// reported still sends the release when no newer adapter holds the pane:
-// that covers a successor opened by a settings reload and released before
-// its first report, whose predecessor's state would otherwise stay on the
-// pane. Herdr ignores a release by a source or label that does not hold the
-// pane, so the release is harmless otherwise. "pane_not_found" counts as
+// Release sends nothing, and returns nil with one stale_owner diagnostic,
+// when the pane is not this adapter's to release: when a newer adapter of
+// this process, or another live process, holds it. An adapter that never
+// reported still sends the release when its pane was last held by an older
+// adapter of this process (a successor opened by a settings reload and
+// released before its first report) or by a process that has exited, whose
+// state would otherwise stay on the pane. "pane_not_found" counts as
 // released.
 //
-// ctx bounds the call as in Report. After Close, Release returns
-// [adapter.ErrClosed].
+// Release has a budget of its own, min(the "timeout" setting,
+// [MaxReleaseTimeout]), for waiting and calling together, within ctx.
+// After Close, Release returns [adapter.ErrClosed].
 func (a *Adapter) Release(ctx context.Context) error {
 	if err := a.enter(ctx); err != nil {
 		return err
@@ -117,14 +148,28 @@ func (a *Adapter) Release(ctx context.Context) error {
 	if err := a.deliver(ctx, OpRelease, adapter.Report{}); err != nil {
 		return err
 	}
-	leases.free(a)
+	leases.free(a.own)
 	return nil
 }
 
-// Close stops the adapter: an in-flight call is killed and waited for
-// (bounded by ctx), a Report or Release still waiting for another adapter's
-// call on the pane gives up with [adapter.ErrClosed], and the pane's lease
-// is freed without telling Herdr, so that a successor may take over. Close is idempotent and safe for
+// RefreshInterval returns the "refresh" setting (30 s by default, 0 when
+// off), for the registry to report r again when nothing was delivered for
+// that long: Herdr forgets every custom reporter when its server restarts,
+// and the repeated report, with a fresh sequence number, puts the state
+// back. A repeated idle leaves Herdr's done status as it is. A retired or
+// closed adapter returns 0. It is safe for concurrent use.
+func (a *Adapter) RefreshInterval(adapter.Report) time.Duration {
+	if a.isClosed() || leases.retired(a.own) {
+		return 0
+	}
+	return a.refresh
+}
+
+// Close stops the adapter: an in-flight call is abandoned (a CLI child is
+// killed) and waited for (bounded by ctx), a Report or Release still
+// waiting for another adapter's call on the pane gives up with
+// [adapter.ErrClosed], and the pane's lease is freed without telling Herdr,
+// so that a successor may take over. Close is idempotent and safe for
 // concurrent use; after it, Report and Release return [adapter.ErrClosed].
 func (a *Adapter) Close(ctx context.Context) error {
 	a.mu.Lock()
@@ -135,7 +180,7 @@ func (a *Adapter) Close(ctx context.Context) error {
 	a.closed = true
 	a.mu.Unlock()
 	a.stop()
-	defer leases.free(a)
+	defer leases.free(a.own)
 	select {
 	case a.op <- struct{}{}:
 		<-a.op
@@ -150,8 +195,9 @@ func (a *Adapter) Close(ctx context.Context) error {
 // one changes nothing. An id, or a path, that the Herdr CLI would refuse or
 // swallow (not valid UTF-8, control characters, a global option such as
 // --session) is dropped with one invalid_value diagnostic; a path that is not
-// absolute is not sent. SetSession is safe for concurrent use; after Close
-// it does nothing.
+// absolute is not sent; a resume argv Herdr would refuse is dropped with one
+// invalid_value diagnostic. SetSession is safe for concurrent use; after
+// Close it does nothing.
 func (a *Adapter) SetSession(id session.Identity) {
 	a.mu.Lock()
 	if a.closed || id == a.rawIdent {
@@ -168,46 +214,70 @@ func (a *Adapter) SetSession(id session.Identity) {
 // setIdentityLocked stores id and arms sending it. It returns what was
 // dropped, or "". a.mu is held, or a is not yet shared.
 func (a *Adapter) setIdentityLocked(id session.Identity) (dropped string) {
+	resumeChanged := id.Resume != a.rawIdent.Resume
 	a.rawIdent = id
-	clean := id
+	clean := session.Identity{ID: id.ID, Path: id.Path}
+	var why []string
 	if clean.ID != "" {
 		if err := checkArg(clean.ID); err != nil {
-			dropped = "session id dropped: " + err.Error()
+			why = append(why, "session id dropped: "+err.Error())
 			clean.ID = ""
 		}
 	}
 	if clean.Path != "" {
 		if err := checkArg(clean.Path); err != nil {
-			if dropped != "" {
-				dropped += "; "
-			}
-			dropped += "session path dropped: " + err.Error()
+			why = append(why, "session path dropped: "+err.Error())
 			clean.Path = ""
 		} else if !isAbsPath(clean.Path) {
 			clean.Path = ""
 		}
 	}
-	a.ident = clean
-	a.identGen++
-	a.identPending = clean != session.Identity{}
+	if clean != a.ident || !resumeChanged {
+		a.ident = clean
+		a.identGen++
+		a.identPending = clean != session.Identity{}
+	}
+	if resumeChanged {
+		a.resume = nil
+		if words := id.Resume.Words(); words != nil {
+			if err := checkResume(words); err != nil {
+				why = append(why, "resume command dropped: "+err.Error())
+			} else {
+				a.resume = words
+			}
+		}
+		a.resumePend = a.resume != nil
+	}
+	for i, w := range why {
+		if i > 0 {
+			dropped += "; "
+		}
+		dropped += w
+	}
 	return dropped
 }
 
 // Explain returns what the adapter knows, for registry.Explain: the pane,
-// source, agent label, binary, socket, timeout, the lease state (holder,
-// retired, free or closed), the last sequence number and delivered state,
-// the persistence directory, and a counter per diagnostic kind
+// source, agent label, binary, socket, timeout, refresh interval, the
+// transport setting and the transport in use, the server's version and
+// protocol from the last ping, the lease state (holder, retired, fenced,
+// free or closed), the last sequence number, operation and delivered
+// state, the persistence directory, the session identity and resume
+// command (none, pending, delivered), and a counter per diagnostic kind
 // ("diag.<kind>"). It is safe for concurrent use.
 func (a *Adapter) Explain() map[string]string {
 	lease := "free"
 	switch {
-	case leases.holds(a):
+	case leases.holds(a.own):
 		lease = "holder"
-	case leases.retired(a):
+	case leases.retired(a.own):
 		lease = "retired"
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.fenced && lease == "holder" {
+		lease = "fenced"
+	}
 	if a.closed {
 		lease = "closed"
 	}
@@ -215,19 +285,40 @@ func (a *Adapter) Explain() map[string]string {
 	if persist == "" {
 		persist = "(none)"
 	}
+	refresh := "off"
+	if a.refresh > 0 {
+		refresh = a.refresh.String()
+	}
 	m := map[string]string{
-		"pane":        a.pane,
-		"source":      a.source,
-		"agent":       a.label,
-		"bin":         a.bin,
-		"socket":      a.socket,
-		"timeout":     a.timeout.String(),
-		"lease":       lease,
-		"last_seq":    strconv.FormatUint(a.lastSeq, 10),
-		"last_state":  a.lastState,
-		"last_op":     a.lastOp,
-		"persist_dir": persist,
-		"session":     "none",
+		"pane":            a.pane,
+		"source":          a.source,
+		"agent":           a.label,
+		"bin":             a.bin,
+		"socket":          a.socket,
+		"timeout":         a.timeout.String(),
+		"release_timeout": a.releaseTimeout().String(),
+		"refresh":         refresh,
+		"transport":       a.mode.String(),
+		"transport_used":  "(none yet)",
+		"server_version":  "(unknown)",
+		"server_protocol": "(unknown)",
+		"lease":           lease,
+		"last_seq":        strconv.FormatUint(a.lastSeq, 10),
+		"last_state":      "(none)",
+		"last_op":         "(none)",
+		"persist_dir":     persist,
+		"session":         "none",
+		"resume":          "none",
+	}
+	if a.lastOp != 0 {
+		m["last_op"] = a.lastOp.String()
+	}
+	if a.routed {
+		m["transport_used"] = a.route.String()
+	}
+	if a.server.Protocol != 0 {
+		m["server_version"] = a.server.Version
+		m["server_protocol"] = strconv.Itoa(a.server.Protocol)
 	}
 	if a.ident != (session.Identity{}) {
 		m["session"] = "delivered"
@@ -235,11 +326,17 @@ func (a *Adapter) Explain() map[string]string {
 			m["session"] = "pending"
 		}
 	}
-	if a.lastState == "" {
-		m["last_state"] = "(none)"
+	switch {
+	case a.resume == nil:
+	case a.resumeOff:
+		m["resume"] = "refused by herdr"
+	case a.resumePend:
+		m["resume"] = "pending"
+	default:
+		m["resume"] = "delivered"
 	}
-	if a.lastOp == "" {
-		m["last_op"] = "(none)"
+	if a.lastState != "" {
+		m["last_state"] = a.lastState
 	}
 	kinds := make([]string, 0, len(a.counts))
 	for k := range a.counts {
@@ -277,51 +374,390 @@ func (a *Adapter) isClosed() bool {
 	return a.closed
 }
 
-// deliver claims the pane if needed, waits for its child slot, takes a
-// sequence number and runs one CLI call.
-func (a *Adapter) deliver(ctx context.Context, op string, r adapter.Report) error {
-	l, res := leases.claim(a)
+// token is this adapter's claim token in pane files.
+func (a *Adapter) token() claimToken {
+	return claimToken{process: processID(), pid: os.Getpid(), gen: a.own.gen}
+}
+
+// errWaitTimeout is the error inside the timeout CallError of a call that
+// could not start in time: another call on the pane (of this process or
+// another) held it past the deadline.
+var errWaitTimeout = errors.New("waiting for another call on the pane")
+
+// deliver claims the pane if needed, waits for the pane (this process's
+// call slot, then the cross-process file lock), decides whether this
+// adapter may call, and makes the exchange while holding both.
+func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
+	l, res := leases.claim(a.own)
 	switch res {
 	case claimStale:
-		a.staleOwner(op)
+		a.staleOwner(op, "a newer adapter of this process")
 		return nil
 	case claimNew:
 		a.startClaim()
 		a.log.Debug("herdr pane claimed", "pane", a.pane, "source", a.source)
 	}
-	if err := l.acquire(ctx, a.done); err != nil {
-		if errors.Is(err, adapter.ErrClosed) {
-			return err
-		}
-		return fmt.Errorf("herdr: %s: waiting for the pane: %w", op, err)
+
+	// A report may wait up to the timeout for the pane and then call for up
+	// to the timeout; a release has one budget for both.
+	waitDeadline := time.Now().Add(a.timeout)
+	var callDeadline time.Time
+	if op == OpRelease {
+		waitDeadline = time.Now().Add(a.releaseTimeout())
+		callDeadline = waitDeadline
+	}
+	wctx, cancel := context.WithDeadline(ctx, waitDeadline)
+	defer cancel()
+	stopClose := context.AfterFunc(a.done, cancel) // Close ends the wait
+	defer stopClose()
+	if err := l.acquire(wctx, a.done); err != nil {
+		return a.waitFailed(ctx, op, err)
 	}
 	defer l.releaseSlot()
-	if !leases.holds(a) { // retired while waiting
-		a.staleOwner(op)
+	if !leases.holds(a.own) { // retired while waiting
+		a.staleOwner(op, "a newer adapter of this process")
 		return nil
 	}
 
-	seq, perr := a.nextSeq()
-	if perr != nil {
-		a.diag(adapter.KindPersistFailed, "sequence number not saved: %v", perr)
+	if a.onWait != nil {
+		a.onWait()
 	}
-	args, identGen, withIdent := a.argv(op, r, seq)
-	err := a.call(ctx, op, args)
+	pf, err := lockPaneFile(wctx, a.stateDir, a.key, !a.dirMade)
+	switch {
+	case err == nil:
+		a.dirMade = true
+		defer pf.close()
+	case wctx.Err() != nil:
+		return a.waitFailed(ctx, op, wctx.Err())
+	default:
+		a.diag(adapter.KindPersistFailed, "pane file not used: %v", err)
+		pf = nil
+	}
+
+	if pf != nil {
+		send, reclaim := a.mayCall(pf.rec.holder, op, res == claimNew)
+		if !send {
+			return nil
+		}
+		if reclaim {
+			a.startClaim()
+			a.log.Debug("herdr pane reclaimed", "pane", a.pane)
+		}
+		a.mu.Lock()
+		a.fenced = false
+		a.mu.Unlock()
+		if op == OpReport {
+			pf.rec.holder = a.token()
+		}
+	}
+	if callDeadline.IsZero() {
+		callDeadline = time.Now().Add(a.timeout)
+	}
+	err = a.exchange(ctx, pf, op, r, callDeadline)
+	if pf != nil && pf.err != nil {
+		a.diag(adapter.KindPersistFailed, "sequence number not saved: %v", pf.err)
+	}
+	return err
+}
+
+// mayCall decides, from the claim holding the pane across processes,
+// whether this adapter may make its call, and whether it takes the pane
+// back after another process let it go. fresh is whether this is the
+// adapter's first call of a claim in this process.
+//
+//   - A report of a fresh claim always takes the pane: the newest claim
+//     wins, and fences the process that held it.
+//   - Otherwise a pane held by this adapter, free, or last held by an
+//     older adapter of this process or by a process that has exited, is
+//     this adapter's: a report reclaims it, a release is sent (for a free
+//     pane a harmless no-op in Herdr, which also covers a pane file that
+//     lost its record; for an exited holder it clears the state it left).
+//   - A pane held by a live other process is not: this adapter is fenced
+//     until that process releases the pane or exits, and sends nothing,
+//     not even its release.
+func (a *Adapter) mayCall(holder claimToken, op Op, fresh bool) (send, reclaim bool) {
+	me := a.token()
+	switch {
+	case holder == me:
+		return true, false
+	case op == OpReport && fresh:
+		return true, false
+	case holder.free(), holder.process == me.process, !pidAlive(holder.pid, holder.process):
+		return true, op == OpReport
+	}
+	a.mu.Lock()
+	a.fenced = true
+	a.mu.Unlock()
+	a.staleOwner(op, "another process")
+	return false, false
+}
+
+// pidAlive reports whether the process that wrote a claim may still run:
+// its pid is alive and is not this process (a reused pid of an earlier
+// process).
+func pidAlive(pid int, process uint64) bool {
+	if pid == os.Getpid() {
+		return process == processID()
+	}
+	return processAlive(pid)
+}
+
+// waitFailed turns an error from waiting for the pane into Report's or
+// Release's error: ctx's own error, ErrClosed, or a timeout CallError when
+// the wait's own deadline passed.
+func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
+	switch {
+	case errors.Is(err, adapter.ErrClosed):
+		return err
+	case a.done.Err() != nil:
+		return adapter.ErrClosed
+	case ctx.Err() != nil:
+		return fmt.Errorf("herdr: %s: waiting for the pane: %w", op, ctx.Err())
+	}
+	ce := &CallError{Op: op, Kind: adapter.KindTimeout, Exit: -1, Err: errWaitTimeout}
+	a.diag(ce.Kind, "%s: %s", op, ce.Detail())
+	return ce
+}
+
+// exchange sends the request for op, with fresh sequence numbers, while the
+// caller holds the pane (pf is nil when the pane file is unusable). For a
+// report it also handles the resume argv: it goes out only once the pane is
+// held (so right after the first delivered report of a claim the same
+// report is sent again with it), and when Herdr refuses it the report is
+// sent again without it.
+func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.Report, deadline time.Time) error {
+	t, err := a.transportFor(ctx, deadline, op)
+	if err != nil {
+		return a.finish(op, r, 0, nil, err)
+	}
+	req := a.request(op, r)
+	delivered := false // the state itself went through
+	for range 3 {      // the report, a resend without resume, a follow-up with it
+		req.seq = a.takeSeq(pf)
+		err := t.send(ctx, a.done, deadline, req)
+		var ce *CallError
+		if errors.As(err, &ce) && ce.socketLevel {
+			a.pinged = false // ping again before the next call
+		}
+		if req.resume != nil && errors.As(err, &ce) && (ce.Code == codeInvalidResume || ce.Code == codeResumeNotAccepted) {
+			a.resumeRefused(ce.Code)
+			if delivered {
+				return nil
+			}
+			req.resume = nil
+			continue
+		}
+		if err = a.finish(op, r, req.seq, req, err); err != nil {
+			if delivered { // only the follow-up with the resume argv failed
+				return nil
+			}
+			return err
+		}
+		if op == OpRelease {
+			if pf != nil {
+				pf.rec.holder = claimToken{}
+				pf.write()
+			}
+			return nil
+		}
+		delivered = true
+		if req.resume != nil || !a.resumeAllowed() {
+			return nil
+		}
+		req = a.request(op, r) // now held: the same report with the resume argv
+	}
+	return nil
+}
+
+// transportFor returns the transport for the next call. The cli mode never
+// dials: when a resume argv is set it asks `herdr status server --json`
+// once per claim for the server's version. The socket and auto modes ping
+// the server once per claim (and again after a socket-level failure) to
+// learn its version and protocol; auto falls back to the CLI when the ping
+// fails or the protocol is not one this adapter knows, while socket fails
+// the call. A release is never preceded by a ping.
+func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (transport, error) {
+	if op == OpRelease && a.mode != transportCLI && !a.pinged {
+		// No ping for a release: its budget is short, and a slow server
+		// would spend it twice. The release request is the same in every
+		// protocol this adapter knows. Go by the last answer of an earlier
+		// claim, if any; with none, try the socket.
+		a.mu.Lock()
+		proto := a.server.Protocol
+		a.mu.Unlock()
+		switch {
+		case proto == 0 || knownProtocol(proto):
+			a.setRoute(transportSocket)
+			return a.sock, nil
+		case a.mode == transportAuto:
+			a.setRoute(transportCLI)
+			return a.cli, nil
+		}
+	}
+	if a.mode == transportCLI {
+		a.setRoute(transportCLI)
+		if !a.pinged && a.hasResume() {
+			// The CLI's own answer to a ping, once per claim, and only when
+			// there is a resume argv that needs the server's version.
+			a.pinged = true
+			if p, err := a.cli.status(ctx, a.done, deadline); err == nil {
+				a.mu.Lock()
+				a.server = p
+				a.mu.Unlock()
+			}
+		}
+		return a.cli, nil
+	}
+	if !a.pinged {
+		p, err := a.sock.ping(ctx, a.done, deadline)
+		if err == nil {
+			a.mu.Lock()
+			a.server = p
+			a.mu.Unlock()
+			a.pinged = true
+		} else if a.mode == transportSocket {
+			a.setRoute(transportSocket)
+			return nil, err
+		}
+	}
+	a.mu.Lock()
+	known := a.pinged && knownProtocol(a.server.Protocol)
+	proto := a.server.Protocol
+	a.mu.Unlock()
+	switch {
+	case known:
+		a.setRoute(transportSocket)
+		return a.sock, nil
+	case a.mode == transportSocket:
+		a.setRoute(transportSocket)
+		return nil, &CallError{Op: OpReport, Kind: adapter.KindProtocolRejected, Exit: -1, Code: "protocol_mismatch", socket: true,
+			Err: fmt.Errorf("server protocol %d is not one of %v", proto, knownProtocols)}
+	}
+	a.setRoute(transportCLI)
+	return a.cli, nil
+}
+
+// setRoute records the transport in use, for Explain.
+func (a *Adapter) setRoute(t transportMode) {
+	a.mu.Lock()
+	a.route, a.routed = t, true
+	a.mu.Unlock()
+}
+
+// request builds the request for op, with the session identity and resume
+// argv when they are due.
+func (a *Adapter) request(op Op, r adapter.Report) *request {
+	req := &request{op: op, pane: a.pane, source: a.source, agent: a.label}
+	if op == OpRelease {
+		return req
+	}
+	req.state = r.State.String()
+	req.message = r.Message.String()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.identPending {
+		req.sessionID, req.sessionPath = a.ident.ID, a.ident.Path
+		req.identGen = a.identGen
+		req.withIdent = true
+	}
+	if a.resumeAllowedLocked() {
+		req.resume = a.resume
+	}
+	return req
+}
+
+// resumeAllowed reports whether the next report may carry the resume argv:
+// one is set and not yet delivered in this claim, Herdr has not refused it,
+// the pane is held (a report was delivered in this claim), and the server
+// said, in its ping, that it is 0.9.2 or later.
+func (a *Adapter) resumeAllowed() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.resumeAllowedLocked()
+}
+
+func (a *Adapter) resumeAllowedLocked() bool {
+	return a.resume != nil && a.resumePend && !a.resumeOff && a.held && a.pinged && resumeSupported(a.server.Version)
+}
+
+// hasResume reports whether a resume argv is set and may still go out in
+// this claim.
+func (a *Adapter) hasResume() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.resume != nil && a.resumePend && !a.resumeOff
+}
+
+// resumeRefused records Herdr's refusal of the resume argv: an invalid one
+// is off for the rest of the claim; one sent before the pane was held
+// (after a server restart, say) waits for the next delivered report.
+func (a *Adapter) resumeRefused(code string) {
+	a.mu.Lock()
+	if code == codeInvalidResume {
+		a.resumeOff = true
+	} else {
+		a.held = false
+	}
+	a.mu.Unlock()
+	if code == codeInvalidResume {
+		a.diag(adapter.KindInvalidValue, "resume command refused by herdr (%s); not sent again in this claim", code)
+	}
+}
+
+// takeSeq returns the sequence number of the next call and records it in
+// the pane file before the call. At 2^64-1 it stays there, with one
+// diagnostic.
+func (a *Adapter) takeSeq(pf *paneFile) uint64 {
+	var floor uint64
+	if pf != nil {
+		floor = pf.rec.seq
+	}
+	seq, saturated := highWater.next(a.key, clockMs(a.clock()), floor)
+	if pf != nil {
+		pf.rec.seq = seq
+		pf.write()
+	}
+	if saturated {
+		a.mu.Lock()
+		first := !a.saturated
+		a.saturated = true
+		a.counts[adapter.KindInvalidValue]++
+		a.mu.Unlock()
+		if first {
+			a.diagnose(adapter.NewDiagnostic(a.name, adapter.KindInvalidValue,
+				"sequence numbers exhausted at 18446744073709551615: herdr will ignore this pane's reports until its server restarts; remove the pane's file under %s", a.stateDir))
+		}
+	}
+	return seq
+}
+
+// finish records the outcome of one call and turns err into the caller's
+// error (with a diagnostic for a CallError).
+func (a *Adapter) finish(op Op, r adapter.Report, seq uint64, req *request, err error) error {
 	var ce *CallError
 	if op == OpRelease && errors.As(err, &ce) && ce.Code == "pane_not_found" {
 		err = nil // the pane is gone: nothing left to release
 	}
-
+	if errors.As(err, &ce) {
+		ce.Op = op
+	}
 	a.mu.Lock()
-	a.lastSeq, a.lastOp = seq, op
+	if seq != 0 {
+		a.lastSeq, a.lastOp = seq, op
+	}
 	if err == nil {
 		if op == OpRelease {
 			a.lastState = "released"
+			a.held = false
 		} else {
 			a.lastState = r.State.String()
-		}
-		if withIdent && identGen == a.identGen {
-			a.identPending = false
+			a.held = true
+			if req.withIdent && req.identGen == a.identGen {
+				a.identPending = false
+			}
+			if req.resume != nil {
+				a.resumePend = false
+			}
 		}
 	}
 	a.mu.Unlock()
@@ -331,7 +767,7 @@ func (a *Adapter) deliver(ctx context.Context, op string, r adapter.Report) erro
 		if op == OpRelease {
 			a.log.Debug("herdr pane released", "seq", seq)
 		} else {
-			a.log.Debug("herdr call delivered", "op", op, "state", r.State.String(), "seq", seq)
+			a.log.Debug("herdr call delivered", "op", op.String(), "state", r.State.String(), "seq", seq)
 		}
 		return nil
 	case errors.As(err, &ce):
@@ -344,45 +780,23 @@ func (a *Adapter) deliver(ctx context.Context, op string, r adapter.Report) erro
 	}
 }
 
-// argv builds the CLI arguments: every value its own element, no "=" forms,
-// no "--". It reports the identity generation it used and whether it added
-// the session identity.
-func (a *Adapter) argv(op string, r adapter.Report, seq uint64) (args []string, identGen uint64, withIdent bool) {
-	args = make([]string, 0, 17)
-	args = append(args, "pane", op, a.pane, "--source", a.source, "--agent", a.label)
-	if op == OpRelease {
-		return append(args, "--seq", strconv.FormatUint(seq, 10)), 0, false
-	}
-	args = append(args, "--state", r.State.String())
-	if m := r.Message.String(); m != "" {
-		args = append(args, "--message", m)
-	}
-	args = append(args, "--seq", strconv.FormatUint(seq, 10))
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.identPending {
-		return args, a.identGen, false
-	}
-	if a.ident.ID != "" {
-		args = append(args, "--agent-session-id", a.ident.ID)
-	}
-	if a.ident.Path != "" {
-		args = append(args, "--agent-session-path", a.ident.Path)
-	}
-	return args, a.identGen, true
-}
-
-// startClaim resets what is per claim: diagnostics are reported afresh and
-// the session identity is sent again.
+// startClaim resets what is per claim: diagnostics are reported afresh, the
+// session identity and resume argv are sent again, and the server is
+// pinged again.
 func (a *Adapter) startClaim() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	clear(a.emitted)
 	a.identPending = a.ident != session.Identity{}
+	a.resumePend = a.resume != nil
+	a.resumeOff = false
+	a.held = false
+	a.fenced = false
+	a.pinged = false
 }
 
-func (a *Adapter) staleOwner(op string) {
-	a.diag(adapter.KindStaleOwner, "%s not sent: pane %s was taken over by a newer adapter", op, a.pane)
+func (a *Adapter) staleOwner(op Op, by string) {
+	a.diag(adapter.KindStaleOwner, "%s not sent: pane %s is held by %s", op, a.pane, by)
 }
 
 // diag counts a diagnostic and sends it to Diagnose unless one of its kind

@@ -8,12 +8,15 @@ import (
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 )
 
+// TestConformance runs the adapter conformance suite on each transport.
 func TestConformance(t *testing.T) {
 	// One emulated Herdr for every case: its server's goroutines then
 	// predate each case's goroutine-leak check.
 	h := startHerdr(t, herdrtest.Options{})
-	adaptertest.Run(t, func(t *testing.T) adapter.Adapter {
-		f := &fixture{h: h, drv: Driver{StateDir: t.TempDir()}, diags: &diags{}, env: adapter.Env(h.Env()), host: interactive}
-		return f.open(t)
+	forTransports(t, func(t *testing.T, transport string) {
+		adaptertest.Run(t, func(t *testing.T) adapter.Adapter {
+			f := &fixture{h: h, drv: Driver{StateDir: t.TempDir()}, diags: &diags{}, env: adapter.Env(h.Env()), host: interactive, transport: transport}
+			return f.open(t)
+		})
 	})
 }

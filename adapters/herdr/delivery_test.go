@@ -3,6 +3,7 @@ package herdr
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 )
 
 func TestReportArgv(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+	f := newFixtureOn(t, "cli", herdrtest.Options{})
 	// A stale socket earlier in the environment: the captured (last) value
 	// is the one the child must see, and only once.
 	f.env = append(adapter.Env{"HERDR_SOCKET_PATH=/elsewhere.sock", "KEEP=1"}, f.env...)
@@ -72,8 +73,10 @@ func TestReportArgv(t *testing.T) {
 	}
 }
 
-func TestReportUpdatesHerdr(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{InView: []string{"w1:p1"}})
+func TestReportUpdatesHerdr(t *testing.T) { forTransports(t, testReportUpdatesHerdr) }
+
+func testReportUpdatesHerdr(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
 	a := f.open(t)
 	for _, tt := range []struct {
 		r    adapter.Report
@@ -91,7 +94,7 @@ func TestReportUpdatesHerdr(t *testing.T) {
 		}
 	}
 	ex := a.Explain()
-	for k, want := range map[string]string{"pane": "w1:p1", "source": "custom:panetest", "agent": "panetest", "lease": "holder", "last_state": "idle", "last_op": OpReport, "timeout": "5s", "bin": f.h.Bin, "socket": f.h.Socket, "persist_dir": f.drv.StateDir} {
+	for k, want := range map[string]string{"pane": "w1:p1", "source": "custom:panetest", "agent": "panetest", "lease": "holder", "last_state": "idle", "last_op": OpReport.String(), "timeout": "5s", "bin": f.h.Bin, "socket": f.h.Socket, "persist_dir": f.drv.StateDir} {
 		if ex[k] != want {
 			t.Errorf("Explain[%q] = %q, want %q", k, ex[k], want)
 		}
@@ -124,84 +127,134 @@ func TestReportInvalid(t *testing.T) {
 	}
 }
 
-// TestFaults runs one report against each misbehaviour of the fake CLI.
+// TestFaults runs one report against each misbehaviour of the emulated
+// Herdr, on each transport (a row with a "" detail for a transport does not
+// apply to it).
 func TestFaults(t *testing.T) {
+	type want struct {
+		code   string
+		exit   int
+		detail string // fragment of the diagnostic; "" skips the transport
+	}
 	tests := []struct {
-		name     string
-		fault    herdrtest.Fault
-		stop     bool // stop the emulated server
-		kind     adapter.Kind
-		code     string
-		exit     int
-		detail   string // fragment of the diagnostic
-		hangs    bool
-		settings string
+		name        string
+		fault       herdrtest.Fault
+		stop        bool // stop the emulated server
+		kind        adapter.Kind
+		cli, socket want
+		hangs       bool
+		settings    string
 	}{
-		{name: "server not running", fault: herdrtest.Fault{ServerNotRunning: true}, kind: adapter.KindProtocolRejected, code: "server_not_running", exit: 1, detail: "report-agent: exit 1: server_not_running"},
-		{name: "server stopped", stop: true, kind: adapter.KindProtocolRejected, code: "server_not_running", exit: 1, detail: "exit 1: server_not_running"},
-		{name: "protocol mismatch", fault: herdrtest.Fault{ProtocolMismatch: 19}, kind: adapter.KindProtocolRejected, code: "protocol_mismatch", exit: 1, detail: "exit 1: protocol_mismatch"},
-		{name: "usage exit 2", fault: herdrtest.Fault{ExitUsage: true}, kind: adapter.KindProtocolRejected, exit: 2, detail: "exit 2: unrecognised output ("},
-		{name: "garbage", fault: herdrtest.Fault{Garbage: true}, kind: adapter.KindProtocolRejected, exit: 1, detail: "exit 1: unrecognised output ("},
-		{name: "garbage after 1 MiB", fault: herdrtest.Fault{Garbage: true, SpewBytes: 1 << 20}, kind: adapter.KindProtocolRejected, exit: 1, detail: "unrecognised output (2097"},
-		{name: "hang", fault: herdrtest.Fault{Hang: true}, kind: adapter.KindTimeout, exit: -1, detail: "killed at the deadline", hangs: true, settings: `{"timeout":"300ms"}`},
-		{name: "hang ignoring SIGTERM", fault: herdrtest.Fault{Hang: true, HangIgnoreTERM: true}, kind: adapter.KindTimeout, exit: -1, detail: "killed at the deadline", hangs: true, settings: `{"timeout":"300ms"}`},
-		{name: "slower than the timeout", fault: herdrtest.Fault{SleepMs: 3000}, kind: adapter.KindTimeout, exit: -1, detail: "killed at the deadline", settings: `{"timeout":"300ms"}`},
+		{name: "server not running", fault: herdrtest.Fault{ServerNotRunning: true}, kind: adapter.KindProtocolRejected,
+			cli:    want{code: "server_not_running", exit: 1, detail: "report-agent: exit 1: server_not_running"},
+			socket: want{code: "server_not_running", exit: -1, detail: "report-agent: socket: server_not_running"}},
+		{name: "server stopped", stop: true, kind: adapter.KindProtocolRejected,
+			cli:    want{code: "server_not_running", exit: 1, detail: "exit 1: server_not_running"},
+			socket: want{code: "server_not_running", exit: -1, detail: "socket: server_not_running"}},
+		{name: "protocol mismatch", fault: herdrtest.Fault{ProtocolMismatch: 19}, kind: adapter.KindProtocolRejected,
+			cli:    want{code: "protocol_mismatch", exit: 1, detail: "exit 1: protocol_mismatch"},
+			socket: want{code: "protocol_mismatch", exit: -1, detail: "socket: protocol_mismatch"}},
+		{name: "usage exit 2", fault: herdrtest.Fault{ExitUsage: true}, kind: adapter.KindProtocolRejected,
+			cli: want{exit: 2, detail: "exit 2: unrecognised output ("}},
+		{name: "garbage", fault: herdrtest.Fault{Garbage: true}, kind: adapter.KindProtocolRejected,
+			cli:    want{exit: 1, detail: "exit 1: unrecognised output ("},
+			socket: want{exit: -1, detail: "socket: unrecognised response"}},
+		{name: "garbage after 1 MiB", fault: herdrtest.Fault{Garbage: true, SpewBytes: 1 << 20}, kind: adapter.KindProtocolRejected,
+			cli:    want{exit: 1, detail: "unrecognised output (2097"},
+			socket: want{exit: -1, detail: "socket: unrecognised response"}},
+		{name: "1 MiB before the response", fault: herdrtest.Fault{SpewBytes: 1 << 20}, kind: adapter.KindProtocolRejected,
+			socket: want{exit: -1, detail: "socket: response over 65536 bytes"}},
+		{name: "hang", fault: herdrtest.Fault{Hang: true}, kind: adapter.KindTimeout, hangs: true, settings: `{"timeout":"300ms"}`,
+			cli:    want{exit: -1, detail: "killed at the deadline"},
+			socket: want{exit: -1, detail: "socket: no answer before the deadline"}},
+		{name: "hang ignoring SIGTERM", fault: herdrtest.Fault{Hang: true, HangIgnoreTERM: true}, kind: adapter.KindTimeout, hangs: true, settings: `{"timeout":"300ms"}`,
+			cli: want{exit: -1, detail: "killed at the deadline"}},
+		{name: "slower than the timeout", fault: herdrtest.Fault{SleepMs: 3000}, kind: adapter.KindTimeout, settings: `{"timeout":"300ms"}`,
+			cli:    want{exit: -1, detail: "killed at the deadline"},
+			socket: want{exit: -1, detail: "socket: no answer before the deadline"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, herdrtest.Options{})
-			f.set = tt.settings
-			a := f.open(t)
-			f.setFault(t, tt.fault)
-			if tt.stop {
-				if err := f.h.StopServer(); err != nil {
-					t.Fatal(err)
+			forTransports(t, func(t *testing.T, tr string) {
+				w := tt.cli
+				if tr == "socket" {
+					w = tt.socket
 				}
-			}
-			start := time.Now()
-			err := a.Report(t.Context(), working)
-			elapsed := time.Since(start)
-			var ce *CallError
-			if !errors.As(err, &ce) {
-				t.Fatalf("Report = %v, want a *CallError", err)
-			}
-			if ce.Op != OpReport || ce.Kind != tt.kind || ce.Code != tt.code || ce.Exit != tt.exit {
-				t.Errorf("CallError %+v, want op %s kind %s code %q exit %d", ce, OpReport, tt.kind, tt.code, tt.exit)
-			}
-			got := f.diags.all()
-			if len(got) != 1 || got[0].Kind != tt.kind || !strings.Contains(got[0].Detail, tt.detail) {
-				t.Fatalf("diagnostics %v, want one %s saying %q", got, tt.kind, tt.detail)
-			}
-			for _, leak := range []string{"panic", "spew", "\ufffd", "{", "no herdr server"} {
-				if strings.Contains(got[0].Detail, leak) || strings.Contains(err.Error(), leak) {
-					t.Errorf("child output %q leaked into %q / %q", leak, got[0].Detail, err)
+				if w.detail == "" {
+					return // a fault of the fake CLI only
 				}
-			}
-			if tt.kind == adapter.KindTimeout && elapsed > 10*time.Second {
-				t.Errorf("a %s timeout took %v", a.timeout, elapsed)
-			}
-			if tt.hangs {
-				assertHungCallKilled(t, f)
-			}
-			if tt.kind == adapter.KindTimeout {
-				// The killed call is in the emulator's log, unfinished.
-				if calls := f.calls(t); len(calls) != 1 || !calls[0].Unfinished || calls[0].Exit != -1 {
-					t.Errorf("calls %+v, want the one killed call, unfinished", calls)
+				f := newFixtureOn(t, tr, herdrtest.Options{})
+				f.set = tt.settings
+				a := f.open(t)
+				if tr == "socket" && tt.kind == adapter.KindTimeout {
+					// The fault would hold up the claim's ping too; the
+					// case is about the report.
+					warmUp(t, f, a)
 				}
-			}
-			if n := a.Explain()["diag."+string(tt.kind)]; n != "1" {
-				t.Errorf("Explain diag.%s = %q, want 1", tt.kind, n)
-			}
+				f.setFault(t, tt.fault)
+				if tt.stop {
+					if err := f.h.StopServer(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				err := a.Report(t.Context(), working)
+				var ce *CallError
+				if !errors.As(err, &ce) {
+					t.Fatalf("Report = %v, want a *CallError", err)
+				}
+				if ce.Op != OpReport || ce.Kind != tt.kind || ce.Code != w.code || ce.Exit != w.exit {
+					t.Errorf("CallError %+v, want op %s kind %s code %q exit %d", ce, OpReport, tt.kind, w.code, w.exit)
+				}
+				got := f.diags.all()
+				if len(got) != 1 || got[0].Kind != tt.kind || !strings.Contains(got[0].Detail, w.detail) {
+					t.Fatalf("diagnostics %v, want one %s saying %q", got, tt.kind, w.detail)
+				}
+				for _, leak := range []string{"panic", "spew", "\ufffd", "{", "no herdr server"} {
+					if strings.Contains(got[0].Detail, leak) || strings.Contains(err.Error(), leak) {
+						t.Errorf("output %q leaked into %q / %q", leak, got[0].Detail, err)
+					}
+				}
+				if tt.hangs {
+					assertHungCallKilled(t, f)
+				}
+				if tt.kind == adapter.KindTimeout && (tr == "cli" || tt.hangs) {
+					// The abandoned call is in the emulator's log, unfinished
+					// (a socket request still sleeping is not logged yet).
+					if calls := f.calls(t); len(calls) != 1 || !calls[0].Unfinished || calls[0].Exit != -1 {
+						t.Errorf("calls %+v, want the one abandoned call, unfinished", calls)
+					}
+				}
+				if n := a.Explain()["diag."+string(tt.kind)]; n != "1" {
+					t.Errorf("Explain diag.%s = %q, want 1", tt.kind, n)
+				}
+			})
 		})
 	}
 }
 
-// assertHungCallKilled checks that the hung fake process is gone.
+// warmUp delivers one report (over the socket, that is the claim's ping
+// too) and forgets it: later faults then hit the call under test.
+func warmUp(t *testing.T, f *fixture, a *Adapter) {
+	t.Helper()
+	if err := a.Report(t.Context(), idle); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range f.allCalls(t) {
+		f.skip = max(f.skip, c.Arrival)
+	}
+}
+
+// assertHungCallKilled checks that the hung call was abandoned: for the
+// CLI, that the hung fake process is gone (a socket call's connection is
+// closed with the call, in this process).
 func assertHungCallKilled(t *testing.T, f *fixture) {
 	t.Helper()
 	calls := f.calls(t)
 	if len(calls) != 1 || !calls[0].Hung {
 		t.Fatalf("calls %+v, want one hung call", calls)
+	}
+	if calls[0].Transport != herdrtest.TransportCLI {
+		return
 	}
 	pid := calls[0].PID
 	eventually(t, "the hung herdr process to die", func() bool { return !processAlive(pid) })
@@ -209,36 +262,39 @@ func assertHungCallKilled(t *testing.T, f *fixture) {
 
 func TestFaultsThatDeliver(t *testing.T) {
 	tests := []struct {
-		name  string
-		fault herdrtest.Fault
+		name       string
+		fault      herdrtest.Fault
+		transports []string
 	}{
-		{name: "slow but in time", fault: herdrtest.Fault{SleepMs: 200}},
-		{name: "1 MiB of output", fault: herdrtest.Fault{SpewBytes: 1 << 20}},
-		{name: "grandchild holds stdout", fault: herdrtest.Fault{Grandchild: true}},
+		{name: "slow but in time", fault: herdrtest.Fault{SleepMs: 200}, transports: transports},
+		{name: "1 MiB of output", fault: herdrtest.Fault{SpewBytes: 1 << 20}, transports: []string{"cli"}},
+		{name: "grandchild holds stdout", fault: herdrtest.Fault{Grandchild: true}, transports: []string{"cli"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, herdrtest.Options{})
-			a := f.open(t)
-			f.setFault(t, tt.fault)
-			start := time.Now()
-			if err := a.Report(t.Context(), working); err != nil {
-				t.Fatalf("Report: %v", err)
-			}
-			if elapsed := time.Since(start); elapsed > 10*time.Second {
-				t.Errorf("Report took %v", elapsed)
-			}
-			if got := f.diags.all(); len(got) != 0 {
-				t.Errorf("diagnostics %v", got)
-			}
-			calls := f.calls(t)
-			if len(calls) != 1 || calls[0].Exit != 0 {
-				t.Fatalf("calls %+v, want one successful call", calls)
-			}
-			if pid := calls[0].GrandchildPID; pid > 0 && canKillGroups {
-				eventually(t, "the grandchild to be killed", func() bool { return !processAlive(pid) })
-			}
-		})
+		for _, tr := range tt.transports {
+			t.Run(tt.name+"/"+tr, func(t *testing.T) {
+				f := newFixtureOn(t, tr, herdrtest.Options{})
+				a := f.open(t)
+				f.setFault(t, tt.fault)
+				start := time.Now()
+				if err := a.Report(t.Context(), working); err != nil {
+					t.Fatalf("Report: %v", err)
+				}
+				if elapsed := time.Since(start); elapsed > 10*time.Second {
+					t.Errorf("Report took %v", elapsed)
+				}
+				if got := f.diags.all(); len(got) != 0 {
+					t.Errorf("diagnostics %v", got)
+				}
+				calls := f.calls(t)
+				if len(calls) != 1 || !calls[0].Applied {
+					t.Fatalf("calls %+v, want one applied call", calls)
+				}
+				if pid := calls[0].GrandchildPID; pid > 0 && canKillGroups {
+					eventually(t, "the grandchild to be killed", func() bool { return !processAlive(pid) })
+				}
+			})
+		}
 	}
 }
 
@@ -248,7 +304,7 @@ func TestGrandchildKilledAfterFailedCall(t *testing.T) {
 	if !canKillGroups {
 		t.Skip("no process groups here")
 	}
-	f := newFixture(t, herdrtest.Options{})
+	f := newFixtureOn(t, "cli", herdrtest.Options{})
 	a := f.open(t)
 	f.setFault(t, herdrtest.Fault{Grandchild: true, ServerNotRunning: true})
 	var ce *CallError
@@ -268,10 +324,13 @@ func TestGrandchildKilledAfterFailedCall(t *testing.T) {
 // TestCloseWakesWaitForPane: an adapter waiting for the pane's child slot,
 // held by another adapter's hung call, gives up when it is closed, instead
 // of waiting for that call's deadline.
-func TestCloseWakesWaitForPane(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+func TestCloseWakesWaitForPane(t *testing.T) { forTransports(t, testCloseWakesWaitForPane) }
+
+func testCloseWakesWaitForPane(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	f.set = `{"timeout":"60s"}`
 	old := f.open(t)
+	warmUp(t, f, old)
 	succ := f.open(t)
 	f.set = ""
 	f.setFault(t, herdrtest.Fault{Hang: true})
@@ -302,8 +361,10 @@ func TestCloseWakesWaitForPane(t *testing.T) {
 	}
 }
 
-func TestFailFirstThenSucceed(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+func TestFailFirstThenSucceed(t *testing.T) { forTransports(t, testFailFirstThenSucceed) }
+
+func testFailFirstThenSucceed(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	a := f.open(t)
 	f.setFault(t, herdrtest.Fault{FailFirst: 2})
 	for i := range 2 {
@@ -328,7 +389,7 @@ func TestFailFirstThenSucceed(t *testing.T) {
 }
 
 func TestSpawnFailed(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+	f := newFixtureOn(t, "cli", herdrtest.Options{})
 	a := f.open(t)
 	if err := os.Remove(f.h.Bin); err != nil {
 		t.Fatal(err)
@@ -343,30 +404,57 @@ func TestSpawnFailed(t *testing.T) {
 	}
 }
 
-func TestReportHonoursContext(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+// TestReportCancelledAtOnce: the registry cancels the in-flight report at
+// Detach; the hung CLI (even one that ignores SIGTERM, with a 60 s timeout)
+// is killed and Report returns ctx's error without a diagnostic.
+func TestReportCancelledAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		transport string
+		fault     herdrtest.Fault
+	}{
+		{"cli", herdrtest.Fault{Hang: true}},
+		{"cli", herdrtest.Fault{Hang: true, HangIgnoreTERM: true}},
+		{"socket", herdrtest.Fault{Hang: true}},
+	} {
+		fault := tc.fault
+		t.Run(fmt.Sprintf("%s ignore SIGTERM %v", tc.transport, fault.HangIgnoreTERM), func(t *testing.T) {
+			f := newFixtureOn(t, tc.transport, herdrtest.Options{})
+			f.set = `{"timeout":"60s"}`
+			a := f.open(t)
+			if tc.transport == "socket" {
+				warmUp(t, f, a)
+			}
+			f.setFault(t, fault)
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- a.Report(ctx, working) }()
+			waitForHungCall(t, f)
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("Report = %v, want context.Canceled", err)
+			}
+			assertHungCallKilled(t, f)
+			if got := f.diags.all(); len(got) != 0 {
+				t.Errorf("a cancelled report emitted %v", got)
+			}
+		})
+	}
+}
+
+func TestReportHonoursContext(t *testing.T) { forTransports(t, testReportHonoursContext) }
+
+func testReportHonoursContext(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	a := f.open(t)
-	f.setFault(t, herdrtest.Fault{Hang: true})
 	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- a.Report(ctx, working) }()
-	waitForHungCall(t, f)
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Fatalf("Report = %v, want context.Canceled", err)
-	}
-	assertHungCallKilled(t, f)
-	if got := f.diags.all(); len(got) != 0 {
-		t.Errorf("a cancelled report emitted %v", got)
-	}
 
 	// A context that is already cancelled starts nothing.
-	f.setFault(t, herdrtest.Fault{})
 	if err := a.Report(ctx, idle); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Report with a cancelled ctx = %v", err)
 	}
-	if calls := f.calls(t); len(calls) != 1 {
-		t.Errorf("%d calls, want only the hung one", len(calls))
+	if calls := f.calls(t); len(calls) != 0 {
+		t.Errorf("%d calls, want none", len(calls))
 	}
 
 	// The caller's own deadline, shorter than the adapter's timeout, is the
@@ -387,7 +475,7 @@ func TestReportHonoursContext(t *testing.T) {
 }
 
 // waitForHungCall waits until the fake logs a hung call.
-func waitForHungCall(t *testing.T, f *fixture) herdrtest.Call {
+func waitForHungCall(t testing.TB, f *fixture) herdrtest.Call {
 	t.Helper()
 	var hung herdrtest.Call
 	eventually(t, "the fake to hang", func() bool {
@@ -402,9 +490,12 @@ func waitForHungCall(t *testing.T, f *fixture) herdrtest.Call {
 	return hung
 }
 
-func TestCloseKillsInFlight(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+func TestCloseKillsInFlight(t *testing.T) { forTransports(t, testCloseKillsInFlight) }
+
+func testCloseKillsInFlight(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	a := f.open(t)
+	warmUp(t, f, a)
 	f.setFault(t, herdrtest.Fault{Hang: true})
 	done := make(chan error, 1)
 	go func() { done <- a.Report(context.Background(), working) }()
@@ -430,8 +521,10 @@ func TestCloseKillsInFlight(t *testing.T) {
 	}
 }
 
-func TestReleasePaneNotFound(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+func TestReleasePaneNotFound(t *testing.T) { forTransports(t, testReleasePaneNotFound) }
+
+func testReleasePaneNotFound(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	f.env = f.env.With(EnvPane, "w9:p9")
 	a := f.open(t)
 	var ce *CallError
@@ -440,18 +533,6 @@ func TestReleasePaneNotFound(t *testing.T) {
 	}
 	if err := a.Release(t.Context()); err != nil {
 		t.Fatalf("Release of a vanished pane = %v, want nil", err)
-	}
-}
-
-func TestBoundedBuffer(t *testing.T) {
-	b := boundedBuffer{limit: 10}
-	for _, s := range []string{"0123", "456789ab", "cdef"} {
-		if n, err := b.Write([]byte(s)); n != len(s) || err != nil {
-			t.Fatalf("Write = %d, %v", n, err)
-		}
-	}
-	if string(b.buf) != "0123456789" || b.total != 16 {
-		t.Errorf("kept %q of %d bytes", b.buf, b.total)
 	}
 }
 

@@ -1,22 +1,26 @@
-// Package herdr reports an agent's state to the Herdr pane it runs in,
-// through the Herdr CLI (`herdr pane report-agent` and `herdr pane
-// release-agent`), as specified for Herdr 0.8.2 (socket protocol 20).
+// Package herdr reports an agent's state to the Herdr pane it runs in, as
+// specified for Herdr 0.8.2 (socket protocol 20) and 0.9.x (protocol 22):
+// over Herdr's API socket, or through the Herdr CLI (`herdr pane
+// report-agent` and `herdr pane release-agent`).
 //
 // Hosts do not use this package directly: the registry lists [Driver] among
-// its built-in drivers and drives the [Adapter] it opens. Hosts do call
-// [ScrubEnv] on the environment of every tool subprocess they start.
+// its built-in drivers and drives the [Adapter] it opens, and
+// registry.ScrubEnv (which hosts call on the environment of every tool
+// subprocess they start) removes Herdr's variables through
+// [Driver.ScrubEnv].
 //
 // # Activation
 //
 // [Driver.Open] reads the environment captured in adapter.Params, never the
 // process's. The adapter is active only when HERDR_ENV is exactly "1",
 // HERDR_BIN_PATH, HERDR_PANE_ID and HERDR_SOCKET_PATH are set, and
-// HERDR_BIN_PATH is an executable regular file; only an interactive root
-// host (TUI mode, with a UI) may claim a pane; and when the host has loaded
-// a reporter of its own ([Driver.Conflicts]), the adapter defers to it with
-// one unsupported diagnostic. Otherwise Open returns an error wrapping
-// adapter.ErrInactive that names the failed condition, having started
-// nothing.
+// HERDR_BIN_PATH is an absolute path to an executable regular file (a
+// relative one would run a file of the working directory, which may be an
+// untrusted repository); only an interactive root host (TUI mode, with a
+// UI) may claim a pane; and when the host has loaded a reporter of its own
+// ([Driver.Conflicts]), the adapter defers to it with one unsupported
+// diagnostic. Otherwise Open returns an error wrapping adapter.ErrInactive
+// that names the failed condition, having started nothing.
 //
 // # Identity
 //
@@ -27,66 +31,99 @@
 // one of its built-in agents (it ties those to process detection and may
 // ignore or clear them).
 //
-// # Calls
+// # Transports
 //
-// Every call runs the CLI directly with an argument vector, never a shell,
-// with HERDR_SOCKET_PATH pinned to the captured value. Every value is its own
-// argument; no value is one the CLI would swallow (--session, --remote,
-// --handoff...), invalid UTF-8, or has control characters. The only
-// --message texts are the fixed adapter.Message texts.
+// The "transport" setting picks how calls reach Herdr. "auto" (the
+// default) pings the server once per claim, and again after a failed
+// connection, and uses the socket when the server answers with protocol 20
+// or 22; otherwise (no answer, another protocol) it runs the CLI, which
+// gives the same diagnostics. A release is never preceded by a ping: it
+// goes by the last answer, or tries the socket. "socket" never spawns a
+// process and fails a call to a server of another protocol; "cli" never
+// dials. On Windows the
+// socket is the named pipe \\.\pipe\ followed by HERDR_SOCKET_PATH, dialled
+// with go-winio.
 //
-// A call has a deadline (the "timeout" setting, 5 s by default). At the
-// deadline the child is killed; when ctx ends first the child is killed too,
-// and ctx's error is returned without a diagnostic. On Unix the child runs
-// in a process group of its own, which is killed at the deadline and again
-// once the call is over, whatever its exit status, so no helper the CLI
-// started outlives the call; on Windows only the child itself is killed, and
-// a grandchild holding the output pipes is cut loose after a short delay
-// (exec.Cmd.WaitDelay). Stdout and stderr are each kept up to 64 KiB, only to find Herdr's
-// JSON error code, and are never logged. A failure is a [*CallError] of kind
-// spawn_failed, timeout or protocol_rejected, returned from Report so that
-// the registry tries again later, and sent as a diagnostic at most once per
-// kind and claim.
+// Both transports send the same request: the same source, label and fixed
+// messages, a fresh sequence number, the session identity until delivered,
+// the same deadline. The socket request is one line of JSON on a fresh
+// connection and its response is read up to 64 KiB (package wire). The CLI
+// runs with an argument vector, never a shell, with HERDR_SOCKET_PATH pinned
+// to the captured value, through adapter/cmdrun: its process group is
+// killed at the deadline and once the call is over, a child gets a
+// parent-death signal on Linux and FreeBSD (elsewhere a host killed outright
+// leaves a running CLI child to finish on its own), and stdout and stderr
+// are kept up to 64 KiB each.
+// Every CLI value is its own argument; no value is one the CLI would swallow
+// (--session, --remote, --handoff...), invalid UTF-8, or has control
+// characters. What Herdr writes is never logged: only its error code, when
+// it is one the adapter knows.
 //
-// # Sequence numbers
+// A call has a deadline (the "timeout" setting, 5 s by default). When ctx
+// ends first (the registry cancels an in-flight report at Detach) the call
+// is abandoned at once and ctx's error is returned without a diagnostic. A
+// failure is a [*CallError] of kind spawn_failed, timeout or
+// protocol_rejected (with Herdr's code: server_not_running when nothing
+// listens, protocol_mismatch, pane_not_found...), returned from Report so
+// that the registry tries again later, and sent as a diagnostic at most
+// once per kind and claim.
 //
-// Herdr silently ignores a report whose --seq is not above the last one it
+// # Sequence numbers and ownership across processes
+//
+// Herdr silently ignores a report whose seq is not above the last one it
 // accepted from the same source in the same pane. Every call, the release
-// included, therefore carries max(clock in ms, high-water + 1). The
-// high-water mark is process-wide, per socket and pane, so it survives
-// adapter reloads and a clock that steps back. It is also kept on disk, in a
-// file per pane under [Driver.StateDir]: before each call, under a
-// cross-process file lock, the adapter reads the file, takes max(clock ms,
-// process high-water + 1, file + 1), writes that exact number back and
-// unlocks. A restarted process, or a second process in the same pane,
-// therefore continues one above the newest number, even after the clock went
-// back. A number is above the clock only after the clock stepped back or
-// when several calls fell in one millisecond, and then by no more than that
-// takes: nothing is reserved ahead. A failure to read or write the file is a
-// persist_failed diagnostic, never a failed report.
+// included, therefore carries max(clock in ms, high-water + 1), with the
+// high-water mark kept process-wide (so it survives adapter reloads and a
+// clock that steps back) and in a file per pane under [Driver.StateDir].
+// Each call takes the pane's cross-process file lock, reads the file, picks
+// the number, writes it back, makes the call and only then unlocks: the
+// numbers rise in the order Herdr receives the calls, across every process
+// in the pane. A number never wraps: at 2^64-1 it stays there, with one
+// invalid_value diagnostic. A failure to use the file is a persist_failed
+// diagnostic, never a failed report.
 //
-// # Ownership
+// The same file names the claim that holds the pane. Within a process each
+// pane has one lease: an adapter claims it at its first Report, and one
+// opened later (a successor, after a settings reload) retires the older
+// holder, waiting for its in-flight call and sending no release. Across
+// processes the newest claim wins too: a process whose pane another live
+// process has claimed since is fenced; its Report and Release send nothing
+// and return nil, with one stale_owner diagnostic, so it never releases the
+// newer claim. Once the newer process has released the pane, or has exited,
+// the older one takes the pane back at its next report (a state change or a
+// refresh).
 //
-// Each pane has one process-wide lease. An adapter claims it at its first
-// Report; an adapter opened later (a successor, after a settings reload)
-// retires the older holder: it waits for the holder's in-flight call and
-// sends no release. From then on the retired adapter's Report and Release
-// send nothing and return nil, with one stale_owner diagnostic. Only one
-// CLI child runs per pane at a time.
+// # Refresh
 //
-// # Session identity
+// Herdr keeps custom reporters in memory only: a server restart forgets
+// them. [Adapter.RefreshInterval] (the "refresh" setting, 30 s by default, 0
+// for never) asks the registry to report the current state again, with a
+// fresh sequence number, when nothing was delivered for that long; a
+// repeated idle leaves Herdr's done status as it is. The cost is one call
+// per interval.
+//
+// # Session identity and resume
 //
 // The session id and, when absolute, the session path (from
-// session.Host.Identity and [Adapter.SetSession]) go out with
-// --agent-session-id and --agent-session-path on every report of a claim
-// until one is delivered; a changed identity is sent again. Herdr 0.8.2
-// discards these for custom sources; they are sent as the documented
-// contract.
+// session.Host.Identity and [Adapter.SetSession]) go out with every report
+// of a claim until one is delivered; a changed identity is sent again.
+// Herdr 0.8.2 discards these for custom sources; they are sent as the
+// documented contract. The identity's Resume argv, the command that reopens
+// the session after a Herdr restart, is sent only to a server of 0.9.2 or
+// later (from the ping's version, or for the cli transport from `herdr
+// status server --json`) and only once the pane is held: right after the
+// first delivered report of a claim, the same report goes again with it
+// (as `-- argv...` on the CLI, resume_argv on the socket). An argv Herdr
+// would refuse is dropped with an invalid_value diagnostic; when Herdr
+// answers invalid_resume_argv the report is sent again without it, and
+// resume is off for the rest of the claim.
 //
 // # Lifecycle
 //
 // [Adapter.Release] waits for the in-flight call, then hands the pane back
-// with a fresh sequence number. [Adapter.Close] kills any in-flight call and
-// frees the lease without telling Herdr. Nothing runs between calls: the
-// adapter has no goroutine, timer or background process.
+// with a fresh sequence number, within a budget of its own: min(timeout,
+// [MaxReleaseTimeout]) for waiting and calling together. [Adapter.Close]
+// abandons any in-flight call and frees the lease without telling Herdr.
+// Nothing runs between calls: the adapter has no goroutine, timer or
+// background process.
 package herdr

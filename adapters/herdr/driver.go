@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/cmdrun"
 )
 
 // Environment variables Herdr puts in every pane process.
@@ -26,7 +25,16 @@ const (
 	EnvSocket = "HERDR_SOCKET_PATH" // the server's API socket
 )
 
-// Timeouts applied to every CLI call. A "timeout" setting outside
+// Refresh intervals. A "refresh" setting outside [MinRefresh, MaxRefresh]
+// (other than 0, which turns refreshing off) is clamped, with an
+// invalid_value diagnostic.
+const (
+	DefaultRefresh = 30 * time.Second
+	MinRefresh     = time.Second
+	MaxRefresh     = 10 * time.Minute
+)
+
+// Timeouts applied to every call. A "timeout" setting outside
 // [MinTimeout, MaxTimeout] is clamped, with an invalid_value diagnostic.
 const (
 	DefaultTimeout = 5 * time.Second
@@ -34,10 +42,10 @@ const (
 	MaxTimeout     = 60 * time.Second
 )
 
-// waitDelay is how long a call waits, after its child exited or was killed,
-// for a grandchild that inherited the child's stdout or stderr to let go.
-// Then the pipes are closed and the call returns.
-const waitDelay = 500 * time.Millisecond
+// waitDelay is how long a CLI call waits, after its child exited or was
+// killed, for a grandchild that inherited the child's stdout or stderr to
+// let go. Then the pipes are closed and the call returns.
+const waitDelay = cmdrun.DefaultWaitDelay
 
 // defaultConflicts are the reporters the adapter defers to when the host has
 // actually loaded them: the community Atomic reporter and Herdr's own Pi
@@ -47,11 +55,27 @@ var defaultConflicts = []string{"herdr-atomic-reporter", "herdr-agent-state"}
 // Errors that Open returns outside Herdr. They are built once so that the
 // common "not inside Herdr" answer allocates nothing.
 var (
-	errEnvUnset    = fmt.Errorf("herdr: %w: %s is not set (not inside a Herdr pane)", adapter.ErrInactive, EnvMarker)
-	errBinUnset    = fmt.Errorf("herdr: %w: %s is empty or unset", adapter.ErrInactive, EnvBin)
-	errPaneUnset   = fmt.Errorf("herdr: %w: %s is empty or unset", adapter.ErrInactive, EnvPane)
-	errSocketUnset = fmt.Errorf("herdr: %w: %s is empty or unset", adapter.ErrInactive, EnvSocket)
+	errEnvUnset = fmt.Errorf("herdr: %w: %s is not set (not inside a Herdr pane)", adapter.ErrInactive, EnvMarker)
 )
+
+// missingVars returns the error naming every one of HERDR_BIN_PATH,
+// HERDR_PANE_ID and HERDR_SOCKET_PATH that is empty or unset, or nil. A
+// person fixing a launcher wants the whole list at once, not one per try.
+func missingVars(bin, pane, socket string) error {
+	var missing []string
+	for _, v := range [...]struct{ name, value string }{{EnvBin, bin}, {EnvPane, pane}, {EnvSocket, socket}} {
+		if v.value == "" {
+			missing = append(missing, v.name)
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("herdr: %w: %s is empty or unset", adapter.ErrInactive, missing[0])
+	}
+	return fmt.Errorf("herdr: %w: %s and %s are empty or unset", adapter.ErrInactive, strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1])
+}
 
 // Driver opens the Herdr adapter. The zero value is ready to use with
 // production defaults; the fields exist for tests and for hosts with special
@@ -88,16 +112,14 @@ var (
 func (Driver) EnabledByDefault() bool { return true }
 
 // SettingsKeys returns the keys of the adapter's settings section besides
-// "enabled": "source", "agent" and "timeout".
-func (Driver) SettingsKeys() []string { return []string{"source", "agent", "timeout"} }
+// "enabled": "source", "agent", "timeout", "refresh" and "transport".
+func (Driver) SettingsKeys() []string {
+	return []string{"source", "agent", "timeout", "refresh", "transport"}
+}
 
-// ScrubEnv returns env without Herdr's variables; see the package function
-// [ScrubEnv].
-func (Driver) ScrubEnv(env adapter.Env) adapter.Env { return adapter.Env(ScrubEnv(env)) }
-
-// ScrubEnv returns a copy of env (in os.Environ form) without any HERDR_*
-// variable. Hosts should pass the environment of every tool subprocess the
-// agent starts (a shell command, a build, a nested agent) through it.
+// ScrubEnv returns a copy of env without any HERDR_* variable, for
+// registry.ScrubEnv, which hosts call on the environment of every tool
+// subprocess the agent starts (a shell command, a build, a nested agent).
 //
 // Why: a child that inherits HERDR_ENV, HERDR_PANE_ID and HERDR_SOCKET_PATH
 // believes it owns the parent's pane. A nested agent, or a second copy of the
@@ -107,8 +129,8 @@ func (Driver) ScrubEnv(env adapter.Env) adapter.Env { return adapter.Env(ScrubEn
 // poisoning or releasing the parent's pane); removing the variables is the
 // fix that does not depend on the child behaving. Names are matched without
 // regard to case, as Windows does.
-func ScrubEnv(env []string) []string {
-	out := make([]string, 0, len(env))
+func (Driver) ScrubEnv(env adapter.Env) adapter.Env {
+	out := make(adapter.Env, 0, len(env))
 	for _, kv := range env {
 		if len(kv) >= len("HERDR_") && strings.EqualFold(kv[:len("HERDR_")], "HERDR_") {
 			continue
@@ -120,9 +142,11 @@ func ScrubEnv(env []string) []string {
 
 // settings is the adapter's own settings section.
 type settings struct {
-	Source  *string         `json:"source"`
-	Agent   *string         `json:"agent"`
-	Timeout json.RawMessage `json:"timeout"`
+	Source    *string         `json:"source"`
+	Agent     *string         `json:"agent"`
+	Timeout   json.RawMessage `json:"timeout"`
+	Refresh   json.RawMessage `json:"refresh"`
+	Transport *string         `json:"transport"`
 }
 
 // Open returns an [Adapter] for the pane this process runs in.
@@ -130,15 +154,16 @@ type settings struct {
 // It returns an error wrapping [adapter.ErrInactive], naming the failed
 // condition, when the captured environment is not a Herdr pane
 // (HERDR_ENV is not exactly "1", HERDR_BIN_PATH, HERDR_PANE_ID or
-// HERDR_SOCKET_PATH is empty, HERDR_BIN_PATH is not an executable regular
-// file), when the host is not an interactive root session, or when a
+// HERDR_SOCKET_PATH is empty, HERDR_BIN_PATH is not an absolute path to an
+// executable regular file), when the host is not an interactive root session, or when a
 // conflicting reporter is loaded (then it also emits one unsupported
 // diagnostic naming it). An inactive Open starts nothing and writes nothing.
 //
 // It returns a plain error for a bad setting: a source outside
 // [A-Za-z0-9:._-]{1,80} or starting with "herdr:", an empty label, a label
 // Herdr would read as one of its built-in agents, a value the Herdr CLI would
-// swallow, and an unparsable timeout.
+// swallow, an unparsable timeout or refresh, and a transport other than
+// auto, socket or cli.
 //
 // Open does no I/O besides a stat and an access check of HERDR_BIN_PATH;
 // the pane is claimed by the first Report. ctx is only checked for
@@ -192,9 +217,20 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	if err := checkLabel(label); err != nil {
 		return nil, err
 	}
-	timeout, clamped, err := parseTimeout(s.Timeout)
+	timeout, clamped, err := parseDuration("timeout", s.Timeout, DefaultTimeout, MinTimeout, MaxTimeout, false)
 	if err != nil {
 		return nil, err
+	}
+	refresh, refreshClamped, err := parseDuration("refresh", s.Refresh, DefaultRefresh, MinRefresh, MaxRefresh, true)
+	if err != nil {
+		return nil, err
+	}
+	mode := transportAuto
+	if s.Transport != nil {
+		var ok bool
+		if mode, ok = parseTransport(*s.Transport); !ok {
+			return nil, fmt.Errorf("herdr: settings: transport %q is not auto, socket or cli", adapter.Bound(*s.Transport, 40))
+		}
 	}
 
 	logger := p.Logger
@@ -209,6 +245,7 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	if stateDir == "" {
 		stateDir = defaultStateDir(env)
 	}
+	key := paneKey{socket: socket, pane: pane}
 	a := &Adapter{
 		name:     p.Name,
 		log:      logger,
@@ -220,17 +257,24 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		source:   source,
 		label:    label,
 		timeout:  timeout,
-		childEnv: env.With(EnvSocket, socket),
-		key:      paneKey{socket: socket, pane: pane},
+		refresh:  refresh,
+		mode:     mode,
+		cli:      &cliTransport{bin: bin, env: env.With(EnvSocket, socket)},
+		key:      key,
+		own:      leases.newOwner(key),
 		stateDir: stateDir,
 		op:       make(chan struct{}, 1),
 		counts:   make(map[adapter.Kind]uint64),
 		emitted:  make(map[adapter.Kind]bool),
 	}
+	if mode != transportCLI {
+		a.sock = &socketTransport{path: socket}
+	}
 	a.done, a.stop = context.WithCancel(context.Background())
-	a.gen = leases.nextGen()
-	if clamped != "" {
-		a.diag(adapter.KindInvalidValue, "%s", clamped)
+	for _, c := range []string{clamped, refreshClamped} {
+		if c != "" {
+			a.diag(adapter.KindInvalidValue, "%s", c)
+		}
 	}
 	if dropped := a.setIdentityLocked(p.Host.Identity); dropped != "" {
 		a.diag(adapter.KindInvalidValue, "%s", dropped)
@@ -238,27 +282,29 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	return a, nil
 }
 
-// parseTimeout reads the "timeout" setting: a Go duration string or a number
-// of milliseconds. Out-of-range values are clamped; clamped says how.
-func parseTimeout(raw json.RawMessage) (d time.Duration, clamped string, err error) {
+// parseDuration reads a duration setting: a Go duration string or a number
+// of milliseconds, def when absent or null. Values outside [lo, hi] are
+// clamped, and clamped says how; when zeroOff is set, 0 means off and is
+// kept.
+func parseDuration(name string, raw json.RawMessage, def, lo, hi time.Duration, zeroOff bool) (d time.Duration, clamped string, err error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return DefaultTimeout, "", nil
+		return def, "", nil
 	}
 	switch raw[0] {
 	case '"':
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, "", fmt.Errorf("herdr: settings: timeout: %w", err)
+			return 0, "", fmt.Errorf("herdr: settings: %s: %w", name, err)
 		}
 		d, err = time.ParseDuration(s)
 		if err != nil {
-			return 0, "", fmt.Errorf("herdr: settings: timeout %q is not a duration (want e.g. \"5s\" or a number of milliseconds)", adapter.Bound(s, 40))
+			return 0, "", fmt.Errorf("herdr: settings: %s %q is not a duration (want e.g. \"5s\" or a number of milliseconds)", name, adapter.Bound(s, 40))
 		}
 	default:
 		var ms float64
 		if err := json.Unmarshal(raw, &ms); err != nil {
-			return 0, "", fmt.Errorf("herdr: settings: timeout must be a duration string or a number of milliseconds: %w", err)
+			return 0, "", fmt.Errorf("herdr: settings: %s must be a duration string or a number of milliseconds: %w", name, err)
 		}
 		switch {
 		case math.IsNaN(ms) || ms < 0:
@@ -270,10 +316,12 @@ func parseTimeout(raw json.RawMessage) (d time.Duration, clamped string, err err
 		}
 	}
 	switch {
-	case d < MinTimeout:
-		return MinTimeout, fmt.Sprintf("timeout %s is below %s; using %s", d, MinTimeout, MinTimeout), nil
-	case d > MaxTimeout:
-		return MaxTimeout, fmt.Sprintf("timeout %s is above %s; using %s", d, MaxTimeout, MaxTimeout), nil
+	case d == 0 && zeroOff:
+		return 0, "", nil
+	case d < lo:
+		return lo, fmt.Sprintf("%s %s is below %s; using %s", name, d, lo, lo), nil
+	case d > hi:
+		return hi, fmt.Sprintf("%s %s is above %s; using %s", name, d, hi, hi), nil
 	}
 	return d, "", nil
 }
@@ -294,22 +342,6 @@ func defaultStateDir(env adapter.Env) string {
 		return filepath.Join(h, ".local", "state", "panestate", "herdr")
 	}
 	return ""
-}
-
-// checkExecutable reports why path is not an executable regular file.
-func checkExecutable(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return pe.Err
-		}
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return errors.New("not a regular file")
-	}
-	return executable(path)
 }
 
 // Check reports whether the adapter would apply here, as [adapter.Checker]
@@ -335,21 +367,16 @@ func (d Driver) activation(p adapter.Params) (bin, pane, socket, conflict string
 		return "", "", "", "", fmt.Errorf("herdr: %w: %s is %q, not \"1\"", adapter.ErrInactive, EnvMarker, adapter.Bound(marker, 32))
 	}
 	bin, pane, socket = env.Get(EnvBin), env.Get(EnvPane), env.Get(EnvSocket)
-	switch {
-	case bin == "":
-		return "", "", "", "", errBinUnset
-	case pane == "":
-		return "", "", "", "", errPaneUnset
-	case socket == "":
-		return "", "", "", "", errSocketUnset
+	if err := missingVars(bin, pane, socket); err != nil {
+		return "", "", "", "", err
 	}
-	if err := checkExecutable(bin); err != nil {
+	if !filepath.IsAbs(bin) {
+		// A relative path would run a file of the working directory, which
+		// may be an untrusted repository; Herdr always sets an absolute one.
+		return "", "", "", "", fmt.Errorf("herdr: %w: %s %q is not an absolute path", adapter.ErrInactive, EnvBin, adapter.Bound(bin, 200))
+	}
+	if err := cmdrun.CheckExecutable(bin); err != nil {
 		return "", "", "", "", fmt.Errorf("herdr: %w: %s %q is not usable: %w", adapter.ErrInactive, EnvBin, adapter.Bound(bin, 200), err)
-	}
-	// The file just checked is the file run: an absolute path is never
-	// looked up in PATH, and a later change of directory does not move it.
-	if abs, err := filepath.Abs(bin); err == nil {
-		bin = abs
 	}
 	if err := checkArg(pane); err != nil {
 		return "", "", "", "", fmt.Errorf("herdr: %w: %s %q cannot be passed to the Herdr CLI: %w", adapter.ErrInactive, EnvPane, adapter.Bound(pane, 80), err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr"
@@ -45,15 +44,20 @@ func Example() {
 	fmt.Println(info.Agent, info.AgentStatus)
 	adapter.Release(ctx, a)
 
+	// The default transport, auto, pinged the server and found protocol
+	// 20, so every call went over the socket: no process was spawned.
 	calls, _ := h.Calls()
 	for _, c := range calls {
-		seq, _ := c.Flag("seq")
-		fmt.Println(c.Args[:len(c.Args)-2], len(seq) > 0)
+		seq, _ := c.Seq()
+		fmt.Println(c.Transport, c.Command, c.Pane, seq > 0)
 	}
+	fmt.Println(a.(adapter.Explainer).Explain()["transport_used"])
 	// Output:
 	// myagent blocked
-	// [pane report-agent w1:p1 --source custom:myagent --agent myagent --state blocked --message Waiting for approval] true
-	// [pane release-agent w1:p1 --source custom:myagent --agent myagent] true
+	// socket ping  false
+	// socket pane report-agent w1:p1 true
+	// socket pane release-agent w1:p1 true
+	// socket
 }
 
 // Outside a Herdr pane Open says why, and nothing was started.
@@ -62,12 +66,4 @@ func ExampleDriver_Open_inactive() {
 	fmt.Println(err)
 	// Output:
 	// herdr: adapter inactive: HERDR_ENV is not set (not inside a Herdr pane)
-}
-
-// Tool subprocesses get an environment without the pane's variables.
-func ExampleScrubEnv() {
-	env := []string{"PATH=/usr/bin", "HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "HERDR_SOCKET_PATH=" + filepath.Join("run", "herdr.sock")}
-	fmt.Println(herdr.ScrubEnv(env))
-	// Output:
-	// [PATH=/usr/bin]
 }

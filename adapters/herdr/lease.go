@@ -13,16 +13,24 @@ type paneKey struct {
 	socket, pane string
 }
 
+// owner is what the lease table knows of an adapter: the pane it reports
+// to and its generation. Adapters opened later have higher generations and
+// are successors of those opened earlier. The zero owner is nobody.
+type owner struct {
+	key paneKey
+	gen uint64
+}
+
 // lease is the process-wide ownership record of one pane.
 type lease struct {
-	// run admits one CLI child for this pane at a time, across every
-	// adapter of the process. A successor waits on it for its
-	// predecessor's in-flight child to finish.
+	// run admits one call for this pane at a time, across every adapter of
+	// the process. A successor waits on it for its predecessor's in-flight
+	// call to finish.
 	run chan struct{}
 
 	// Guarded by leaseTable.mu.
-	holder *Adapter // the adapter that owns the pane, or nil
-	fence  uint64   // the newest generation that ever claimed the pane
+	holder uint64 // generation of the adapter that owns the pane, or 0
+	fence  uint64 // the newest generation that ever claimed the pane
 }
 
 // leaseTable is the process-wide table of pane leases.
@@ -40,13 +48,12 @@ type leaseTable struct {
 // every adapter that saw it; a process claims one pane in practice.
 var leases = leaseTable{m: make(map[paneKey]*lease)}
 
-// nextGen returns a generation newer than every earlier one. Adapters opened
-// later are successors of adapters opened earlier.
-func (t *leaseTable) nextGen() uint64 {
+// newOwner returns an owner of k newer than every earlier one.
+func (t *leaseTable) newOwner(k paneKey) owner {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.gens++
-	return t.gens
+	return owner{key: k, gen: t.gens}
 }
 
 func (t *leaseTable) getLocked(k paneKey) *lease {
@@ -62,57 +69,56 @@ func (t *leaseTable) getLocked(k paneKey) *lease {
 type claimResult uint8
 
 const (
-	claimHeld  claimResult = iota // a already held the pane
-	claimNew                      // a took the pane, retiring any predecessor
-	claimStale                    // a newer adapter claimed the pane: a is retired
+	claimHeld  claimResult = iota // o already held the pane
+	claimNew                      // o took the pane, retiring any predecessor
+	claimStale                    // a newer owner claimed the pane: o is retired
 )
 
-// claim makes a the owner of its pane unless a newer adapter has claimed it.
+// claim makes o the owner of its pane unless a newer owner has claimed it.
 // A predecessor holding the pane is retired: it stays fenced forever. Its
-// in-flight child, if any, still holds l.run; the caller waits on that.
-func (t *leaseTable) claim(a *Adapter) (*lease, claimResult) {
+// in-flight call, if any, still holds l.run; the caller waits on that.
+func (t *leaseTable) claim(o owner) (*lease, claimResult) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	l := t.getLocked(a.key)
+	l := t.getLocked(o.key)
 	switch {
-	case l.holder == a:
+	case l.holder == o.gen:
 		return l, claimHeld
-	case a.gen < l.fence:
+	case o.gen < l.fence:
 		return l, claimStale
 	}
-	l.holder, l.fence = a, a.gen
+	l.holder, l.fence = o.gen, o.gen
 	return l, claimNew
 }
 
-// holds reports whether a still owns its pane.
-func (t *leaseTable) holds(a *Adapter) bool {
+// holds reports whether o still owns its pane.
+func (t *leaseTable) holds(o owner) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	l := t.m[a.key]
-	return l != nil && l.holder == a
+	l := t.m[o.key]
+	return l != nil && l.holder == o.gen
 }
 
-// retired reports whether a newer adapter has claimed a's pane.
-func (t *leaseTable) retired(a *Adapter) bool {
+// retired reports whether a newer owner has claimed o's pane.
+func (t *leaseTable) retired(o owner) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	l := t.m[a.key]
-	return l != nil && a.gen < l.fence
+	l := t.m[o.key]
+	return l != nil && o.gen < l.fence
 }
 
-// free gives up a's ownership, if it has it, without telling Herdr.
-func (t *leaseTable) free(a *Adapter) {
+// free gives up o's ownership, if it has it, without telling Herdr.
+func (t *leaseTable) free(o owner) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if l := t.m[a.key]; l != nil && l.holder == a {
-		l.holder = nil
+	if l := t.m[o.key]; l != nil && l.holder == o.gen {
+		l.holder = 0
 	}
 }
 
-// acquire waits for the pane's child slot. It gives up with ctx's error
-// when ctx ends, and with [adapter.ErrClosed] when closed (the waiting
-// adapter's done context) ends first: Close does not wait for another
-// adapter's child.
+// acquire waits for the pane's call slot. It gives up with ctx's error when
+// ctx ends, and with [adapter.ErrClosed] when closed (the waiting adapter's
+// done context) ends first: Close does not wait for another adapter's call.
 func (l *lease) acquire(ctx, closed context.Context) error {
 	select {
 	case l.run <- struct{}{}:
@@ -129,36 +135,3 @@ func (l *lease) acquire(ctx, closed context.Context) error {
 }
 
 func (l *lease) releaseSlot() { <-l.run }
-
-// highWaterTable holds, per pane, the newest sequence number this process
-// gave it.
-type highWaterTable struct {
-	mu sync.Mutex
-	m  map[paneKey]uint64
-}
-
-// highWater must be process-wide: Herdr silently ignores any report whose
-// sequence number is not above the last one it accepted from the same source
-// in the same pane, and it keeps that mark across releases. A counter held
-// by an adapter would restart below the mark after a settings reload, a
-// registry being re-created, or the wall clock stepping back, and every
-// report after that would vanish without an error.
-var highWater = highWaterTable{m: make(map[paneKey]uint64)}
-
-// next returns max(clockMs, mark+1, floor+1) for k and records it. A mark
-// or floor at the top of the uint64 range (a corrupt file) wraps to 0 and so
-// drops out, rather than pinning every later number where Herdr ignores it.
-func (h *highWaterTable) next(k paneKey, clockMs, floor uint64) uint64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	seq := max(clockMs, h.m[k]+1, floor+1)
-	h.m[k] = seq
-	return seq
-}
-
-// reset forgets every mark, as a fresh process would. Tests only.
-func (h *highWaterTable) reset() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	clear(h.m)
-}

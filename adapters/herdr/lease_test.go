@@ -1,6 +1,7 @@
 package herdr
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"os"
@@ -50,8 +51,10 @@ func assertIncreasing(t *testing.T, calls []herdrtest.Call) []uint64 {
 	return seqs
 }
 
-func TestSuccessorRetiresPredecessor(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+func TestSuccessorRetiresPredecessor(t *testing.T) { forTransports(t, testSuccessorRetiresPredecessor) }
+
+func testSuccessorRetiresPredecessor(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	ctx := t.Context()
 	old := f.open(t)
 	if err := old.Report(ctx, working); err != nil {
@@ -112,9 +115,14 @@ func TestSuccessorRetiresPredecessor(t *testing.T) {
 }
 
 func TestSuccessorWaitsForInFlightCall(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+	forTransports(t, testSuccessorWaitsForInFlightCall)
+}
+
+func testSuccessorWaitsForInFlightCall(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	f.set = `{"timeout":"1s"}`
 	old := f.open(t)
+	warmUp(t, f, old)
 	f.set = ""
 	succ := f.open(t)
 	f.setFault(t, herdrtest.Fault{Hang: true})
@@ -133,19 +141,25 @@ func TestSuccessorWaitsForInFlightCall(t *testing.T) {
 	if len(calls) != 2 {
 		t.Fatalf("%d calls, want 2", len(calls))
 	}
-	// The successor's child could only start once the predecessor's had been
-	// killed at its one-second deadline.
-	if gap := calls[1].Start.Sub(hung.Start); gap < 900*time.Millisecond {
+	next := calls[0]
+	if next.Hung {
+		next = calls[1]
+	}
+	// The successor's call could only start once the predecessor's had been
+	// abandoned at its one-second deadline.
+	if gap := next.Start.Sub(hung.Start); gap < 900*time.Millisecond {
 		t.Errorf("successor's call started %v after the hung one; want after its deadline", gap)
 	}
-	assertIncreasing(t, []herdrtest.Call{hung, calls[1]})
+	assertIncreasing(t, []herdrtest.Call{hung, next})
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "idle" {
 		t.Errorf("status %q, want idle", info.AgentStatus)
 	}
 }
 
-func TestSequenceClockRollback(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{InView: []string{"w1:p1"}})
+func TestSequenceClockRollback(t *testing.T) { forTransports(t, testSequenceClockRollback) }
+
+func testSequenceClockRollback(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
 	clock := &testClock{now: time.UnixMilli(1_800_000_000_000)}
 	f.drv.Clock = clock.Now
 	ctx := t.Context()
@@ -180,7 +194,11 @@ func TestSequenceClockRollback(t *testing.T) {
 }
 
 func TestSequencePersistedAcrossProcesses(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{InView: []string{"w1:p1"}})
+	forTransports(t, testSequencePersistedAcrossProcesses)
+}
+
+func testSequencePersistedAcrossProcesses(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
 	clock := &testClock{now: time.UnixMilli(1_800_000_000_000)}
 	f.drv.Clock = clock.Now
 	ctx := t.Context()
@@ -268,7 +286,8 @@ func readSeqFile(t *testing.T, path string) uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	first, _, _ := strings.Cut(string(b), "\n")
+	n, err := strconv.ParseUint(first, 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,9 +295,14 @@ func readSeqFile(t *testing.T, path string) uint64 {
 }
 
 func TestSequencePersistedBeforeTheCall(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+	forTransports(t, testSequencePersistedBeforeTheCall)
+}
+
+func testSequencePersistedBeforeTheCall(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	f.set = `{"timeout":"500ms"}`
 	a := f.open(t)
+	warmUp(t, f, a)
 	f.setFault(t, herdrtest.Fault{Hang: true})
 	done := make(chan error, 1)
 	go func() { done <- a.Report(context.Background(), working) }()
@@ -290,38 +314,104 @@ func TestSequencePersistedBeforeTheCall(t *testing.T) {
 	<-done
 }
 
-// Environment of the helper process of TestTwoProcessesOnePane.
+// Environment of the helper processes: another host process in the pane.
 const (
 	childEnvFlag  = "PANESTATE_HERDR_TEST_CHILD"
 	childStateDir = "PANESTATE_HERDR_TEST_STATEDIR"
-	childClockMs  = "PANESTATE_HERDR_TEST_CLOCK_MS"
+	childClockMs  = "PANESTATE_HERDR_TEST_CLOCK_MS" // unset: the real clock
+	childScript   = "PANESTATE_HERDR_TEST_SCRIPT"   // commands separated by ","; unset: read stdin
+	childSettings = "PANESTATE_HERDR_TEST_SETTINGS"
 )
 
-// childMain runs in the re-executed test binary: a second process in the
-// same pane that reports once and exits.
+// childMain runs in the re-executed test binary: another host process in
+// the same pane. It runs commands ("report <state>", "release",
+// "explain <key>") from $PANESTATE_HERDR_TEST_SCRIPT, or else one per line
+// from stdin, answering each on stdout with "ok" (or the Explain value) or
+// "err <error>", and "stale" for each stale_owner diagnostic. It exits at
+// the end of the script or of stdin, closing the adapter without a release.
 func childMain() int {
-	ms, err := strconv.ParseInt(os.Getenv(childClockMs), 10, 64)
-	if err != nil {
-		os.Stderr.WriteString("bad clock\n")
-		return 2
+	clock := time.Now
+	if v := os.Getenv(childClockMs); v != "" {
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			os.Stderr.WriteString("bad clock\n")
+			return 2
+		}
+		clock = func() time.Time { return time.UnixMilli(ms) }
 	}
-	d := Driver{StateDir: os.Getenv(childStateDir), Clock: func() time.Time { return time.UnixMilli(ms) }}
+	d := Driver{StateDir: os.Getenv(childStateDir), Clock: clock}
 	ctx := context.Background()
-	a, err := d.Open(ctx, adapter.Params{Name: "herdr", App: "panetest", Env: adapter.Environ(), Host: interactive, Diagnose: func(adapter.Diagnostic) {}})
+	out := bufio.NewWriter(os.Stdout)
+	var outMu sync.Mutex
+	say := func(s string) {
+		outMu.Lock()
+		defer outMu.Unlock()
+		out.WriteString(s + "\n")
+		out.Flush()
+	}
+	p := adapter.Params{Name: "herdr", App: "panetest", Env: adapter.Environ(), Host: interactive,
+		Diagnose: func(d adapter.Diagnostic) {
+			if d.Kind == adapter.KindStaleOwner {
+				say("stale")
+			}
+		}}
+	if s := os.Getenv(childSettings); s != "" {
+		p.Settings = []byte(s)
+	}
+	a, err := d.Open(ctx, p)
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 1
 	}
 	defer adapter.Close(ctx, a)
-	if err := a.Report(ctx, blocked); err != nil {
-		os.Stderr.WriteString(err.Error() + "\n")
-		return 1
+	states := map[string]adapter.Report{"working": working, "blocked": blocked, "idle": idle}
+	run := func(cmd string) {
+		verb, arg, _ := strings.Cut(strings.TrimSpace(cmd), " ")
+		var err error
+		switch verb {
+		case "report":
+			err = a.Report(ctx, states[arg])
+		case "release":
+			err = adapter.Release(ctx, a)
+		case "explain":
+			say(adapter.Explain(a)[arg])
+			return
+		default:
+			err = errors.New("unknown command " + verb)
+		}
+		if err != nil {
+			say("err " + err.Error())
+			return
+		}
+		say("ok")
+	}
+	if script, ok := os.LookupEnv(childScript); ok {
+		for cmd := range strings.SplitSeq(script, ",") {
+			run(cmd)
+		}
+		return 0
+	}
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		run(sc.Text())
 	}
 	return 0
 }
 
-func TestTwoProcessesOnePane(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{InView: []string{"w1:p1"}})
+// childCmd returns the command of a helper process in f's pane.
+func childCmd(t *testing.T, f *fixture, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), f.h.Env()...)
+	cmd.Env = append(cmd.Env, childEnvFlag+"=1", childStateDir+"="+f.drv.StateDir)
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+func TestTwoProcessesOnePane(t *testing.T) { forTransports(t, testTwoProcessesOnePane) }
+
+func testTwoProcessesOnePane(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
 	clock := &testClock{now: time.UnixMilli(1_800_000_000_000)}
 	f.drv.Clock = clock.Now
 	a := f.open(t)
@@ -330,11 +420,7 @@ func TestTwoProcessesOnePane(t *testing.T) {
 	}
 
 	// Another process in the pane, with a clock an hour behind.
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), f.h.Env()...)
-	cmd.Env = append(cmd.Env,
-		childEnvFlag+"=1",
-		childStateDir+"="+f.drv.StateDir,
+	cmd := childCmd(t, f, childScript+"=report blocked", childSettings+`={"transport":"`+transport+`"}`,
 		childClockMs+"="+strconv.FormatInt(1_800_000_000_000-3_600_000, 10))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("second process: %v\n%s", err, out)
@@ -405,7 +491,11 @@ func TestPersistFailure(t *testing.T) {
 }
 
 func TestReleaseByNeverReportedSuccessor(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+	forTransports(t, testReleaseByNeverReportedSuccessor)
+}
+
+func testReleaseByNeverReportedSuccessor(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	ctx := t.Context()
 	old := f.open(t)
 	if err := old.Report(ctx, working); err != nil {
@@ -432,5 +522,39 @@ func TestReleaseByNeverReportedSuccessor(t *testing.T) {
 	}
 	if info, _ := f.h.Agent("w1:p1"); !info.Found {
 		t.Error("report after release not applied")
+	}
+}
+
+func TestOpText(t *testing.T) {
+	tests := []struct {
+		op      Op
+		text    string
+		method  string
+		invalid bool
+	}{
+		{op: OpReport, text: "report-agent", method: "pane.report_agent"},
+		{op: OpRelease, text: "release-agent", method: "pane.release_agent"},
+		{op: 0, text: "Op(0)", invalid: true},
+		{op: 7, text: "Op(7)", invalid: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			if got := tt.op.String(); got != tt.text {
+				t.Errorf("String = %q, want %q", got, tt.text)
+			}
+			b, err := tt.op.MarshalText()
+			if tt.invalid {
+				if err == nil {
+					t.Errorf("MarshalText = %q, want an error", b)
+				}
+				return
+			}
+			if err != nil || string(b) != tt.text {
+				t.Errorf("MarshalText = %q, %v; want %q", b, err, tt.text)
+			}
+			if got := tt.op.method(); got != tt.method {
+				t.Errorf("method = %q, want %q", got, tt.method)
+			}
+		})
 	}
 }

@@ -2,9 +2,9 @@ package herdr
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,9 +24,6 @@ func TestMain(m *testing.M) {
 	herdrtest.Main() // the re-executed test binary acts as the fake herdr CLI
 	if os.Getenv(childEnvFlag) != "" {
 		os.Exit(childMain())
-	}
-	if path := os.Getenv(accessCheckEnv); path != "" {
-		os.Exit(accessChildMain(path))
 	}
 	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
@@ -87,7 +84,11 @@ func checkRecordedArgv(t testing.TB, h *herdrtest.Herdr) {
 		return
 	}
 	for _, c := range calls {
-		for i, arg := range c.Args {
+		args := c.Args
+		if i := slices.Index(args, "--"); i >= 0 {
+			args = args[:i] // a resume argv follows
+		}
+		for i, arg := range args {
 			if err := checkArg(arg); err != nil {
 				t.Errorf("call %q: argument %d %q: %v", c.Args, i, arg, err)
 			}
@@ -103,12 +104,33 @@ func checkRecordedArgv(t testing.TB, h *herdrtest.Herdr) {
 
 // fixture is an emulated Herdr plus what opening an adapter needs.
 type fixture struct {
-	h     *herdrtest.Herdr
-	drv   Driver
-	diags *diags
-	env   adapter.Env
-	host  session.Host
-	set   string // settings JSON
+	h         *herdrtest.Herdr
+	drv       Driver
+	diags     *diags
+	env       adapter.Env
+	host      session.Host
+	set       string // settings JSON
+	transport string // the transport setting, added to set when not ""
+	skip      int    // calls ignores the calls the server received up to this one
+}
+
+// transports are the transports every behavioural test runs on.
+var transports = []string{"cli", "socket"}
+
+// forTransports runs test once per transport, as subtests.
+func forTransports(t *testing.T, test func(t *testing.T, transport string)) {
+	t.Helper()
+	for _, tr := range transports {
+		t.Run(tr, func(t *testing.T) { test(t, tr) })
+	}
+}
+
+// newFixtureOn is newFixture with the transport setting.
+func newFixtureOn(t testing.TB, transport string, opts herdrtest.Options) *fixture {
+	t.Helper()
+	f := newFixture(t, opts)
+	f.transport = transport
+	return f
 }
 
 func newFixture(t testing.TB, opts herdrtest.Options) *fixture {
@@ -135,6 +157,16 @@ func (f *fixture) params() adapter.Params {
 	if f.set != "" {
 		p.Settings = []byte(f.set)
 	}
+	if f.transport != "" {
+		m := map[string]any{}
+		if f.set != "" {
+			if err := json.Unmarshal([]byte(f.set), &m); err != nil {
+				panic(err)
+			}
+		}
+		m["transport"] = f.transport
+		p.Settings, _ = json.Marshal(m)
+	}
 	return p
 }
 
@@ -149,13 +181,38 @@ func (f *fixture) open(t testing.TB) *Adapter {
 	return a
 }
 
-// calls returns the recorded calls.
+// calls returns the recorded calls but the adapter's own pings, in the
+// order the server received them (calls that never reached it last).
 func (f *fixture) calls(t testing.TB) []herdrtest.Call {
+	t.Helper()
+	var out []herdrtest.Call
+	for _, c := range f.allCalls(t) {
+		if c.Command != "ping" && (c.Arrival == 0 || c.Arrival > f.skip) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// allCalls returns every recorded call, pings included, in the order the
+// server received them.
+func (f *fixture) allCalls(t testing.TB) []herdrtest.Call {
 	t.Helper()
 	calls, err := f.h.Calls()
 	if err != nil {
 		t.Fatal(err)
 	}
+	slices.SortStableFunc(calls, func(a, b herdrtest.Call) int {
+		switch {
+		case a.Arrival == b.Arrival:
+			return 0
+		case a.Arrival == 0:
+			return 1
+		case b.Arrival == 0:
+			return -1
+		}
+		return a.Arrival - b.Arrival
+	})
 	return calls
 }
 
@@ -169,13 +226,9 @@ func (f *fixture) setFault(t testing.TB, fault herdrtest.Fault) {
 // seqOf returns a call's --seq.
 func seqOf(t testing.TB, c herdrtest.Call) uint64 {
 	t.Helper()
-	v, ok := c.Flag("seq")
+	n, ok := c.Seq()
 	if !ok {
-		t.Fatalf("call %q has no --seq", c.Args)
-	}
-	n, err := strconv.ParseUint(v, 10, 64)
-	if err != nil {
-		t.Fatalf("call %q: %v", c.Args, err)
+		t.Fatalf("call %s %q %s has no seq", c.Transport, c.Args, c.Params)
 	}
 	return n
 }

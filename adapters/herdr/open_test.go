@@ -43,7 +43,13 @@ func TestOpenGating(t *testing.T) {
 		{name: "HERDR_BIN_PATH empty", env: set(EnvBin, ""), want: "HERDR_BIN_PATH is empty or unset"},
 		{name: "HERDR_PANE_ID unset", env: unset(EnvPane), want: "HERDR_PANE_ID is empty or unset"},
 		{name: "HERDR_SOCKET_PATH unset", env: unset(EnvSocket), want: "HERDR_SOCKET_PATH is empty or unset"},
+		{name: "only HERDR_ENV set names all three", env: func(e adapter.Env) adapter.Env { return adapter.Env{EnvMarker + "=1"} },
+			want: "herdr: adapter inactive: HERDR_BIN_PATH, HERDR_PANE_ID and HERDR_SOCKET_PATH are empty or unset"},
+		{name: "two missing named together", env: func(e adapter.Env) adapter.Env { return unset(EnvSocket)(unset(EnvPane)(e)) },
+			want: "HERDR_PANE_ID and HERDR_SOCKET_PATH are empty or unset"},
 		{name: "bin missing", env: set(EnvBin, filepath.Join(dir, "nope")), want: "HERDR_BIN_PATH"},
+		{name: "bin relative", env: set(EnvBin, "herdr"), want: `HERDR_BIN_PATH "herdr" is not an absolute path`},
+		{name: "bin relative to the directory", env: set(EnvBin, filepath.Join(".", "bin", "herdr")), want: "is not an absolute path"},
 		{name: "bin is a directory", env: set(EnvBin, dir), want: "not a regular file"},
 		{name: "pane id hijacked", env: set(EnvPane, "--session"), want: "HERDR_PANE_ID"},
 		{name: "pane id help", env: set(EnvPane, "--help"), want: "HERDR_PANE_ID"},
@@ -194,6 +200,9 @@ func TestOpenIdentity(t *testing.T) {
 		{name: "label hijacked with value", app: "atomic", settings: `{"agent":"--session=main"}`, bad: "global option"},
 		{name: "settings not an object", app: "atomic", settings: `[1]`, bad: "herdr: settings"},
 		{name: "source not a string", app: "atomic", settings: `{"source":5}`, bad: "herdr: settings"},
+		{name: "transport unknown", app: "atomic", settings: `{"transport":"pipe"}`, bad: `transport "pipe" is not auto, socket or cli`},
+		{name: "transport not a string", app: "atomic", settings: `{"transport":1}`, bad: "herdr: settings"},
+		{name: "transport cli", app: "atomic", settings: `{"transport":"cli"}`, source: "custom:atomic", agent: "atomic"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -282,15 +291,12 @@ func TestDriverMetadata(t *testing.T) {
 	if !adapter.EnabledByDefault(d) {
 		t.Error("EnabledByDefault = false")
 	}
-	if diff := cmp.Diff(adapter.SettingsKeys(d), []string{"enabled", "source", "agent", "timeout"}); diff != "" {
+	if diff := cmp.Diff(adapter.SettingsKeys(d), []string{"enabled", "source", "agent", "timeout", "refresh", "transport"}); diff != "" {
 		t.Errorf("SettingsKeys (-got +want):\n%s", diff)
 	}
 	env := adapter.Env{"PATH=/bin", "HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "herdr_socket_path=x", "HOME=/h", "HERDR_=", "HERD=1"}
 	want := adapter.Env{"PATH=/bin", "HOME=/h", "HERD=1"}
 	if diff := cmp.Diff(adapter.ScrubEnv(d, env), want); diff != "" {
-		t.Errorf("ScrubEnv (-got +want):\n%s", diff)
-	}
-	if diff := cmp.Diff(ScrubEnv([]string(env)), []string(want)); diff != "" {
 		t.Errorf("ScrubEnv (-got +want):\n%s", diff)
 	}
 }

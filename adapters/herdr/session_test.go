@@ -19,7 +19,11 @@ func sessionFlags(c herdrtest.Call) [2]string {
 }
 
 func TestSessionIdentityUntilDelivered(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+	forTransports(t, testSessionIdentityUntilDelivered)
+}
+
+func testSessionIdentityUntilDelivered(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	f.host.Identity = session.Identity{ID: "s-1", Path: "/home/u/.app/sessions/s-1.jsonl"}
 	a := f.open(t)
 	ctx := t.Context()
@@ -107,49 +111,55 @@ func TestArgvInjection(t *testing.T) {
 		{name: "session id starting with a dash", identity: session.Identity{ID: "-x", Path: "/p"}, wantID: "-x", wantPath: "/p"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			pane := tt.pane
-			if pane == "" {
-				pane = "w1:p1"
-			}
-			f := newFixture(t, herdrtest.Options{Panes: []string{pane}})
-			a := f.open(t)
-			a.SetSession(tt.identity)
-			if err := a.Report(t.Context(), blocked); err != nil {
-				t.Fatalf("Report: %v", err)
-			}
-			calls := f.calls(t)
-			if len(calls) != 1 {
-				t.Fatalf("%d calls", len(calls))
-			}
-			c := calls[0]
-			if c.Args[2] != pane || c.Pane != pane {
-				t.Errorf("pane argument %q, want %q verbatim", c.Args[2], pane)
-			}
-			if diff := cmp.Diff(sessionFlags(c), [2]string{tt.wantID, tt.wantPath}); diff != "" {
-				t.Errorf("session flags (-got +want):\n%s", diff)
-			}
-			if info, _ := f.h.Agent(pane); info.AgentStatus != "blocked" {
-				t.Errorf("status %q: the report did not go through", info.AgentStatus)
-			}
-			want := map[adapter.Kind]int{}
-			if tt.invalid {
-				want[adapter.KindInvalidValue] = 1
-			}
-			if diff := cmp.Diff(f.diags.kinds(), want); diff != "" {
-				t.Errorf("diagnostics (-got +want):\n%s", diff)
-			}
-			for _, d := range f.diags.all() {
-				if strings.ContainsAny(d.Detail, "\n\x1b") || strings.Contains(d.Detail, "--") {
-					t.Errorf("diagnostic repeats the value: %q", d.Detail)
+		forTransports(t, func(t *testing.T, tr string) {
+			t.Run(tt.name, func(t *testing.T) {
+				pane := tt.pane
+				if pane == "" {
+					pane = "w1:p1"
 				}
-			}
+				f := newFixtureOn(t, tr, herdrtest.Options{Panes: []string{pane}})
+				a := f.open(t)
+				a.SetSession(tt.identity)
+				if err := a.Report(t.Context(), blocked); err != nil {
+					t.Fatalf("Report: %v", err)
+				}
+				calls := f.calls(t)
+				if len(calls) != 1 {
+					t.Fatalf("%d calls", len(calls))
+				}
+				c := calls[0]
+				if c.Pane != pane || c.Transport == herdrtest.TransportCLI && c.Args[2] != pane {
+					t.Errorf("pane %q (argv %q), want %q verbatim", c.Pane, c.Args, pane)
+				}
+				if diff := cmp.Diff(sessionFlags(c), [2]string{tt.wantID, tt.wantPath}); diff != "" {
+					t.Errorf("session flags (-got +want):\n%s", diff)
+				}
+				if info, _ := f.h.Agent(pane); info.AgentStatus != "blocked" {
+					t.Errorf("status %q: the report did not go through", info.AgentStatus)
+				}
+				want := map[adapter.Kind]int{}
+				if tt.invalid {
+					want[adapter.KindInvalidValue] = 1
+				}
+				if diff := cmp.Diff(f.diags.kinds(), want); diff != "" {
+					t.Errorf("diagnostics (-got +want):\n%s", diff)
+				}
+				for _, d := range f.diags.all() {
+					if strings.ContainsAny(d.Detail, "\n\x1b") || strings.Contains(d.Detail, "--") {
+						t.Errorf("diagnostic repeats the value: %q", d.Detail)
+					}
+				}
+			})
 		})
 	}
 }
 
 func TestMessagesAreFixedTexts(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+	forTransports(t, testMessagesAreFixedTexts)
+}
+
+func testMessagesAreFixedTexts(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	a := f.open(t)
 	for _, s := range []adapter.State{adapter.StateIdle, adapter.StateWorking, adapter.StateBlocked} {
 		for m := adapter.MessageNone; m <= adapter.MessageWorkflowNeedsAttention; m++ {

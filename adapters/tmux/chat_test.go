@@ -68,19 +68,19 @@ func TestChatInTmuxPane(t *testing.T) {
 		env []string
 		// settings in ~/.chat/agent/settings.json
 		settings string
-		// the chat must exit 0
-		wantExit0 bool
 	}{
-		{name: "tmux alone", wantExit0: true},
+		// Either way the chat exits 0: a workspace failure (the hung
+		// Herdr's release) is a diagnostic, never the chat's failure.
+		{name: "tmux alone"},
 		{
-			// A Herdr pane inside tmux whose Herdr hangs (every call runs
-			// to its 1 s deadline): the tmux pane still follows every step
-			// within milliseconds, as the tmux adapter never waits for the
-			// Herdr one.
+			// A Herdr pane inside tmux whose Herdr hangs, each call for its
+			// whole 60 s deadline: the tmux pane still follows every step
+			// within waitOptions' 10 s, which it could not if the tmux
+			// adapter waited for the Herdr one.
 			name: "alongside a hung Herdr",
 			env: []string{"HERDR_ENV=1", "HERDR_BIN_PATH=" + fakeHerdr, "HERDR_PANE_ID=w1:p1",
 				"HERDR_SOCKET_PATH=/nonexistent/herdr.sock", fakeModeEnv + "=hang"},
-			settings: `{"herdr":{"timeout":"1s"}}`,
+			settings: `{"herdr":{"timeout":"60s"}}`,
 		},
 	}
 	for _, tt := range tests {
@@ -127,13 +127,17 @@ func TestChatInTmuxPane(t *testing.T) {
 					t.Logf("$ tmux show-options -p -t %s\n%s", pane, s.run(t, "show-options", "-p", "-t", pane))
 				}
 			}
-			// The pane stays (remain-on-exit) once the chat has ended.
-			eventuallyWithin(t, 30*time.Second, "the chat to exit", func() bool {
-				return strings.TrimSpace(s.run(t, "display-message", "-p", "-t", pane, "#{pane_dead}")) == "1"
+			// The pane stays (remain-on-exit) once the chat has ended. tmux
+			// marks it dead when the pty closes, which may be before it has
+			// reaped the chat: wait for the exit status (or the signal)
+			// itself, not for pane_dead.
+			var status string
+			eventuallyWithin(t, 30*time.Second, "the chat's exit status", func() bool {
+				status = strings.TrimSpace(s.run(t, "display-message", "-p", "-t", pane, "#{pane_dead_status}#{?pane_dead_signal,signal #{pane_dead_signal},}"))
+				return status != ""
 			})
-			status := strings.TrimSpace(s.run(t, "display-message", "-p", "-t", pane, "#{pane_dead_status}"))
 			log, _ := os.ReadFile(stderr)
-			if tt.wantExit0 && status != "0" {
+			if status != "0" {
 				t.Errorf("chat exit status %s; want 0\nstderr:\n%s", status, log)
 			}
 			screen := s.run(t, "capture-pane", "-p", "-t", pane)
@@ -177,8 +181,12 @@ func TestChatWithHungTmux(t *testing.T) {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()
-	_ = cmd.Run() // the exit status of a failed release is issue 9's business
+	runErr := cmd.Run()
 	took := time.Since(start)
+	// A workspace failure is a diagnostic, never the chat's failure.
+	if runErr != nil {
+		t.Errorf("the chat with a hung tmux: %v; want exit 0\n%s", runErr, stderr.String())
+	}
 	// Each tmux call is killed at 200 ms (plus WaitDelay); the in-flight
 	// report and the release are at most a few of them. A hang would keep
 	// the chat for the fake's hour.

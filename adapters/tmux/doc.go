@@ -57,8 +57,9 @@
 // next Release, with tmux's own messages reduced to a code:
 // [CodeServerNotRunning] ("no server running on ..."), [CodePaneNotFound]
 // ("can't find pane: ...", "no such pane: ..."), [CodeConnectFailed],
-// [CodeAccessDenied], [CodeServerExited] or [CodeVersionMismatch]. A release that finds the server
-// or the pane gone counts as done: the options went with them.
+// [CodeAccessDenied], [CodeServerExited] or [CodeVersionMismatch]. A
+// release that finds the server or the pane gone counts as done: the
+// options went with them.
 //
 // # Child processes
 //

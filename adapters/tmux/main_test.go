@@ -34,7 +34,10 @@ const (
 
 func TestMain(m *testing.M) {
 	if name := filepath.Base(os.Args[0]); name == Program || name == "herdr" {
-		os.Exit(fakeTmux()) // "herdr": a hung Herdr CLI, for the chat test
+		// "herdr": a hung Herdr CLI, for the chat test. syscall.Exit, not
+		// os.Exit: a binary built with -race sleeps a second in os.Exit(0)
+		// (GORACE atexit_sleep_ms), which made every fake call take one.
+		syscall.Exit(fakeTmux())
 	}
 	testenv.ClearHerdr()
 	testenv.ClearTmux()
@@ -44,13 +47,19 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// fakeTmux is the fake client. hang ignores SIGTERM and never answers;
-// fail answers as a client whose server is gone; record appends its argv as
-// a JSON line to the log file and succeeds.
+// fakeTmux is the fake client. hang ignores SIGTERM, creates the log file
+// when one is named (so a test knows the call is in flight) and never
+// answers; fail answers as a client whose server is gone; record appends
+// its argv as a JSON line to the log file and succeeds.
 func fakeTmux() int {
 	switch os.Getenv(fakeModeEnv) {
 	case "hang":
 		signal.Ignore(syscall.SIGTERM)
+		if log := os.Getenv(fakeLogEnv); log != "" {
+			if err := os.WriteFile(log, nil, 0o600); err != nil {
+				return 3
+			}
+		}
 		time.Sleep(time.Hour) // a hung client; the adapter's deadline kills it
 		return 0
 	case "fail":

@@ -154,22 +154,24 @@ func TestOpenSettings(t *testing.T) {
 
 func TestParseTmuxVar(t *testing.T) {
 	tests := []struct {
-		v, socket string
-		ok        bool
+		name, v, socket string
+		ok              bool
 	}{
-		{"/tmp/tmux-1000/default,1234,0", "/tmp/tmux-1000/default", true},
-		{"/tmp/a,b/c,1234,5", "/tmp/a,b/c", true},
-		{"/tmp/s,1234,-1", "/tmp/s", true},
-		{"/tmp/s,0,1", "", false},
-		{"/tmp/s,1234", "", false},
-		{",1234,0", "", false},
-		{"/tmp/s,-5,0", "", false},
+		{"as tmux writes it", "/tmp/tmux-1000/default,1234,0", "/tmp/tmux-1000/default", true},
+		{"a socket path with commas", "/tmp/a,b/c,1234,5", "/tmp/a,b/c", true},
+		{"no session (-1)", "/tmp/s,1234,-1", "/tmp/s", true},
+		{"pid zero", "/tmp/s,0,1", "", false},
+		{"one field missing", "/tmp/s,1234", "", false},
+		{"empty socket", ",1234,0", "", false},
+		{"negative pid", "/tmp/s,-5,0", "", false},
 	}
 	for _, tt := range tests {
-		socket, err := parseTmuxVar(tt.v)
-		if (err == nil) != tt.ok || socket != tt.socket {
-			t.Errorf("parseTmuxVar(%q) = %q, %v; want %q, ok %v", tt.v, socket, err, tt.socket, tt.ok)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			socket, err := parseTmuxVar(tt.v)
+			if (err == nil) != tt.ok || socket != tt.socket {
+				t.Errorf("parseTmuxVar(%q) = %q, %v; want %q, ok %v", tt.v, socket, err, tt.socket, tt.ok)
+			}
+		})
 	}
 }
 
@@ -188,23 +190,25 @@ func TestScrubEnvRemovesTmuxPaneOnly(t *testing.T) {
 
 func TestRecognize(t *testing.T) {
 	tests := []struct {
-		stderr, code string
+		name, stderr, code string
 	}{
-		{"no server running on /tmp/tmux-0/default\n", CodeServerNotRunning},
-		{"error connecting to /tmp/x (No such file or directory)\n", CodeConnectFailed},
-		{"can't find pane: %9\n", CodePaneNotFound},
-		{"no such pane: %9\n", CodePaneNotFound},
-		{"access not allowed\n", CodeAccessDenied},
-		{"server exited unexpectedly\n", CodeServerExited},
-		{"lost server\n", CodeServerExited},
-		{"protocol version mismatch (client 8, server 7)\n", CodeVersionMismatch},
-		{"invalid option: @x\n", ""},
-		{"", ""},
+		{"no server", "no server running on /tmp/tmux-0/default\n", CodeServerNotRunning},
+		{"socket missing", "error connecting to /tmp/x (No such file or directory)\n", CodeConnectFailed},
+		{"pane gone, tmux 3.4+", "can't find pane: %9\n", CodePaneNotFound},
+		{"pane gone, tmux 3.3", "no such pane: %9\n", CodePaneNotFound},
+		{"server-access refused", "access not allowed\n", CodeAccessDenied},
+		{"server died during the call", "server exited unexpectedly\n", CodeServerExited},
+		{"connection lost", "lost server\n", CodeServerExited},
+		{"client and server differ", "protocol version mismatch (client 8, server 7)\n", CodeVersionMismatch},
+		{"a message not known", "invalid option: @x\n", ""},
+		{"no output", "", ""},
 	}
 	for _, tt := range tests {
-		if got := recognize(nil, []byte(tt.stderr)); got != tt.code {
-			t.Errorf("recognize(%q) = %q; want %q", tt.stderr, got, tt.code)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := recognize(nil, []byte(tt.stderr)); got != tt.code {
+				t.Errorf("recognize(%q) = %q; want %q", tt.stderr, got, tt.code)
+			}
+		})
 	}
 }
 

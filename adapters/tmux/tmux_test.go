@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/adaptertest"
@@ -236,16 +238,18 @@ func TestHungTmux(t *testing.T) {
 }
 
 func TestCloseKillsHungCall(t *testing.T) {
-	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%0", "PATH=" + fakeDir(t), fakeModeEnv + "=hang"}
+	started := filepath.Join(t.TempDir(), "started")
+	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%0", "PATH=" + fakeDir(t), fakeModeEnv + "=hang", fakeLogEnv + "=" + started}
 	d := &diags{}
 	a := openT(t, params(env, `{"timeout":"60s"}`, d))
-	started := make(chan struct{})
 	done := make(chan error, 1)
-	go func() {
-		close(started)
-		done <- a.Report(context.Background(), working)
-	}()
-	<-started
+	go func() { done <- a.Report(context.Background(), working) }()
+	// The fake tmux is another process: wait until it runs, so that Close
+	// meets a call in flight rather than one not yet started.
+	eventually(t, "the hung tmux to start", func() bool {
+		_, err := os.Stat(started)
+		return err == nil
+	})
 	// Close waits for the in-flight call, which it kills; with a 60 s
 	// deadline only the kill can bring both back.
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
@@ -253,8 +257,8 @@ func TestCloseKillsHungCall(t *testing.T) {
 	if err := a.Close(ctx); err != nil {
 		t.Fatalf("Close = %v", err)
 	}
-	if err := <-done; err != nil && !errors.Is(err, adapter.ErrClosed) {
-		t.Errorf("Report interrupted by Close = %v; want nil or ErrClosed", err)
+	if err := <-done; !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("Report interrupted by Close = %v; want ErrClosed", err)
 	}
 	if got := d.all(); len(got) != 0 {
 		t.Errorf("diagnostics %v; want none for a call Close killed", got)
@@ -262,16 +266,35 @@ func TestCloseKillsHungCall(t *testing.T) {
 }
 
 func TestFailingTmuxNeverLogsItsOutput(t *testing.T) {
+	// The fake fails as a client whose server is gone, naming a socket
+	// that nothing of the adapter's may repeat: not the error, not a
+	// diagnostic, not the log at its most verbose.
 	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%0", "PATH=" + fakeDir(t), fakeModeEnv + "=fail"}
 	d := &diags{}
-	a := openT(t, params(env, "", d))
-	err := a.Report(t.Context(), working)
-	if err == nil || strings.Contains(err.Error(), "secret-socket") {
-		t.Errorf("Report = %v; want an error without tmux's words", err)
+	var log strings.Builder
+	p := params(env, "", d)
+	p.Logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Trace, Output: &log})
+	a := openT(t, p)
+	var errs []string
+	if err := a.Report(t.Context(), working); err != nil {
+		errs = append(errs, err.Error())
 	}
-	for _, x := range d.all() {
-		if strings.Contains(x.Detail, "secret-socket") {
-			t.Errorf("diagnostic %q repeats tmux's output", x.Detail)
+	if err := a.Release(t.Context()); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) != 1 {
+		t.Fatalf("Report and Release errors %q; want one (a release finding no server is done)", errs)
+	}
+	wantDiags := []adapter.Diagnostic{{Adapter: "tmux", Kind: adapter.KindProtocolRejected, Detail: "report: exit 1: server_not_running"}}
+	if diff := cmp.Diff(d.all(), wantDiags); diff != "" {
+		t.Errorf("diagnostics (-got +want):\n%s", diff)
+	}
+	if !strings.Contains(log.String(), "tmux pane options unset") {
+		t.Errorf("the log does not come from the adapter:\n%s", log.String())
+	}
+	for _, text := range append(errs, log.String()) {
+		if strings.Contains(text, "secret-socket") {
+			t.Errorf("%q repeats tmux's output", text)
 		}
 	}
 }

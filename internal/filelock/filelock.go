@@ -4,8 +4,11 @@
 package filelock
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"time"
 )
 
 // Lock opens (creating if needed, mode 0600) the file at path and blocks until
@@ -19,6 +22,47 @@ func Lock(path string) (func() error, error) {
 	if err := lockFile(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("filelock: lock %s: %w", path, err)
+	}
+	return func() error {
+		uerr := unlockFile(f)
+		cerr := f.Close()
+		if uerr != nil {
+			return fmt.Errorf("filelock: unlock %s: %w", path, uerr)
+		}
+		return cerr
+	}, nil
+}
+
+// errWouldBlock is what tryLockFile returns when another holder has the lock.
+var errWouldBlock = errors.New("filelock: held elsewhere")
+
+// LockContext is Lock that gives up when ctx ends, returning ctx's error:
+// it tries the lock without blocking and, while another process holds it,
+// tries again at growing intervals of at most 10 ms.
+func LockContext(ctx context.Context, path string) (func() error, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("filelock: %w", err)
+	}
+	wait := 100 * time.Microsecond
+	for {
+		err := tryLockFile(f)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errWouldBlock) {
+			f.Close()
+			return nil, fmt.Errorf("filelock: lock %s: %w", path, err)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			f.Close()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, 10*time.Millisecond)
 	}
 	return func() error {
 		uerr := unlockFile(f)

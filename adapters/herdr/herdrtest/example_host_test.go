@@ -73,6 +73,9 @@ func TestHostInAnEmulatedPane(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range calls {
+		if c.Command == "ping" {
+			continue // the adapter's own protocol check on the socket
+		}
 		if src, _ := c.Flag("source"); src != "custom:mychat" || c.Code != "" {
 			t.Errorf("call %s from source %q answered %q", c.Command, src, c.Code)
 		}

@@ -156,3 +156,64 @@ func isAbsPath(p string) bool {
 	}
 	return strings.HasPrefix(p, `\\`)
 }
+
+// Limits of a resume argv, as a third party quotes them from Herdr 0.9.2's
+// src/agent_resume.rs (HERDR-0.9.md; not verified in Herdr's source).
+const (
+	maxResumeWords = 64
+	maxResumeBytes = 8192
+)
+
+// Why a resume argv is refused. None of these texts quote the argv.
+var (
+	errResumeEmpty      = errors.New("is empty")
+	errResumeTooMany    = fmt.Errorf("has more than %d words", maxResumeWords)
+	errResumeTooLong    = fmt.Errorf("is longer than %d bytes", maxResumeBytes)
+	errResumeCommand    = errors.New("does not start with a plain command name (A-Z a-z 0-9 _ . -, no path, no leading -)")
+	errResumeApostrophe = errors.New("contains an apostrophe")
+)
+
+// checkResume reports why words cannot be sent to Herdr as the command that
+// reopens the session: Herdr refuses the whole report for an argv whose
+// first word is not a plain command name ([A-Za-z0-9_.-]+, not starting
+// with "-"), that has an apostrophe or a control character in any word,
+// more than 64 words or more than 8 KiB (HERDR-0.9.md). The CLI also needs
+// valid UTF-8. The byte count is the words' lengths plus one separator
+// each.
+func checkResume(words []string) error {
+	if len(words) == 0 {
+		return errResumeEmpty
+	}
+	if len(words) > maxResumeWords {
+		return errResumeTooMany
+	}
+	size := 0
+	for _, w := range words {
+		size += len(w) + 1
+		if !utf8.ValidString(w) {
+			return errNotUTF8
+		}
+		for _, r := range w {
+			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+				return errControl
+			}
+			if r == '\'' {
+				return errResumeApostrophe
+			}
+		}
+	}
+	if size > maxResumeBytes {
+		return errResumeTooLong
+	}
+	cmd := words[0]
+	if cmd == "" || cmd[0] == '-' {
+		return errResumeCommand
+	}
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return errResumeCommand
+		}
+	}
+	return nil
+}

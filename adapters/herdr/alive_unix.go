@@ -3,19 +3,20 @@
 package herdr
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 )
 
-// canKillGroups is whether a straggling grandchild is killed with the group.
-const canKillGroups = true
-
 // processAlive reports whether pid runs (a zombie that nobody reaped yet
-// counts as dead).
+// counts as dead, where /proc tells).
 func processAlive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return false
 	}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

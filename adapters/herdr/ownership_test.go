@@ -1,0 +1,584 @@
+package herdr
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/filelock"
+)
+
+// child is another host process in the pane, driven line by line.
+type child struct {
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	out   *bufio.Scanner
+	stale int // stale_owner diagnostics it reported
+}
+
+func startChild(t *testing.T, f *fixture, env ...string) *child {
+	t.Helper()
+	cmd := childCmd(t, f, env...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &child{cmd: cmd, in: in, out: bufio.NewScanner(out)}
+	t.Cleanup(func() { c.exit(t) })
+	return c
+}
+
+// do runs one command in the child and returns its answer.
+func (c *child) do(t *testing.T, command string) string {
+	t.Helper()
+	if _, err := io.WriteString(c.in, command+"\n"); err != nil {
+		t.Fatalf("child %q: %v", command, err)
+	}
+	for c.out.Scan() {
+		if line := c.out.Text(); line != "stale" {
+			return line
+		}
+		c.stale++
+	}
+	t.Fatalf("child %q: no answer: %v", command, c.out.Err())
+	return ""
+}
+
+// exit ends the child without a release and waits for it.
+func (c *child) exit(t *testing.T) {
+	t.Helper()
+	if c.in == nil {
+		return
+	}
+	c.in.Close()
+	c.in = nil
+	if err := c.cmd.Wait(); err != nil {
+		t.Errorf("child: %v", err)
+	}
+}
+
+func TestNewerProcessFencesOlder(t *testing.T) {
+	tests := []struct {
+		name    string
+		release bool // the newer process releases before it exits
+	}{
+		{name: "newer one releases", release: true},
+		{name: "newer one exits without releasing"},
+	}
+	for _, tt := range tests {
+		forTransports(t, func(t *testing.T, tr string) {
+			t.Run(tt.name, func(t *testing.T) {
+				f := newFixtureOn(t, tr, herdrtest.Options{InView: []string{"w1:p1"}})
+				ctx := t.Context()
+				older := f.open(t)
+				if err := older.Report(ctx, working); err != nil {
+					t.Fatal(err)
+				}
+				newer := startChild(t, f, childSettings+`={"transport":"`+tr+`"}`)
+				if got := newer.do(t, "report blocked"); got != "ok" {
+					t.Fatalf("newer process: %s", got)
+				}
+				sent := len(f.calls(t))
+
+				// Fenced: no calls, nil, one stale_owner, and never a release.
+				for _, r := range []adapter.Report{idle, working} {
+					if err := older.Report(ctx, r); err != nil {
+						t.Errorf("fenced Report = %v, want nil", err)
+					}
+				}
+				if got := older.Explain()["lease"]; got != "fenced" {
+					t.Errorf("older lease %q, want fenced", got)
+				}
+				if err := older.Release(ctx); err != nil {
+					t.Errorf("fenced Release = %v, want nil", err)
+				}
+				if got := len(f.calls(t)); got != sent {
+					t.Errorf("the fenced process made %d calls", got-sent)
+				}
+				if diff := cmp.Diff(f.diags.kinds(), map[adapter.Kind]int{adapter.KindStaleOwner: 1}); diff != "" {
+					t.Errorf("diagnostics (-got +want):\n%s", diff)
+				}
+				if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
+					t.Errorf("the newer claim was disturbed: status %q", info.AgentStatus)
+				}
+
+				// The newer process lets go; the older takes the pane back at
+				// its next report.
+				if tt.release {
+					if got := newer.do(t, "release"); got != "ok" {
+						t.Fatalf("newer release: %s", got)
+					}
+					if info, _ := f.h.Agent("w1:p1"); info.Found {
+						t.Fatalf("after the newer release the pane shows %+v", info)
+					}
+				}
+				newer.exit(t)
+				if err := older.Report(ctx, idle); err != nil {
+					t.Fatal(err)
+				}
+				if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "idle" {
+					t.Errorf("after taking the pane back: status %q, want idle", info.AgentStatus)
+				}
+				if got := older.Explain()["lease"]; got != "holder" {
+					t.Errorf("older lease %q, want holder", got)
+				}
+				if err := older.Release(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if info, _ := f.h.Agent("w1:p1"); info.Found {
+					t.Errorf("after the older release the pane shows %+v", info)
+				}
+				assertIncreasing(t, f.calls(t))
+				if hwm, _ := f.h.HighWater("w1:p1", "custom:panetest"); hwm != lastSeq(t, f) {
+					t.Errorf("Herdr's high-water %d is not the last call's seq: a call was ignored", hwm)
+				}
+			})
+		})
+	}
+}
+
+// TestProcessesOnePaneCallOrder runs several host processes at once in one
+// pane and checks, in the order the emulated Herdr received their calls,
+// that the sequence numbers rise (so Herdr ignored none) and that no
+// process released another one's claim.
+func TestProcessesOnePaneCallOrder(t *testing.T) { forTransports(t, testProcessesOnePaneCallOrder) }
+
+func testProcessesOnePaneCallOrder(t *testing.T, transport string) {
+	const procs = 6
+	f := newFixtureOn(t, transport, herdrtest.Options{})
+	script := childScript + "=report working,report blocked,report working,report idle,report working,release"
+	var cmds []*exec.Cmd
+	outs := make([]*strings.Builder, procs)
+	for i := range procs {
+		// The fake CLI logs the HERDR_* variables it sees: this one names
+		// the host process that ran it. A socket call's PID is the host's.
+		cmd := childCmd(t, f, script, childSettings+`={"transport":"`+transport+`"}`, hostVar+"="+strconv.Itoa(i))
+		outs[i] = &strings.Builder{}
+		cmd.Stdout, cmd.Stderr = outs[i], outs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("process %d: %v\n%s", i, err, outs[i])
+		}
+		if strings.Contains(outs[i].String(), "err ") {
+			t.Errorf("process %d: %s", i, outs[i])
+		}
+	}
+	calls := f.calls(t)
+	if len(calls) == 0 {
+		t.Fatal("no calls")
+	}
+	for _, c := range calls {
+		if string(c.Transport) != transport {
+			t.Fatalf("a %s call in a %s test", c.Transport, transport)
+		}
+	}
+	// In the order the emulated Herdr applied them, the numbers rise: none
+	// was ignored as stale.
+	assertIncreasing(t, calls)
+	var lastApplied uint64
+	for i, c := range calls {
+		if c.Command == "pane report-agent" && !c.Applied {
+			t.Errorf("call %d: Herdr ignored a report of host %s", i, hostOf(c))
+		}
+		if c.Applied {
+			lastApplied = seqOf(t, c)
+		}
+	}
+	if hwm, _ := f.h.HighWater("w1:p1", "custom:panetest"); hwm != lastApplied {
+		t.Errorf("Herdr's high-water %d is not the last applied call's seq %d", hwm, lastApplied)
+	}
+	// A process releases only its own claim: every release that took
+	// effect follows a report of the same process, with no other process's
+	// call between. (A fenced process whose newer one has released sends
+	// its release into a free pane, where Herdr ignores it.)
+	releases := 0
+	for i, c := range calls {
+		if c.Command != "pane release-agent" || !c.Applied {
+			continue
+		}
+		releases++
+		if i == 0 || hostOf(calls[i-1]) != hostOf(c) {
+			t.Errorf("call %d: host %s released a pane it did not hold last", i, hostOf(c))
+		}
+	}
+	if releases == 0 {
+		t.Error("no release took effect; the last holder's must have")
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.Found {
+		t.Errorf("after every process released: %+v", info)
+	}
+}
+
+// hostVar names the host process of a call in the fake CLI's log.
+const hostVar = "HERDR_PANESTATE_TEST_HOST"
+
+// hostOf names the host process that made c.
+func hostOf(c herdrtest.Call) string {
+	if c.Transport == herdrtest.TransportCLI {
+		return c.Env[hostVar]
+	}
+	return "pid " + strconv.Itoa(c.PID)
+}
+
+func lastSeq(t *testing.T, f *fixture) uint64 {
+	t.Helper()
+	calls := f.calls(t)
+	return seqOf(t, calls[len(calls)-1])
+}
+
+func TestSequenceSaturates(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	path := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".seq")
+	if err := os.WriteFile(path, []byte(strconv.FormatUint(math.MaxUint64-1, 10)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := f.open(t)
+	for _, r := range []adapter.Report{working, idle, blocked} {
+		if err := a.Report(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []uint64
+	for _, c := range f.calls(t) {
+		got = append(got, seqOf(t, c))
+	}
+	if diff := cmp.Diff(got, []uint64{math.MaxUint64, math.MaxUint64, math.MaxUint64}); diff != "" {
+		t.Errorf("seqs (-got +want):\n%s", diff)
+	}
+	var sat []adapter.Diagnostic
+	for _, d := range f.diags.all() {
+		if strings.Contains(d.Detail, "exhausted") {
+			sat = append(sat, d)
+		}
+	}
+	if len(sat) != 1 || sat[0].Kind != adapter.KindInvalidValue {
+		t.Errorf("diagnostics %v, want one invalid_value saying the numbers are exhausted", f.diags.all())
+	}
+	if got := readSeqFile(t, path); got != math.MaxUint64 {
+		t.Errorf("file holds %d, want 2^64-1", got)
+	}
+}
+
+func TestReleaseBudget(t *testing.T) {
+	t.Run("hung socket", func(t *testing.T) {
+		f := newFixtureOn(t, "socket", herdrtest.Options{})
+		f.set = `{"timeout":"60s"}` // the release's budget, not this, must end it
+		a := f.open(t)
+		warmUp(t, f, a)
+		f.setFault(t, herdrtest.Fault{Hang: true})
+		var ce *CallError
+		if err := a.Release(t.Context()); !errors.As(err, &ce) || ce.Kind != adapter.KindTimeout || ce.Op != OpRelease {
+			t.Fatalf("Release = %v, want a release timeout", err)
+		}
+	})
+	t.Run("hung CLI ignoring SIGTERM", func(t *testing.T) {
+		f := newFixtureOn(t, "cli", herdrtest.Options{})
+		f.set = `{"timeout":"60s"}` // the release's budget, not this, must end it
+		a := f.open(t)
+		if err := a.Report(t.Context(), working); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Explain()["release_timeout"]; got != MaxReleaseTimeout.String() {
+			t.Errorf("release_timeout %q, want %s", got, MaxReleaseTimeout)
+		}
+		f.setFault(t, herdrtest.Fault{Hang: true, HangIgnoreTERM: true})
+		err := a.Release(t.Context())
+		var ce *CallError
+		if !errors.As(err, &ce) || ce.Kind != adapter.KindTimeout || ce.Op != OpRelease {
+			t.Fatalf("Release = %v, want a release timeout", err)
+		}
+		calls := f.calls(t)
+		pid := calls[len(calls)-1].PID
+		eventually(t, "the hung herdr process to die", func() bool { return !processAlive(pid) })
+	})
+	// A slow Herdr, 1 s per request, with the claim's first report (on the
+	// socket: its ping) in flight when the host quits: the report is
+	// cancelled, and the release, which spends no ping, still arrives.
+	forTransports(t, func(t *testing.T, tr string) {
+		t.Run("slow Herdr, 1 s per call", func(t *testing.T) {
+			f := newFixtureOn(t, tr, herdrtest.Options{})
+			a := f.open(t)
+			f.setFault(t, herdrtest.Fault{SleepMs: 1000})
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- a.Report(ctx, working) }()
+			if _, err := f.h.WaitCalls(t.Context(), func(calls []herdrtest.Call) bool { return len(calls) > 0 || tr == "socket" }); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("the cancelled report = %v", err)
+			}
+			if err := a.Release(t.Context()); err != nil {
+				t.Fatalf("Release = %v, want it delivered", err)
+			}
+			received := false
+			for _, c := range f.calls(t) {
+				if c.Command == "pane release-agent" && c.Arrival > 0 && c.Code == "" {
+					received = true
+				}
+			}
+			if !received {
+				t.Errorf("calls %+v, want the release received", f.calls(t))
+			}
+		})
+	})
+	t.Run("slow Herdr after a failed connection", func(t *testing.T) {
+		f := newFixtureOn(t, "socket", herdrtest.Options{})
+		a := f.open(t)
+		if err := a.Report(t.Context(), working); err != nil {
+			t.Fatal(err)
+		}
+		f.setFault(t, herdrtest.Fault{Garbage: true}) // the next call must ping again
+		if err := a.Report(t.Context(), idle); err == nil {
+			t.Fatal("a report answered with garbage succeeded")
+		}
+		f.setFault(t, herdrtest.Fault{SleepMs: 1000})
+		if err := a.Release(t.Context()); err != nil {
+			t.Fatalf("Release = %v, want it delivered", err)
+		}
+		if info, _ := f.h.Agent("w1:p1"); info.Found {
+			t.Errorf("after release the pane shows %+v", info)
+		}
+	})
+	t.Run("short timeout setting bounds it", func(t *testing.T) {
+		f := newFixture(t, herdrtest.Options{})
+		f.set = `{"timeout":"200ms"}`
+		a := f.open(t)
+		if got := a.Explain()["release_timeout"]; got != "200ms" {
+			t.Errorf("release_timeout %q, want 200ms", got)
+		}
+	})
+}
+
+func TestOpenRefresh(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	tests := []struct {
+		name    string
+		setting string
+		want    time.Duration
+		clamped bool
+		bad     bool
+	}{
+		{name: "default", want: DefaultRefresh},
+		{name: "null", setting: `null`, want: DefaultRefresh},
+		{name: "duration", setting: `"5s"`, want: 5 * time.Second},
+		{name: "milliseconds", setting: `2000`, want: 2 * time.Second},
+		{name: "zero turns it off", setting: `0`, want: 0},
+		{name: "zero string turns it off", setting: `"0s"`, want: 0},
+		{name: "too short", setting: `"100ms"`, want: MinRefresh, clamped: true},
+		{name: "negative", setting: `-1`, want: MinRefresh, clamped: true},
+		{name: "too long", setting: `"1h"`, want: MaxRefresh, clamped: true},
+		{name: "not a duration", setting: `"often"`, bad: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &diags{}
+			p := f.params()
+			p.Diagnose = d.add
+			if tt.setting != "" {
+				p.Settings = []byte(`{"refresh":` + tt.setting + `}`)
+			}
+			a, err := f.drv.open(t.Context(), p)
+			if tt.bad {
+				if err == nil || !strings.Contains(err.Error(), "refresh") {
+					t.Fatalf("Open error %v; want one about refresh", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close(t.Context())
+			if got := a.RefreshInterval(working); got != tt.want {
+				t.Errorf("RefreshInterval = %v, want %v", got, tt.want)
+			}
+			want := map[adapter.Kind]int{}
+			if tt.clamped {
+				want[adapter.KindInvalidValue] = 1
+			}
+			if diff := cmp.Diff(d.kinds(), want); diff != "" {
+				t.Errorf("diagnostics (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRefreshIntervalStopsWhenRetiredOrClosed(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	old := f.open(t)
+	if err := old.Report(t.Context(), working); err != nil {
+		t.Fatal(err)
+	}
+	if got := adapter.RefreshInterval(old, working); got != DefaultRefresh {
+		t.Errorf("holder: %v, want %v", got, DefaultRefresh)
+	}
+	succ := f.open(t)
+	if err := succ.Report(t.Context(), working); err != nil {
+		t.Fatal(err)
+	}
+	if got := adapter.RefreshInterval(old, working); got != 0 {
+		t.Errorf("retired: %v, want 0", got)
+	}
+	if err := succ.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := adapter.RefreshInterval(succ, working); got != 0 {
+		t.Errorf("closed: %v, want 0", got)
+	}
+}
+
+// TestRefreshRestoresWipedState is what the registry's refresh does after a
+// Herdr server restart: the same report again, with a fresh number, puts
+// the state back; a repeated idle leaves done as it is.
+func TestRefreshRestoresWipedState(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	a := f.open(t)
+	ctx := t.Context()
+	if err := a.Report(ctx, working); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.h.StopServer(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.h.StartServer(); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.Found {
+		t.Fatalf("the restarted server still shows %+v", info)
+	}
+	if err := a.Report(ctx, working); err != nil { // the refresh
+		t.Fatal(err)
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "working" {
+		t.Errorf("after the refresh: status %q, want working", info.AgentStatus)
+	}
+	// The pane is not in view: working then idle shows done, and a
+	// refreshed idle keeps it.
+	if err := a.Report(ctx, idle); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Report(ctx, idle); err != nil { // the refresh
+		t.Fatal(err)
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "done" {
+		t.Errorf("after a refreshed idle: status %q, want done", info.AgentStatus)
+	}
+	assertIncreasing(t, f.calls(t))
+}
+
+// TestWaitForAnotherProcessesCall: while another process's call holds the
+// pane (its file lock), a report waits for it, bounded by the timeout (a
+// timeout diagnostic, no call) and by ctx (ctx's error at once).
+func TestWaitForAnotherProcessesCall(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	f.set = `{"timeout":"200ms"}`
+	a := f.open(t)
+	if err := a.Report(t.Context(), working); err != nil { // makes the directory
+		t.Fatal(err)
+	}
+	lock := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".lock")
+	unlock, err := filelock.Lock(lock) // another open file: contends as another process does
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+
+	var ce *CallError
+	if err := a.Report(t.Context(), idle); !errors.As(err, &ce) || ce.Kind != adapter.KindTimeout || !errors.Is(err, errWaitTimeout) {
+		t.Fatalf("Report while the pane is held = %v, want a wait timeout", err)
+	}
+	// With a 60 s timeout, only the caller's deadline can end the wait.
+	f.set = `{"timeout":"60s"}`
+	b := f.open(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	if err := b.Report(ctx, idle); errors.As(err, &ce) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Report past the caller's deadline while the pane is held = %v", err)
+	}
+	if got := len(f.calls(t)); got != 1 {
+		t.Errorf("%d calls, want only the first", got)
+	}
+	if d := f.diags.all(); len(d) != 1 || !strings.Contains(d[0].Detail, "another call on the pane did not finish in time") {
+		t.Errorf("diagnostics %v", d)
+	}
+}
+
+// TestCloseEndsWaitForAnotherProcess: Close does not wait for another
+// process's call on the pane.
+func TestCloseEndsWaitForAnotherProcess(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	f.set = `{"timeout":"60s"}`
+	a := f.open(t)
+	if err := a.Report(t.Context(), working); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := filelock.Lock(filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	waiting := make(chan struct{})
+	a.onWait = func() { close(waiting) }
+	done := make(chan error, 1)
+	go func() { done <- a.Report(context.Background(), idle) }()
+	<-waiting
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := a.Close(ctx); err != nil {
+		t.Fatalf("Close while a report waits for the pane = %v", err)
+	}
+	if err := <-done; !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("the waiting Report = %v, want ErrClosed", err)
+	}
+}
+
+// TestReleaseAfterPaneFileLost: a pane file that lost its record (corrupt,
+// removed) names no holder; the release still goes out.
+func TestReleaseAfterPaneFileLost(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	a := f.open(t)
+	if err := a.Report(t.Context(), working); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".seq")
+	if err := os.WriteFile(path, []byte("junk\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.Found {
+		t.Errorf("after release the pane shows %+v", info)
+	}
+	if d := f.diags.kinds(); d[adapter.KindPersistFailed] != 1 {
+		t.Errorf("diagnostics %v, want one persist_failed for the corrupt file", f.diags.all())
+	}
+	assertIncreasing(t, f.calls(t))
+}
