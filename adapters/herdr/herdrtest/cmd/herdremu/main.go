@@ -9,7 +9,8 @@
 // rest, any outer HERDR_* and TMUX* variables removed) and its own stdin,
 // stdout and stderr, and when the command exits prints to stderr a
 // timeline of the requests the pane received (elapsed time, transport,
-// request, state reported, status shown, sequence number, message, answer)
+// request, "+resume" when it carried a resume command, state reported,
+// status shown, sequence number, message, answer)
 // and a one-line summary (the counts, what the pane shows at the end, the
 // resume command a 0.9.3 server accepted, how the command ended). Its
 // exit status is the command's (128 plus the signal number for a command
@@ -237,8 +238,12 @@ func printTimeline(w io.Writer, calls []herdrtest.Call, start time.Time) {
 		if c.Arrival == 0 {
 			shows = "-"
 		}
+		request := strings.TrimPrefix(c.Command, "pane ")
+		if len(c.ResumeArgv()) > 0 {
+			request += "+resume" // it carried a resume command (0.9.2+)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", elapsed(c.Start.Sub(start)), c.Transport,
-			strings.TrimPrefix(c.Command, "pane "), dash(state), shows, dash(seq), quote(msg), answer(c))
+			request, dash(state), shows, dash(seq), quote(msg), answer(c))
 	}
 	_ = tw.Flush()
 }

@@ -132,7 +132,7 @@ func TestFlags(t *testing.T) {
 			"cli report-agent working working 1 - applied",
 			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
 			"socket report-agent idle done 3 - applied",
-			"cli report-agent idle done 4 - applied",
+			"cli report-agent+resume idle done 4 - applied",
 		}, `the pane shows done (child); the server keeps the resume command ["child" "--resume" "abc"]; `},
 		{"slow", "stay", []string{"-fault", "slow", "-slow", "20ms"}, []string{
 			"cli report-agent working working 1 - applied",
