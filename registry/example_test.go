@@ -16,14 +16,13 @@ import (
 // stands in for a workspace.
 func Example() {
 	rec := adaptertest.NewRecorder()
-	registry.Register("example-recorder", adaptertest.NewDriver(rec))
 
 	reg, err := registry.New(registry.Options{
 		App:  "mychat",
 		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
 		// Only the recorder, and no settings files: a real host leaves
 		// these out.
-		Adapters:       []string{"example-recorder"},
+		Drivers:        map[string]adapter.Driver{"recorder": adaptertest.NewDriver(rec)},
 		Settings:       settings.Options{GlobalPath: "/nonexistent/settings.json"},
 		StaticSettings: true,
 	})
@@ -75,7 +74,7 @@ func ExampleRegistry_Explain() {
 		panic(err)
 	}
 	a := reg.Explain().Adapters[0]
-	fmt.Printf("%s: %s, enabled by %s\n%s\n", a.Name, a.State, a.EnabledBy, a.Why)
+	fmt.Printf("%s: %s, enabled by %s\n%s\n", a.Name, a.Lifecycle, a.EnabledBy, a.Why)
 	// Output:
 	// herdr: inactive, enabled by default
 	// herdr: adapter inactive: HERDR_ENV is not set (not inside a Herdr pane)

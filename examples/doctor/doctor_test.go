@@ -15,6 +15,7 @@ import (
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/internal/testenv"
 	"github.com/panestate/panestate/registry"
+	"github.com/panestate/panestate/settings"
 )
 
 func TestMain(m *testing.M) {
@@ -229,7 +230,7 @@ func TestJSON(t *testing.T) {
 	if herdr == nil {
 		t.Fatalf("no herdr adapter in %+v", e.Adapters)
 	}
-	if diff := cmp.Diff([]any{herdr.Enabled, herdr.EnabledBy, herdr.State, herdr.Why}, []any{true, "default", "not attached", ""}); diff != "" {
+	if diff := cmp.Diff([]any{herdr.Enabled, herdr.EnabledBy, herdr.Lifecycle, herdr.Why}, []any{true, settings.LayerDefault, registry.LifecycleNotAttached, "it applies here and runs when reporting is attached"}); diff != "" {
 		t.Errorf("herdr (enabled, by, state, why) (-got +want):\n%s", diff)
 	}
 	if diff := cmp.Diff(got.WouldReport, []string{"herdr"}); diff != "" {

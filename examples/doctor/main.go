@@ -122,7 +122,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 	// Before Attach, an adapter that is enabled and applies here is "not
 	// attached" (yet); every other state says why it would not run.
 	for _, a := range report.Explanation.Adapters {
-		if a.Enabled && a.State == registry.StateNotAttached {
+		if a.Enabled && a.Lifecycle == registry.LifecycleNotAttached {
 			report.WouldReport = append(report.WouldReport, a.Name)
 		}
 	}
