@@ -65,32 +65,27 @@ func (r *Registry) apply(ctx context.Context, gen uint64, cur settings.Settings)
 		}) {
 			return
 		}
-		var checkErr error
-		if f.life != LifecycleActive && enabled {
-			checkErr = r.check(s, cur)
+		if f.life == LifecycleInactive && enabled && !f.changed {
+			f.applies = r.check(s, cur) == nil
 		}
-		f.applies = checkErr == nil
-		r.carryOut(ctx, gen, s, decide(f), change{cur: cur, section: section, from: from, checkErr: checkErr})
+		r.carryOut(ctx, gen, s, decide(f), change{cur: cur, section: section, from: from})
 	}
 }
 
 // change is what a settings change brings to one adapter.
 type change struct {
-	cur      settings.Settings
-	section  []byte
-	from     settings.Layer // the layer that decided "enabled"
-	checkErr error          // the driver's Check, when asked
+	cur     settings.Settings
+	section []byte
+	from    settings.Layer // the layer that decided "enabled"
 }
 
 // carryOut does what decide said for s.
 func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action, c change) {
-	cur, section, checkErr := c.cur, c.section, c.checkErr
+	cur, section := c.cur, c.section
 	switch act {
 	case actNothing, actKeep:
 	case actMarkDisabled:
 		r.keep(gen, func() { s.life, s.why, s.section = LifecycleDisabled, disabledWhy(c.from), section })
-	case actMarkInactive:
-		r.keep(gen, func() { s.life, s.why, s.section = notOpened(checkErr), checkErr.Error(), section })
 	case actOpen:
 		a, err := r.open(ctx, s, cur)
 		if err != nil {

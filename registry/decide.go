@@ -27,12 +27,9 @@ const (
 	// actMarkDisabled records that the settings (or the default) turn the
 	// adapter off. Nothing runs.
 	actMarkDisabled
-	// actMarkInactive records that the adapter does not apply here (its
-	// driver's Check said why). Nothing is opened.
-	actMarkInactive
 )
 
-var actionNames = [...]string{"nothing", "keep", "open", "reopen", "stop", "mark disabled", "mark inactive"}
+var actionNames = [...]string{"nothing", "keep", "open", "reopen", "stop", "mark disabled"}
 
 func (a action) String() string { return actionNames[a] }
 
@@ -41,19 +38,22 @@ type facts struct {
 	life    Lifecycle // where the adapter is now
 	enabled bool      // the new settings turn it on
 	changed bool      // its settings section differs from the one last acted on
-	applies bool      // its driver's Check passes (not asked for a running adapter)
+	applies bool      // its driver's Check passes (asked only of an inactive adapter)
 }
 
 // decide returns what to do with one adapter. It is total: every
 // combination of facts has an answer.
 //
 //   - A running adapter is stopped when turned off, reopened when its section
-//     changed, kept otherwise. Whether it applies is not asked again.
+//     changed, kept otherwise.
 //   - A stopped adapter turned off is marked disabled.
-//   - A stopped adapter turned on that does not apply is marked inactive.
-//   - One that applies is opened, unless it already failed (inactive, open
-//     failed, panicked, or left unreleased) with this same section: trying
-//     again would only fail again, so it waits for an edit of its section.
+//   - A stopped adapter turned on is opened when it has not been tried
+//     (before Attach, or disabled until now): Open is the authority on
+//     whether it applies, and an inactive driver's Open starts nothing.
+//   - One that failed (inactive, open failed, panicked, left unreleased) is
+//     opened again only when its section changed, or, when inactive, when
+//     its driver's Check now says it applies: trying the same again would
+//     only fail again.
 func decide(f facts) action {
 	if f.life == LifecycleActive {
 		switch {
@@ -65,25 +65,17 @@ func decide(f facts) action {
 			return actKeep
 		}
 	}
-	switch {
-	case !f.enabled:
+	if !f.enabled {
 		if f.life == LifecycleDisabled {
 			return actNothing
 		}
 		return actMarkDisabled
-	case !f.applies:
-		if f.life == LifecycleInactive && !f.changed {
-			return actNothing
-		}
-		return actMarkInactive
 	}
-	switch f.life {
-	case LifecycleNotAttached, LifecycleDisabled:
+	switch {
+	case f.life == LifecycleNotAttached, f.life == LifecycleDisabled, f.changed:
 		return actOpen
-	default: // inactive, open failed, panicked, unreleased
-		if f.changed {
-			return actOpen
-		}
-		return actNothing
+	case f.life == LifecycleInactive && f.applies:
+		return actOpen
 	}
+	return actNothing
 }

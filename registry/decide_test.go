@@ -23,18 +23,17 @@ func TestDecide(t *testing.T) {
 		R = actReopen
 		S = actStop
 		D = actMarkDisabled
-		I = actMarkInactive
 	)
 	want := map[Lifecycle][8]action{
 		//                    off: same        changed   on: same     changed
 		//                    !app  app        !app app  !app app     !app app
 		LifecycleActive:      {S, S, S, S, K, K, R, R},
-		LifecycleNotAttached: {D, D, D, D, I, O, I, O},
-		LifecycleDisabled:    {N, N, N, N, I, O, I, O},
-		LifecycleInactive:    {D, D, D, D, N, N, I, O},
-		LifecycleOpenFailed:  {D, D, D, D, I, N, I, O},
-		LifecyclePanicked:    {D, D, D, D, I, N, I, O},
-		LifecycleUnreleased:  {D, D, D, D, I, N, I, O},
+		LifecycleNotAttached: {D, D, D, D, O, O, O, O},
+		LifecycleDisabled:    {N, N, N, N, O, O, O, O},
+		LifecycleInactive:    {D, D, D, D, N, O, O, O},
+		LifecycleOpenFailed:  {D, D, D, D, N, N, O, O},
+		LifecyclePanicked:    {D, D, D, D, N, N, O, O},
+		LifecycleUnreleased:  {D, D, D, D, N, N, O, O},
 	}
 	if len(want) != int(numLifecycles) {
 		t.Fatalf("the table covers %d lifecycles of %d", len(want), numLifecycles)

@@ -215,11 +215,11 @@ func (e Explanation) String() string {
 	}
 	switch {
 	case !e.Attached:
-		fmt.Fprintf(&b, "app %s: reporting not attached\n", e.App)
+		fmt.Fprintf(&b, "app %s, reporting not attached\n", e.App)
 	case len(active) == 0:
-		fmt.Fprintf(&b, "app %s: attached, but no adapter runs here: nothing is reported\n", e.App)
+		fmt.Fprintf(&b, "app %s, attached, but no adapter runs here: nothing is reported\n", e.App)
 	default:
-		fmt.Fprintf(&b, "app %s: reporting to %s\n", e.App, strings.Join(active, ", "))
+		fmt.Fprintf(&b, "app %s, reporting to %s\n", e.App, strings.Join(active, ", "))
 	}
 	fmt.Fprintf(&b, "host: mode=%s ui=%t role=%s\n", orUnset(string(e.Host.Mode)), e.Host.HasUI, orUnset(string(e.Host.Role)))
 	for _, f := range e.Files {
@@ -257,9 +257,9 @@ func (e Explanation) String() string {
 		case a.Lifecycle == LifecycleDisabled:
 			fmt.Fprintf(&b, "\nadapter %s: disabled by %s\n", a.Name, by)
 		case a.Enabled:
-			fmt.Fprintf(&b, "\nadapter %s: %s, enabled by %s\n", a.Name, a.Lifecycle, by)
+			fmt.Fprintf(&b, "\nadapter %s: %s, enabled by %s\n", a.Name, a.Lifecycle.words(), by)
 		default:
-			fmt.Fprintf(&b, "\nadapter %s: %s, disabled by %s\n", a.Name, a.Lifecycle, by)
+			fmt.Fprintf(&b, "\nadapter %s: %s, disabled by %s\n", a.Name, a.Lifecycle.words(), by)
 		}
 		if a.Why != "" {
 			fmt.Fprintf(&b, "  why: %s\n", a.Why)

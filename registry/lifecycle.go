@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -52,6 +53,9 @@ func (l Lifecycle) String() string {
 	}
 	return fmt.Sprintf("Lifecycle(%d)", uint8(l))
 }
+
+// words is the lifecycle for people: "open failed".
+func (l Lifecycle) words() string { return strings.ReplaceAll(l.String(), "_", " ") }
 
 // MarshalText renders the lifecycle as its name.
 func (l Lifecycle) MarshalText() ([]byte, error) {
