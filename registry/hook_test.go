@@ -20,7 +20,8 @@ type hookDriver struct {
 	gate chan struct{}
 }
 
-// hookEvent is one returned call: "report" (with the report) or "release".
+// hookEvent is one call: "enter" when Report starts, then "report" (with
+// the report) when it returns, or "release" when Release returns.
 type hookEvent struct {
 	call string
 	rep  adapter.Report
@@ -69,6 +70,7 @@ type hookAdapter struct {
 }
 
 func (h *hookAdapter) Report(ctx context.Context, r adapter.Report) error {
+	h.events <- hookEvent{call: "enter", rep: r}
 	if h.gate != nil {
 		select {
 		case <-h.gate:
