@@ -277,45 +277,48 @@ func TestExplainSaysWhetherADisabledAdapterApplies(t *testing.T) {
 // Explanation is plain data: json.Marshal renders it, with names (no
 // numbers, no spaces) for every enumerated value.
 func TestExplainJSON(t *testing.T) {
-	failing := &fakeDriver{def: true, openErr: func(adapter.Params) error { return errors.New("bad colour") }}
-	d := &fakeDriver{def: true}
-	r := mustNew(t, testOptions(t, register(failing), register(d)))
-	store := session.NewStore()
-	store.AgentStart()
-	if err := r.Attach(t.Context(), store); err != nil {
-		t.Fatal(err)
-	}
-	d.adapters()[0].next(t)
-	data, err := json.Marshal(r.Explain())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		Adapters []struct {
-			Lifecycle  string `json:"lifecycle"`
-			EnabledBy  string `json:"enabled_by"`
-			LastReport *struct {
-				State  string `json:"state"`
-				Reason string `json:"reason"`
-			} `json:"last_report"`
-		} `json:"adapters"`
-	}
-	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatal(err)
-	}
-	if a := got.Adapters[0]; a.Lifecycle != "open_failed" || a.EnabledBy != "default" || a.LastReport != nil {
-		t.Errorf("failing adapter in JSON: %+v", a)
-	}
-	if a := got.Adapters[1]; a.Lifecycle != "active" || a.LastReport == nil || a.LastReport.State != "working" || a.LastReport.Reason != "executing" {
-		t.Errorf("running adapter in JSON: %+v (%s)", a, data)
-	}
-	var back Explanation
-	if err := json.Unmarshal(data, &back); err != nil {
-		t.Fatalf("the JSON does not decode back into an Explanation: %v", err)
-	}
-	if back.Adapters[1].LastReport.Report != working {
-		t.Errorf("decoded last report %v, want %v", back.Adapters[1].LastReport.Report, working)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		failing := &fakeDriver{def: true, openErr: func(adapter.Params) error { return errors.New("bad colour") }}
+		d := &fakeDriver{def: true}
+		r := mustNew(t, testOptions(t, register(failing), register(d)))
+		store := session.NewStore()
+		store.AgentStart()
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		d.adapters()[0].next(t)
+		synctest.Wait() // the delivery is recorded
+		data, err := json.Marshal(r.Explain())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Adapters []struct {
+				Lifecycle  string `json:"lifecycle"`
+				EnabledBy  string `json:"enabled_by"`
+				LastReport *struct {
+					State  string `json:"state"`
+					Reason string `json:"reason"`
+				} `json:"last_report"`
+			} `json:"adapters"`
+		}
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatal(err)
+		}
+		if a := got.Adapters[0]; a.Lifecycle != "open_failed" || a.EnabledBy != "default" || a.LastReport != nil {
+			t.Errorf("failing adapter in JSON: %+v", a)
+		}
+		if a := got.Adapters[1]; a.Lifecycle != "active" || a.LastReport == nil || a.LastReport.State != "working" || a.LastReport.Reason != "executing" {
+			t.Errorf("running adapter in JSON: %+v (%s)", a, data)
+		}
+		var back Explanation
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatalf("the JSON does not decode back into an Explanation: %v", err)
+		}
+		if back.Adapters[1].LastReport.Report != working {
+			t.Errorf("decoded last report %v, want %v", back.Adapters[1].LastReport.Report, working)
+		}
+	})
 }
 
 // explainingAdapter counts its own diagnostics, as the Herdr adapter does.
