@@ -845,3 +845,48 @@ func writeSettings(t testing.TB, r *Registry, body string) {
 		t.Fatal(err)
 	}
 }
+
+// A done context whose release fails: the error names the failure and
+// says the release had only the short budget of a done context.
+func TestDetachWithADoneContextSaysWhatFailed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := &fakeDriver{def: true, releaseFails: 1}
+		r := mustNew(t, testOptions(t, register(d)))
+		if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+			t.Fatal(err)
+		}
+		d.adapters()[0].next(t)
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		err := r.Detach(ctx)
+		for _, want := range []string{"fake release failure", "done context", minReleaseBudget.String()} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Detach = %v, want it to mention %q", err, want)
+			}
+		}
+	})
+}
+
+// A refresh that fails is retried like any failed delivery, and refreshing
+// resumes once it is delivered.
+func TestFailedRefreshIsRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := &fakeDriver{def: true, refresh: 10 * time.Second}
+		r := mustNew(t, testOptions(t, register(d)))
+		if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+			t.Fatal(err)
+		}
+		a := d.adapters()[0]
+		a.next(t)
+		a.fail.Store(1)
+		time.Sleep(10*time.Second + retryInitial) // the refresh fails, the retry delivers
+		if got := a.next(t); got != idle {
+			t.Errorf("retried refresh delivered %v, want idle", got)
+		}
+		time.Sleep(10 * time.Second)
+		a.next(t) // refreshing resumed
+		if c := r.Explain().Adapters[0].Counters; c.Failed != 1 || c.Retries != 1 || c.Refreshes != 1 {
+			t.Errorf("counters %+v, want 1 failed, 1 retry, 1 refresh (only the delivered refresh counts)", c)
+		}
+	})
+}

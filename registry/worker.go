@@ -160,7 +160,7 @@ func (w *worker) finish() {
 	if release {
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		var panicked bool
-		err, panicked = w.call("Release", func() error { return adapter.Release(ctx, w.a) })
+		panicked, err = w.call("Release", func() error { return adapter.Release(ctx, w.a) })
 		cancel()
 		if err != nil {
 			err = fmt.Errorf("release: %w", err)
@@ -190,7 +190,7 @@ func (w *worker) closeAdapter() error {
 	w.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
-	if err, _ := w.call("Close", func() error { return adapter.Close(ctx, w.a) }); err != nil {
+	if _, err := w.call("Close", func() error { return adapter.Close(ctx, w.a) }); err != nil {
 		return fmt.Errorf("close: %w", err)
 	}
 	return nil
@@ -242,14 +242,14 @@ func (r *Registry) finished(w *worker, unreleased bool, err error) {
 
 // call runs f, a call into the adapter, recovering a panic as an
 // adapter_panic diagnostic and an error.
-func (w *worker) call(what string, f func() error) (err error, panicked bool) {
+func (w *worker) call(what string, f func() error) (panicked bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			w.r.diagnose(w.s, adapter.NewDiagnostic(w.s.name, adapter.KindAdapterPanic, "%s: %v", what, p))
-			err, panicked = fmt.Errorf("adapter %s panicked in %s", w.s.name, what), true
+			panicked, err = true, fmt.Errorf("adapter %s panicked in %s", w.s.name, what)
 		}
 	}()
-	return f(), false
+	return false, f()
 }
 
 // deliverLoop pulls the newest snapshot whenever the mailbox is full,
@@ -303,7 +303,7 @@ func (w *worker) deliverLoop() (panicked bool) {
 			w.s.unchanged.Add(1)
 			continue
 		}
-		err, stopped, panicked := w.deliver(rep)
+		stopped, panicked, err := w.deliver(rep)
 		switch {
 		case panicked:
 			return true
@@ -341,13 +341,13 @@ func (w *worker) deliverLoop() (panicked bool) {
 
 // deliver calls Report with a context that stop cancels, recovering a
 // panic. It does not call Report once the worker is stopped.
-func (w *worker) deliver(rep adapter.Report) (err error, stopped, panicked bool) {
+func (w *worker) deliver(rep adapter.Report) (stopped, panicked bool, err error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w.mu.Lock()
 	if w.stopped {
 		w.mu.Unlock()
-		return nil, true, false
+		return true, false, nil
 	}
 	w.cancel = cancel
 	w.mu.Unlock()
@@ -356,8 +356,8 @@ func (w *worker) deliver(rep adapter.Report) (err error, stopped, panicked bool)
 		w.cancel = nil
 		w.mu.Unlock()
 	}()
-	err, panicked = w.call("Report", func() error { return w.a.Report(ctx, rep) })
-	return err, false, panicked
+	panicked, err = w.call("Report", func() error { return w.a.Report(ctx, rep) })
+	return false, panicked, err
 }
 
 // timer is an optional timer: c is nil while it is not set, so that a
