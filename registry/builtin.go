@@ -3,6 +3,7 @@ package registry
 import (
 	"github.com/panestate/panestate/adapters/herdr"
 	"github.com/panestate/panestate/adapters/noop"
+	"github.com/panestate/panestate/adapters/terminal"
 )
 
 // The built-in adapters. A new workspace is one adapter package plus one line
@@ -10,4 +11,5 @@ import (
 func init() {
 	Register("herdr", herdr.Driver{})
 	Register("noop", noop.Driver{})
+	Register("terminal", terminal.Driver{})
 }

@@ -229,10 +229,10 @@ func (e Explanation) String() string {
 			fmt.Fprintf(&b, "settings %s: %s", f.Layer, f.Path)
 		}
 		switch {
-		case f.State == settings.StateUntrusted && f.TrustReason != "":
+		case f.Condition == settings.ConditionUntrusted && f.TrustReason != "":
 			fmt.Fprintf(&b, " (untrusted: %s)", f.TrustReason)
-		case f.State != "":
-			fmt.Fprintf(&b, " (%s)", f.State)
+		case f.Condition.Valid():
+			fmt.Fprintf(&b, " (%s)", f.Condition)
 		}
 		if f.Stale {
 			b.WriteString(" [last good content in effect]")

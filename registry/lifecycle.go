@@ -307,7 +307,7 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 //     sequence number) and closed, each on its own goroutine, so that no
 //     adapter waits for another;
 //   - the settings watcher is closed, beside the releases rather than
-//     before them, so that a slow or hung trust function never delays them.
+//     before them, so that closing it never delays them.
 //
 // Releases share one deadline: ctx's, or 1.5 s when ctx has none, and never
 // less than 500 ms from the call, so that a ctx that is already done (a
@@ -378,9 +378,9 @@ func (r *Registry) Detach(ctx context.Context) error {
 	}
 	closed := make(chan error, 1)
 	if watcher != nil {
-		// Watcher.Close waits for a trust function the host gave; it runs
-		// beside the releases. If that function never returns, neither
-		// does this goroutine: the one thing Detach cannot bound.
+		// Closing the watcher waits for a settings change in progress
+		// (which this Detach has preempted); it runs beside the releases so
+		// that it never delays them. Detach waits for it, bounded.
 		go func() { closed <- watcher.Close() }()
 	} else {
 		closed <- nil
@@ -425,7 +425,7 @@ func (r *Registry) Detach(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	case <-final.C:
-		errs = append(errs, errors.New("registry: detach: the settings watcher did not close in time (is the host's trust function hung?)"))
+		errs = append(errs, errors.New("registry: detach: the settings watcher did not close in time"))
 	}
 	if ctxDone && len(errs) > 0 {
 		errs = append(errs, fmt.Errorf("registry: detach was called with a done context (%w): each release had %v", ctx.Err(), minReleaseBudget))

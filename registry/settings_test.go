@@ -200,8 +200,9 @@ func TestSettingsWatcherAppliesEdits(t *testing.T) {
 	}
 }
 
-// A trust function that hangs on a reload holds the settings watcher; Detach
-// releases anyway, and says the watcher did not close.
+// A trust function that hangs on a reload neither delays nor skips the
+// release (the watcher closes beside the releases, and Watcher.Close does
+// not wait for a trust call).
 func TestHungTrustFunctionDoesNotBlockTheRelease(t *testing.T) {
 	log := &eventLog{}
 	d := &fakeDriver{def: true, tag: "h", events: log}
@@ -230,12 +231,11 @@ func TestHungTrustFunctionDoesNotBlockTheRelease(t *testing.T) {
 	<-hung
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
 	defer cancel()
-	err := r.Detach(ctx)
+	if err := r.Detach(ctx); err != nil {
+		t.Errorf("Detach with the trust function hung: %v", err)
+	}
 	if a := d.adapters()[0]; a.releases() != 1 || !a.closed.Load() {
 		t.Errorf("released %d, closed %t with the trust function hung; want released and closed", a.releases(), a.closed.Load())
-	}
-	if err == nil || !strings.Contains(err.Error(), "trust function") {
-		t.Errorf("Detach = %v, want an error about the watcher that did not close", err)
 	}
 	close(unhang)
 }
@@ -361,7 +361,7 @@ func TestExplainShowsAFileError(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.adapters()[0].next(t)
-	if f := r.Explain().Files[0]; f.State != settings.StateError || f.Err == "" {
+	if f := r.Explain().Files[0]; f.Condition != settings.ConditionError || f.Err == "" {
 		t.Errorf("settings file %+v, want it in error with the reason", f)
 	}
 }

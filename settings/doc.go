@@ -22,6 +22,12 @@
 // settings file it has no last good content), and [Settings.Files] lists it
 // with [FileStatus.TrustStore] set.
 //
+// The host's trust function runs on a goroutine of the library's, bounded by
+// [TrustTimeout]: a panic in it is recovered and a call that does not return
+// in time is left running; either way the project counts as untrusted, with
+// one warning, and [Watcher.Close] never waits for it. [Options.Trust] says
+// what happens to a call that hangs.
+//
 // # Whose keys
 //
 // The files belong to the host and hold its other settings. Only the
@@ -34,14 +40,20 @@
 //
 // # One-shot and live
 //
-// [Load] reads the files once. [Watch] does the same and then follows changes
-// with one fsnotify watcher on the files' directories (or their nearest
-// existing ancestors, and every directory along a symbolic link chain). After
-// a trailing debounce it re-reads every file, and calls back only when the
-// effective settings change. A file that disappears or becomes empty counts
-// only after a grace period, so editors that save by delete-and-recreate do not
-// switch adapters off and on. A malformed file keeps its last good content and
-// is reported once per content. Where adding a watch fails, the file is
+// [Load] reads the files once; a [Reader] reads them afresh on every
+// [Reader.Read], for a caller that reads again and again, and does not wait
+// again for a trust function that hangs. [Watch] reads them once and then
+// follows changes with one fsnotify watcher on the files' directories (or
+// their nearest existing ancestors, and every directory along a symbolic
+// link chain). After
+// a trailing debounce ([DefaultDebounce], 20ms) it re-reads every file, and
+// calls back only when the effective settings change. A file that
+// disappears or becomes empty counts only after a grace period, so editors
+// that save by delete-and-recreate do not switch adapters off and on. A
+// malformed file keeps its last good content and is reported once per
+// content, and a file in error is read again on a capped backoff
+// ([Options.RetryAfter], doubling, at most 30s) until it reads; a change of
+// permissions counts as a change. Where adding a watch fails, the file is
 // polled. Every PollInterval the watcher also checks that each watched
 // directory is still the one its name leads to, and watches the new one
 // after an ancestor was renamed and the path created again.

@@ -36,3 +36,36 @@ func Example() {
 	// noop enabled: false by default
 	// herdr section: {"timeout":"2s"}
 }
+
+// A host's trust function that panics or hangs never reaches the host: the
+// project counts as untrusted, and Files says why.
+func ExampleOptions_trust() {
+	root, _ := os.MkdirTemp("", "settings-example")
+	defer os.RemoveAll(root)
+	project := filepath.Join(root, "proj")
+	_ = os.MkdirAll(filepath.Join(project, ".atomic"), 0o755)
+	_ = os.WriteFile(filepath.Join(project, ".atomic", "settings.json"), []byte(`{"herdr": {"enabled": false}}`), 0o644)
+
+	s, _ := settings.Load(settings.Options{
+		App:         "atomic",
+		Home:        root,
+		ProjectRoot: project,
+		Trust:       func(string) (bool, error) { panic("trust database closed") },
+		Sections:    []settings.Section{{Name: "herdr"}},
+	})
+	for _, f := range s.Files() {
+		fmt.Printf("%s: %s\n", f.Layer, f.Condition)
+		if f.TrustReason != "" {
+			fmt.Println(" ", f.TrustReason)
+			fmt.Println(" ", f.Err)
+		}
+	}
+	on, from := s.Enabled("herdr", true)
+	fmt.Println("herdr enabled:", on, "by", from)
+	// Output:
+	// global: missing
+	// project: untrusted
+	//   the host's trust function panicked, so the project is untrusted
+	//   settings: trust function panicked: trust database closed
+	// herdr enabled: true by default
+}

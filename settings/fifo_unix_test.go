@@ -65,7 +65,7 @@ func TestLoadFIFO(t *testing.T) {
 			if !errors.As(err, &fe) || !errors.Is(err, errNotRegular) || !strings.Contains(err.Error(), "not a regular file") {
 				t.Fatalf("err = %v, want a *FileError saying not a regular file", err)
 			}
-			if fs := s.Files()[tc.i]; fs.State != StateError || !strings.Contains(fs.Err, "not a regular file") {
+			if fs := s.Files()[tc.i]; fs.Condition != ConditionError || !strings.Contains(fs.Err, "not a regular file") {
 				t.Errorf("status %+v", fs)
 			}
 			if tc.i == 2 {
@@ -88,7 +88,7 @@ func TestWatchFIFOThenClose(t *testing.T) {
 	mkfifo(t, f.project)
 	waitFor(t, w, "the FIFO refused", func(s Settings) bool {
 		fs := s.Files()[1]
-		return fs.State == StateError && fs.Stale && strings.Contains(fs.Err, "not a regular file")
+		return fs.Condition == ConditionError && fs.Stale && strings.Contains(fs.Err, "not a regular file")
 	})
 	if !isHerdr(false, "v1", LayerProject)(w.Current()) {
 		t.Errorf("last good settings not kept")

@@ -2,6 +2,7 @@ package settings
 
 import (
 	"errors"
+	"sync"
 	"time"
 )
 
@@ -13,10 +14,13 @@ type slot struct {
 	store bool // the trust store, not a settings layer
 
 	good  *layerContent // content in effect; nil = empty layer
-	state string
+	cond  FileCondition
 	err   error
 	stale bool
 	fresh bool // accept what is read now without grace or retry
+
+	retryWait time.Duration // the last pause before re-reading a file in error
+	retryAt   time.Time     // when a file in error is read again; zero when not in error
 
 	absentSince time.Time // first seen missing or empty while good != nil
 
@@ -35,6 +39,8 @@ type slot struct {
 // at a time: Load's caller, or a Watcher's event loop.
 type loader struct {
 	c        *config
+	read     func(path string) readResult // readFile; tests replace it
+	trust    *trustCaller                 // nil without Options.Trust
 	global   *slot
 	project  *slot // nil without a project root
 	store    *slot // nil unless the trust store decides
@@ -44,7 +50,10 @@ type loader struct {
 }
 
 func newLoader(c *config) *loader {
-	l := &loader{c: c, global: &slot{path: c.globalPath, layer: LayerGlobal, fresh: true}}
+	l := &loader{c: c, read: readFile, global: &slot{path: c.globalPath, layer: LayerGlobal, fresh: true}}
+	if c.trust != nil {
+		l.trust = &trustCaller{fn: c.trust, timeout: c.trustTimeout}
+	}
 	if c.projectRoot != "" {
 		l.project = &slot{path: c.projectPath, layer: LayerProject, fresh: true}
 		if c.trust == nil && c.trustFile != "" {
@@ -89,7 +98,7 @@ func (l *loader) reload(now time.Time) time.Time {
 				store = l.store.good.raw
 			}
 		}
-		d := resolveTrust(l.c, store, storeErr)
+		d := resolveTrust(l.c, func() trustAnswer { return l.trust.ask(l.c.projectRoot) }, store, storeErr)
 		if l.logged == nil || *l.logged != d {
 			switch {
 			case d.err != "":
@@ -107,7 +116,7 @@ func (l *loader) reload(now time.Time) time.Time {
 			}
 			at(l.update(l.project, now))
 		} else {
-			*l.project = slot{path: l.project.path, layer: LayerProject, state: StateUntrusted, fresh: true, polling: l.project.polling, pollSig: l.project.pollSig}
+			*l.project = slot{path: l.project.path, layer: LayerProject, cond: ConditionUntrusted, fresh: true, polling: l.project.polling, pollSig: l.project.pollSig}
 		}
 		l.decision = d
 	}
@@ -125,7 +134,7 @@ func (l *loader) files() []FileStatus {
 		if s == nil {
 			continue
 		}
-		fs := FileStatus{Layer: s.layer, Path: s.path, State: s.state, Stale: s.stale, Polling: s.polling, TrustStore: s.store}
+		fs := FileStatus{Layer: s.layer, Path: s.path, Condition: s.cond, Stale: s.stale, Polling: s.polling, TrustStore: s.store}
 		if s.err != nil {
 			fs.Err = s.err.Error()
 		}
@@ -155,10 +164,11 @@ func (l *loader) err() error {
 func (l *loader) update(s *slot, now time.Time) (wake time.Time) {
 	fresh := s.fresh
 	s.fresh = false
-	r := readFile(s.path)
+	r := l.read(s.path)
 	switch r.kind {
 	case readMissing, readEmpty:
 		s.hasPending = false
+		s.retryWait, s.retryAt = 0, time.Time{}
 		if !fresh && s.good != nil {
 			if s.absentSince.IsZero() {
 				s.absentSince = now
@@ -179,9 +189,9 @@ func (l *loader) update(s *slot, now time.Time) (wake time.Time) {
 		}
 		s.hasReported = false
 		s.good, s.err, s.stale, s.absentSince = nil, nil, false, time.Time{}
-		s.state = StateMissing
+		s.cond = ConditionMissing
 		if r.kind == readEmpty {
-			s.state = StateEmpty
+			s.cond = ConditionEmpty
 		}
 		return time.Time{}
 	case readFailed:
@@ -189,7 +199,7 @@ func (l *loader) update(s *slot, now time.Time) (wake time.Time) {
 		return l.fail(s, r.hash, r.err, fresh, now)
 	}
 	s.absentSince = time.Time{}
-	if s.good != nil && s.good.hash == r.hash && s.state == StateLoaded {
+	if s.good != nil && s.good.hash == r.hash && s.cond == ConditionLoaded {
 		s.hasPending = false
 		return time.Time{}
 	}
@@ -197,6 +207,7 @@ func (l *loader) update(s *slot, now time.Time) (wake time.Time) {
 	if err != nil {
 		return l.fail(s, r.hash, err, fresh, now)
 	}
+	s.retryWait, s.retryAt = 0, time.Time{}
 	var lc *layerContent
 	if s.store {
 		lc = &layerContent{raw: m}
@@ -209,7 +220,7 @@ func (l *loader) update(s *slot, now time.Time) (wake time.Time) {
 	lc.hash = r.hash
 	l.recovered(s)
 	s.good, s.err, s.stale, s.hasPending = lc, nil, false, false
-	s.state = StateLoaded
+	s.cond = ConditionLoaded
 	return time.Time{}
 }
 
@@ -228,7 +239,9 @@ func (l *loader) recovered(s *slot) {
 // RetryAfter (a slow writer leaves a partial file for a moment); until then
 // nothing changes. Then it is reported once per content. A settings file
 // keeps its last good content; the trust store does not (a bad store means
-// untrusted, as [TrustStore.Trust] says).
+// untrusted, as [TrustStore.Trust] says). A file in error is read again on
+// a capped backoff (see retry) until it reads, whether or not an event says
+// it changed.
 func (l *loader) fail(s *slot, hash [32]byte, err error, fresh bool, now time.Time) time.Time {
 	already := s.hasReported && s.reportedErr == hash
 	due := s.hasPending && s.pendingErr == hash && !now.Before(s.pendingAt)
@@ -251,24 +264,89 @@ func (l *loader) fail(s *slot, hash [32]byte, err error, fresh bool, now time.Ti
 		s.reportedErr, s.hasReported = hash, true
 	}
 	s.err, s.stale = err, s.good != nil
-	s.state = StateError
+	s.cond = ConditionError
 	if errors.Is(err, ErrTooLarge) {
-		s.state = StateTooLarge
+		s.cond = ConditionTooLarge
 	}
-	return time.Time{}
+	return l.retry(s, now)
+}
+
+// maxRetryWait caps the backoff between reads of a file in error.
+const maxRetryWait = 30 * time.Second
+
+// retry returns when the file in error is read next: RetryAfter after it
+// was reported, then twice the previous pause each time it is still bad, at
+// most maxRetryWait (or RetryAfter, if that is longer). A reload for another
+// reason before then keeps the schedule. Most repairs come with an event (a
+// save, a chmod); the retry catches those that do not (a parent
+// directory's permissions, an ACL, a file system mounted again).
+func (l *loader) retry(s *slot, now time.Time) time.Time {
+	if !s.retryAt.IsZero() && now.Before(s.retryAt) {
+		return s.retryAt
+	}
+	s.retryWait = min(max(2*s.retryWait, l.c.retry), max(maxRetryWait, l.c.retry))
+	s.retryAt = now.Add(s.retryWait)
+	return s.retryAt
 }
 
 // Load reads the layer files once and returns the effective settings. The
 // returned error joins one [*FileError] per file that could not be read or
 // parsed (its layer is then empty; the Settings are still usable), or wraps
 // [ErrOptions] for invalid options. A missing file is an empty layer, not an
-// error. Load starts nothing and is safe for concurrent use.
+// error. Load is safe for concurrent use and leaves nothing running, with
+// one exception: a call of [Options.Trust] that has not returned after
+// [TrustTimeout] is left to finish on its own (see [Options.Trust]).
 func Load(opts Options) (Settings, error) {
 	c, err := newConfig(opts)
 	if err != nil {
 		return Settings{}, err
 	}
 	l := newLoader(c)
+	l.reload(time.Now())
+	return l.settings, l.err()
+}
+
+// A Reader reads the layer files on demand with one set of [Options], like
+// [Load], for a caller that reads again and again (a status view, a
+// doctor). Unlike Load it keeps its calls of [Options.Trust]: while one has
+// not returned after [TrustTimeout], Read counts the project as untrusted at
+// once instead of waiting again and leaving another goroutine in the host's
+// function, and asks again once it has returned. Every Read reads every file
+// afresh, as Load does; it keeps no last good content.
+//
+// Read is safe for concurrent use; calls run one at a time. A Reader starts
+// nothing but the trust calls and needs no closing.
+type Reader struct {
+	mu    sync.Mutex
+	c     *config
+	trust *trustCaller // nil without Options.Trust
+}
+
+// NewReader checks opts as Load does; the error wraps [ErrOptions].
+func NewReader(opts Options) (*Reader, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return newReader(c), nil
+}
+
+func newReader(c *config) *Reader {
+	r := &Reader{c: c}
+	if c.trust != nil {
+		r.trust = &trustCaller{fn: c.trust, timeout: c.trustTimeout}
+	}
+	return r
+}
+
+// Read reads the files and returns the effective settings and errors, as
+// [Load] does. It waits for the trust function for at most [TrustTimeout],
+// and not at all while an earlier call of this Reader's has not returned.
+func (r *Reader) Read() (Settings, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := newLoader(r.c)
+	l.trust = r.trust
 	l.reload(time.Now())
 	return l.settings, l.err()
 }

@@ -158,7 +158,7 @@ func TestLoadSizeCap(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("err = %v, want ErrTooLarge", err)
 	}
-	if fs := s.Files()[0]; fs.State != StateTooLarge || !strings.Contains(fs.Err, "1 MiB") {
+	if fs := s.Files()[0]; fs.Condition != ConditionTooLarge || !strings.Contains(fs.Err, "1 MiB") {
 		t.Errorf("file status %+v", fs)
 	}
 	if on, _ := s.Enabled("herdr", true); !on {
@@ -204,8 +204,8 @@ func TestLoadTrust(t *testing.T) {
 			if on, _ := s.Enabled("herdr", true); on == tc.wantTrusted {
 				t.Errorf("project layer applied = %v, want %v", !on, tc.wantTrusted)
 			}
-			if !tc.wantTrusted && fs.State != StateUntrusted {
-				t.Errorf("state %q, want untrusted", fs.State)
+			if !tc.wantTrusted && fs.Condition != ConditionUntrusted {
+				t.Errorf("condition %v, want untrusted", fs.Condition)
 			}
 			// The trust store is listed when it decides.
 			if decides := tc.trust == nil && tc.trustFile != ""; decides != (len(s.Files()) == 3) {
@@ -365,5 +365,28 @@ func TestLayerText(t *testing.T) {
 	var l Layer
 	if err := l.UnmarshalText([]byte("user")); err == nil {
 		t.Error("an unknown layer name parsed")
+	}
+}
+
+func TestFileConditionText(t *testing.T) {
+	for c := ConditionLoaded; c <= ConditionUntrusted; c++ {
+		text, err := c.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(string(text), " \t") {
+			t.Errorf("condition %d marshals to %q, with a space", c, text)
+		}
+		var back FileCondition
+		if err := back.UnmarshalText(text); err != nil || back != c {
+			t.Errorf("round trip of %v: %v, %v", c, back, err)
+		}
+	}
+	if _, err := FileCondition(0).MarshalText(); err == nil {
+		t.Error("the zero condition marshalled")
+	}
+	var c FileCondition
+	if err := c.UnmarshalText([]byte("open failed")); err == nil {
+		t.Error("an unknown condition name parsed")
 	}
 }

@@ -76,14 +76,21 @@ func doc(enabled bool, agent string) string {
 
 // recorder collects onChange calls.
 type recorder struct {
-	mu  sync.Mutex
-	got []Settings
+	mu      sync.Mutex
+	got     []Settings
+	changed chan struct{} // size 1: signalled after each call
 }
+
+func newRecorder() *recorder { return &recorder{changed: make(chan struct{}, 1)} }
 
 func (r *recorder) on(s Settings) {
 	r.mu.Lock()
 	r.got = append(r.got, s)
 	r.mu.Unlock()
+	select {
+	case r.changed <- struct{}{}:
+	default:
+	}
 }
 
 func (r *recorder) all() []Settings {
@@ -99,7 +106,7 @@ func startWatch(tb testing.TB, opts Options) (*Watcher, *recorder) {
 
 func startWatchHooks(tb testing.TB, opts Options, h hooks) (*Watcher, *recorder) {
 	tb.Helper()
-	r := &recorder{}
+	r := newRecorder()
 	w, err := watch(opts, r.on, h)
 	if err != nil {
 		tb.Fatal(err)
@@ -112,21 +119,23 @@ func startWatchHooks(tb testing.TB, opts Options, h hooks) (*Watcher, *recorder)
 	return w, r
 }
 
-// waitFor polls w.Current until ok holds, for at most five seconds: file
-// system events arrive from outside the test.
+// waitFor waits until ok holds for w.Current, rechecking after every reload
+// the watcher publishes, for at most five seconds: file system events
+// arrive from outside the test.
 func waitFor(tb testing.TB, w *Watcher, what string, ok func(Settings) bool) {
 	tb.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.After(5 * time.Second)
 	for {
 		s := w.Current()
 		if ok(s) {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-w.published:
+		case <-deadline:
 			on, from := s.Enabled("herdr", true)
 			tb.Fatalf("timed out waiting for %s; herdr enabled=%v from %v, section %s, files %+v, warnings %v", what, on, from, s.Section("herdr"), s.Files(), s.Warnings())
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -189,22 +198,34 @@ func run(tb testing.TB, dir string, stdin string, name string, args ...string) s
 	return strings.TrimSpace(string(out))
 }
 
-// A saveStyle writes content to path the way some tool does.
+// A saveStyle writes content to path the way some tool does. begin, if not
+// nil, is called just before the step that completes the edit: the program
+// that writes the final content (sed, vim, git checkout), the rename, or the
+// final write. Preparation before it (staging a git blob, a slow writer's
+// first half, the pause of a delete-then-recreate) is not timed by
+// BenchmarkReloadLatency.
 type saveStyle struct {
-	name string
-	prog string // program that must be installed, or ""
-	save func(tb testing.TB, path, content string)
+	name  string
+	prog  string // program that must be installed, or ""
+	saveB func(tb testing.TB, path, content string, begin func())
 }
 
+// save writes content to path in this style.
+func (st saveStyle) save(tb testing.TB, path, content string) { st.saveB(tb, path, content, func() {}) }
+
 var saveStyles = []saveStyle{
-	{name: "in-place", save: write},
-	{name: "rapid-writes", save: func(tb testing.TB, path, content string) {
+	{name: "in-place", saveB: func(tb testing.TB, path, content string, begin func()) {
+		begin()
+		write(tb, path, content)
+	}},
+	{name: "rapid-writes", saveB: func(tb testing.TB, path, content string, begin func()) {
 		for i := range 10 {
 			write(tb, path, doc(i%2 == 0, fmt.Sprint("burst", i)))
 		}
+		begin() // the burst is the writer's, not the watcher's, time
 		write(tb, path, content)
 	}},
-	{name: "slow-writer", save: func(tb testing.TB, path, content string) {
+	{name: "slow-writer", saveB: func(tb testing.TB, path, content string, begin func()) {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
 			tb.Fatal(err)
@@ -212,34 +233,40 @@ var saveStyles = []saveStyle{
 		half := len(content) / 2
 		_, _ = f.WriteString(content[:half])
 		time.Sleep(150 * time.Millisecond) // the slow writer pauses mid-write
+		begin()
 		_, _ = f.WriteString(content[half:])
 		if err := f.Close(); err != nil {
 			tb.Fatal(err)
 		}
 	}},
-	{name: "rename", save: func(tb testing.TB, path, content string) {
+	{name: "rename", saveB: func(tb testing.TB, path, content string, begin func()) {
 		tmp := path + ".tmp123"
+		begin()
 		write(tb, tmp, content)
 		if err := os.Rename(tmp, path); err != nil {
 			tb.Fatal(err)
 		}
 	}},
-	{name: "rename-from-other-dir", save: func(tb testing.TB, path, content string) {
+	{name: "rename-from-other-dir", saveB: func(tb testing.TB, path, content string, begin func()) {
 		tmp := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(path))), "elsewhere", "tmp.json")
+		begin()
 		write(tb, tmp, content)
 		if err := os.Rename(tmp, path); err != nil {
 			tb.Fatal(err)
 		}
 	}},
-	{name: "sed-i", prog: "sed", save: func(tb testing.TB, path, content string) {
+	{name: "sed-i", prog: "sed", saveB: func(tb testing.TB, path, content string, begin func()) {
+		begin()
 		run(tb, filepath.Dir(path), "", "sed", "-i", "s|.*|"+content+"|", path)
 	}},
-	{name: "vim", prog: "vim", save: func(tb testing.TB, path, content string) {
+	{name: "vim", prog: "vim", saveB: func(tb testing.TB, path, content string, begin func()) {
+		begin()
 		run(tb, filepath.Dir(path), "", "vim", "-E", "-s", "-N", "-u", "NONE", "-i", "NONE",
 			"-c", "set nocompatible backupskip=", "-c", "%d", "-c", "call setline(1, '"+content+"')", "-c", "wq", path)
 	}},
-	{name: "jetbrains", save: func(tb testing.TB, path, content string) {
+	{name: "jetbrains", saveB: func(tb testing.TB, path, content string, begin func()) {
 		tmp, old := path+"___jb_tmp___", path+"___jb_old___"
+		begin()
 		write(tb, tmp, content)
 		if err := os.Rename(path, old); err != nil {
 			tb.Fatal(err)
@@ -251,7 +278,7 @@ var saveStyles = []saveStyle{
 			tb.Fatal(err)
 		}
 	}},
-	{name: "git-checkout", prog: "git", save: func(tb testing.TB, path, content string) {
+	{name: "git-checkout", prog: "git", saveB: func(tb testing.TB, path, content string, begin func()) {
 		// Stage content without touching the working tree, then let git
 		// check the file out of the index.
 		repo := filepath.Dir(filepath.Dir(path))
@@ -261,13 +288,15 @@ var saveStyles = []saveStyle{
 		}
 		blob := run(tb, repo, content, "git", "hash-object", "-w", "--stdin")
 		run(tb, repo, "", "git", "update-index", "--add", "--cacheinfo", "100644,"+blob+","+filepath.ToSlash(rel))
+		begin()
 		run(tb, repo, "", "git", "checkout", "--", rel)
 	}},
-	{name: "delete-recreate", save: func(tb testing.TB, path, content string) {
+	{name: "delete-recreate", saveB: func(tb testing.TB, path, content string, begin func()) {
 		if err := os.Remove(path); err != nil {
 			tb.Fatal(err)
 		}
 		time.Sleep(40 * time.Millisecond) // long enough for a debounced reload to see the file missing
+		begin()
 		write(tb, path, content)
 	}},
 }

@@ -82,9 +82,26 @@ type Options struct {
 	ProjectPath string
 	// Trust says whether the project may contribute settings. nil means
 	// untrusted, unless TrustFile is set. A returned error means untrusted;
-	// the error is shown in [Settings.Files]. A [Watcher] calls it from its
-	// own goroutine before every reload, so it must be fast and must not
-	// prompt.
+	// the error is shown in [Settings.Files]. [Load], a [Reader] and a
+	// [Watcher] call it before every read of the project file, from a
+	// goroutine of their own, so it must be fast, must not prompt, and may
+	// run concurrently with the host's code and with itself (from several
+	// Watchers, Readers and Load calls).
+	//
+	// Faults in it never reach the host. A panic is recovered: the project
+	// counts as untrusted and one warning is logged. A call that has not
+	// returned after [TrustTimeout] counts as untrusted too (one warning);
+	// it is left running, since nothing can stop it. A Watcher starts no
+	// other call until it returns, then uses its late answer in one reload
+	// and asks again on the next; Load has returned by then and drops it.
+	//
+	// At most four calls run at once in the whole process (from any
+	// Watchers, Readers and Load calls), hung ones included. A call beyond that
+	// waits for one of them to return, within the same TrustTimeout; while
+	// all four hang, no call is made and the project is untrusted at once.
+	// [Watcher.Close] never waits for Trust, so a goroutine stuck in it
+	// outlives the Watcher until the function returns; it touches nothing
+	// after that.
 	Trust func(projectRoot string) (bool, error)
 	// TrustFile is the path of an Atomic-style trust store (see
 	// [TrustStore]). When Trust is nil it decides, and a [Watcher] watches
@@ -101,13 +118,16 @@ type Options struct {
 	// nil means silent.
 	Logger hclog.Logger
 	// Debounce is the quiet period after the last file event before the
-	// files are re-read. 0 means 100ms.
+	// files are re-read. 0 means 20ms.
 	Debounce time.Duration
 	// Grace is how long a file must stay missing or empty before that
 	// counts. 0 means 500ms.
 	Grace time.Duration
 	// RetryAfter is the pause before an unreadable or malformed file is
-	// checked again and, if still bad, reported. 0 means 1s.
+	// checked again and, if still bad, reported. After that a [Watcher]
+	// reads a file in error again after RetryAfter, then twice the previous
+	// pause each time, at most every 30s (or RetryAfter, if longer), until
+	// it reads. 0 means 1s.
 	RetryAfter time.Duration
 	// PollInterval is how often a [Watcher] checks a file whose directory
 	// could not be watched, and checks that every watched directory is still
@@ -118,7 +138,7 @@ type Options struct {
 
 // Default durations used when the corresponding [Options] field is zero.
 const (
-	DefaultDebounce     = 100 * time.Millisecond
+	DefaultDebounce     = 20 * time.Millisecond
 	DefaultGrace        = 500 * time.Millisecond
 	DefaultRetryAfter   = time.Second
 	DefaultPollInterval = 2 * time.Second
@@ -145,18 +165,19 @@ var (
 
 // config is Options checked and completed.
 type config struct {
-	globalPath  string
-	projectRoot string
-	projectPath string
-	trustFile   string
-	trust       func(string) (bool, error)
-	sections    []Section
-	known       map[string]map[string]bool
-	log         hclog.Logger
-	debounce    time.Duration
-	grace       time.Duration
-	retry       time.Duration
-	poll        time.Duration
+	globalPath   string
+	projectRoot  string
+	projectPath  string
+	trustFile    string
+	trust        func(string) (bool, error)
+	sections     []Section
+	known        map[string]map[string]bool
+	log          hclog.Logger
+	trustTimeout time.Duration
+	debounce     time.Duration
+	grace        time.Duration
+	retry        time.Duration
+	poll         time.Duration
 }
 
 func optErr(format string, args ...any) error {
@@ -165,13 +186,14 @@ func optErr(format string, args ...any) error {
 
 func newConfig(o Options) (*config, error) {
 	c := &config{
-		trust:    o.Trust,
-		log:      o.Logger,
-		debounce: o.Debounce,
-		grace:    o.Grace,
-		retry:    o.RetryAfter,
-		poll:     o.PollInterval,
-		known:    map[string]map[string]bool{},
+		trust:        o.Trust,
+		trustTimeout: TrustTimeout,
+		log:          o.Logger,
+		debounce:     o.Debounce,
+		grace:        o.Grace,
+		retry:        o.RetryAfter,
+		poll:         o.PollInterval,
+		known:        map[string]map[string]bool{},
 	}
 	if c.log == nil {
 		c.log = hclog.NewNullLogger()

@@ -3,6 +3,7 @@ package settings
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -10,15 +11,55 @@ import (
 	"github.com/knadh/koanf/v2"
 )
 
-// File states reported in [FileStatus.State].
+// FileCondition says how a settings file (or the trust store) was found on
+// the last read: [FileStatus.Condition]. The zero value is not a valid
+// condition. The word "state" is kept for the pane's idle, working and
+// blocked.
+type FileCondition uint8
+
+// File conditions.
 const (
-	StateLoaded    = "loaded"    // read and in effect
-	StateEmpty     = "empty"     // zero bytes: an empty layer
-	StateMissing   = "missing"   // does not exist: an empty layer, not an error
-	StateError     = "error"     // unreadable or malformed: see Err
-	StateTooLarge  = "too_large" // larger than MaxFileSize
-	StateUntrusted = "untrusted" // project file not read: see TrustReason
+	ConditionLoaded    FileCondition = iota + 1 // read and in effect
+	ConditionEmpty                              // zero bytes: an empty layer
+	ConditionMissing                            // does not exist: an empty layer, not an error
+	ConditionError                              // unreadable or malformed: see Err
+	ConditionTooLarge                           // larger than MaxFileSize
+	ConditionUntrusted                          // project file not read: see TrustReason
 )
+
+var conditionNames = [...]string{"", "loaded", "empty", "missing", "error", "too_large", "untrusted"}
+
+// Valid reports whether c is one of the Condition constants.
+func (c FileCondition) Valid() bool { return c >= ConditionLoaded && c <= ConditionUntrusted }
+
+// String returns the condition's name: "loaded", "empty", "missing",
+// "error", "too_large" or "untrusted".
+func (c FileCondition) String() string {
+	if c.Valid() {
+		return conditionNames[c]
+	}
+	return fmt.Sprintf("FileCondition(%d)", uint8(c))
+}
+
+// MarshalText renders the condition as its name, so that JSON shows
+// "loaded" rather than a number. An invalid condition is an error.
+func (c FileCondition) MarshalText() ([]byte, error) {
+	if !c.Valid() {
+		return nil, fmt.Errorf("settings: invalid file condition %d", uint8(c))
+	}
+	return []byte(conditionNames[c]), nil
+}
+
+// UnmarshalText parses a name written by MarshalText.
+func (c *FileCondition) UnmarshalText(text []byte) error {
+	for i := ConditionLoaded; i <= ConditionUntrusted; i++ {
+		if conditionNames[i] == string(text) {
+			*c = i
+			return nil
+		}
+	}
+	return fmt.Errorf("settings: unknown file condition %q (want loaded, empty, missing, error, too_large or untrusted)", text)
+}
 
 // Warning is a value in a settings file that the library ignored: a key it
 // does not know inside a section it owns, or a value of the wrong type.
@@ -46,9 +87,9 @@ type FileStatus struct {
 	// [Options.TrustFile]. It decides whether the project layer applies;
 	// while it is unreadable or malformed the project is untrusted.
 	TrustStore bool `json:"trust_store,omitempty"`
-	// State is one of the State constants.
-	State string `json:"state"`
-	// Err is the error that put the file in StateError or StateTooLarge,
+	// Condition is how the file was found on the last read.
+	Condition FileCondition `json:"condition"`
+	// Err is the error that put the file in ConditionError or ConditionTooLarge,
 	// or a trust error for an untrusted project.
 	Err string `json:"error,omitempty"`
 	// Stale reports that the file is bad now and its last good content is

@@ -3,6 +3,9 @@ package settings
 import (
 	"fmt"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // TrustStore reads an Atomic-style trust store: a JSON object that maps a
@@ -93,16 +96,165 @@ type trustDecision struct {
 	err     string
 }
 
-// resolveTrust asks the host's Trust func, or decides from the trust store
-// content (store, storeErr), or denies.
-func resolveTrust(c *config, store map[string]any, storeErr error) trustDecision {
+// TrustTimeout bounds every call of [Options.Trust]: a call that has not
+// returned by then counts as untrusted (see [Options.Trust]).
+const TrustTimeout = 500 * time.Millisecond
+
+// trustAnswer is the outcome of one call of the host's trust function.
+type trustAnswer struct {
+	trusted bool
+	err     error
+	panic   string // the panic value, when the function panicked
+	late    bool   // no answer within the timeout, or an earlier call is still running
+	busy    bool   // not called: the process-wide calls are all taken by earlier ones
+}
+
+// callTrust calls fn and turns a panic into an answer: a panic in the
+// host's function must never crash the host from the watcher's goroutine.
+func callTrust(fn func(string) (bool, error), root string) (a trustAnswer) {
+	defer func() {
+		if r := recover(); r != nil {
+			a = trustAnswer{panic: fmt.Sprint(r)}
+		}
+	}()
+	ok, err := fn(root)
+	return trustAnswer{trusted: ok, err: err}
+}
+
+// trustCaller runs the host's trust function on a goroutine of its own and
+// waits for it for at most timeout, so that a hung function can neither
+// wedge a [Watcher]'s event loop nor delay [Watcher.Close]. It is used by
+// one goroutine at a time (the loader's).
+//
+// At most one call per caller runs at a time. A call that times out stays
+// in the host's function: nothing can stop it. Until it returns, ask
+// answers "late" without starting another call. When it returns, its
+// answer is sent on hung (size one, so the goroutine never blocks), and the
+// Watcher's event loop, which selects on hung, hands it to the next ask and
+// reloads. The goroutine touches nothing else, so it may outlive the
+// Watcher; Close does not wait for it.
+//
+// Every call holds one of the process-wide trustSlots while it is in the
+// host's function, so at most maxTrustCalls goroutines are ever in host
+// trust functions, however many Watchers and Load calls ask at once.
+type trustCaller struct {
+	fn      func(string) (bool, error)
+	timeout time.Duration
+	stop    <-chan struct{} // the Watcher's stop channel; nil for Load
+
+	calls sync.WaitGroup   // running calls; tests wait on it
+	hung  chan trustAnswer // non-nil while a call that timed out still runs
+	late  *trustAnswer     // the answer of a hung call that has returned since
+}
+
+// ask returns the host's answer for root, the answer of a call that had
+// hung and has returned since, or a late or busy answer. It returns within
+// timeout, or as soon as stop is closed.
+func (t *trustCaller) ask(root string) trustAnswer {
+	if t.late != nil {
+		a := *t.late
+		t.late = nil
+		return a
+	}
+	if t.hung != nil {
+		select {
+		case <-t.hung: // returned just now: ask again, the answer may be old
+			t.hung = nil
+		default:
+			return trustAnswer{late: true}
+		}
+	}
+	if hungTrust.Load() >= maxTrustCalls {
+		return trustAnswer{busy: true} // every slot is held by a hung call
+	}
+	// One timer bounds both the wait for a slot (held by calls that are
+	// slow, not yet hung) and the call itself.
+	timer := time.NewTimer(t.timeout)
+	defer timer.Stop()
+	select {
+	case trustSlots <- struct{}{}:
+	case <-timer.C:
+		return trustAnswer{busy: true}
+	case <-t.stop:
+		return trustAnswer{late: true}
+	}
+	ch := make(chan trustAnswer, 1)
+	var state atomic.Int32 // callRunning, then callAnswered or callAbandoned
+	t.calls.Go(func() {
+		a := callTrust(t.fn, root)
+		if !state.CompareAndSwap(callRunning, callAnswered) {
+			hungTrust.Add(-1) // abandoned by its waiter: no longer hung
+		}
+		<-trustSlots
+		ch <- a
+	})
+	select {
+	case a := <-ch:
+		t.calls.Wait() // the goroutine is past its send: nothing outlives the call
+		return a
+	case <-timer.C:
+	case <-t.stop:
+	}
+	if !state.CompareAndSwap(callRunning, callAbandoned) {
+		// It answered just now.
+		a := <-ch
+		t.calls.Wait()
+		return a
+	}
+	hungTrust.Add(1)
+	t.hung = ch
+	return trustAnswer{late: true}
+}
+
+// States of one trust call.
+const (
+	callRunning int32 = iota
+	callAnswered
+	callAbandoned
+)
+
+// maxTrustCalls bounds the calls of host trust functions in the whole
+// process: running ones and those that timed out and have not returned.
+const maxTrustCalls = 4
+
+// trustSlots and hungTrust are process-wide by design: a goroutine stuck
+// in the host's function belongs to no Watcher or Load call that could
+// bound it (each Watcher starts at most one at a time; Load, called again
+// and again by a host or by the registry's Explain, and possibly from
+// several goroutines at once, would start one per call).
+//
+// A call holds a slot (a send on trustSlots) from before it starts until
+// it returns; a caller that finds no free slot waits for one within its
+// timeout. hungTrust counts the calls that timed out and still hold a
+// slot: when they hold all of them, ask answers "busy" at once instead of
+// waiting.
+var (
+	trustSlots = make(chan struct{}, maxTrustCalls)
+	hungTrust  atomic.Int32
+)
+
+// returned records the answer of a hung call that has returned, for the
+// next ask.
+func (t *trustCaller) returned(a trustAnswer) {
+	t.hung, t.late = nil, &a
+}
+
+// resolveTrust asks the host's Trust func through ask, or decides from the
+// trust store content (store, storeErr), or denies.
+func resolveTrust(c *config, ask func() trustAnswer, store map[string]any, storeErr error) trustDecision {
 	switch {
 	case c.trust != nil:
-		ok, err := c.trust(c.projectRoot)
-		if err != nil {
-			return trustDecision{reason: "the host's trust function failed", err: err.Error()}
-		}
-		if ok {
+		a := ask()
+		switch {
+		case a.panic != "":
+			return trustDecision{reason: "the host's trust function panicked, so the project is untrusted", err: "settings: trust function panicked: " + a.panic}
+		case a.late:
+			return trustDecision{reason: fmt.Sprintf("the host's trust function did not return within %v, so the project is untrusted", c.trustTimeout), err: "settings: trust function timed out"}
+		case a.busy:
+			return trustDecision{reason: fmt.Sprintf("the host's trust function was not called, because earlier calls in this process have not returned (at most %d run at once), so the project is untrusted", maxTrustCalls), err: "settings: trust function busy"}
+		case a.err != nil:
+			return trustDecision{reason: "the host's trust function failed", err: a.err.Error()}
+		case a.trusted:
 			return trustDecision{trusted: true, reason: "the host's trust function trusts the project"}
 		}
 		return trustDecision{reason: "the host's trust function does not trust the project"}

@@ -15,7 +15,10 @@ import (
 
 // Watcher keeps the effective settings current while the files change. It
 // owns one fsnotify watcher and two goroutines (the event loop and the
-// callback runner), both stopped and waited for by [Watcher.Close].
+// callback runner), both stopped and waited for by [Watcher.Close]. During a
+// reload a third one calls [Options.Trust]; the reload waits for it, for at
+// most [TrustTimeout], and Close never does (see Options.Trust for one that
+// hangs).
 type Watcher struct {
 	c        *config
 	onChange func(Settings)
@@ -30,6 +33,11 @@ type Watcher struct {
 	pending *Settings
 	kick    chan struct{} // size 1: a pending value is waiting
 
+	// published (size 1) is signalled after every reload's result is
+	// stored in cur, changed or not. Nothing in the package receives from
+	// it; tests wait on it instead of polling Current.
+	published chan struct{}
+
 	// Owned by the event loop after Watch returns.
 	l        *loader
 	fsw      *fsnotify.Watcher // nil when fsnotify is unavailable
@@ -41,7 +49,9 @@ type Watcher struct {
 
 // hooks lets tests replace system calls.
 type hooks struct {
-	add func(w *fsnotify.Watcher, dir string) error
+	add          func(w *fsnotify.Watcher, dir string) error
+	read         func(path string) readResult // replaces readFile
+	trustTimeout time.Duration                // replaces TrustTimeout
 }
 
 // Watch loads the settings once, synchronously (so [Watcher.Current] is
@@ -51,6 +61,9 @@ type hooks struct {
 // onChange, if not nil, runs on one goroutine, one call at a time, with the
 // newest settings whenever the effective values change ([Settings.Equal]);
 // intermediate values may be skipped. It must not call [Watcher.Close].
+//
+// The first load calls [Options.Trust] like every reload, so a trust
+// function that hangs delays Watch by up to [TrustTimeout].
 //
 // Watch returns an error only for invalid options (wrapping [ErrOptions]);
 // problems with the files are in [Settings.Files] and the logger. If the
@@ -66,14 +79,24 @@ func watch(opts Options, onChange func(Settings), h hooks) (*Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	if h.trustTimeout > 0 {
+		c.trustTimeout = h.trustTimeout
+	}
 	w := &Watcher{
-		c:        c,
-		onChange: onChange,
-		stop:     make(chan struct{}),
-		kick:     make(chan struct{}, 1),
-		l:        newLoader(c),
-		badDirs:  map[string]string{},
-		watched:  map[string]os.FileInfo{},
+		c:         c,
+		onChange:  onChange,
+		stop:      make(chan struct{}),
+		kick:      make(chan struct{}, 1),
+		published: make(chan struct{}, 1),
+		l:         newLoader(c),
+		badDirs:   map[string]string{},
+		watched:   map[string]os.FileInfo{},
+	}
+	if h.read != nil {
+		w.l.read = h.read
+	}
+	if w.l.trust != nil {
+		w.l.trust.stop = w.stop
 	}
 	w.fsw, err = fsnotify.NewWatcher()
 	if err != nil {
@@ -105,6 +128,10 @@ func (w *Watcher) Current() Settings { return *w.cur.Load() }
 // onChange call to return; no onChange call starts after Close returns. It is
 // idempotent and safe for concurrent use; every call returns the same
 // result. It must not be called from onChange.
+//
+// Close never waits for the host's trust function: a call of
+// [Options.Trust] that has not returned is left running (see
+// [Options.Trust]), and its answer is dropped.
 func (w *Watcher) Close() error {
 	w.closeOnce.Do(func() {
 		close(w.stop)
@@ -145,6 +172,10 @@ func (w *Watcher) deliver() {
 
 func (w *Watcher) publish(s Settings) {
 	old := w.cur.Swap(&s)
+	select {
+	case w.published <- struct{}{}:
+	default:
+	}
 	if old.Equal(s) {
 		return
 	}
@@ -187,18 +218,33 @@ func (w *Watcher) loop(wake time.Time) {
 	cycle := func() {
 		w.rearm()
 		setWake(w.l.reload(time.Now()))
+		select {
+		case <-w.stop: // Close came during the reload: keep the last value
+			return
+		default:
+		}
 		w.publish(w.l.settings)
 	}
 	for {
+		// The answer of a trust call that had hung, once it returns.
+		var trustLate <-chan trustAnswer
+		if w.l.trust != nil {
+			trustLate = w.l.trust.hung
+		}
 		select {
 		case <-w.stop:
 			return
+		case a := <-trustLate:
+			w.l.trust.returned(a)
+			cycle()
 		case ev, ok := <-events:
 			if !ok {
 				events = nil
 				continue
 			}
-			if ev.Op == fsnotify.Chmod || !w.isRelevant(ev.Name) {
+			// Every event counts, a Chmod too: a file made readable
+			// again (chmod 644 after chmod 000) sends only that.
+			if !w.isRelevant(ev.Name) {
 				continue
 			}
 			debounce.Reset(w.c.debounce)

@@ -27,15 +27,16 @@ func noFlap(t *testing.T, r *recorder, want Layer) {
 // waitCallback waits until the last onChange call satisfies ok.
 func waitCallback(t *testing.T, r *recorder, ok func(Settings) bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.After(5 * time.Second)
 	for {
 		if got := r.all(); len(got) > 0 && ok(got[len(got)-1]) {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-r.changed:
+		case <-deadline:
 			t.Fatalf("the last callback never showed the final settings (%d callbacks)", len(r.all()))
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -74,7 +75,7 @@ func TestWatchDeleteForGood(t *testing.T) {
 	}
 	waitFor(t, w, "defaults after grace", func(s Settings) bool {
 		_, from := s.Enabled("herdr", true)
-		return from == LayerDefault && s.Section("herdr") == nil && s.Files()[1].State == StateMissing
+		return from == LayerDefault && s.Section("herdr") == nil && s.Files()[1].Condition == ConditionMissing
 	})
 	if err := w.Current().Files()[1].Err; err != "" {
 		t.Errorf("missing file reported an error: %s", err)
@@ -91,7 +92,7 @@ func TestWatchEmptyFileAfterGrace(t *testing.T) {
 	write(t, f.project, "")
 	waitFor(t, w, "empty layer", func(s Settings) bool {
 		_, from := s.Enabled("herdr", true)
-		return from == LayerDefault && s.Files()[1].State == StateEmpty
+		return from == LayerDefault && s.Files()[1].Condition == ConditionEmpty
 	})
 	write(t, f.project, doc(true, "v2"))
 	waitHerdr(t, w, true, "v2", LayerProject)
@@ -249,17 +250,17 @@ func TestWatchKeepLastGoodThenRecover(t *testing.T) {
 	write(t, f.project, `{"herdr": {"enabled": tru`)
 	waitFor(t, w, "error reported after the retry", func(s Settings) bool {
 		fs := s.Files()[1]
-		return fs.State == StateError && fs.Stale && strings.Contains(fs.Err, ":1:")
+		return fs.Condition == ConditionError && fs.Stale && strings.Contains(fs.Err, ":1:")
 	})
 	if !isHerdr(false, "v1", LayerProject)(w.Current()) {
 		t.Fatalf("last good settings not kept")
 	}
 	write(t, f.project, `{"herdr": {"enabled": tru`) // same bad content: not reported again
 	write(t, f.global, doc(true, "g"))               // a change to wait for
-	waitFor(t, w, "global change", func(s Settings) bool { return s.Files()[0].State == StateLoaded })
+	waitFor(t, w, "global change", func(s Settings) bool { return s.Files()[0].Condition == ConditionLoaded })
 	write(t, f.project, doc(true, "v2"))
 	waitHerdr(t, w, true, "v2", LayerProject)
-	if fs := w.Current().Files()[1]; fs.State != StateLoaded || fs.Err != "" || fs.Stale {
+	if fs := w.Current().Files()[1]; fs.Condition != ConditionLoaded || fs.Err != "" || fs.Stale {
 		t.Errorf("after recovery: %+v", fs)
 	}
 	if n := logs.count("settings file not used"); n != 1 {
@@ -306,14 +307,14 @@ func TestWatchTrustStore(t *testing.T) {
 	write(t, f.opts.TrustFile, `{"`+f.proj+`": "ask"}`)
 	write(t, f.project, doc(false, "p"))
 	w, _ := startWatch(t, f.opts)
-	if fs := w.Current().Files()[1]; fs.State != StateUntrusted || fs.Trusted || !strings.Contains(fs.TrustReason, `"ask"`) {
+	if fs := w.Current().Files()[1]; fs.Condition != ConditionUntrusted || fs.Trusted || !strings.Contains(fs.TrustReason, `"ask"`) {
 		t.Fatalf("ask: %+v", fs)
 	}
 	write(t, f.opts.TrustFile, `{"`+filepath.Dir(f.proj)+`": true}`)
 	waitHerdr(t, w, false, "p", LayerProject)
 	write(t, f.opts.TrustFile, `{"`+filepath.Dir(f.proj)+`": true, "`+f.proj+`": false}`)
 	waitFor(t, w, "revoked", func(s Settings) bool { _, from := s.Enabled("herdr", true); return from == LayerDefault })
-	if fs := w.Current().Files()[1]; fs.State != StateUntrusted {
+	if fs := w.Current().Files()[1]; fs.Condition != ConditionUntrusted {
 		t.Errorf("revoked: %+v", fs)
 	}
 }
@@ -324,7 +325,7 @@ func TestWatchTrustReresolvedWhenProjectFileAppears(t *testing.T) {
 	var trusted atomic.Bool
 	f.opts.Trust = func(string) (bool, error) { return trusted.Load(), nil }
 	w, _ := startWatch(t, f.opts)
-	if fs := w.Current().Files()[1]; fs.State != StateUntrusted {
+	if fs := w.Current().Files()[1]; fs.Condition != ConditionUntrusted {
 		t.Fatalf("start: %+v", fs)
 	}
 	trusted.Store(true) // the host trusts the project now; no file event yet
@@ -421,14 +422,14 @@ func TestWatchMalformedTrustStoreFailsClosed(t *testing.T) {
 	write(t, f.opts.TrustFile, `{"`+f.proj+`": false,`)
 	waitFor(t, w, "the project untrusted", func(s Settings) bool {
 		_, from := s.Enabled("herdr", true)
-		return from == LayerDefault && s.Files()[1].State == StateUntrusted
+		return from == LayerDefault && s.Files()[1].Condition == ConditionUntrusted
 	})
 	s := w.Current()
 	proj, store := s.Files()[1], s.Files()[2]
 	if proj.Trusted || !strings.Contains(proj.TrustReason, "cannot be read") || !strings.Contains(proj.TrustReason, "unexpected end") || proj.Err == "" {
 		t.Errorf("project status %+v", proj)
 	}
-	if !store.TrustStore || store.State != StateError || store.Stale || !strings.Contains(store.Err, "unexpected end") {
+	if !store.TrustStore || store.Condition != ConditionError || store.Stale || !strings.Contains(store.Err, "unexpected end") {
 		t.Errorf("trust store status %+v", store)
 	}
 	// TrustStore.Trust agrees with the watcher.
@@ -438,7 +439,7 @@ func TestWatchMalformedTrustStoreFailsClosed(t *testing.T) {
 	// The same good content as before is read again, not remembered.
 	write(t, f.opts.TrustFile, trusted)
 	waitHerdr(t, w, false, "p", LayerProject)
-	if ts := w.Current().Files()[2]; ts.State != StateLoaded || ts.Err != "" {
+	if ts := w.Current().Files()[2]; ts.Condition != ConditionLoaded || ts.Err != "" {
 		t.Errorf("trust store after repair: %+v", ts)
 	}
 	if n := logs.count("trust store not used; the project is untrusted"); n != 1 {
@@ -452,15 +453,15 @@ func TestWatchMalformedTrustStoreFailsClosed(t *testing.T) {
 func TestWatchBadFileThenGoneLog(t *testing.T) {
 	tests := []struct {
 		name, log string
-		state     string
+		state     FileCondition
 		remove    func(t *testing.T, path string)
 	}{
-		{name: "removed", log: "settings file removed; its layer is empty", state: StateMissing, remove: func(t *testing.T, path string) {
+		{name: "removed", log: "settings file removed; its layer is empty", state: ConditionMissing, remove: func(t *testing.T, path string) {
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{name: "emptied", log: "settings file emptied; its layer is empty", state: StateEmpty, remove: func(t *testing.T, path string) { write(t, path, "") }},
+		{name: "emptied", log: "settings file emptied; its layer is empty", state: ConditionEmpty, remove: func(t *testing.T, path string) { write(t, path, "") }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -470,11 +471,11 @@ func TestWatchBadFileThenGoneLog(t *testing.T) {
 			f.opts.Logger = newLogger(&logs)
 			write(t, f.project, `{"herdr":`)
 			w, _ := startWatch(t, f.opts)
-			if fs := w.Current().Files()[1]; fs.State != StateError {
+			if fs := w.Current().Files()[1]; fs.Condition != ConditionError {
 				t.Fatalf("start: %+v", fs)
 			}
 			tc.remove(t, f.project)
-			waitFor(t, w, tc.state, func(s Settings) bool { return s.Files()[1].State == tc.state })
+			waitFor(t, w, tc.state.String(), func(s Settings) bool { return s.Files()[1].Condition == tc.state })
 			if n := logs.count(tc.log); n != 1 {
 				t.Errorf("%q logged %d times, want 1:\n%s", tc.log, n, logs.b.String())
 			}
@@ -511,7 +512,7 @@ func TestWatchAncestorRenamed(t *testing.T) {
 	// The old tree no longer matters.
 	write(t, filepath.Join(f.dir, "ws.old", "proj", ".app", "settings.json"), doc(false, "old"))
 	write(t, f.global, doc(false, "g")) // a change to wait for
-	waitFor(t, w, "global change", func(s Settings) bool { return s.Files()[0].State == StateLoaded })
+	waitFor(t, w, "global change", func(s Settings) bool { return s.Files()[0].Condition == ConditionLoaded })
 	if !isHerdr(true, "v4", LayerProject)(w.Current()) {
 		t.Errorf("the moved-away file was read: %s", w.Current().Section("herdr"))
 	}

@@ -98,6 +98,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/mattn/go-isatty"
 
 	"github.com/panestate/panestate/examples/internal/hostflags"
 	"github.com/panestate/panestate/reducer"
@@ -151,6 +152,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		fmt.Fprintf(stderr, "chat: %v\n", err)
 		return 2
+	}
+	// Hand the terminal to the registry, for the progress indicator on the
+	// tab (adapters/terminal), only when stdout is one.
+	if f, ok := stdout.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		opts.Terminal = f
 	}
 
 	input, name := stdin, "stdin"

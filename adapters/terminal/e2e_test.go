@@ -1,0 +1,227 @@
+//go:build linux || darwin
+
+package terminal_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/google/go-cmp/cmp"
+)
+
+// e2eTimeout bounds each wait in the end-to-end tests. It is far above what
+// the runs need, so that only a hang fails them.
+const e2eTimeout = 60 * time.Second
+
+// buildChat builds examples/chat once per test binary.
+var buildChat = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "panestate-terminal-e2e-")
+	if err != nil {
+		return "", err
+	}
+	afterTests = append(afterTests, func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "chat")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/panestate/panestate/examples/chat").CombinedOutput()
+	if err != nil {
+		return "", errors.New(string(out))
+	}
+	return bin, nil
+})
+
+// screen collects what a program writes to its pseudo-terminal, and lets a
+// test wait until some of it has arrived.
+type screen struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{} // closed and replaced on every read
+}
+
+func newScreen() *screen { return &screen{changed: make(chan struct{})} }
+
+// copyFrom reads r until it fails (EIO or EOF once the program has exited
+// and closed the terminal).
+func (s *screen) copyFrom(r io.Reader) {
+	b := make([]byte, 4096)
+	for {
+		n, err := r.Read(b)
+		s.mu.Lock()
+		s.buf.Write(b[:n])
+		close(s.changed)
+		s.changed = make(chan struct{})
+		s.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// waitFor blocks until the output holds want, or fails the test.
+func (s *screen) waitFor(t *testing.T, want []byte) {
+	t.Helper()
+	timer := time.NewTimer(e2eTimeout)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		found, ch := bytes.Contains(s.buf.Bytes(), want), s.changed
+		s.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			t.Fatalf("%q did not appear on the terminal within %v; got %q", want, e2eTimeout, s.bytes())
+		}
+	}
+}
+
+func (s *screen) bytes() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return bytes.Clone(s.buf.Bytes())
+}
+
+// oscs returns the progress and notification sequences in out, in order.
+var oscPattern = regexp.MustCompile(`\x1b\]((?:9|99|777);[^\x07\x1b]*)(?:\x1b\\|\x07)`)
+
+func oscs(out []byte) []string {
+	var seqs []string
+	for _, m := range oscPattern.FindAllSubmatch(out, -1) {
+		seqs = append(seqs, string(m[1]))
+	}
+	return seqs
+}
+
+// startChat runs examples/chat with args under a new pseudo-terminal, in
+// Ghostty's environment, with HOME holding settings. It returns the
+// command, the screen its output goes to, and a wait function that returns
+// once the program has exited and its output has been read to the end.
+func startChat(t *testing.T, settings string, args ...string) (*exec.Cmd, *screen, *os.File, func() error) {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go tool is not on PATH; it builds examples/chat")
+	}
+	bin, err := buildChat()
+	if err != nil {
+		t.Fatalf("building examples/chat: %v", err)
+	}
+	home := t.TempDir()
+	if settings != "" {
+		dir := filepath.Join(home, ".chat", "agent")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, append([]string{"--project", home}, args...)...)
+	// A clean environment: no TMUX, no HERDR_*, nothing of the
+	// developer's own terminal besides what the test names.
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color",
+		"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"}
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 120})
+	if err != nil {
+		t.Fatalf("starting examples/chat under a pty: %v", err)
+	}
+	scr := newScreen()
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		scr.copyFrom(ptmx)
+	}()
+	var once sync.Once
+	var waitErr error
+	wait := func() error {
+		once.Do(func() {
+			waitErr = cmd.Wait()
+			<-copied
+			ptmx.Close()
+		})
+		return waitErr
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+		_ = wait()
+	})
+	return cmd, scr, ptmx, wait
+}
+
+// TestChatUnderPTY runs the chat example on a real pseudo-terminal, as
+// Ghostty would, through a whole turn with an approval prompt: the tab
+// shows indeterminate progress, then the paused state with one
+// notification, then progress again, and is cleared when the turn ends and
+// again when the host detaches.
+func TestChatUnderPTY(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "turn.jsonl")
+	// The sleeps let each state be delivered before the next replaces it
+	// (the registry keeps only the newest pending report).
+	err := os.WriteFile(script, []byte(`{"op":"sleep","ms":300}
+{"op":"agent_start"}
+{"op":"sleep","ms":300}
+{"op":"prompt_start","id":"p1","kind":"approval"}
+{"op":"sleep","ms":300}
+{"op":"prompt_end","id":"p1"}
+{"op":"sleep","ms":300}
+{"op":"agent_settled"}
+{"op":"sleep","ms":300}
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, scr, _, wait := startChat(t, `{"terminal": {"notify": true}}`, "--script", script)
+	if err := wait(); err != nil {
+		t.Fatalf("examples/chat: %v; output %q", err, scr.bytes())
+	}
+	want := []string{
+		"9;4;0",                                // attached while idle
+		"9;4;3",                                // agent_start: working
+		"9;4;4;100",                            // the approval prompt: blocked
+		"777;notify;chat;Waiting for approval", // entering blocked, notify is on
+		"9;4;3",                                // prompt answered: working
+		"9;4;0",                                // settled: idle
+		"9;4;0",                                // Detach releases: cleared
+	}
+	if diff := cmp.Diff(oscs(scr.bytes()), want); diff != "" {
+		t.Errorf("sequences on the terminal (-got +want):\n%s\nraw output: %q", diff, scr.bytes())
+	}
+}
+
+// TestChatInterruptedLeavesNoSpinner interrupts the chat example while it
+// shows progress: DetachOnSignal releases the adapter, so the last thing
+// on the terminal is the clear.
+func TestChatInterruptedLeavesNoSpinner(t *testing.T) {
+	cmd, scr, ptmx, wait := startChat(t, "")
+	scr.waitFor(t, []byte("\x1b]9;4;0\x1b\\")) // attached while idle
+	if _, err := ptmx.Write([]byte(`{"op":"agent_start"}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	scr.waitFor(t, []byte("\x1b]9;4;3\x1b\\"))
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("examples/chat after SIGINT: %v; want it to end as the signal would", err)
+	}
+	if ws, ok := exit.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Errorf("examples/chat ended with %v; want it killed by SIGINT after releasing", exit)
+	}
+	seqs := oscs(scr.bytes())
+	if diff := cmp.Diff(seqs, []string{"9;4;0", "9;4;3", "9;4;0"}); diff != "" {
+		t.Errorf("sequences on the terminal (-got +want):\n%s\nraw output: %q", diff, scr.bytes())
+	}
+}

@@ -1,0 +1,108 @@
+package terminal_test
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/panestate/panestate/registry"
+	"github.com/panestate/panestate/session"
+	"github.com/panestate/panestate/settings"
+)
+
+// signalTape is a tape that also says when a write arrives.
+type signalTape struct {
+	tape
+	mu    sync.Mutex
+	wrote chan struct{} // closed and replaced on every write
+}
+
+func newSignalTape() *signalTape { return &signalTape{wrote: make(chan struct{})} }
+
+func (s *signalTape) Write(p []byte) (int, error) {
+	n, err := s.tape.Write(p)
+	s.mu.Lock()
+	close(s.wrote)
+	s.wrote = make(chan struct{})
+	s.mu.Unlock()
+	return n, err
+}
+
+// waitFor blocks until the writes so far hold want, in a Write of its own.
+func (s *signalTape) waitFor(t *testing.T, want string) {
+	t.Helper()
+	timer := time.NewTimer(e2eWait)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		ch := s.wrote
+		s.mu.Unlock()
+		s.tape.mu.Lock()
+		found := false
+		for _, w := range s.tape.writes {
+			found = found || bytes.Equal(w, []byte(want))
+		}
+		s.tape.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			t.Fatalf("%q was not written within %v", want, e2eWait)
+		}
+	}
+}
+
+// e2eWait bounds a wait for the registry's delivery goroutine; only a hang
+// reaches it.
+const e2eWait = 30 * time.Second
+
+// TestThroughRegistry runs the adapter as the registry does, with the host's
+// terminal handed over in registry.Options.Terminal: the state at attach,
+// the changes, and the clear at Detach.
+func TestThroughRegistry(t *testing.T) {
+	out := newSignalTape()
+	home := t.TempDir()
+	reg, err := registry.New(registry.Options{
+		App:            "mychat",
+		Host:           tui,
+		Env:            []string{"HOME=" + home, "WT_SESSION=5b4e2f6a-0000-4000-8000-000000000000"},
+		Settings:       settings.Options{Home: home},
+		StaticSettings: true,
+		Adapters:       []string{"terminal"},
+		Terminal:       out,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := session.NewStore()
+	if err := reg.Attach(t.Context(), store); err != nil {
+		t.Fatal(err)
+	}
+	out.waitFor(t, "\x1b]9;4;0\x1b\\") // attached while idle
+	store.AgentStart()
+	out.waitFor(t, "\x1b]9;4;3\x1b\\")
+	out.take()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), e2eWait)
+	defer cancel()
+	if err := reg.Detach(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range out.take() {
+		got = append(got, string(w))
+	}
+	// Detach stops reporting while the agent still works: the last
+	// write is the clear, whatever refresh came before it.
+	if len(got) == 0 {
+		t.Fatal("Detach wrote nothing; want the clear")
+	}
+	if diff := cmp.Diff(got[len(got)-1], "\x1b]9;4;0\x1b\\"); diff != "" {
+		t.Errorf("last write at Detach, of %q (-got +want):\n%s", got, diff)
+	}
+}
