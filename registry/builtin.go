@@ -4,6 +4,7 @@ import (
 	"github.com/panestate/panestate/adapters/herdr"
 	"github.com/panestate/panestate/adapters/noop"
 	"github.com/panestate/panestate/adapters/terminal"
+	"github.com/panestate/panestate/adapters/tmux"
 )
 
 // The built-in adapters. A new workspace is one adapter package plus one line
@@ -12,4 +13,5 @@ func init() {
 	Register("herdr", herdr.Driver{})
 	Register("noop", noop.Driver{})
 	Register("terminal", terminal.Driver{})
+	Register("tmux", tmux.Driver{})
 }

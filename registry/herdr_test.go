@@ -71,7 +71,7 @@ func (f *herdrFixture) step(t *testing.T, event func()) herdrtest.AgentInfo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shows := info.AgentStatus
+	shows := string(info.AgentStatus)
 	if shows == "done" { // idle after working, on a pane not in view
 		shows = "idle"
 	}
@@ -131,7 +131,7 @@ func TestHerdrActivityPath(t *testing.T) {
 		func() { f.store.PromptEnd("approve-1") },
 		func() { f.store.AgentSettled() },
 	} {
-		shown = append(shown, f.step(t, ev).AgentStatus)
+		shown = append(shown, string(f.step(t, ev).AgentStatus))
 	}
 	if err := f.reg.Detach(t.Context()); err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestHerdrWorkflowScenario(t *testing.T) {
 		wf(session.WorkflowAwaitingInput, true),
 		wf(session.WorkflowFinished, false),
 	} {
-		shown = append(shown, f.step(t, ev).AgentStatus)
+		shown = append(shown, string(f.step(t, ev).AgentStatus))
 	}
 	if diff := cmp.Diff(shown, []string{"working", "working", "blocked", "done"}); diff != "" {
 		t.Errorf("agent get after each step (-got +want):\n%s", diff)

@@ -104,8 +104,9 @@ const (
 	minReleaseBudget = 500 * time.Millisecond
 	// closeTimeout bounds Close after the release.
 	closeTimeout = 500 * time.Millisecond
-	// cancelGrace is how long Detach gives every cancelled delivery, all at
-	// once, to return before it stops waiting for those that did not.
+	// cancelGrace is how long past the end of its ctx Detach gives every
+	// cancelled delivery, all at once, to return before it stops waiting
+	// for those that did not.
 	cancelGrace = 100 * time.Millisecond
 )
 
@@ -125,6 +126,54 @@ func releaseDeadline(ctx context.Context, start time.Time) time.Time {
 		return least
 	}
 	return d
+}
+
+// waitAllReturned waits until every worker in ws has no delivery in flight
+// (each was cancelled), and returns those that have not and those that
+// have. It waits while ctx lasts, then one shared grace, and never past
+// deadline: an adapter slow to return from a cancelled call is still
+// released, while one that ignores cancellation costs one grace after ctx
+// ends, not one per adapter.
+func waitAllReturned(ctx context.Context, ws []*worker, deadline time.Time) (returned, stuck []*worker) {
+	limit := time.NewTimer(time.Until(deadline))
+	defer limit.Stop()
+	ctxDone := ctx.Done()
+	var grace <-chan time.Time
+	if ctx.Err() != nil {
+		t := time.NewTimer(cancelGrace)
+		defer t.Stop()
+		grace, ctxDone = t.C, nil
+	}
+	expired := false
+	for _, w := range ws {
+		for !expired {
+			select {
+			case <-w.returned:
+			case <-ctxDone:
+				t := time.NewTimer(cancelGrace)
+				defer t.Stop()
+				grace, ctxDone = t.C, nil
+				continue
+			case <-grace:
+				expired = true
+				continue
+			case <-limit.C:
+				expired = true
+				continue
+			}
+			break
+		}
+		if expired {
+			select {
+			case <-w.returned:
+			default:
+				stuck = append(stuck, w)
+				continue
+			}
+		}
+		returned = append(returned, w)
+	}
+	return returned, stuck
 }
 
 // errDetached is returned by an Attach that a concurrent Detach preempted.
@@ -312,9 +361,10 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 // Releases share one deadline: ctx's, or 1.5 s when ctx has none, and never
 // less than 500 ms from the call, so that a ctx that is already done (a
 // host's signal.NotifyContext context) still gets one short release attempt.
-// A cancelled delivery gets 100 ms to return; an adapter that ignores
-// cancellation is not released (the error says so) and is closed when it
-// returns. Detach returns by the release deadline plus the close and
+// Cancelled deliveries have until ctx ends, plus one shared 100 ms grace
+// (and never past the release deadline), to return; an adapter that ignores
+// cancellation is not released by this Detach (the error says so) and is
+// closed when it returns. Detach returns by the release deadline plus the close and
 // cancellation budgets.
 //
 // A release that fails leaves its adapter open and Explain shows it as
@@ -387,24 +437,9 @@ func (r *Registry) Detach(ctx context.Context) error {
 	}
 
 	var errs []error
-	// One shared grace for the cancelled deliveries to return.
-	grace := time.NewTimer(cancelGrace)
-	defer grace.Stop()
-	var returned []*worker
-	for _, w := range ws {
-		select {
-		case <-w.returned:
-			returned = append(returned, w)
-			continue
-		default:
-		}
-		select {
-		case <-w.returned:
-			returned = append(returned, w)
-		case <-grace.C:
-			grace.Reset(0) // the grace is spent: check the rest without waiting
-			errs = append(errs, fmt.Errorf("registry: detach %s: the adapter did not return from its cancelled Report within %v; not released, it is closed when it returns", w.s.name, cancelGrace))
-		}
+	returned, stuck := waitAllReturned(ctx, ws, deadline)
+	for _, w := range stuck {
+		errs = append(errs, fmt.Errorf("registry: detach %s: the adapter did not return from its cancelled Report within %v of the end of ctx; not released, it is closed when it returns", w.s.name, cancelGrace))
 	}
 	final := time.NewTimer(time.Until(deadline.Add(closeTimeout + cancelGrace)))
 	defer final.Stop()

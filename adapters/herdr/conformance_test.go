@@ -9,8 +9,11 @@ import (
 )
 
 func TestConformance(t *testing.T) {
+	// One emulated Herdr for every case: its server's goroutines then
+	// predate each case's goroutine-leak check.
+	h := startHerdr(t, herdrtest.Options{})
 	adaptertest.Run(t, func(t *testing.T) adapter.Adapter {
-		f := newFixture(t, herdrtest.Options{})
+		f := &fixture{h: h, drv: Driver{StateDir: t.TempDir()}, diags: &diags{}, env: adapter.Env(h.Env()), host: interactive}
 		return f.open(t)
 	})
 }

@@ -86,7 +86,7 @@ func TestReportUpdatesHerdr(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !info.Found || info.Agent != "panetest" || info.AgentStatus != tt.want {
+		if !info.Found || info.Agent != "panetest" || string(info.AgentStatus) != tt.want {
 			t.Errorf("after %v: agent %q status %q found %v", tt.r, info.Agent, info.AgentStatus, info.Found)
 		}
 	}

@@ -53,9 +53,17 @@ var (
 	minITerm2  = version{major: 3, minor: 6, patch: 6} // iTerm2 3.6.6; older releases show OSC 9;4 as a "4;3" notification
 	minVSCode  = version{major: 1, minor: 97}          // VS Code 1.97 (shown where the tab title has ${progress})
 	minMintty  = version{major: 3, minor: 4, patch: 2} // mintty 3.4.2 maps OSC 9;4 onto its taskbar progress
-	// WezTerm versions are build dates; ConEmu progress support was first
-	// built on 2025-02-09. Older builds show OSC 9;4 as a notification.
-	minWezTerm = 20250209
+
+	// iTerm2 nightlies are versioned 3.6.YYYYMMDD-nightly, so their third
+	// number is a build date, which outranks 6. The support landed on
+	// 2025-10-30; the first nightly sure to hold it is the next day's.
+	minITerm2Nightly = 20251031
+
+	// WezTerm versions are the build's commit date and time. ConEmu
+	// progress support was committed on 2025-02-09 at 17:19, so builds from
+	// earlier that day still show OSC 9;4 as a notification; the first day
+	// whose every build has it is the next.
+	minWezTerm = 20250210
 )
 
 // detect reads the terminal from env. It never fails: an unknown terminal is
@@ -67,7 +75,7 @@ func detect(env adapter.Env) profile {
 	case "ghostty":
 		return byVersion("Ghostty", ver, minGhostty, notifyOSC777)
 	case "iTerm.app":
-		return byVersion("iTerm2", ver, minITerm2, notifyOSC9)
+		return iterm2(ver)
 	case "vscode":
 		return byVersion("VS Code", ver, minVSCode, notifyNone)
 	case "mintty":
@@ -110,6 +118,19 @@ func byVersion(name, ver string, min version, n notifier) profile {
 	p := profile{name: name + " " + adapter.Bound(ver, 40), notify: n, shows: !v.less(min)}
 	if !p.shows {
 		p.why = fmt.Sprintf("%s is older than %s %s, the first to show OSC 9;4", p.name, name, min)
+	}
+	return p
+}
+
+// iterm2 is iTerm2's profile: by release number, except that a 3.6
+// nightly, whose third number is its build date, shows OSC 9;4 only when
+// built after the support landed.
+func iterm2(ver string) profile {
+	p := byVersion("iTerm2", ver, minITerm2, notifyOSC9)
+	v, ok := parseVersion(ver)
+	if ok && v.major == minITerm2.major && v.minor == minITerm2.minor && v.patch >= 10_000_000 && v.patch < minITerm2Nightly {
+		p.shows = false
+		p.why = fmt.Sprintf("%s is a nightly build from before %d, the first to show OSC 9;4", p.name, minITerm2Nightly)
 	}
 	return p
 }

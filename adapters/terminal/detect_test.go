@@ -12,70 +12,76 @@ import (
 )
 
 // TestActivation lists, for each environment, whether the adapter applies
-// without being forced, and why not. Check and Open must agree, and forcing
-// with "enabled": true must turn on every case that only lacked a known
-// terminal.
+// without being forced, and why not. Check and Open must agree, and
+// "enabled": true must turn on every one of them (what it cannot override is
+// in TestNeverForcible).
 func TestActivation(t *testing.T) {
 	tests := []struct {
 		name string
 		env  adapter.Env
 		why  string // "" when active; otherwise the inactive error
-		// forcible is true when "enabled": true turns the adapter on.
-		forcible bool
 	}{
-		{"ghostty 1.2.0", adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"}, "", true},
-		{"ghostty tip build after 1.2", adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.3.0-main+0a1b2c3"}, "", true},
+		{"ghostty 1.2.0", adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"}, ""},
+		{"ghostty tip build after 1.2", adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.3.0-main+0a1b2c3"}, ""},
 		{"ghostty 1.1.3 does not draw progress", adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.1.3"},
-			"terminal: adapter inactive: Ghostty 1.1.3 is older than Ghostty 1.2.0, the first to show OSC 9;4; set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: Ghostty 1.1.3 is older than Ghostty 1.2.0, the first to show OSC 9;4; set terminal.enabled to true to force it"},
 		{"ghostty 1.2.0 development build", adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0-main+abc"},
-			"terminal: adapter inactive: Ghostty 1.2.0-main+abc is older than Ghostty 1.2.0, the first to show OSC 9;4; set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: Ghostty 1.2.0-main+abc is older than Ghostty 1.2.0, the first to show OSC 9;4; set terminal.enabled to true to force it"},
 		{"ghostty without a version", adapter.Env{"TERM_PROGRAM=ghostty"},
-			"terminal: adapter inactive: Ghostty without a TERM_PROGRAM_VERSION; only 1.2.0 and later show OSC 9;4; set terminal.enabled to true to force it", true},
-		{"iterm2 3.6.6", adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.6"}, "", true},
-		{"iterm2 3.7.0", adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.7.0"}, "", true},
+			"terminal: adapter inactive: Ghostty without a TERM_PROGRAM_VERSION; only 1.2.0 and later show OSC 9;4; set terminal.enabled to true to force it"},
+		{"iterm2 3.6.6", adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.6"}, ""},
+		{"iterm2 3.7.0", adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.7.0"}, ""},
 		{"iterm2 3.6.6beta1 predates the support", adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.6beta1"},
-			"terminal: adapter inactive: iTerm2 3.6.6beta1 is older than iTerm2 3.6.6, the first to show OSC 9;4; set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: iTerm2 3.6.6beta1 is older than iTerm2 3.6.6, the first to show OSC 9;4; set terminal.enabled to true to force it"},
 		{"iterm2 3.5.14 would show a notification", adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.5.14"},
-			"terminal: adapter inactive: iTerm2 3.5.14 is older than iTerm2 3.6.6, the first to show OSC 9;4; set terminal.enabled to true to force it", true},
-		{"wezterm nightly", adapter.Env{"TERM_PROGRAM=WezTerm", "TERM_PROGRAM_VERSION=20250301-120000-abcdef12"}, "", true},
+			"terminal: adapter inactive: iTerm2 3.5.14 is older than iTerm2 3.6.6, the first to show OSC 9;4; set terminal.enabled to true to force it"},
+		{"iterm2 3.6 nightly before the support would show a notification", adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.20251029-nightly"},
+			"terminal: adapter inactive: iTerm2 3.6.20251029-nightly is a nightly build from before 20251031, the first to show OSC 9;4; set terminal.enabled to true to force it"},
+		{"iterm2 3.6 nightly after the support", adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.20251101-nightly"}, ""},
+		{"iterm2 3.7 nightly", adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.7.20260501-nightly"}, ""},
+		{"iterm2 3.5 nightly", adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.5.20250601-nightly"},
+			"terminal: adapter inactive: iTerm2 3.5.20250601-nightly is older than iTerm2 3.6.6, the first to show OSC 9;4; set terminal.enabled to true to force it"},
+		{"wezterm nightly", adapter.Env{"TERM_PROGRAM=WezTerm", "TERM_PROGRAM_VERSION=20250301-120000-abcdef12"}, ""},
 		{"wezterm 20240203 release", adapter.Env{"TERM_PROGRAM=WezTerm", "TERM_PROGRAM_VERSION=20240203-110809-5046fc22"},
-			"terminal: adapter inactive: WezTerm 20240203-110809-5046fc22 was built before 20250209, the first build to understand OSC 9;4; set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: WezTerm 20240203-110809-5046fc22 was built before 20250210, the first build to understand OSC 9;4; set terminal.enabled to true to force it"},
+		{"wezterm built the morning the support landed, before it", adapter.Env{"TERM_PROGRAM=WezTerm", "TERM_PROGRAM_VERSION=20250209-110809-5046fc22"},
+			"terminal: adapter inactive: WezTerm 20250209-110809-5046fc22 was built before 20250210, the first build to understand OSC 9;4; set terminal.enabled to true to force it"},
 		{"wezterm pane without a version", adapter.Env{"WEZTERM_PANE=3"},
-			"terminal: adapter inactive: WezTerm without a dated TERM_PROGRAM_VERSION; builds before 20250209 show OSC 9;4 as a notification; set terminal.enabled to true to force it", true},
-		{"vscode 1.97", adapter.Env{"TERM_PROGRAM=vscode", "TERM_PROGRAM_VERSION=1.97.2"}, "", true},
+			"terminal: adapter inactive: WezTerm without a dated TERM_PROGRAM_VERSION; builds before 20250210 show OSC 9;4 as a notification; set terminal.enabled to true to force it"},
+		{"vscode 1.97", adapter.Env{"TERM_PROGRAM=vscode", "TERM_PROGRAM_VERSION=1.97.2"}, ""},
 		{"vscode 1.96", adapter.Env{"TERM_PROGRAM=vscode", "TERM_PROGRAM_VERSION=1.96.4"},
-			"terminal: adapter inactive: VS Code 1.96.4 is older than VS Code 1.97.0, the first to show OSC 9;4; set terminal.enabled to true to force it", true},
-		{"mintty", adapter.Env{"TERM_PROGRAM=mintty", "TERM_PROGRAM_VERSION=3.7.4"}, "", true},
-		{"windows terminal", adapter.Env{"WT_SESSION=5b4e2f6a-0000-4000-8000-000000000000"}, "", true},
-		{"conemu by pid", adapter.Env{"ConEmuPID=4242"}, "", true},
-		{"conemu by ansi", adapter.Env{"ConEmuANSI=ON"}, "", true},
+			"terminal: adapter inactive: VS Code 1.96.4 is older than VS Code 1.97.0, the first to show OSC 9;4; set terminal.enabled to true to force it"},
+		{"mintty", adapter.Env{"TERM_PROGRAM=mintty", "TERM_PROGRAM_VERSION=3.7.4"}, ""},
+		{"windows terminal", adapter.Env{"WT_SESSION=5b4e2f6a-0000-4000-8000-000000000000"}, ""},
+		{"conemu by pid", adapter.Env{"ConEmuPID=4242"}, ""},
+		{"conemu by ansi", adapter.Env{"ConEmuANSI=ON"}, ""},
 		{"TERM_PROGRAM wins over an inherited WT_SESSION", adapter.Env{"WT_SESSION=x", "TERM_PROGRAM=vscode", "TERM_PROGRAM_VERSION=1.90.0"},
-			"terminal: adapter inactive: VS Code 1.90.0 is older than VS Code 1.97.0, the first to show OSC 9;4; set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: VS Code 1.90.0 is older than VS Code 1.97.0, the first to show OSC 9;4; set terminal.enabled to true to force it"},
 		{"konsole", adapter.Env{"KONSOLE_VERSION=260800"},
-			"terminal: adapter inactive: Konsole shows only percentages of OSC 9;4; it hides the indeterminate state and ignores the paused one; set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: Konsole shows only percentages of OSC 9;4; it hides the indeterminate state and ignores the paused one; set terminal.enabled to true to force it"},
 		{"kitty", adapter.Env{"KITTY_WINDOW_ID=1", "TERM=xterm-kitty"},
-			"terminal: adapter inactive: kitty puts no version in the environment, and kitty before 0.38 shows OSC 9;4 as a notification; set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: kitty puts no version in the environment, and kitty before 0.38 shows OSC 9;4 as a notification; set terminal.enabled to true to force it"},
 		{"apple terminal", adapter.Env{"TERM_PROGRAM=Apple_Terminal"},
-			"terminal: adapter inactive: TERM_PROGRAM=Apple_Terminal is not a terminal known to show OSC 9;4 progress; set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: TERM_PROGRAM=Apple_Terminal is not a terminal known to show OSC 9;4 progress; set terminal.enabled to true to force it"},
 		{"nothing known", adapter.Env{"TERM=xterm-256color"},
-			"terminal: adapter inactive: no terminal known to show OSC 9;4 progress was detected (TERM_PROGRAM, WT_SESSION, ConEmuPID, WEZTERM_PANE are unset); set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: no terminal known to show OSC 9;4 progress was detected (TERM_PROGRAM, WT_SESSION, ConEmuPID, WEZTERM_PANE are unset); set terminal.enabled to true to force it"},
 		{"inside tmux in ghostty", adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0", "TMUX=/tmp/tmux-1000/default,1,0"},
-			"terminal: adapter inactive: inside tmux (TMUX is set), where the tmux adapter reports; set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: inside tmux (TMUX is set), where the tmux adapter reports; set terminal.enabled to true to force it"},
 		{"inside herdr in windows terminal", adapter.Env{"WT_SESSION=x", "HERDR_ENV=1"},
-			"terminal: adapter inactive: inside a Herdr pane (HERDR_ENV=1), where the herdr adapter reports; set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: inside a Herdr pane (HERDR_ENV=1), where the herdr adapter reports; set terminal.enabled to true to force it"},
 		{"inside screen", adapter.Env{"WT_SESSION=x", "STY=4242.pts-0.host"},
-			"terminal: adapter inactive: inside GNU screen (STY is set), which does not pass OSC 9;4 on; set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: inside GNU screen (STY is set), which does not pass OSC 9;4 on; set terminal.enabled to true to force it"},
 		{"inside zellij", adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0", "ZELLIJ=0"},
-			"terminal: adapter inactive: inside zellij (ZELLIJ is set), whose handling of OSC 9;4 is not known; set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: inside zellij (ZELLIJ is set), whose handling of OSC 9;4 is not known; set terminal.enabled to true to force it"},
 		{"dumb terminal", adapter.Env{"WT_SESSION=x", "TERM=dumb"},
-			"terminal: adapter inactive: TERM is dumb; set terminal.enabled to true to force it", true},
+			"terminal: adapter inactive: TERM is dumb; set terminal.enabled to true to force it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, section := range []string{``, `{"enabled": true}`} {
 				p := params(new(tape), tt.env, section)
 				want := tt.why
-				if section != "" && tt.forcible {
+				if section != "" {
 					want = ""
 				}
 				checkErr := terminal.Driver{}.Check(p)

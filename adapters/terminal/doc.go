@@ -34,10 +34,11 @@
 //
 // The last condition is waived when terminal.enabled is the literal true:
 // the person has said their terminal shows it. The version floors matter:
-// iTerm2 before 3.6.6 and WezTerm before its 2025-02-09 builds show an
-// OSC 9;4 sequence as a desktop notification reading "4;3". The adapter is
-// enabled by default ([Driver.EnabledByDefault]) because this check keeps
-// it inert everywhere else.
+// iTerm2 before 3.6.6 (and its 3.6 nightlies built before 2025-10-31) and
+// WezTerm builds before 2025-02-10 show an OSC 9;4 sequence as a
+// desktop notification reading "4;3". The adapter is enabled by default
+// ([Driver.EnabledByDefault]) because this check keeps it inert everywhere
+// else.
 //
 // The registry strips "enabled" from the section it passes as
 // [adapter.Params].Settings; the adapter reads it there when it is present,

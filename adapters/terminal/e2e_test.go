@@ -85,6 +85,27 @@ func (s *screen) waitFor(t *testing.T, want []byte) {
 	}
 }
 
+// waitForSequences blocks until the output holds at least n of the
+// sequences oscs finds, or fails the test.
+func (s *screen) waitForSequences(t *testing.T, n int) {
+	t.Helper()
+	timer := time.NewTimer(e2eTimeout)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		found, ch := len(oscs(s.buf.Bytes())) >= n, s.changed
+		s.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			t.Fatalf("%d sequences did not appear on the terminal within %v; got %q", n, e2eTimeout, s.bytes())
+		}
+	}
+}
+
 func (s *screen) bytes() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -163,37 +184,42 @@ func startChat(t *testing.T, settings string, args ...string) (*exec.Cmd, *scree
 // Ghostty would, through a whole turn with an approval prompt: the tab
 // shows indeterminate progress, then the paused state with one
 // notification, then progress again, and is cleared when the turn ends and
-// again when the host detaches.
+// again when the host detaches. Each op is typed only once the previous
+// one's sequences are on the terminal, because the registry keeps only the
+// newest pending report: no sleep decides the order.
 func TestChatUnderPTY(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "turn.jsonl")
-	// The sleeps let each state be delivered before the next replaces it
-	// (the registry keeps only the newest pending report).
-	err := os.WriteFile(script, []byte(`{"op":"sleep","ms":300}
-{"op":"agent_start"}
-{"op":"sleep","ms":300}
-{"op":"prompt_start","id":"p1","kind":"approval"}
-{"op":"sleep","ms":300}
-{"op":"prompt_end","id":"p1"}
-{"op":"sleep","ms":300}
-{"op":"agent_settled"}
-{"op":"sleep","ms":300}
-`), 0o644)
-	if err != nil {
+	_, scr, ptmx, wait := startChat(t, `{"terminal": {"notify": true}}`)
+	steps := []struct {
+		op   string   // typed on the terminal; "" for the attach
+		want []string // the sequences it adds
+	}{
+		{"", []string{"9;4;0"}}, // attached while idle
+		{`{"op":"agent_start"}`, []string{"9;4;3"}},
+		{`{"op":"prompt_start","id":"p1","kind":"approval"}`, []string{
+			"9;4;4;100",                            // blocked
+			"777;notify;chat;Waiting for approval", // entering blocked, notify is on
+		}},
+		{`{"op":"prompt_end","id":"p1"}`, []string{"9;4;3"}}, // answered: working
+		{`{"op":"agent_settled"}`, []string{"9;4;0"}},        // idle
+	}
+	var want []string
+	for _, st := range steps {
+		if st.op != "" {
+			if _, err := ptmx.Write([]byte(st.op + "\n")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want = append(want, st.want...)
+		scr.waitForSequences(t, len(want))
+	}
+	// End of input (Ctrl-D on an empty line): the chat detaches and exits.
+	if _, err := ptmx.Write([]byte{4}); err != nil {
 		t.Fatal(err)
 	}
-	_, scr, _, wait := startChat(t, `{"terminal": {"notify": true}}`, "--script", script)
 	if err := wait(); err != nil {
 		t.Fatalf("examples/chat: %v; output %q", err, scr.bytes())
 	}
-	want := []string{
-		"9;4;0",                                // attached while idle
-		"9;4;3",                                // agent_start: working
-		"9;4;4;100",                            // the approval prompt: blocked
-		"777;notify;chat;Waiting for approval", // entering blocked, notify is on
-		"9;4;3",                                // prompt answered: working
-		"9;4;0",                                // settled: idle
-		"9;4;0",                                // Detach releases: cleared
-	}
+	want = append(want, "9;4;0") // Detach releases: cleared
 	if diff := cmp.Diff(oscs(scr.bytes()), want); diff != "" {
 		t.Errorf("sequences on the terminal (-got +want):\n%s\nraw output: %q", diff, scr.bytes())
 	}

@@ -209,10 +209,12 @@ func parseRefresh(raw json.RawMessage) (d time.Duration, clamped string, err err
 		if err := json.Unmarshal(raw, &ms); err != nil {
 			return 0, "", fmt.Errorf("terminal: settings: refresh must be a duration string or a number of milliseconds: %w", err)
 		}
-		switch {
-		case ms < 0:
-			d = -1
-		case ms > float64(math.MaxInt64/int64(time.Millisecond)):
+		// Saturate rather than overflow, so that the diagnostic names the
+		// value given (or the nearest duration to it).
+		switch limit := float64(math.MaxInt64 / int64(time.Millisecond)); {
+		case ms < -limit:
+			d = math.MinInt64
+		case ms > limit:
 			d = math.MaxInt64
 		default:
 			d = time.Duration(ms * float64(time.Millisecond))
@@ -251,7 +253,8 @@ func label(app string) string {
 
 // notifications builds, once, the notification sequence for each fixed
 // message a blocked report can carry. Only the label and these fixed texts
-// go into them.
+// go into them; Report sends the MessageNone one for a message outside the
+// set.
 func notifications(n notifier, label string) map[adapter.Message][]byte {
 	msgs := []adapter.Message{adapter.MessageNone, adapter.MessageWaitingForApproval,
 		adapter.MessageWaitingForInput, adapter.MessageWorkflowNeedsAttention}
@@ -276,24 +279,25 @@ func notifications(n notifier, label string) map[adapter.Message][]byte {
 }
 
 // Adapter shows the agent's state as the terminal's progress indicator.
-// Create one with [Driver.Open]. Report, Release and Close are called by the
-// registry one at a time; Explain and RefreshInterval may run concurrently
-// with them. After Close, Report and Release return [adapter.ErrClosed] and
-// write nothing.
+// Create one with [Driver.Open]. All its methods are safe for concurrent
+// use: Report and Release take turns, and Close, Explain and RefreshInterval
+// never wait for them. After Close returns, Report and Release return
+// [adapter.ErrClosed] and write nothing; a call already writing when Close
+// runs finishes its write.
 type Adapter struct {
 	out     io.Writer
 	term    profile
 	refresh time.Duration
 	notes   map[adapter.Message][]byte // nil unless notifications are on; read-only
 
-	// mu serialises Report, Release and Close, and so the writes, and
-	// guards shown and closed. Explain never takes it, so that a terminal
-	// that stops accepting writes cannot stall Explain: what it shows is
-	// in the atomics.
-	mu     sync.Mutex
-	shown  adapter.State // the state the indicator shows; 0 when cleared
-	closed bool
+	// mu serialises Report and Release, and so the writes, and guards
+	// shown. Close and Explain never take it, so that a terminal that stops
+	// accepting writes (a tty stopped with Ctrl-S) can stall neither: Close
+	// only sets closed, and what Explain shows is in the atomics.
+	mu    sync.Mutex
+	shown adapter.State // the state the indicator shows; 0 when cleared
 
+	closed    atomic.Bool   // set by Close; read under mu before writing
 	shownView atomic.Uint32 // shown, for Explain
 	writes    atomic.Int64  // sequences written
 	notified  atomic.Int64  // notifications written
@@ -320,8 +324,9 @@ var (
 // writes its progress sequence again and never notifies. r.Reason never
 // leaves the process, and r.Message only as one of its fixed texts.
 //
-// With ctx already done Report writes nothing and returns ctx's error. A
-// failed Write is returned, and the report counts as not delivered: the
+// With ctx already done Report writes nothing and returns ctx's error; ctx
+// cannot interrupt a Write under way, which returns when the terminal takes
+// the bytes (an io.Writer has no cancellation). A failed Write is returned, and the report counts as not delivered: the
 // registry offers it again, notification included.
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	seq := bytesClear
@@ -333,7 +338,7 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
+	if a.closed.Load() {
 		return adapter.ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
@@ -343,7 +348,11 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 		return err
 	}
 	if r.State == adapter.StateBlocked && a.shown != adapter.StateBlocked && a.notes != nil {
-		if err := a.writeLocked(a.notes[r.Message]); err != nil {
+		note, ok := a.notes[r.Message]
+		if !ok { // a message outside the fixed set: say only that it waits
+			note = a.notes[adapter.MessageNone]
+		}
+		if err := a.writeLocked(note); err != nil {
 			return err
 		}
 		a.notified.Add(1)
@@ -370,7 +379,7 @@ func (a *Adapter) RefreshInterval(r adapter.Report) time.Duration {
 func (a *Adapter) Release(context.Context) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed {
+	if a.closed.Load() {
 		return adapter.ErrClosed
 	}
 	if err := a.writeLocked(bytesClear); err != nil {
@@ -380,13 +389,12 @@ func (a *Adapter) Release(context.Context) error {
 	return nil
 }
 
-// Close marks the adapter closed. It writes nothing (a successor opened by a
-// settings change reports its own state at once), holds no goroutine, timer
-// or file, and is idempotent.
+// Close marks the adapter closed and returns at once, even while a Report
+// or Release waits for the terminal to take its write; ctx is not used.
+// It writes nothing (a successor opened by a settings change reports its own
+// state at once), holds no goroutine, timer or file, and is idempotent.
 func (a *Adapter) Close(context.Context) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.closed = true
+	a.closed.Store(true)
 	return nil
 }
 

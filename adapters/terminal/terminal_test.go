@@ -33,13 +33,14 @@ var tui = session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoo
 type tape struct {
 	mu     sync.Mutex
 	writes [][]byte
-	err    error // returned by Write when set
+	err    error             // returned by Write when set
+	failIf func([]byte) bool // with err set, the writes that fail; nil for all
 }
 
 func (t *tape) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.err != nil {
+	if t.err != nil && (t.failIf == nil || t.failIf(p)) {
 		return 0, t.err
 	}
 	t.writes = append(t.writes, bytes.Clone(p))
@@ -105,7 +106,7 @@ var (
 	}{
 		{"ghostty", adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"}},
 		{"iterm2", adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.6"}},
-		{"wezterm", adapter.Env{"TERM_PROGRAM=WezTerm", "TERM_PROGRAM_VERSION=20250209-110809-5046fc22"}},
+		{"wezterm", adapter.Env{"TERM_PROGRAM=WezTerm", "TERM_PROGRAM_VERSION=20250210-093012-0a1b2c3d"}},
 		{"windows-terminal", adapter.Env{"WT_SESSION=5b4e2f6a-0000-4000-8000-000000000000"}},
 		{"conemu", adapter.Env{"ConEmuPID=4242", "ConEmuANSI=ON"}},
 		{"mintty", adapter.Env{"TERM_PROGRAM=mintty", "TERM_PROGRAM_VERSION=3.7.4"}},
@@ -290,6 +291,9 @@ func TestGoldenSequences(t *testing.T) {
 			[]string{"\x1b]9;4;4;100\x1b\\", "\x1b]9;mychat: Waiting for approval\x1b\\"}},
 		{"kitty notifies with OSC 99", kitty, `{"enabled": true, "notify": true}`, []adapter.Report{input},
 			[]string{"\x1b]9;4;4;100\x1b\\", "\x1b]99;;mychat: Waiting for input\x1b\\"}},
+		{"an out-of-range message notifies with the generic text", iterm, `{"notify": true}`,
+			[]adapter.Report{{State: adapter.StateBlocked, Reason: adapter.ReasonAwaitingInput, Message: adapter.Message(200)}},
+			[]string{"\x1b]9;4;4;100\x1b\\", "\x1b]9;mychat: Needs attention\x1b\\"}},
 		{"notify off sends no notification", iterm, `{"notify": false}`, []adapter.Report{approval},
 			[]string{"\x1b]9;4;4;100\x1b\\"}},
 		{"notify once per entry into blocked", iterm, `{"notify": true}`, []adapter.Report{approval, approval, input},
@@ -369,8 +373,9 @@ func TestRefreshInterval(t *testing.T) {
 		{"milliseconds", `{"refresh": 2500}`, 2500 * time.Millisecond, ""},
 		{"null is the default", `{"refresh": null}`, 10 * time.Second, ""},
 		{"clamped up", `{"refresh": "10ms"}`, time.Second, "refresh 10ms is below 1s; using 1s"},
-		{"negative clamped up", `{"refresh": -5}`, time.Second, "refresh -1ns is below 1s; using 1s"},
+		{"negative clamped up", `{"refresh": -5}`, time.Second, "refresh -5ms is below 1s; using 1s"},
 		{"clamped down", `{"refresh": "1m"}`, 14 * time.Second, "refresh 1m0s is above 14s (Ghostty drops a progress state after 15s); using 14s"},
+		{"hugely negative clamped up", `{"refresh": -1e300}`, time.Second, "refresh -2562047h47m16.854775808s is below 1s; using 1s"},
 		{"huge clamped down", `{"refresh": 1e300}`, 14 * time.Second, "refresh 2562047h47m16.854775807s is above 14s (Ghostty drops a progress state after 15s); using 14s"},
 	}
 	for _, tt := range tests {
@@ -459,30 +464,53 @@ func TestNotifyWithoutMechanismIsDiagnosed(t *testing.T) {
 }
 
 func TestFailedWriteIsNotDelivered(t *testing.T) {
-	ctx := t.Context()
-	out := new(tape)
-	a, err := terminal.Driver{}.Open(ctx, params(out, adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.6"}, `{"notify": true}`))
-	if err != nil {
-		t.Fatal(err)
+	const (
+		progress     = "\x1b]9;4;4;100\x1b\\"
+		notification = "\x1b]9;mychat: Waiting for approval\x1b\\"
+	)
+	tests := []struct {
+		name   string
+		failIf func([]byte) bool
+	}{
+		{"the progress sequence fails", func(p []byte) bool { return string(p) == progress }},
+		{"the notification fails after the progress sequence", func(p []byte) bool { return string(p) == notification }},
 	}
-	broken := errors.New("input/output error")
-	out.setErr(broken)
-	if err := a.Report(ctx, approval); !errors.Is(err, broken) {
-		t.Fatalf("Report with a failing terminal = %v; want an error wrapping %v", err, broken)
-	}
-	out.setErr(nil)
-	// The registry offers the same report again: it is still an entry
-	// into blocked, so the notification goes out now.
-	if err := a.Report(ctx, approval); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"\x1b]9;4;4;100\x1b\\", "\x1b]9;mychat: Waiting for approval\x1b\\"}
-	var got []string
-	for _, w := range out.take() {
-		got = append(got, string(w))
-	}
-	if diff := cmp.Diff(got, want); diff != "" {
-		t.Errorf("writes after the retry (-got +want):\n%s", diff)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			out := new(tape)
+			a, err := terminal.Driver{}.Open(ctx, params(out, adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.6"}, `{"notify": true}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			broken := errors.New("input/output error")
+			out.mu.Lock()
+			out.err, out.failIf = broken, tt.failIf
+			out.mu.Unlock()
+			if err := a.Report(ctx, approval); !errors.Is(err, broken) {
+				t.Fatalf("Report with a failing terminal = %v; want an error wrapping %v", err, broken)
+			}
+			out.setErr(nil)
+			out.take()
+			// The registry offers the same report again: it is still an
+			// entry into blocked, so the notification goes out now, once.
+			if err := a.Report(ctx, approval); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Report(ctx, approval); err != nil { // a refresh
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range out.take() {
+				got = append(got, string(w))
+			}
+			if diff := cmp.Diff(got, []string{progress, notification, progress}); diff != "" {
+				t.Errorf("writes after the retry and a refresh (-got +want):\n%s", diff)
+			}
+			if got, want := adapter.Explain(a)["notify"], "OSC 9, 1 sent"; got != want {
+				t.Errorf("Explain notify = %q; want %q", got, want)
+			}
+		})
 	}
 }
 
@@ -576,5 +604,141 @@ func BenchmarkReport(b *testing.B) {
 	for b.Loop() {
 		_ = a.Report(ctx, reports[i%len(reports)])
 		i++
+	}
+}
+
+// stuckTape is a terminal whose writes block until unblocked, like a tty
+// stopped with Ctrl-S.
+type stuckTape struct {
+	entered chan struct{} // size 1: says that a Write has started
+	release chan struct{} // closed to let every Write finish
+}
+
+func (s *stuckTape) Write(p []byte) (int, error) {
+	select {
+	case s.entered <- struct{}{}:
+	default:
+	}
+	<-s.release
+	return len(p), nil
+}
+
+// TestCloseDoesNotWaitForAStuckWrite: Close must be bounded, so it cannot
+// queue behind a Report whose Write the terminal never accepts; the
+// Report it interrupts still returns once the write goes through, and
+// nothing is written after.
+func TestCloseDoesNotWaitForAStuckWrite(t *testing.T) {
+	out := &stuckTape{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	p := params(nil, adapter.Env{"WT_SESSION=x"}, ``)
+	p.Terminal = out
+	a, err := terminal.Driver{}.Open(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reported := make(chan error, 1)
+	go func() { reported <- a.Report(t.Context(), working) }()
+	<-out.entered // Report is inside Write
+
+	closed := make(chan error, 1)
+	go func() { closed <- adapter.Close(t.Context(), a) }()
+	returned := false
+	select {
+	case err := <-closed:
+		returned = true
+		if err != nil {
+			t.Errorf("Close = %v", err)
+		}
+	case <-time.After(e2eWait): // only a hang reaches this
+		t.Error("Close waited for a Write the terminal does not accept")
+	}
+	close(out.release)
+	if !returned {
+		<-closed // it returns once the write is through
+	}
+	if err := <-reported; err != nil {
+		t.Errorf("the interrupted Report = %v; want nil, its write went through", err)
+	}
+	if err := a.Report(t.Context(), idle); !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("Report after Close = %v; want ErrClosed", err)
+	}
+	if err := adapter.Release(t.Context(), a); !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("Release after Close = %v; want ErrClosed", err)
+	}
+}
+
+// TestConcurrentUse calls every method from several goroutines at once, as
+// a host outside the registry may (run it with -race): each write stays one
+// whole sequence, and once Close has returned nothing more is written.
+func TestConcurrentUse(t *testing.T) {
+	ctx := t.Context()
+	out := new(tape)
+	a, err := terminal.Driver{}.Open(ctx, params(out, adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"}, `{"notify": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := []adapter.Report{working, approval, input, idle, attention, completed}
+	var writers, readers sync.WaitGroup
+	stop := make(chan struct{})
+	for g := range 3 {
+		writers.Go(func() {
+			for i := range 50 {
+				r := reports[(g+i)%len(reports)]
+				if err := a.Report(ctx, r); err != nil {
+					t.Errorf("Report(%v) = %v", r, err)
+				}
+				if i%10 == 9 {
+					if err := adapter.Release(ctx, a); err != nil {
+						t.Errorf("Release = %v", err)
+					}
+				}
+			}
+		})
+	}
+	for range 2 {
+		readers.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_ = adapter.Explain(a)
+				_ = adapter.RefreshInterval(a, reports[i%len(reports)])
+			}
+		})
+	}
+	writers.Wait()
+	close(stop)
+	readers.Wait()
+	for _, w := range out.take() {
+		checkOneSequence(t, w)
+	}
+
+	var closers sync.WaitGroup
+	for range 2 {
+		closers.Go(func() {
+			if err := adapter.Close(ctx, a); err != nil {
+				t.Errorf("Close = %v", err)
+			}
+		})
+		closers.Go(func() {
+			// Before or after Close: either a whole write or ErrClosed.
+			if err := a.Report(ctx, working); err != nil && !errors.Is(err, adapter.ErrClosed) {
+				t.Errorf("Report racing Close = %v", err)
+			}
+		})
+	}
+	closers.Wait()
+	for _, w := range out.take() {
+		checkOneSequence(t, w)
+	}
+	if err := a.Report(ctx, approval); !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("Report after Close = %v; want ErrClosed", err)
+	}
+	if err := adapter.Release(ctx, a); !errors.Is(err, adapter.ErrClosed) {
+		t.Errorf("Release after Close = %v; want ErrClosed", err)
+	}
+	if w := out.take(); len(w) != 0 {
+		t.Errorf("wrote %q after Close", w)
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/internal/testenv"
+	"github.com/panestate/panestate/session"
 )
 
 // runMainEnv makes the test binary run the chat host's main instead of the
@@ -86,8 +87,14 @@ type result struct {
 }
 
 // run runs the chat host in-process on the given input, with the world's
-// project and environment.
+// project and environment, and -q (TestListening covers the line it hides).
 func (w *world) run(t *testing.T, input string, args ...string) result {
+	t.Helper()
+	return w.runLoud(t, input, append([]string{"-q"}, args...)...)
+}
+
+// runLoud is run without -q.
+func (w *world) runLoud(t *testing.T, input string, args ...string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	args = append([]string{"--project", w.project}, args...)
@@ -106,7 +113,7 @@ func (w *world) start(t *testing.T, args ...string) *chat {
 	t.Helper()
 	pr, pw := io.Pipe()
 	c := &chat{in: pw, done: make(chan result, 1)}
-	args = append([]string{"--project", w.project, "-v"}, args...)
+	args = append([]string{"--project", w.project, "-q", "-v"}, args...)
 	go func() {
 		var stdout, stderr bytes.Buffer
 		code := run(t.Context(), args, pr, &stdout, &stderr, w.env)
@@ -155,11 +162,20 @@ func (w *world) waitCalls(t *testing.T, n int) []herdrtest.Call {
 	}
 }
 
+// calls returns the pane calls the emulator received, leaving out the
+// transport's protocol pings (the socket transport pings once per claim),
+// which report nothing.
 func (w *world) calls(t *testing.T) []herdrtest.Call {
 	t.Helper()
-	calls, err := w.h.Calls()
+	all, err := w.h.Calls()
 	if err != nil {
 		t.Fatal(err)
+	}
+	var calls []herdrtest.Call
+	for _, c := range all {
+		if c.Command != "ping" {
+			calls = append(calls, c)
+		}
 	}
 	return calls
 }
@@ -543,10 +559,10 @@ func TestFlags(t *testing.T) {
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantCode: 2, wantStderr: `chat: unknown log level "loud"`},
 		{name: "bad app", args: []string{"--app", "my app"}, wantCode: 2, wantStderr: `Options.App "my app"`},
 		{name: "missing script", args: []string{"--script", "testdata/nope.jsonl"}, wantCode: 1, wantStderr: "nope.jsonl"},
-		{name: "logging", args: []string{"--log-level", "debug"}, wantCode: 0, wantStderr: "adapter does not apply here"},
+		{name: "debug log level", args: []string{"--log-level", "debug"}, wantCode: 0, wantStderr: "chat: no workspace is listening"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := w.run(t, "", tc.args...)
+			got := w.runLoud(t, "", tc.args...)
 			if got.code != tc.wantCode || !strings.Contains(got.stderr, tc.wantStderr) {
 				t.Errorf("run = %d, stderr %q; want %d, containing %q", got.code, got.stderr, tc.wantCode, tc.wantStderr)
 			}
@@ -600,4 +616,216 @@ func TestSignalReleasesPane(t *testing.T) {
 		t.Errorf("states (-got +want):\n%s", diff)
 	}
 	w.checkReleased(t)
+}
+
+// TestListening checks the line the host prints at start: which workspace
+// listens, or that none does and why; -q silences it. Where none listens,
+// only herdr's reason is checked: other adapters add theirs.
+func TestListening(t *testing.T) {
+	t.Parallel()
+	const none = "chat: no workspace is listening ("
+	for _, tc := range []struct {
+		name    string
+		inHerdr bool
+		global  string // global settings, if any
+		args    []string
+		want    string // the whole of stderr, or its start when wantWhy is set
+		wantWhy string // herdr's reason, within the parentheses
+	}{
+		{name: "in a pane", inHerdr: true, want: "chat: reporting to herdr\n"},
+		{
+			name:    "outside every workspace",
+			want:    none,
+			wantWhy: "herdr: adapter inactive: HERDR_ENV is not set (not inside a Herdr pane)",
+		},
+		{
+			name:    "print mode in a pane",
+			inHerdr: true,
+			args:    []string{"--mode", "print"},
+			want:    none,
+			wantWhy: "herdr: host may not claim a pane: adapter inactive: not an interactive root session: mode is print, not tui",
+		},
+		{
+			name:    "disabled globally",
+			inHerdr: true,
+			global:  `{"herdr":{"enabled":false}}`,
+			want:    none,
+			wantWhy: "herdr: disabled by global settings",
+		},
+		{name: "quiet", inHerdr: true, args: []string{"-q"}},
+		{name: "quiet outside", args: []string{"-q"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := &world{project: t.TempDir(), home: t.TempDir()}
+			if tc.inHerdr {
+				w = newWorld(t)
+			}
+			w.env = append(w.env, "HOME="+w.home, "XDG_STATE_HOME="+filepath.Join(w.home, "state"))
+			if tc.global != "" {
+				w.writeSettings(t, filepath.Join(w.home, ".chat", "agent"), tc.global)
+			}
+			got := w.runLoud(t, "", tc.args...)
+			if got.code != 0 || got.stdout != "" {
+				t.Errorf("run = %d, stdout %q; want 0, empty", got.code, got.stdout)
+			}
+			if tc.wantWhy == "" {
+				if got.stderr != tc.want {
+					t.Errorf("stderr %q; want %q", got.stderr, tc.want)
+				}
+				return
+			}
+			if !strings.HasPrefix(got.stderr, tc.want) || !strings.HasSuffix(got.stderr, ")\n") ||
+				strings.Count(got.stderr, "\n") != 1 || !strings.Contains(got.stderr, tc.wantWhy) {
+				t.Errorf("stderr %q; want one line %q...) naming %q", got.stderr, tc.want, tc.wantWhy)
+			}
+		})
+	}
+}
+
+// TestIdentityResume checks that the identity op's resume array becomes
+// the session's resume argv, and that a malformed one is refused.
+func TestIdentityResume(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		line    string
+		want    session.Identity
+		wantErr string
+	}{
+		{
+			name: "with resume",
+			line: `{"op":"identity","session_id":"s-1","resume":["chat","--resume","s-1"]}`,
+			want: session.Identity{ID: "s-1", Resume: session.MustArgv("chat", "--resume", "s-1")},
+		},
+		{name: "without resume", line: `{"op":"identity","session_id":"s-1"}`, want: session.Identity{ID: "s-1"}},
+		{
+			name:    "resume as a string",
+			line:    `{"op":"identity","session_id":"s-1","resume":"chat --resume s-1"}`,
+			wantErr: "identity: ",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var stderr bytes.Buffer
+			p := &player{store: session.NewStore(), name: "stdin", stderr: &stderr}
+			if err := p.play(t.Context(), strings.NewReader(tc.line+"\n")); err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantErr != "" {
+				if !strings.Contains(stderr.String(), tc.wantErr) {
+					t.Errorf("stderr %q; want an error containing %q", stderr.String(), tc.wantErr)
+				}
+				return
+			}
+			if stderr.Len() != 0 {
+				t.Errorf("stderr %q; want none", stderr.String())
+			}
+			if diff := cmp.Diff(p.store.Snapshot().Identity, tc.want, cmp.Comparer(session.Argv.Equal)); diff != "" {
+				t.Errorf("identity (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestWorkspaceFailureExitsZero runs the chat host as a real process in an
+// emulated pane whose herdr breaks after the first reports, and checks that
+// the host still exits 0 after detaching: a workspace failure is logged as
+// a diagnostic, never the chat's failure.
+func TestWorkspaceFailureExitsZero(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		wantKind   string // the diagnostic expected on stderr
+		breakHerdr func(t *testing.T, w *world)
+	}{
+		{"hung herdr that ignores SIGTERM", "timeout", func(t *testing.T, w *world) {
+			if runtime.GOOS == "windows" {
+				t.Skip("no SIGTERM on Windows")
+			}
+			setFault(t, w, herdrtest.Fault{Hang: true, HangIgnoreTERM: true})
+		}},
+		{"failing herdr", "protocol_rejected", func(t *testing.T, w *world) { setFault(t, w, herdrtest.Fault{FailFirst: 1000}) }},
+		{"herdr exits with a usage error", "protocol_rejected", func(t *testing.T, w *world) { setFault(t, w, herdrtest.Fault{ExitUsage: true}) }},
+		{"herdr binary removed", "spawn_failed", func(t *testing.T, w *world) {
+			if err := os.Remove(w.h.Bin); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"herdr binary no longer executable", "spawn_failed", func(t *testing.T, w *world) {
+			if runtime.GOOS == "windows" {
+				t.Skip("no executable bit on Windows")
+			}
+			// Replace the link rather than chmod it: chmod would follow it
+			// to this test binary.
+			if err := os.Remove(w.h.Bin); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(w.h.Bin, []byte("not a program\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			// The faults are the CLI's: keep to that transport. A short
+			// deadline keeps the hung case quick.
+			w.writeSettings(t, filepath.Join(w.home, ".chat", "agent"), `{"herdr":{"timeout":"300ms","transport":"cli"}}`)
+			cmd, stdin, out := w.startProcess(t, "-v", "--log-level", "warn")
+			if _, err := io.WriteString(stdin, "{\"op\":\"agent_start\"}\n"); err != nil {
+				t.Fatal(err)
+			}
+			w.waitCalls(t, 2) // idle at attach, then working
+			tc.breakHerdr(t, w)
+			if _, err := io.WriteString(stdin, "{\"op\":\"agent_settled\"}\n"); err != nil {
+				t.Fatal(err)
+			}
+			stdin.Close()
+			err := cmd.Wait()
+			if err != nil {
+				t.Errorf("the chat host ended with %v; want exit status 0\nstderr:\n%s", err, out.stderr.String())
+			}
+			if !strings.HasSuffix(out.stdout.String(), "detached\n") {
+				t.Errorf("stdout %q; want it to end with detached", out.stdout.String())
+			}
+			// What went wrong is said on stderr, as a diagnostic.
+			if !strings.Contains(out.stderr.String(), "kind="+tc.wantKind) {
+				t.Errorf("stderr has no %s diagnostic:\n%s", tc.wantKind, out.stderr.String())
+			}
+		})
+	}
+}
+
+func setFault(t *testing.T, w *world, f herdrtest.Fault) {
+	t.Helper()
+	if err := w.h.SetFault(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// processOutput is what a chat process printed.
+type processOutput struct{ stdout, stderr bytes.Buffer }
+
+// startProcess starts the chat host as a real process (this test binary,
+// re-executed to run main) in the world, and returns its stdin.
+func (w *world) startProcess(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, *processOutput) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), exe, append([]string{"--project", w.project, "-q"}, args...)...)
+	cmd.Env = append(slices.Clone(w.env), runMainEnv+"=1")
+	out := new(processOutput)
+	cmd.Stdout, cmd.Stderr = &out.stdout, &out.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close() })
+	return cmd, stdin, out
 }

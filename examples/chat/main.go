@@ -27,7 +27,7 @@
 //	{"op":"prompt_end","id":"p1"}
 //	{"op":"workflows","availability":"ready|unavailable|recovering","roots":[{"id":"r1","status":"executing","needs_attention":false}]}
 //	{"op":"tasks","running":2}
-//	{"op":"identity","session_id":"abc","session_path":"/abs/path/session.jsonl"}
+//	{"op":"identity","session_id":"abc","session_path":"/abs/path/session.jsonl","resume":["chat","--resume","abc"]}
 //	{"op":"sleep","ms":50}
 //	{"op":"quit"}
 //
@@ -45,9 +45,15 @@
 //
 //	chat: examples/chat/testdata/malformed.jsonl:5: unknown op "dance"
 //
+// The identity op's resume (optional) is the command that reopens the session
+// (session.Identity.Resume); a workspace that can restart agents (Herdr
+// 0.9.2 and later) receives it.
+//
 // At the end of the input, or at quit, the host detaches: the pane is
-// released and the program exits 0. SIGINT and SIGTERM release the pane too
-// before the program ends.
+// released and the program exits 0. It exits 0 even when the workspace
+// fails (a hung, missing or failing herdr): that is logged on stderr as a
+// diagnostic, never the chat's failure. SIGINT and SIGTERM release the pane
+// too before the program ends.
 //
 // Reports are sent only when the pane's state changes, and a change that
 // arrives while the previous one is still being delivered replaces any
@@ -68,7 +74,14 @@
 //	--loaded-extension PATH  an extension the host loaded (repeatable)
 //	--script FILE            read the session from FILE instead of stdin
 //	--log-level LEVEL        hclog level of the log on stderr (default warn)
+//	-q                       do not say at start which workspace is listening
 //	-v                       print each op and the pane state it leads to
+//
+// At start, unless -q, one line on stderr says which workspace is
+// listening, or that none is and why:
+//
+//	chat: reporting to herdr
+//	chat: no workspace is listening (herdr: HERDR_ENV is not set (not inside a Herdr pane))
 //
 // By default stdout stays empty; -v prints one line per op (sleeps aside)
 // with the state the pane should show after it, and "detached" at the end:
@@ -94,6 +107,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -107,7 +121,9 @@ import (
 )
 
 // detachTimeout bounds the release of the pane at the end of the session.
-const detachTimeout = 10 * time.Second
+// The registry keeps its own, shorter bound on a release; this one only
+// guards against a registry that would not.
+const detachTimeout = 5 * time.Second
 
 // maxLine is the longest script line accepted.
 const maxLine = 1 << 20
@@ -119,8 +135,9 @@ func main() {
 // run is the whole program, with its inputs and outputs as parameters so
 // that tests can run it in-process. env is the environment the registry
 // sees (os.Environ form). It returns the exit status: 0 at the end of the
-// input (bad lines included), 1 when the session could not run or the pane
-// could not be released, 2 for bad flags.
+// input (bad lines included, and whatever the workspace did), 1 when the
+// session could not run (the script cannot be opened or read), 2 for bad
+// flags.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {
 	// The log and our own error lines share stderr; the adapters log from
 	// their own goroutines, so every write goes through one lock.
@@ -132,6 +149,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	script := fs.String("script", "", "read the session from `file` instead of stdin")
 	logLevel := fs.String("log-level", "warn", "log `level` on stderr: trace, debug, info, warn, error or off")
 	verbose := fs.Bool("v", false, "print each op and the pane state it leads to")
+	quiet := fs.Bool("q", false, "do not say at start which workspace is listening")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -185,6 +203,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// Ctrl-C or a kill releases the pane, then ends the process as the
 	// signal would have.
 	defer reg.DetachOnSignal()()
+	if !*quiet {
+		fmt.Fprintf(stderr, "chat: %s\n", listening(reg.Explain()))
+	}
 
 	p := &player{store: store, name: name, stderr: stderr}
 	if *verbose {
@@ -196,11 +217,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		status = 1
 	}
 
+	// The registry bounds the release itself (a hung workspace costs about
+	// 2 s); detachTimeout is only a backstop. A failed release is the
+	// workspace's problem, already logged as a diagnostic: say so, and
+	// still exit 0.
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), detachTimeout)
 	defer cancel()
 	if err := reg.Detach(dctx); err != nil {
-		fmt.Fprintf(stderr, "chat: %v\n", err)
-		status = 1
+		fmt.Fprintf(stderr, "chat: detached, but the workspace was not released cleanly: %v\n", err)
 	}
 	if p.stdout != nil {
 		fmt.Fprintln(p.stdout, "detached")
@@ -297,9 +321,10 @@ type (
 		Running *int   `json:"running"`
 	}
 	identityLine struct {
-		Op          string `json:"op"`
-		SessionID   string `json:"session_id"`
-		SessionPath string `json:"session_path"`
+		Op          string       `json:"op"`
+		SessionID   string       `json:"session_id"`
+		SessionPath string       `json:"session_path"`
+		Resume      session.Argv `json:"resume"` // a JSON array of words
 	}
 	sleepLine struct {
 		Op string `json:"op"`
@@ -392,7 +417,7 @@ func (p *player) apply(ctx context.Context, line []byte) (string, error) {
 		if err := strict(line, &v); err != nil {
 			return head.Op, err
 		}
-		s.SetIdentity(session.Identity{ID: v.SessionID, Path: v.SessionPath})
+		s.SetIdentity(session.Identity{ID: v.SessionID, Path: v.SessionPath, Resume: v.Resume})
 	case "sleep":
 		var v sleepLine
 		if err := strict(line, &v); err != nil {
@@ -438,4 +463,33 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// listening says which workspaces an attached registry reports to, or that
+// none does and why. It reads Explain's Name, Lifecycle, Why and EnabledBy.
+func listening(e registry.Explanation) string {
+	var active, why []string
+	for _, a := range e.Adapters {
+		switch {
+		case a.Lifecycle == registry.LifecycleActive:
+			active = append(active, a.Name)
+		case !a.Enabled && fmt.Sprint(a.EnabledBy) == "default":
+			// Off unless selected (noop): not a reason anyone looks for.
+		case a.Why != "":
+			if strings.HasPrefix(a.Why, a.Name+": ") {
+				why = append(why, a.Why)
+			} else {
+				why = append(why, a.Name+": "+a.Why)
+			}
+		default:
+			why = append(why, fmt.Sprintf("%s: %s", a.Name, a.Lifecycle))
+		}
+	}
+	if len(active) > 0 {
+		return "reporting to " + strings.Join(active, ", ")
+	}
+	if len(why) == 0 {
+		return "no workspace is listening (no adapter is enabled)"
+	}
+	return "no workspace is listening (" + strings.Join(why, "; ") + ")"
 }

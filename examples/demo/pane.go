@@ -57,7 +57,7 @@ func emulatedPane(h *herdrtest.Herdr) paneReader {
 		if err != nil {
 			return paneView{}, err
 		}
-		return paneView{Found: info.Found, Agent: info.Agent, Status: info.AgentStatus}, nil
+		return paneView{Found: info.Found, Agent: info.Agent, Status: string(info.AgentStatus)}, nil
 	}
 }
 

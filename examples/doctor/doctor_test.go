@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +18,6 @@ import (
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/internal/testenv"
 	"github.com/panestate/panestate/registry"
-	"github.com/panestate/panestate/settings"
 )
 
 func TestMain(m *testing.M) {
@@ -57,107 +59,162 @@ func (w *world) writeSettings(t *testing.T, dir, content string) {
 func (w *world) run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(t.Context(), append([]string{"--project", w.project}, args...), &out, &errb, w.env)
+	code = run(t.Context(), append([]string{"--project", w.project}, args...), &out, &errb, w.env, false)
 	return code, out.String(), errb.String()
 }
 
 func TestText(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name    string
-		inHerdr bool
-		args    []string
-		global  string // global settings, if any
-		project string // project settings, if any
-		want    []string
-		wantNot []string
+		name     string
+		inHerdr  bool
+		env      []string // added to the world's environment (last wins)
+		setup    func(t *testing.T, w *world)
+		args     []string
+		global   string // global settings, if any
+		project  string // project settings, if any
+		wantCode int
+		want     []string
+		wantNot  []string
 	}{
 		{
-			name: "outside Herdr",
+			name:     "outside Herdr",
+			wantCode: exitNone,
 			want: []string{
-				"app chat, reporting not attached\n",
-				"host: mode=tui ui=true role=root\n",
-				"adapter herdr: inactive, enabled by default\n",
+				"\nadapter herdr: ",
 				"HERDR_ENV is not set",
 				"\nverdict: this chat session would report nowhere (see why above)\n",
 			},
 			wantNot: []string{"herdr probe"},
 		},
 		{
-			name:    "in a Herdr pane",
-			inHerdr: true,
+			name:     "in a Herdr pane",
+			inHerdr:  true,
+			wantCode: exitReports,
 			want: []string{
-				"adapter herdr: not attached, enabled by default\n",
-				"\nverdict: this chat session would report to herdr\n",
 				"herdr probe",
 				`  HERDR_ENV="1"` + "\n",
 				`  HERDR_PANE_ID="w1:p1"` + "\n",
 				`  HERDR_TAB_ID="(set)"` + "\n",
 				"  binary: executable\n",
 				"  herdr --version: herdr 0.8.2\n",
-				`  herdr status --json: {"client":{"version":"0.8.2"`,
+				", version 0.8.2, protocol 20\n",
+				"  pane w1:p1: found\n",
+				"\nverdict: this chat session would report to herdr\n",
 			},
-			wantNot: []string{"herdr: adapter inactive"},
+			wantNot: []string{"herdr: adapter inactive", "problem:", "missing:"},
 		},
 		{
-			name:    "print mode",
+			name:    "server stopped",
 			inHerdr: true,
-			args:    []string{"--mode", "print"},
-			want:    []string{"adapter herdr: inactive, enabled by default\n", "mode is print, not tui"},
+			setup: func(t *testing.T, w *world) {
+				if err := w.h.StopServer(); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantCode: exitNone,
+			want: []string{
+				"  server: not_running at ",
+				"  problem: no Herdr server is running at ",
+				"\nverdict: this chat session would report nowhere: herdr would be opened, but the probe found: no Herdr server is running at ",
+			},
+			wantNot: []string{"would report to herdr", "pane w1:p1"},
 		},
 		{
-			name:    "subagent without UI",
-			inHerdr: true,
-			args:    []string{"--role", "subagent", "--no-ui"},
-			want:    []string{"adapter herdr: inactive", "the host has no UI; role is subagent, not root"},
+			name:     "pane that does not exist",
+			inHerdr:  true,
+			env:      []string{"HERDR_PANE_ID=w9:p9"},
+			wantCode: exitNone,
+			want: []string{
+				"  pane w9:p9: not found: pane_not_found\n",
+				`  problem: HERDR_PANE_ID "w9:p9": the server does not know that pane (pane_not_found)` + "\n",
+				`verdict: this chat session would report nowhere: herdr would be opened, but the probe found: HERDR_PANE_ID "w9:p9": the server does not know that pane (pane_not_found)` + "\n",
+			},
+			wantNot: []string{"would report to herdr"},
 		},
 		{
-			name:    "conflicting reporter loaded",
-			inHerdr: true,
-			args:    []string{"--loaded-extension", "/x/herdr-atomic-reporter/index.ts"},
-			want:    []string{"adapter herdr: inactive", "a conflicting reporter is loaded: /x/herdr-atomic-reporter/index.ts"},
+			name:     "only HERDR_ENV set",
+			env:      []string{"HERDR_ENV=1"},
+			wantCode: exitNone,
+			want: []string{
+				"herdr probe",
+				"  missing: HERDR_BIN_PATH, HERDR_PANE_ID, HERDR_SOCKET_PATH\n",
+				"  problem: missing HERDR_BIN_PATH, HERDR_PANE_ID, HERDR_SOCKET_PATH\n",
+				"\nverdict: this chat session would report nowhere (see why above)\n",
+			},
 		},
 		{
-			name:    "disabled by the trusted project",
-			inHerdr: true,
-			args:    []string{"--trust-project"},
-			project: `{"herdr":{"enabled":false}}`,
-			want:    []string{"adapter herdr: disabled by project settings\n", "why: disabled by project settings"},
+			name:     "print mode",
+			inHerdr:  true,
+			args:     []string{"--mode", "print"},
+			wantCode: exitNone,
+			want:     []string{"mode is print, not tui"},
 		},
 		{
-			name:    "untrusted project ignored",
-			inHerdr: true,
-			project: `{"herdr":{"enabled":false}}`,
-			want:    []string{"settings.json (untrusted: ", "adapter herdr: not attached, enabled by default\n"},
+			name:     "subagent without UI",
+			inHerdr:  true,
+			args:     []string{"--role", "subagent", "--no-ui"},
+			wantCode: exitNone,
+			want:     []string{"the host has no UI; role is subagent, not root"},
 		},
 		{
-			name:   "disabled globally",
-			global: `{"herdr":{"enabled":false}}`,
-			want: []string{"settings.json (loaded)", "adapter herdr: disabled by global settings\n",
-				"it would not apply here anyway: herdr: adapter inactive: HERDR_ENV is not set"},
+			name:     "conflicting reporter loaded",
+			inHerdr:  true,
+			args:     []string{"--loaded-extension", "/x/herdr-atomic-reporter/index.ts"},
+			wantCode: exitNone,
+			want:     []string{"a conflicting reporter is loaded: /x/herdr-atomic-reporter/index.ts"},
 		},
 		{
-			name:    "other app",
-			inHerdr: true,
-			args:    []string{"--app", "other"},
-			global:  `{"herdr":{"enabled":false}}`, // under ~/.chat: not other's
-			want:    []string{"app other,", filepath.Join(".other", "agent", "settings.json") + " (missing)", "adapter herdr: not attached, enabled by default\n"},
+			name:     "disabled by the trusted project",
+			inHerdr:  true,
+			args:     []string{"--trust-project"},
+			project:  `{"herdr":{"enabled":false}}`,
+			wantCode: exitNone,
+			want:     []string{"disabled by project settings"},
 		},
 		{
-			name:    "probe off",
-			inHerdr: true,
-			args:    []string{"--probe=false"},
-			wantNot: []string{"herdr probe"},
+			name:     "untrusted project ignored",
+			inHerdr:  true,
+			project:  `{"herdr":{"enabled":false}}`,
+			wantCode: exitReports,
+			want:     []string{"settings.json (untrusted", "\nverdict: this chat session would report to herdr\n"},
 		},
 		{
-			name: "probe outside Herdr",
-			args: []string{"--probe"},
-			want: []string{"no HERDR_* variable is set", "binary: HERDR_BIN_PATH is not set\n"},
+			name:     "disabled globally",
+			global:   `{"herdr":{"enabled":false}}`,
+			wantCode: exitNone,
+			want:     []string{"settings.json (loaded)", "disabled by global settings", "HERDR_ENV is not set"},
+		},
+		{
+			name:     "other app",
+			inHerdr:  true,
+			args:     []string{"--app", "other"},
+			global:   `{"herdr":{"enabled":false}}`, // under ~/.chat: not other's
+			wantCode: exitReports,
+			want: []string{`doctor: app "other": `, filepath.Join(".other", "agent", "settings.json") + " (missing)",
+				"\nverdict: this other session would report to herdr\n"},
+		},
+		{
+			name:     "probe off",
+			inHerdr:  true,
+			args:     []string{"--probe=false"},
+			wantCode: exitReports,
+			wantNot:  []string{"herdr probe"},
+		},
+		{
+			name:     "probe outside Herdr",
+			args:     []string{"--probe"},
+			wantCode: exitNone,
+			want:     []string{"no HERDR_* variable is set", "binary: HERDR_BIN_PATH is not set\n"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, tc.inHerdr)
+			w.env = append(w.env, tc.env...)
+			if tc.setup != nil {
+				tc.setup(t, w)
+			}
 			if tc.global != "" {
 				w.writeSettings(t, filepath.Join(w.home, ".chat", "agent"), tc.global)
 			}
@@ -165,8 +222,8 @@ func TestText(t *testing.T) {
 				w.writeSettings(t, filepath.Join(w.project, ".chat"), tc.project)
 			}
 			code, stdout, stderr := w.run(t, tc.args...)
-			if code != 0 || stderr != "" {
-				t.Fatalf("run = %d, stderr %q; want 0, empty", code, stderr)
+			if code != tc.wantCode || stderr != "" {
+				t.Fatalf("run = %d, stderr %q; want %d, empty\n%s", code, stderr, tc.wantCode, stdout)
 			}
 			for _, s := range tc.want {
 				if !strings.Contains(stdout, s) {
@@ -185,6 +242,55 @@ func TestText(t *testing.T) {
 	}
 }
 
+// TestFirstLine checks that the first line names the app and the settings
+// files read, so that a plain run says it checked ~/.chat.
+func TestFirstLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		app  string
+	}{
+		{"default app", nil, "chat"},
+		{"--app", []string{"--app", "mychat"}, "mychat"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, false)
+			_, stdout, _ := w.run(t, tc.args...)
+			first, _, _ := strings.Cut(stdout, "\n")
+			want := fmt.Sprintf("doctor: app %q: settings from %s (missing) and %s (untrusted); pass --app to check another app",
+				tc.app, filepath.Join(w.home, "."+tc.app, "agent", "settings.json"), filepath.Join(w.project, "."+tc.app, "settings.json"))
+			if first != want {
+				t.Errorf("first line:\n%s\nwant:\n%s", first, want)
+			}
+		})
+	}
+}
+
+// TestQuiet checks that -q prints nothing and answers with the exit
+// status alone.
+func TestQuiet(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		inHerdr  bool
+		wantCode int
+	}{
+		{"in a pane", true, exitReports},
+		{"outside Herdr", false, exitNone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, tc.inHerdr)
+			code, stdout, stderr := w.run(t, "-q")
+			if code != tc.wantCode || stdout != "" || stderr != "" {
+				t.Errorf("run -q = %d, stdout %q, stderr %q; want %d, nothing printed", code, stdout, stderr, tc.wantCode)
+			}
+		})
+	}
+}
+
 // checkReadOnly checks that the doctor ran nothing but read-only commands.
 func (w *world) checkReadOnly(t *testing.T) {
 	t.Helper()
@@ -193,7 +299,7 @@ func (w *world) checkReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range calls {
-		if c.Command != "--version" && c.Command != "status" {
+		if c.Command != "--version" && c.Command != "status" && c.Command != "pane get" {
 			t.Errorf("the doctor ran herdr %q", c.Args)
 		}
 	}
@@ -201,52 +307,72 @@ func (w *world) checkReadOnly(t *testing.T) {
 
 func TestJSON(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, true)
-	code, stdout, stderr := w.run(t, "--json")
-	if code != 0 || stderr != "" {
-		t.Fatalf("run = %d, stderr %q; want 0, empty", code, stderr)
+	for _, tc := range []struct {
+		name         string
+		stopServer   bool
+		wantCode     int
+		wantReport   []string
+		wantProblems int
+	}{
+		{name: "in a pane", wantCode: exitReports, wantReport: []string{"herdr"}},
+		{name: "server stopped", stopServer: true, wantCode: exitNone, wantReport: []string{}, wantProblems: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, true)
+			if tc.stopServer {
+				if err := w.h.StopServer(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, stdout, stderr := w.run(t, "--json")
+			if code != tc.wantCode || stderr != "" {
+				t.Fatalf("run = %d, stderr %q; want %d, empty", code, stderr, tc.wantCode)
+			}
+			var got report
+			dec := json.NewDecoder(strings.NewReader(stdout))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&got); err != nil {
+				t.Fatalf("output is not the expected JSON: %v\n%s", err, stdout)
+			}
+			e := got.Explanation
+			if got.App != "chat" || e.App != "chat" || e.Attached || e.Host.Mode != "tui" || len(e.Files) != 2 {
+				t.Errorf("app %q, explanation: app %q, attached %v, mode %q, %d files; want chat, chat, false, tui, 2",
+					got.App, e.App, e.Attached, e.Host.Mode, len(e.Files))
+			}
+			var herdr *registry.AdapterStatus
+			for i := range e.Adapters {
+				if e.Adapters[i].Name == "herdr" {
+					herdr = &e.Adapters[i]
+				}
+			}
+			if herdr == nil {
+				t.Fatalf("no herdr adapter in %+v", e.Adapters)
+			}
+			// The registry would open herdr either way: only the probe
+			// tells the two apart.
+			if !wouldOpen(*herdr) {
+				t.Errorf("herdr %+v: want it enabled and applicable", *herdr)
+			}
+			if diff := cmp.Diff(got.WouldReport, tc.wantReport); diff != "" {
+				t.Errorf("would_report (-got +want):\n%s", diff)
+			}
+			if !strings.Contains(got.Verdict, "this chat session would report") {
+				t.Errorf("verdict %q", got.Verdict)
+			}
+			p := got.Probe
+			if p == nil {
+				t.Fatal("no probe")
+			}
+			if p.Version != "herdr 0.8.2" || p.Variables["HERDR_PANE_ID"] != w.h.Pane || p.BinProblem != "" || len(p.Problems) != tc.wantProblems {
+				t.Errorf("probe = %+v; want version herdr 0.8.2, pane %s, no binary problem, %d problems", p, w.h.Pane, tc.wantProblems)
+			}
+			if p.Server == nil || p.Server.Running == tc.stopServer || p.PaneFound == tc.stopServer {
+				t.Errorf("probe server %+v, pane found %v; want running and found %v", p.Server, p.PaneFound, !tc.stopServer)
+			}
+			w.checkReadOnly(t)
+		})
 	}
-	var got struct {
-		Explanation registry.Explanation `json:"explanation"`
-		WouldReport []string             `json:"would_report"`
-		Probe       herdrProbe           `json:"herdr_probe"`
-	}
-	dec := json.NewDecoder(strings.NewReader(stdout))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&got); err != nil {
-		t.Fatalf("output is not the expected JSON: %v\n%s", err, stdout)
-	}
-	e := got.Explanation
-	if e.App != "chat" || e.Attached || e.Host.Mode != "tui" || len(e.Files) != 2 {
-		t.Errorf("explanation: app %q, attached %v, mode %q, %d files; want chat, false, tui, 2",
-			e.App, e.Attached, e.Host.Mode, len(e.Files))
-	}
-	var herdr *registry.AdapterStatus
-	for i := range e.Adapters {
-		if e.Adapters[i].Name == "herdr" {
-			herdr = &e.Adapters[i]
-		}
-	}
-	if herdr == nil {
-		t.Fatalf("no herdr adapter in %+v", e.Adapters)
-	}
-	if diff := cmp.Diff([]any{herdr.Enabled, herdr.EnabledBy, herdr.Lifecycle, herdr.Why}, []any{true, settings.LayerDefault, registry.LifecycleNotAttached, "it applies here and runs when reporting is attached"}); diff != "" {
-		t.Errorf("herdr (enabled, by, state, why) (-got +want):\n%s", diff)
-	}
-	if diff := cmp.Diff(got.WouldReport, []string{"herdr"}); diff != "" {
-		t.Errorf("would_report (-got +want):\n%s", diff)
-	}
-	if got.Probe.Version != "herdr 0.8.2" || got.Probe.Variables["HERDR_PANE_ID"] != w.h.Pane || got.Probe.BinProblem != "" {
-		t.Errorf("probe = %+v; want version herdr 0.8.2, pane %s, no binary problem", got.Probe, w.h.Pane)
-	}
-	var status struct {
-		Client struct{ Version string } `json:"client"`
-		Server struct{ Running bool }   `json:"server"`
-	}
-	if err := json.Unmarshal(got.Probe.Status, &status); err != nil || status.Client.Version != "0.8.2" || !status.Server.Running {
-		t.Errorf("probe status %s (%v); want client 0.8.2, server running", got.Probe.Status, err)
-	}
-	w.checkReadOnly(t)
 }
 
 func TestProbeProblems(t *testing.T) {
@@ -257,22 +383,26 @@ func TestProbeProblems(t *testing.T) {
 		want  []string
 	}{
 		{
-			name: "server not running",
-			setup: func(t *testing.T, w *world) {
-				if err := w.h.StopServer(); err != nil {
-					t.Fatal(err)
-				}
-			},
-			want: []string{"herdr --version: herdr 0.8.2\n", `"server":{"status":"not_running"`},
-		},
-		{
 			name: "binary hangs",
 			setup: func(t *testing.T, w *world) {
 				if err := w.h.SetFault(herdrtest.Fault{Hang: true}); err != nil {
 					t.Fatal(err)
 				}
 			},
-			want: []string{"herdr --version: failed: herdr --version: signal: killed\n", "herdr status --json: failed: herdr status --json: signal: killed\n"},
+			want: []string{
+				"herdr --version: failed: herdr --version: signal: killed\n",
+				"herdr status --json: failed: herdr status --json: signal: killed\n",
+				"problem: herdr status failed: ",
+			},
+		},
+		{
+			name: "server protocol differs",
+			setup: func(t *testing.T, w *world) {
+				if err := w.h.SetFault(herdrtest.Fault{ProtocolMismatch: 19}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []string{"NOT compatible with the CLI", "problem: the Herdr server (protocol 19) is not compatible with its CLI: restart the server"},
 		},
 		{
 			name: "binary not executable",
@@ -286,7 +416,7 @@ func TestProbeProblems(t *testing.T) {
 				}
 				w.env = append(w.env, "HERDR_BIN_PATH="+bin)
 			},
-			want: []string{"adapter herdr: inactive", string(filepath.Separator) + "herdr is not executable\n"},
+			want: []string{string(filepath.Separator) + "herdr is not executable\n"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -294,13 +424,16 @@ func TestProbeProblems(t *testing.T) {
 			w := newWorld(t, true)
 			tc.setup(t, w)
 			code, stdout, stderr := w.run(t)
-			if code != 0 || stderr != "" {
-				t.Fatalf("run = %d, stderr %q; want 0, empty", code, stderr)
+			if code != exitNone || stderr != "" {
+				t.Fatalf("run = %d, stderr %q; want %d, empty\n%s", code, stderr, exitNone, stdout)
 			}
 			for _, s := range tc.want {
 				if !strings.Contains(stdout, s) {
 					t.Errorf("output does not contain %q:\n%s", s, stdout)
 				}
+			}
+			if !strings.Contains(stdout, "verdict: this chat session would report nowhere") {
+				t.Errorf("verdict is not nowhere:\n%s", stdout)
 			}
 		})
 	}
@@ -325,6 +458,130 @@ func TestFlags(t *testing.T) {
 			code, _, stderr := w.run(t, tc.args...)
 			if code != tc.wantCode || !strings.Contains(stderr, tc.wantStderr) {
 				t.Errorf("run = %d, stderr %q; want %d, containing %q", code, stderr, tc.wantCode, tc.wantStderr)
+			}
+		})
+	}
+}
+
+// TestIsTerminal checks the default of --terminal: a file is not a
+// terminal; a character device (here the null device) counts as one.
+func TestIsTerminal(t *testing.T) {
+	t.Parallel()
+	file, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	if isTerminal(file) {
+		t.Error("isTerminal(regular file) = true")
+	}
+	if runtime.GOOS == "windows" {
+		return // NUL is not a character device there
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if !isTerminal(null) {
+		t.Errorf("isTerminal(%s) = false; want a character device to count", os.DevNull)
+	}
+}
+
+// tmuxServer starts a private tmux server on a socket in a temporary
+// directory, with one pane running sleep, and kills it (by its socket)
+// when the test ends. It returns the socket and the pane id.
+func tmuxServer(t *testing.T) (socket, pane string) {
+	t.Helper()
+	bin, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is not installed; CI installs it (.ci/run)")
+		}
+		t.Skip("tmux is not installed")
+	}
+	socket = filepath.Join(t.TempDir(), "tmux.sock")
+	tmux := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"-S", socket, "-f", os.DevNull}, args...)...)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TERM=xterm"}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %q: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	tmux("new-session", "-d", "-x", "80", "-y", "24", "sleep 600")
+	t.Cleanup(func() {
+		cmd := exec.Command(bin, "-S", socket, "kill-server")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+		cmd.Run() // already gone when a test killed it
+	})
+	return socket, tmux("list-panes", "-F", "#{pane_id}")
+}
+
+func TestTmuxProbe(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, w *world, socket, pane string) // changes the world after the server started
+		want  []string
+	}{
+		{
+			name: "in a pane",
+			want: []string{"tmux probe (read-only: list-panes):\n", ": found\n"},
+		},
+		{
+			name: "pane that does not exist",
+			setup: func(t *testing.T, w *world, socket, pane string) {
+				w.env = append(w.env, "TMUX_PANE=%99")
+			},
+			want: []string{`  problem: TMUX_PANE "%99": the tmux server has no such pane` + "\n"},
+		},
+		{
+			name: "server stopped",
+			setup: func(t *testing.T, w *world, socket, pane string) {
+				if out, err := exec.Command("tmux", "-S", socket, "kill-server").CombinedOutput(); err != nil {
+					t.Fatalf("kill-server: %v\n%s", err, out)
+				}
+			},
+			want: []string{"  problem: no tmux server is running at "},
+		},
+		{
+			name: "no tmux in PATH",
+			setup: func(t *testing.T, w *world, socket, pane string) {
+				w.env = append(w.env, "PATH="+t.TempDir())
+			},
+			want: []string{"  problem: no tmux executable in PATH\n"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			socket, pane := tmuxServer(t)
+			w := newWorld(t, false)
+			w.env = append(w.env, "PATH="+os.Getenv("PATH"), "TMUX="+socket+",1,0", "TMUX_PANE="+pane)
+			if tc.setup != nil {
+				tc.setup(t, w, socket, pane)
+			}
+			code, stdout, stderr := w.run(t, "--json=false")
+			if stderr != "" {
+				t.Fatalf("stderr %q", stderr)
+			}
+			// The verdict follows the probe. It can name tmux only where the
+			// registry has a tmux adapter.
+			if tc.setup != nil && (code != exitNone || strings.Contains(stdout, "would report to tmux")) {
+				t.Errorf("run = %d; want %d and no report to tmux:\n%s", code, exitNone, stdout)
+			}
+			if tc.setup == nil && slices.Contains(registry.Drivers(), "tmux") && (code != exitReports || !strings.Contains(stdout, "would report to tmux")) {
+				t.Errorf("run = %d; want %d, reporting to tmux:\n%s", code, exitReports, stdout)
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("output does not contain %q:\n%s", s, stdout)
+				}
+			}
+			if strings.Contains(stdout, "herdr probe") {
+				t.Errorf("a herdr probe outside Herdr:\n%s", stdout)
 			}
 		})
 	}

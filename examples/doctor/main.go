@@ -2,9 +2,16 @@
 // panestate's registry would do for a chat session started here, with these
 // settings: for every adapter, whether it is enabled and by which settings
 // file, whether it applies and if not why (which variable is missing, which
-// host condition fails, which loaded reporter it defers to).
+// host condition fails, which loaded reporter it defers to). Inside Herdr
+// it also probes the installation: the binary, the server and the pane.
 //
-// It ends with a verdict: the adapters that would report, or none.
+// Its first line says which application's settings files it read (--app,
+// default chat: ~/.chat/agent/settings.json). It ends with a verdict: the
+// adapters that would report, or none and why. The verdict follows the
+// probe: an adapter the registry would open does not count when the probe
+// found that its workspace cannot take reports (no Herdr server running,
+// HERDR_PANE_ID naming a pane that does not exist, an incompatible server,
+// no tmux server or pane).
 //
 // It never attaches, so it never claims or releases a pane: the registry's
 // Explain, called before Attach, reads the settings once and asks each
@@ -16,6 +23,13 @@
 //	go run ./examples/doctor --app atomic --trust-project
 //	go run ./examples/doctor --mode print          # ... and a print run?
 //	go run ./examples/doctor --json | jq .explanation.adapters
+//	go run ./examples/doctor -q && echo reporting  # in a script
+//
+// # Exit status
+//
+//	0  at least one adapter would report
+//	1  no adapter would report (the output says why)
+//	2  bad flags or options
 //
 // # Flags
 //
@@ -32,19 +46,35 @@
 //
 // and:
 //
-//	--json     print one JSON object: {"explanation": ..., "would_report":
-//	           [...], "herdr_probe": ...} (the explanation is
-//	           registry.Explanation's JSON)
-//	--probe    look at the Herdr installation (default: on inside Herdr,
-//	           that is when HERDR_ENV=1)
+//	--json     print one JSON object: {"app": ..., "explanation": ...,
+//	           "would_report": [...], "herdr_probe": ..., "tmux_probe": ...,
+//	           "verdict": ...}
+//	           (the explanation is registry.Explanation's JSON)
+//	--probe    probe the workspaces the environment names (default on;
+//	           --probe=false turns it off): Herdr inside Herdr (HERDR_ENV
+//	           set, or always when --probe is given), tmux inside tmux
+//	           (TMUX set)
+//	-q         print nothing; only the exit status answers
+//	--terminal ask as a host that hands its terminal to the registry
+//	           (registry.Options.Terminal), as the chat example does when
+//	           its stdout is a terminal (default: whether the doctor's
+//	           stdout is one)
 //
 // # The Herdr probe
 //
-// Inside Herdr the doctor also lists the HERDR_* variables present (with the
-// values of those the reporter reads), says whether HERDR_BIN_PATH is an
-// executable file, and runs `herdr --version` and `herdr status --json`
-// through it, with a 2 s deadline each. It runs nothing else: it never
+// The probe lists the HERDR_* variables present (with the values of those
+// the reporter reads) and every one of those that is missing, says whether
+// HERDR_BIN_PATH is an executable file, and runs through it `herdr
+// --version`, `herdr status --json` and, when a server runs, `herdr pane
+// get $HERDR_PANE_ID`, with a 2 s deadline each. These only read: it never
 // reports or releases.
+//
+// # The tmux probe
+//
+// Inside tmux (TMUX set) the doctor finds tmux in the environment's PATH and
+// runs `tmux -S <socket from TMUX> list-panes -a -F '#{pane_id}'` against
+// that server only, to see whether it is running and has the pane of
+// TMUX_PANE.
 package main
 
 import (
@@ -58,12 +88,14 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/examples/internal/hostflags"
 	"github.com/panestate/panestate/registry"
 )
@@ -74,81 +106,172 @@ const probeTimeout = 2 * time.Second
 // maxOutput bounds what is kept of a probed command's output.
 const maxOutput = 64 << 10
 
-// shownVariables are the HERDR_* variables whose values the probe prints:
-// the ones the Herdr reporter reads. Others are only said to be set.
-var shownVariables = []string{"HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH"}
+// The exit statuses.
+const (
+	exitReports = 0 // at least one adapter would report
+	exitNone    = 1 // no adapter would report
+	exitUsage   = 2 // bad flags or options
+)
+
+// The variables the Herdr reporter needs; the probe shows their values and
+// names each one that is missing. Other HERDR_* variables are only said to
+// be set.
+var herdrVariables = []string{"HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH"}
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Environ()))
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Environ(), isTerminal(os.Stdout)))
+}
+
+// isTerminal reports whether f looks like a terminal (a character device),
+// as a host deciding whether to hand its stdout to the registry would ask.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// report is everything the doctor found, and its JSON output.
+type report struct {
+	App         string               `json:"app"`
+	Explanation registry.Explanation `json:"explanation"`
+	// WouldReport are the adapters that would report: the registry would
+	// open them and, where probed, their workspace can take reports.
+	WouldReport []string    `json:"would_report"`
+	Probe       *herdrProbe `json:"herdr_probe,omitempty"`
+	TmuxProbe   *tmuxProbe  `json:"tmux_probe,omitempty"`
+	Verdict     string      `json:"verdict"`
 }
 
 // run is the whole program, with its inputs and outputs as parameters so
-// that tests can run it in-process. env is the environment to explain. It
-// returns the exit status: 0, or 2 for bad flags.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []string) int {
+// that tests can run it in-process. env is the environment to explain;
+// terminal is the default of --terminal. It returns the exit status (see
+// the package comment).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []string, terminal bool) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	host := hostflags.Register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	probe := fs.Bool("probe", adapter.Env(env).Get("HERDR_ENV") == "1",
-		"look at the Herdr installation: variables, binary, version and status (default: on inside Herdr)")
+	_, inHerdr := lookup(env, "HERDR_ENV")
+	tmuxVar, _ := lookup(env, "TMUX")
+	probe := fs.Bool("probe", true,
+		"probe the workspaces the environment names: Herdr's binary, server and pane (inside Herdr; outside too when given), tmux's server and pane (inside tmux)")
+	quiet := fs.Bool("q", false, "print nothing: only the exit status answers")
+	handTerminal := fs.Bool("terminal", terminal,
+		"ask as a host that hands its terminal to the registry (Options.Terminal), as chat does when its stdout is one (default: whether stdout is a terminal)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return 2
+		return exitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "doctor: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return exitUsage
 	}
 	opts, err := host.Options(env, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "doctor: %v\n", err)
-		return 2
+		return exitUsage
+	}
+	if *handTerminal {
+		// Explain before Attach only asks whether an adapter would apply;
+		// nothing is written. A writer that drops everything makes sure.
+		opts.Terminal = io.Discard
 	}
 	reg, err := registry.New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "doctor: %v\n", err)
-		return 2
+		return exitUsage
 	}
 
 	// Explain before Attach: nothing is opened, nothing is claimed.
-	report := struct {
-		Explanation registry.Explanation `json:"explanation"`
-		WouldReport []string             `json:"would_report"`
-		Probe       *herdrProbe          `json:"herdr_probe,omitempty"`
-	}{Explanation: reg.Explain(), WouldReport: []string{}}
-	// Before Attach, an adapter that is enabled and applies here is "not
-	// attached" (yet); every other state says why it would not run.
-	for _, a := range report.Explanation.Adapters {
-		if a.Enabled && a.Lifecycle == registry.LifecycleNotAttached {
-			report.WouldReport = append(report.WouldReport, a.Name)
-		}
+	rep := report{App: host.App, Explanation: reg.Explain(), WouldReport: []string{}}
+	probeGiven := false
+	fs.Visit(func(f *flag.Flag) { probeGiven = probeGiven || f.Name == "probe" })
+	if *probe && (inHerdr || probeGiven) {
+		rep.Probe = probeHerdr(ctx, env)
 	}
-	if *probe {
-		report.Probe = probeHerdr(ctx, env)
+	if *probe && tmuxVar != "" {
+		rep.TmuxProbe = probeTmux(ctx, env)
+	}
+	// The problems each probe found, by adapter name.
+	problems := map[string][]string{}
+	if rep.Probe != nil {
+		problems["herdr"] = rep.Probe.Problems
+	}
+	if rep.TmuxProbe != nil {
+		problems["tmux"] = rep.TmuxProbe.Problems
+	}
+	var blocked []string // why an adapter the registry would open cannot report
+	for _, a := range rep.Explanation.Adapters {
+		if !wouldOpen(a) {
+			continue
+		}
+		if p := problems[a.Name]; len(p) > 0 {
+			blocked = append(blocked, a.Name+" would be opened, but the probe found: "+strings.Join(p, "; "))
+			continue
+		}
+		rep.WouldReport = append(rep.WouldReport, a.Name)
+	}
+	switch {
+	case len(rep.WouldReport) > 0:
+		rep.Verdict = fmt.Sprintf("this %s session would report to %s", host.App, strings.Join(rep.WouldReport, ", "))
+	case len(blocked) > 0:
+		rep.Verdict = fmt.Sprintf("this %s session would report nowhere: %s", host.App, strings.Join(blocked, "; "))
+	default:
+		rep.Verdict = fmt.Sprintf("this %s session would report nowhere (see why above)", host.App)
+	}
+	status := exitReports
+	if len(rep.WouldReport) == 0 {
+		status = exitNone
 	}
 
-	if *asJSON {
-		out, err := json.MarshalIndent(report, "", "  ")
+	switch {
+	case *quiet:
+	case *asJSON:
+		out, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil { // plain data: cannot happen
 			fmt.Fprintf(stderr, "doctor: %v\n", err)
-			return 1
+			return exitUsage
 		}
 		fmt.Fprintf(stdout, "%s\n", out)
-		return 0
+	default:
+		fmt.Fprintf(stdout, "doctor: app %q: %s\n\n", host.App, filesRead(rep.Explanation))
+		fmt.Fprint(stdout, rep.Explanation.String())
+		if rep.Probe != nil {
+			fmt.Fprintf(stdout, "\n%s", rep.Probe)
+		}
+		if rep.TmuxProbe != nil {
+			fmt.Fprintf(stdout, "\n%s", rep.TmuxProbe)
+		}
+		fmt.Fprintf(stdout, "\nverdict: %s\n", rep.Verdict)
 	}
-	fmt.Fprint(stdout, report.Explanation.String())
-	verdict := "nowhere (see why above)"
-	if len(report.WouldReport) > 0 {
-		verdict = "to " + strings.Join(report.WouldReport, ", ")
+	return status
+}
+
+// wouldOpen reports whether the registry would open the adapter on Attach.
+// Before Attach, Explain shows an adapter that is enabled and applies here
+// as "not attached"; every other state says why it would not run.
+//
+// This is the one place that reads Explain's lifecycle: adapt it when
+// AdapterStatus changes.
+func wouldOpen(a registry.AdapterStatus) bool {
+	return a.Enabled && a.Lifecycle == registry.LifecycleNotAttached
+}
+
+// filesRead names the settings files of the explanation and their conditions,
+// for the first line.
+func filesRead(e registry.Explanation) string {
+	var files []string
+	for _, f := range e.Files {
+		if f.TrustStore {
+			continue
+		}
+		files = append(files, fmt.Sprintf("%s (%s)", f.Path, f.Condition))
 	}
-	fmt.Fprintf(stdout, "\nverdict: this %s session would report %s\n", host.App, verdict)
-	if report.Probe != nil {
-		fmt.Fprintf(stdout, "\n%s", report.Probe)
+	if len(files) == 0 {
+		return "no settings file; pass --app to check another app"
 	}
-	return 0
+	return "settings from " + strings.Join(files, " and ") + "; pass --app to check another app"
 }
 
 // herdrProbe is what the doctor found out about the Herdr installation.
@@ -156,6 +279,9 @@ type herdrProbe struct {
 	// Variables maps each HERDR_* variable present to its value, or to
 	// "(set)" for those whose value is not shown.
 	Variables map[string]string `json:"variables"`
+	// Missing names every variable the reporter needs that is unset or
+	// empty.
+	Missing []string `json:"missing,omitempty"`
 	// BinProblem says why HERDR_BIN_PATH cannot be run; empty when it can.
 	BinProblem string `json:"bin_problem,omitempty"`
 	// Version and Status are the outputs of `herdr --version` and `herdr
@@ -164,6 +290,27 @@ type herdrProbe struct {
 	VersionError string          `json:"version_error,omitempty"`
 	Status       json.RawMessage `json:"status,omitempty"`
 	StatusError  string          `json:"status_error,omitempty"`
+	// Server is what the status says of the server, when it could be read.
+	Server *serverStatus `json:"server,omitempty"`
+	// Pane is HERDR_PANE_ID; PaneFound says whether the server knows it
+	// (`herdr pane get`), and PaneError why not. Both are empty when the
+	// pane was not looked up (no server, or no pane id).
+	Pane      string `json:"pane,omitempty"`
+	PaneFound bool   `json:"pane_found,omitempty"`
+	PaneError string `json:"pane_error,omitempty"`
+	// Problems are the findings that keep Herdr from taking reports, in
+	// the order found. Empty means none was found.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// serverStatus is the part of `herdr status --json` the doctor reads.
+type serverStatus struct {
+	Status     string  `json:"status"` // running, not_running, ...
+	Running    bool    `json:"running"`
+	Version    *string `json:"version"`
+	Protocol   *int    `json:"protocol"`
+	Compatible *bool   `json:"compatible"`
+	Socket     string  `json:"socket"`
 }
 
 // probeHerdr looks at the Herdr installation env points to. It runs only
@@ -175,23 +322,36 @@ func probeHerdr(ctx context.Context, env []string) *herdrProbe {
 		if !strings.HasPrefix(k, "HERDR_") {
 			continue
 		}
-		if slices.Contains(shownVariables, k) {
+		if slices.Contains(herdrVariables, k) {
 			p.Variables[k] = v
 		} else {
 			p.Variables[k] = "(set)"
 		}
 	}
-	bin := adapter.Env(env).Get("HERDR_BIN_PATH")
+	for _, k := range herdrVariables {
+		if v, _ := lookup(env, k); v == "" {
+			p.Missing = append(p.Missing, k)
+		}
+	}
+	if len(p.Missing) > 0 {
+		p.Problems = append(p.Problems, "missing "+strings.Join(p.Missing, ", "))
+	}
+	bin, _ := lookup(env, "HERDR_BIN_PATH")
 	if p.BinProblem = checkExecutable(bin); p.BinProblem != "" {
+		if bin != "" {
+			p.Problems = append(p.Problems, "HERDR_BIN_PATH: "+p.BinProblem)
+		}
 		return p
 	}
-	out, err := herdr(ctx, env, bin, "--version")
-	if err != nil {
+	if out, _, err := herdr(ctx, env, bin, "--version"); err != nil {
 		p.VersionError = err.Error()
 	} else {
 		p.Version = strings.TrimSpace(out)
 	}
-	out, err = herdr(ctx, env, bin, "status", "--json")
+	out, _, err := herdr(ctx, env, bin, "status", "--json")
+	var st struct {
+		Server *serverStatus `json:"server"`
+	}
 	switch {
 	case err != nil:
 		p.StatusError = err.Error()
@@ -199,8 +359,143 @@ func probeHerdr(ctx context.Context, env []string) *herdrProbe {
 		p.StatusError = fmt.Sprintf("not JSON (%d bytes)", len(out))
 	default:
 		p.Status = json.RawMessage(strings.TrimSpace(out))
+		if json.Unmarshal(p.Status, &st) == nil && st.Server != nil {
+			p.Server = st.Server
+		}
+	}
+	switch s := p.Server; {
+	case p.StatusError != "":
+		p.Problems = append(p.Problems, "herdr status failed: "+p.StatusError)
+	case s == nil:
+		p.Problems = append(p.Problems, "herdr status says nothing of the server")
+	case !s.Running:
+		p.Problems = append(p.Problems, fmt.Sprintf("no Herdr server is running at %s (status %s)", orUnknown(s.Socket), orUnknown(s.Status)))
+	case s.Compatible != nil && !*s.Compatible:
+		p.Problems = append(p.Problems, fmt.Sprintf("the Herdr server (protocol %s) is not compatible with its CLI: restart the server", intOrUnknown(s.Protocol)))
+	}
+	pane, _ := lookup(env, "HERDR_PANE_ID")
+	if pane == "" || p.Server == nil || !p.Server.Running {
+		return p
+	}
+	p.Pane = pane
+	if _, stderr, err := herdr(ctx, env, bin, "pane", "get", pane); err != nil {
+		p.PaneError = err.Error()
+		if code := errorCode(stderr); code != "" {
+			p.PaneError = code
+		}
+		p.Problems = append(p.Problems, fmt.Sprintf("HERDR_PANE_ID %q: the server does not know that pane (%s)", bound(pane, 80), p.PaneError))
+	} else {
+		p.PaneFound = true
 	}
 	return p
+}
+
+// tmuxProbe is what the doctor found out about the tmux server and pane
+// the environment names.
+type tmuxProbe struct {
+	// Socket is the server's socket, the first field of TMUX; Pane is
+	// TMUX_PANE.
+	Socket string `json:"socket,omitempty"`
+	Pane   string `json:"pane,omitempty"`
+	// Binary is the tmux executable found in the environment's PATH.
+	Binary string `json:"binary,omitempty"`
+	// PaneFound says whether the server lists the pane; Error says why it
+	// could not be asked.
+	PaneFound bool   `json:"pane_found,omitempty"`
+	Error     string `json:"error,omitempty"`
+	// Problems are the findings that keep tmux from taking reports.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// probeTmux asks the tmux server of TMUX whether it has the pane of
+// TMUX_PANE. It runs one read-only command, list-panes, against that
+// server only (-S), never the default one.
+func probeTmux(ctx context.Context, env []string) *tmuxProbe {
+	p := &tmuxProbe{}
+	tmuxVar, _ := lookup(env, "TMUX")
+	p.Socket, _, _ = strings.Cut(tmuxVar, ",")
+	p.Pane, _ = lookup(env, "TMUX_PANE")
+	switch {
+	case p.Socket == "":
+		p.Problems = append(p.Problems, fmt.Sprintf("TMUX %q names no server socket", bound(tmuxVar, 80)))
+		return p
+	case p.Pane == "":
+		p.Problems = append(p.Problems, "missing TMUX_PANE")
+		return p
+	}
+	path, _ := lookup(env, "PATH")
+	if p.Binary = lookPath("tmux", path); p.Binary == "" {
+		p.Problems = append(p.Problems, "no tmux executable in PATH")
+		return p
+	}
+	out, stderr, err := command(ctx, env, p.Binary, "-S", p.Socket, "list-panes", "-a", "-F", "#{pane_id}")
+	if err != nil {
+		p.Error = err.Error()
+		switch first, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n"); {
+		case strings.HasPrefix(first, "no server running"), strings.HasPrefix(first, "error connecting"),
+			strings.HasPrefix(first, "server exited unexpectedly"), strings.HasPrefix(first, "lost server"):
+			// The last two: a server that was shutting down as we asked.
+			p.Problems = append(p.Problems, fmt.Sprintf("no tmux server is running at %s", p.Socket))
+		default:
+			p.Problems = append(p.Problems, "tmux list-panes failed: "+p.Error)
+		}
+		return p
+	}
+	p.PaneFound = slices.Contains(strings.Fields(out), p.Pane)
+	if !p.PaneFound {
+		p.Problems = append(p.Problems, fmt.Sprintf("TMUX_PANE %q: the tmux server has no such pane", bound(p.Pane, 40)))
+	}
+	return p
+}
+
+// lookPath finds an executable named file in the directories of path (a
+// PATH value), as the tmux adapter does with the captured environment. It
+// returns an absolute path, or "".
+func lookPath(file, path string) string {
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue // a relative PATH entry could run a program of the working directory
+		}
+		candidate := filepath.Join(dir, file)
+		if runtime.GOOS == "windows" {
+			candidate += ".exe"
+		}
+		if checkExecutable(candidate) == "" {
+			return candidate
+		}
+	}
+	return ""
+}
+
+// String renders the tmux probe for people.
+func (p *tmuxProbe) String() string {
+	var b strings.Builder
+	b.WriteString("tmux probe (read-only: list-panes):\n")
+	fmt.Fprintf(&b, "  server: %s\n  pane: %s\n", orUnknown(p.Socket), orUnknown(p.Pane))
+	switch {
+	case p.PaneFound:
+		fmt.Fprintf(&b, "  pane %s: found\n", p.Pane)
+	case p.Error != "":
+		fmt.Fprintf(&b, "  tmux list-panes: failed: %s\n", p.Error)
+	}
+	for _, pr := range p.Problems {
+		fmt.Fprintf(&b, "  problem: %s\n", pr)
+	}
+	return b.String()
+}
+
+// errorCode returns the error.code of a Herdr JSON error line, or "".
+func errorCode(stderr string) string {
+	var e struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n")
+	if json.Unmarshal([]byte(first), &e) != nil {
+		return ""
+	}
+	return bound(e.Error.Code, 64)
 }
 
 // checkExecutable says why path is not an executable file, or "".
@@ -220,23 +515,29 @@ func checkExecutable(path string) string {
 	return ""
 }
 
-// herdr runs the Herdr binary with args (an argument vector, never a
-// shell) and returns its standard output.
-func herdr(ctx context.Context, env []string, bin string, args ...string) (string, error) {
+// herdr runs the Herdr binary with args; see command.
+func herdr(ctx context.Context, env []string, bin string, args ...string) (stdout, stderr string, err error) {
+	return command(ctx, env, bin, args...)
+}
+
+// command runs bin with args (an argument vector, never a shell) and the
+// environment env, within probeTimeout, and returns its standard output and
+// error, bounded.
+func command(ctx context.Context, env []string, bin string, args ...string) (stdout, stderr string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
 	cmd.WaitDelay = probeTimeout / 4 // do not wait for a child holding the pipes
-	var stdout, stderr capped
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var out, errOut capped
+	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		if first, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n"); first != "" {
-			return "", fmt.Errorf("herdr %s: %w: %s", strings.Join(args, " "), err, adapter.Bound(first, 200))
+		if first, _, _ := strings.Cut(strings.TrimSpace(errOut.String()), "\n"); first != "" {
+			return out.String(), errOut.String(), fmt.Errorf("%s %s: %w: %s", filepath.Base(bin), strings.Join(args, " "), err, bound(first, 200))
 		}
-		return "", fmt.Errorf("herdr %s: %w", strings.Join(args, " "), err)
+		return out.String(), errOut.String(), fmt.Errorf("%s %s: %w", filepath.Base(bin), strings.Join(args, " "), err)
 	}
-	return stdout.String(), nil
+	return out.String(), errOut.String(), nil
 }
 
 // capped keeps the first maxOutput bytes written to it.
@@ -252,25 +553,97 @@ func (c *capped) Write(p []byte) (int, error) {
 // String renders the probe for people.
 func (p *herdrProbe) String() string {
 	var b strings.Builder
-	b.WriteString("herdr probe (read-only: --version and status --json):\n")
+	b.WriteString("herdr probe (read-only: --version, status --json, pane get):\n")
 	if len(p.Variables) == 0 {
 		b.WriteString("  no HERDR_* variable is set: this is not a Herdr pane\n")
 	}
 	for _, k := range slices.Sorted(maps.Keys(p.Variables)) {
 		fmt.Fprintf(&b, "  %s=%q\n", k, p.Variables[k])
 	}
+	if len(p.Missing) > 0 {
+		fmt.Fprintf(&b, "  missing: %s\n", strings.Join(p.Missing, ", "))
+	}
 	if p.BinProblem != "" {
 		fmt.Fprintf(&b, "  binary: %s\n", p.BinProblem)
-		return b.String()
-	}
-	b.WriteString("  binary: executable\n")
-	line := func(what, out, err string) {
-		if err != "" {
-			out = "failed: " + err
+	} else {
+		b.WriteString("  binary: executable\n")
+		if p.VersionError != "" {
+			fmt.Fprintf(&b, "  herdr --version: failed: %s\n", p.VersionError)
+		} else {
+			fmt.Fprintf(&b, "  herdr --version: %s\n", p.Version)
 		}
-		fmt.Fprintf(&b, "  %s: %s\n", what, out)
+		switch s := p.Server; {
+		case p.StatusError != "":
+			fmt.Fprintf(&b, "  herdr status --json: failed: %s\n", p.StatusError)
+		case s == nil:
+			b.WriteString("  server: not described by herdr status\n")
+		case !s.Running:
+			fmt.Fprintf(&b, "  server: %s at %s\n", orUnknown(s.Status), orUnknown(s.Socket))
+		default:
+			fmt.Fprintf(&b, "  server: running at %s, version %s, protocol %s", orUnknown(s.Socket), strOrUnknown(s.Version), intOrUnknown(s.Protocol))
+			if s.Compatible != nil && !*s.Compatible {
+				b.WriteString(", NOT compatible with the CLI")
+			}
+			b.WriteByte('\n')
+		}
+		switch {
+		case p.PaneFound:
+			fmt.Fprintf(&b, "  pane %s: found\n", p.Pane)
+		case p.PaneError != "":
+			fmt.Fprintf(&b, "  pane %s: not found: %s\n", p.Pane, p.PaneError)
+		}
 	}
-	line("herdr --version", p.Version, p.VersionError)
-	line("herdr status --json", string(p.Status), p.StatusError)
+	for _, pr := range p.Problems {
+		fmt.Fprintf(&b, "  problem: %s\n", pr)
+	}
 	return b.String()
+}
+
+// lookup returns the value of key in env and whether it is set; the last
+// setting wins, as in os/exec.
+func lookup(env []string, key string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unknown)"
+	}
+	return s
+}
+
+func strOrUnknown(s *string) string {
+	if s == nil {
+		return "(unknown)"
+	}
+	return *s
+}
+
+func intOrUnknown(n *int) string {
+	if n == nil {
+		return "(unknown)"
+	}
+	return strconv.Itoa(*n)
+}
+
+// bound returns s on one line, cut to at most n bytes.
+func bound(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

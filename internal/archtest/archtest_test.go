@@ -1,122 +1,407 @@
 package archtest
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
-const module = "github.com/panestate/panestate"
+const modulePath = "github.com/panestate/panestate"
 
-// allowed lists, for each package, the module packages and the outside
-// modules it may depend on (directly or not). Standard-library packages are
-// always allowed, except where banned says otherwise.
-var rules = []struct {
-	pkg     string
-	allowed []string // module-relative package prefixes, or full paths of outside modules
-	banned  []string // standard-library packages it must not import directly
-}{
-	{pkg: "session", allowed: nil, banned: []string{"os/exec", "net"}},
-	{pkg: "adapter", allowed: []string{"session", "github.com/hashicorp/go-hclog"}},
-	{pkg: "reducer", allowed: []string{"session", "adapter", "github.com/hashicorp/go-hclog"},
-		banned: []string{"os", "os/exec", "net", "time"}},
-	{pkg: "settings", allowed: []string{"internal/", "github.com/knadh/koanf", "github.com/fsnotify/fsnotify",
-		"github.com/hashicorp/go-hclog"}},
-	{pkg: "adapters/noop", allowed: []string{"adapter", "session", "github.com/hashicorp/go-hclog"}},
-	{pkg: "adapters/herdr", allowed: []string{"adapter", "session", "internal/", "github.com/hashicorp/go-hclog"}},
-}
+// platforms are the systems the module is built for: build tags change the
+// imports (x/sys/unix, x/sys/windows, go-winio).
+var platforms = []string{"linux", "darwin", "windows"}
 
-type pkgInfo struct {
-	ImportPath string
-	Standard   bool
-	Deps       []string
-	Imports    []string
-}
-
-func list(t *testing.T, pattern string) []pkgInfo {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-deps=false", "-json", pattern).Output()
-	if err != nil {
-		t.Fatalf("go list %s: %v", pattern, err)
-	}
-	var pkgs []pkgInfo
-	dec := json.NewDecoder(strings.NewReader(string(out)))
-	for dec.More() {
-		var p pkgInfo
-		if err := dec.Decode(&p); err != nil {
-			t.Fatal(err)
-		}
-		pkgs = append(pkgs, p)
-	}
-	return pkgs
-}
-
-func standard(t *testing.T) map[string]bool {
-	t.Helper()
-	out, err := exec.Command("go", "list", "std").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	std := make(map[string]bool)
-	for p := range strings.FieldsSeq(string(out)) {
-		std[p] = true
-	}
-	return std
-}
-
+// TestImportGraph checks the module as it is, on every platform.
 func TestImportGraph(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("go tool not on PATH")
+		t.Fatal("the go tool is not on PATH: the import graph cannot be checked")
 	}
-	std := standard(t)
-	for _, rule := range rules {
-		t.Run(rule.pkg, func(t *testing.T) {
-			pkgs := list(t, module+"/"+rule.pkg)
-			if len(pkgs) != 1 {
-				t.Fatalf("go list gave %d packages", len(pkgs))
+	for _, goos := range platforms {
+		t.Run(goos, func(t *testing.T) {
+			t.Parallel()
+			g := listGraph(t, goos)
+			if len(g.ours()) < 10 {
+				t.Fatalf("go list found only %d packages of the module: %q", len(g.ours()), g.ours())
 			}
-			for _, imp := range pkgs[0].Imports {
-				for _, b := range rule.banned {
-					if imp == b {
-						t.Errorf("%s imports %s", rule.pkg, imp)
-					}
-				}
-			}
-			for _, dep := range pkgs[0].Deps {
-				if std[dep] {
-					continue
-				}
-				if strings.HasPrefix(dep, "vendor/") || strings.HasPrefix(dep, "golang.org/x/") && !strings.HasPrefix(dep, module) {
-					continue // the standard library's vendored packages, and x/sys under outside modules
-				}
-				if !allowedDep(rule.pkg, rule.allowed, dep) {
-					t.Errorf("%s depends on %s, outside the design's graph", rule.pkg, dep)
-				}
+			for _, msg := range check(g, rules, nevers) {
+				t.Error(msg)
 			}
 		})
 	}
 }
 
-func allowedDep(pkg string, allowed []string, dep string) bool {
-	if rel, ok := strings.CutPrefix(dep, module+"/"); ok {
-		if rel == pkg || strings.HasPrefix(rel, pkg+"/") {
-			return true
+// listGraph runs `go list -deps` on the whole module for goos.
+func listGraph(t *testing.T, goos string) graph {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), "go", "list", "-deps", "-json=ImportPath,Standard,Imports,Module", "./...")
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "GOOS="+goos)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list (GOOS=%s): %v\n%s", goos, err, stderr.Bytes())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
 		}
-		for _, a := range allowed {
-			if rel == a || strings.HasSuffix(a, "/") && strings.HasPrefix(rel, a) {
-				return true
+		pkgs = append(pkgs, p)
+	}
+	return newGraph(modulePath, goos, pkgs)
+}
+
+// synthetic builds a graph from "pkg: import import ..." lines, where a
+// module package is written relative to the module (~/registry) and an
+// outside package as "path@module" (its module path after the @).
+// Standard-library packages are written plainly.
+func synthetic(goos string, lines ...string) graph {
+	var pkgs []pkg
+	known := map[string]bool{}
+	addDep := func(spec string) string {
+		path, mod, outside := strings.Cut(spec, "@")
+		path = strings.Replace(path, "~", modulePath, 1)
+		if known[path] {
+			return path
+		}
+		known[path] = true
+		p := pkg{ImportPath: path}
+		switch {
+		case outside:
+			p.Module = &struct{ Path string }{mod}
+		case strings.HasPrefix(path, modulePath):
+			p.Module = &struct{ Path string }{modulePath}
+		default:
+			p.Standard = true
+		}
+		pkgs = append(pkgs, p)
+		return path
+	}
+	for _, line := range lines {
+		name, imports, _ := strings.Cut(line, ":")
+		var imps []string
+		for f := range strings.FieldsSeq(imports) {
+			imps = append(imps, addDep(f))
+		}
+		path := addDep(name)
+		for i := range pkgs {
+			if pkgs[i].ImportPath == path {
+				pkgs[i].Imports = imps
 			}
 		}
-		return false
 	}
-	// Outside modules pull in their own dependencies (hclog: fatih/color,
-	// go-isatty; koanf: mapstructure, copystructure...). Allow any package
-	// whose module is not ours once one outside module is allowed.
-	for _, a := range allowed {
-		if strings.Contains(a, ".") {
-			return true
+	return newGraph(modulePath, goos, pkgs)
+}
+
+// designed is the module as the design draws it, including the packages
+// other work is adding (cmdrun, tmux, terminal, herdr's wire package).
+var designed = []string{
+	"~/session: encoding/json errors fmt strings sync sync/atomic",
+	"~/adapter: context fmt os ~/session github.com/hashicorp/go-hclog@" + modHclog,
+	"~/adapter/adaptertest: testing ~/adapter ~/session go.uber.org/goleak@" + modGoleak,
+	"~/adapter/cmdrun: context os/exec syscall ~/adapter golang.org/x/sys/unix@" + modXSys,
+	"~/reducer: ~/adapter ~/session",
+	"~/settings: os path/filepath ~/internal/filelock github.com/knadh/koanf/v2@" + modKoanf +
+		" github.com/knadh/koanf/providers/confmap@" + modConfmap + " github.com/fsnotify/fsnotify@" + modFsnotify +
+		" github.com/hashicorp/go-hclog@" + modHclog,
+	"~/registry: context os/signal ~/adapter ~/session ~/reducer ~/settings ~/adapters/herdr ~/adapters/noop ~/adapters/tmux ~/adapters/terminal github.com/hashicorp/go-hclog@" + modHclog,
+	"~/adapters/noop: context ~/adapter",
+	"~/adapters/terminal: io ~/adapter ~/session github.com/hashicorp/go-hclog@" + modHclog,
+	"~/adapters/tmux: ~/adapter ~/session ~/adapter/cmdrun github.com/hashicorp/go-hclog@" + modHclog,
+	"~/adapters/herdr/internal/wire: bufio encoding/json net",
+	"~/adapters/herdr: os/exec ~/adapter ~/session ~/adapter/cmdrun ~/adapters/herdr/internal/wire ~/internal/filelock github.com/hashicorp/go-hclog@" + modHclog,
+	"~/adapters/herdr/herdrtest: testing net ~/adapters/herdr/internal/wire ~/internal/filelock golang.org/x/sys/unix@" + modXSys +
+		" github.com/fsnotify/fsnotify@" + modFsnotify,
+	"~/adapters/herdr/herdrtest/cmd/fakeherdr: ~/adapters/herdr/herdrtest",
+	"~/adapters/herdr/herdrtest/cmd/herdremu: os/exec ~/adapters/herdr/herdrtest",
+	"~/internal/filelock: os syscall",
+	"~/internal/testenv: os strings",
+	"~/internal/archtest:",
+	"~/examples/internal/hostflags: flag ~/registry ~/session ~/settings ~/adapter github.com/hashicorp/go-hclog@" + modHclog,
+	"~/examples/chat: os ~/registry ~/session ~/reducer ~/examples/internal/hostflags github.com/hashicorp/go-hclog@" + modHclog +
+		" github.com/mattn/go-isatty@" + modIsatty,
+	"~/examples/doctor: os/exec ~/registry ~/examples/internal/hostflags",
+	"~/examples/customadapter: ~/registry ~/session ~/settings ~/adapter",
+	"~/examples/demo: ~/registry ~/session ~/settings ~/reducer ~/adapter ~/adapters/herdr/herdrtest github.com/hashicorp/go-hclog@" + modHclog,
+}
+
+// with returns designed with one more import added to pkg's line (or a new
+// line when pkg is not in designed).
+func with(pkg, imports string) []string {
+	out := make([]string, 0, len(designed)+1)
+	found := false
+	for _, line := range designed {
+		if name, _, _ := strings.Cut(line, ":"); name == pkg {
+			line += " " + imports
+			found = true
+		}
+		out = append(out, line)
+	}
+	if !found {
+		out = append(out, pkg+": "+imports)
+	}
+	return out
+}
+
+// TestDesignedGraphPasses proves the rules accept the design's graph, so
+// that every failure below is the one forbidden import it adds.
+func TestDesignedGraphPasses(t *testing.T) {
+	for _, goos := range platforms {
+		if got := check(synthetic(goos, designed...), rules, nevers); len(got) != 0 {
+			t.Errorf("GOOS=%s: the designed graph breaks the rules:\n%s", goos, strings.Join(got, "\n"))
 		}
 	}
-	return false
+}
+
+// TestForbiddenImportFails adds one forbidden import at a time and checks
+// that the checker names the rule it breaks.
+func TestForbiddenImportFails(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		goos  string // "" means linux
+		lines []string
+		want  []string // every message, without the "goos: " prefix
+	}{
+		{
+			name:  "fsnotify in adapter",
+			lines: with("~/adapter", "github.com/fsnotify/fsnotify@"+modFsnotify),
+			want:  []string{`adapter imports github.com/fsnotify/fsnotify (module github.com/fsnotify/fsnotify): rule "adapter" allows outside modules github.com/hashicorp/go-hclog`},
+		},
+		{
+			name:  "koanf in adapter",
+			lines: with("~/adapter", "github.com/knadh/koanf/v2@"+modKoanf),
+			want:  []string{`adapter imports github.com/knadh/koanf/v2 (module github.com/knadh/koanf/v2): rule "adapter" allows outside modules github.com/hashicorp/go-hclog`},
+		},
+		{
+			name:  "hclog in reducer",
+			lines: with("~/reducer", "github.com/hashicorp/go-hclog@"+modHclog),
+			want:  []string{`reducer imports github.com/hashicorp/go-hclog (module github.com/hashicorp/go-hclog): rule "reducer" allows outside modules none`},
+		},
+		{
+			name:  "x/sys/unix in reducer",
+			lines: with("~/reducer", "golang.org/x/sys/unix@"+modXSys),
+			want:  []string{`reducer imports golang.org/x/sys/unix (module golang.org/x/sys): rule "reducer" allows outside modules none`},
+		},
+		{
+			name:  "os in reducer",
+			lines: with("~/reducer", "os"),
+			want:  []string{`reducer imports os: rule "reducer": the reducer does no I/O`},
+		},
+		{
+			name:  "time in reducer",
+			lines: with("~/reducer", "time"),
+			want:  []string{`reducer imports time: rule "reducer": the reducer does no I/O`},
+		},
+		{
+			name:  "os/exec in session",
+			lines: with("~/session", "os/exec"),
+			want:  []string{`session imports os/exec: rule "session": session is plain data: no file, process or network`},
+		},
+		{
+			name:  "session imports adapter",
+			lines: with("~/session", "~/adapter"),
+			want: []string{
+				`session imports adapter: rule "session" allows only none`,
+				`session depends on adapter (session -> adapter): breaks "session is a leaf"`,
+				// adapter imports session: the two now form a cycle, and
+				// session reaches itself through it, which Go would refuse.
+			},
+		},
+		{
+			name:  "adapter imports settings",
+			lines: with("~/adapter", "~/settings"),
+			want: []string{
+				`adapter imports settings: rule "adapter" allows only session`,
+				`adapter depends on settings (adapter -> settings): breaks "adapter knows nothing of settings or the registry"`,
+				`adapter depends on settings (adapter -> settings): breaks "only registry ties everything together"`,
+			},
+		},
+		{
+			name:  "settings imports registry",
+			lines: with("~/settings", "~/registry"),
+			want: []string{
+				`settings imports registry: rule "settings" allows only internal/...`,
+				`settings depends on registry (settings -> registry): breaks "settings never imports registry"`,
+				`settings depends on registry (settings -> registry): breaks "only registry ties everything together"`,
+			},
+		},
+		{
+			name:  "reducer reaches settings through an internal package",
+			lines: append(with("~/reducer", "~/internal/filelock"), "~/internal/filelock: ~/settings"),
+			want: []string{
+				`internal/filelock imports settings: rule "internal/filelock" allows only none`,
+				`reducer imports internal/filelock: rule "reducer" allows only session, adapter`,
+				`reducer depends on internal/filelock (reducer -> internal/filelock): breaks "the reducer does no I/O"`,
+				`internal/filelock depends on settings (internal/filelock -> settings): breaks "only registry ties everything together"`,
+			},
+		},
+		{
+			name:  "tmux imports the registry",
+			lines: with("~/adapters/tmux", "~/registry"),
+			want: []string{
+				`adapters/tmux imports registry: rule "adapters/tmux" allows only adapter, session, adapter/cmdrun`,
+				`adapters/tmux depends on registry (adapters/tmux -> registry): breaks "adapters import adapter and session"`,
+				`adapters/tmux depends on registry (adapters/tmux -> registry): breaks "only registry ties everything together"`,
+			},
+		},
+		{
+			name:  "tmux imports herdr",
+			lines: with("~/adapters/tmux", "~/adapters/herdr"),
+			want: []string{
+				`adapters/tmux imports adapters/herdr: rule "adapters/tmux" allows only adapter, session, adapter/cmdrun`,
+				`adapters/tmux depends on adapters/herdr (adapters/tmux -> adapters/herdr): breaks "an adapter never imports another adapter"`,
+			},
+		},
+		{
+			name:  "terminal uses fsnotify",
+			lines: with("~/adapters/terminal", "github.com/fsnotify/fsnotify@"+modFsnotify),
+			want:  []string{`adapters/terminal imports github.com/fsnotify/fsnotify (module github.com/fsnotify/fsnotify): rule "adapters/terminal" allows outside modules github.com/hashicorp/go-hclog`},
+		},
+		{
+			name:  "go-winio in herdr's wire package on linux",
+			lines: with("~/adapters/herdr/internal/wire", "github.com/Microsoft/go-winio@"+modWinio),
+			want:  []string{`adapters/herdr/internal/wire imports github.com/Microsoft/go-winio (module github.com/Microsoft/go-winio): rule "adapters/herdr/internal/..." allows outside modules none`},
+		},
+		{
+			name:  "go-winio in herdr's wire package on windows",
+			goos:  "windows",
+			lines: with("~/adapters/herdr/internal/wire", "github.com/Microsoft/go-winio@"+modWinio),
+		},
+		{
+			name:  "x/sys in herdr's wire package on linux",
+			lines: with("~/adapters/herdr/internal/wire", "golang.org/x/sys/unix@"+modXSys),
+			want:  []string{`adapters/herdr/internal/wire imports golang.org/x/sys/unix (module golang.org/x/sys): rule "adapters/herdr/internal/..." allows outside modules none`},
+		},
+		{
+			name:  "registry links the herdr test kit",
+			lines: with("~/registry", "~/adapters/herdr/herdrtest"),
+			want:  []string{`registry depends on adapters/herdr/herdrtest (registry -> adapters/herdr/herdrtest): breaks "test kits stay out of shipped code"`},
+		},
+		{
+			name:  "chat imports the herdr adapter",
+			lines: with("~/examples/chat", "~/adapters/herdr"),
+			want: []string{
+				`examples/chat imports adapters/herdr: rule "examples/chat" allows only registry, session, reducer, examples/internal/...`,
+				`examples/chat depends on adapters/herdr (examples/chat -> adapters/herdr): breaks "hosts import registry, session and settings, and no adapter package but herdrtest"`,
+			},
+		},
+		{
+			name:  "doctor imports herdrtest",
+			lines: with("~/examples/doctor", "~/adapters/herdr/herdrtest"),
+			want:  []string{`examples/doctor imports adapters/herdr/herdrtest: rule "examples/doctor" allows only registry, session, settings, examples/internal/...`},
+		},
+		{
+			name:  "a host reaches an adapter through a shared helper",
+			lines: with("~/examples/internal/hostflags", "~/adapters/noop"),
+			want: []string{
+				`examples/internal/hostflags imports adapters/noop: rule "examples/internal/hostflags" allows only registry, session, settings, adapter`,
+				`examples/internal/hostflags depends on adapters/noop (examples/internal/hostflags -> adapters/noop): breaks "hosts import registry, session and settings, and no adapter package but herdrtest"`,
+			},
+		},
+		{
+			name:  "a new package without a rule",
+			lines: with("~/adapters/zellij", "~/adapter"),
+			want:  []string{`adapters/zellij has no rule: add one to rules in internal/archtest, with what it may import`},
+		},
+		{
+			name:  "a rule for a package that does not exist yet",
+			lines: designed[:3],
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			goos := tc.goos
+			if goos == "" {
+				goos = "linux"
+			}
+			var got []string
+			for _, msg := range check(synthetic(goos, tc.lines...), rules, nevers) {
+				got = append(got, strings.TrimPrefix(msg, goos+": "))
+			}
+			if diff := cmp.Diff(got, tc.want); diff != "" {
+				t.Errorf("check (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRulesKeepTheDesign checks the rules themselves: no package may be
+// allowed an import that a never rule forbids, so a rule cannot be widened
+// past the design before any code uses it.
+func TestRulesKeepTheDesign(t *testing.T) {
+	for _, msg := range ruleBreaches(rules, nevers) {
+		t.Error(msg)
+	}
+	widened := append(slices.Clone(rules), rule{pkg: "adapters/tmux", imports: []string{"adapter", "registry"}})
+	want := []string{`rule "adapters/tmux" allows registry, which breaks "adapters import adapter and session"`,
+		`rule "adapters/tmux" allows registry, which breaks "only registry ties everything together"`}
+	if diff := cmp.Diff(ruleBreaches(widened, nevers), want); diff != "" {
+		t.Errorf("a widened rule (-got +want):\n%s", diff)
+	}
+}
+
+// ruleBreaches returns a message for every import an exact rule allows
+// that a never rule forbids.
+func ruleBreaches(rules []rule, nevers []never) []string {
+	var out []string
+	for _, r := range rules {
+		if strings.HasSuffix(r.pkg, "/...") {
+			continue // checked through the packages it matches
+		}
+		for _, imp := range r.imports {
+			to := strings.TrimSuffix(imp, "/...")
+			for _, n := range nevers {
+				if matchAny(n.from, r.pkg) && !matchAny(n.except, r.pkg) && matchAny(n.to, to) && !matchAny(n.toExcept, to) {
+					out = append(out, fmt.Sprintf("rule %q allows %s, which breaks %q", r.pkg, imp, n.name))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestTransitivePath checks, on a graph of its own, that a never rule
+// follows every path of imports and shows the one it found, that a direct
+// rule does not, and that a path with a step the rules forbid is reported
+// only where that step is taken.
+func TestTransitivePath(t *testing.T) {
+	g := synthetic("linux", "~/a: ~/b", "~/b: ~/c", "~/c:")
+	open := []rule{{pkg: "a", imports: []string{"b"}}, {pkg: "b", imports: []string{"c"}}, {pkg: "c"}}
+	closed := []rule{{pkg: "a", imports: []string{"b"}}, {pkg: "b"}, {pkg: "c"}}
+	for _, tc := range []struct {
+		name  string
+		rules []rule
+		n     never
+		want  []string
+	}{
+		{"transitive", open, never{name: "a never reaches c", from: []string{"a"}, to: []string{"c"}},
+			[]string{`linux: a depends on c (a -> b -> c): breaks "a never reaches c"`}},
+		{"direct", open, never{name: "a never imports c", from: []string{"a"}, to: []string{"c"}, direct: true}, nil},
+		{"excepted", open, never{name: "nothing reaches c", from: []string{"..."}, except: []string{"a", "b"}, to: []string{"c"}}, nil},
+		{"forbidden step reported where taken", closed, never{name: "nothing reaches c", from: []string{"..."}, to: []string{"c"}},
+			[]string{
+				`linux: b imports c: rule "b" allows only none`,
+				`linux: b depends on c (b -> c): breaks "nothing reaches c"`,
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(check(g, tc.rules, []never{tc.n}), tc.want); diff != "" {
+				t.Errorf("check (-got +want):\n%s", diff)
+			}
+		})
+	}
 }

@@ -13,9 +13,27 @@ import (
 // a Herdr pane can never have a test claim, report to or release that live
 // pane: adapters read the environment they are given, and nothing in the
 // suite inherits the developer's pane.
+//
+// Since the tmux adapter is built in, a test that attaches a registry
+// would also find a developer's tmux pane, so ClearHerdr calls [ClearTmux]
+// too: every TestMain that already calls it is safe inside tmux as well.
 func ClearHerdr() {
+	ClearTmux()
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(strings.ToUpper(k), "HERDR_") {
+			os.Unsetenv(k)
+		}
+	}
+}
+
+// ClearTmux unsets TMUX, TMUX_PANE and every other TMUX* variable of the
+// test process, for the same reason as ClearHerdr: a developer running the
+// suite inside tmux must never have a test set options on, or release, the
+// pane they are typing in. Tests that need tmux start a private server and
+// hand its environment to the adapter explicitly.
+func ClearTmux() {
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(strings.ToUpper(k), "TMUX") {
 			os.Unsetenv(k)
 		}
 	}

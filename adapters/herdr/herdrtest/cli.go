@@ -2,25 +2,27 @@ package herdrtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/panestate/panestate/adapters/herdr/internal/wire"
 	"github.com/panestate/panestate/internal/filelock"
 )
 
 const (
-	herdrVersion    = "0.8.2"
-	herdrProtocol   = 20
 	grandchildToken = "__herdrtest_grandchild__"
 	grandchildSleep = time.Minute
 
@@ -81,6 +83,7 @@ type invocation struct {
 	stderr   *counter
 	unlock   func() error
 	fault    Fault
+	v        version
 	grandPID int
 }
 
@@ -92,9 +95,16 @@ func run(args []string) int {
 		stderr: &counter{w: os.Stderr},
 		dir:    findDir(),
 	}
+	inv.v, _ = lookupVersion("")
 	if inv.dir != "" {
 		if data, err := os.ReadFile(filepath.Join(inv.dir, controlName)); err == nil {
-			_ = json.Unmarshal(data, &inv.fault) // a torn or empty control file means no fault
+			var ctl control
+			if json.Unmarshal(data, &ctl) == nil { // a torn or empty control file means no fault
+				inv.fault = ctl.Fault
+				if v, err := lookupVersion(ctl.Version); err == nil {
+					inv.v = v
+				}
+			}
 		}
 	}
 	inv.logStart()
@@ -121,20 +131,12 @@ func findDir() string {
 	return ""
 }
 
-// lock takes the cross-process lock once; state changes and the log append
-// happen under it.
-func (inv *invocation) lock(fallback string) {
-	if inv.unlock != nil {
+// lock takes the cross-process lock of the log once.
+func (inv *invocation) lock() {
+	if inv.unlock != nil || inv.dir == "" {
 		return
 	}
-	path := fallback
-	if inv.dir != "" {
-		path = filepath.Join(inv.dir, lockName)
-	}
-	if path == "" {
-		return
-	}
-	if unlock, err := filelock.Lock(path); err == nil {
+	if unlock, err := filelock.Lock(filepath.Join(inv.dir, lockName)); err == nil {
 		inv.unlock = unlock
 	}
 }
@@ -159,7 +161,7 @@ type logRecord struct {
 // time and pid, so that a call killed before it finishes is still logged.
 func (inv *invocation) logStart() {
 	inv.appendLog(logRecord{Phase: phaseStart, Call: Call{
-		Args: inv.args, Env: herdrEnv(), Start: inv.start, Exit: -1, PID: os.Getpid(),
+		Transport: TransportCLI, Args: inv.args, Env: herdrEnv(), Start: inv.start, Exit: -1, PID: os.Getpid(),
 	}})
 	inv.release()
 }
@@ -168,6 +170,7 @@ func (inv *invocation) logStart() {
 // for a call that starts to hang) and releases the lock.
 func (inv *invocation) finish(code int, hung bool) {
 	rec := logRecord{Phase: phaseEnd, Call: Call{
+		Transport:     TransportCLI,
 		Args:          inv.args,
 		Env:           herdrEnv(),
 		Start:         inv.start,
@@ -194,7 +197,7 @@ func (inv *invocation) appendLog(rec logRecord) {
 	if inv.dir == "" {
 		return
 	}
-	inv.lock("")
+	inv.lock()
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return
@@ -325,7 +328,7 @@ func (inv *invocation) cli() int {
 	}
 	switch args[0] {
 	case "--version", "-V":
-		fmt.Fprintln(inv.stdout, "herdr "+herdrVersion)
+		fmt.Fprintln(inv.stdout, "herdr "+inv.v.name)
 		return 0
 	case "pane":
 		return inv.pane(g, args[1:])
@@ -335,7 +338,7 @@ func (inv *invocation) cli() int {
 		return inv.status(g, args[1:])
 	case "api":
 		if len(args) == 3 && args[1] == "schema" && args[2] == "--json" {
-			fmt.Fprintf(inv.stdout, "{\n  \"title\": \"herdr socket API (herdrtest excerpt)\",\n  \"protocol\": %d\n}\n", herdrProtocol)
+			fmt.Fprintf(inv.stdout, "{\n  \"title\": \"herdr socket API (herdrtest excerpt)\",\n  \"protocol\": %d\n}\n", inv.v.protocol)
 			return 0
 		}
 	}
@@ -464,22 +467,15 @@ func configDir() string {
 	return filepath.Join(home, ".config", "herdr")
 }
 
-// writeJSONLine prints v as one compact JSON line, without HTML escaping (as
-// serde_json does).
-func writeJSONLine(w io.Writer, v any) {
+// writeJSONLine prints a response as one compact JSON line, without HTML
+// escaping (as serde_json does).
+func writeJSONLine(w io.Writer, r wire.Response) { _, _ = w.Write(r.Line()) }
+
+// writeJSON prints v as one compact JSON line, without HTML escaping.
+func writeJSON(w io.Writer, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
-}
-
-type errorResponse struct {
-	ID    string       `json:"id"`
-	Error *serverError `json:"error"`
-}
-
-type okResponse struct {
-	ID     string `json:"id"`
-	Result any    `json:"result"`
 }
 
 // rustDebugError prints what returning an io::Error from Rust's main prints,
@@ -519,42 +515,74 @@ func rustDebugString(s string) string {
 	return b.String()
 }
 
-// server runs fn against the emulated server at the resolved socket, under
-// the lock, after the CLI's ping: no server gives server_not_running, a
-// ProtocolMismatch fault gives protocol_mismatch. fn reports whether it
-// changed the state and returns an error answer or nil.
-func (inv *invocation) server(g globals, id string, fn func(st *serverState) (changed bool, e *serverError)) int {
+// call sends one request to the server at the resolved socket as Herdr's
+// CLI does (CONTRACT §1.5): a ping on a connection of its own, the exact
+// protocol check, then the request on a second connection, with no
+// timeouts. It returns the response; when the CLI fails before one, ok is
+// false and code is the exit code, the error already printed.
+func (inv *invocation) call(g globals, id string, method wire.Method, params any) (resp wire.Response, code int, ok bool) {
 	socket, attach := resolveSocket(g)
-	inv.lock(socket + ".lock")
-	st, err := loadState(socket)
-	if err != nil || inv.fault.ServerNotRunning {
-		if err != nil && err != errNoServer {
-			return inv.rustDebugError(err.Error())
-		}
-		writeJSONLine(inv.stderr, errorResponse{ID: id, Error: &serverError{
-			Code:    "server_not_running",
-			Message: "no herdr server is running at " + socket + "; run `" + attach + "` to start or attach it",
-		}})
+	ctx := context.Background()
+	pong, err := wire.Ping(ctx, socket)
+	if err != nil {
+		return wire.Response{}, inv.clientError(id, socket, attach, err), false
+	}
+	if pong.Protocol != inv.v.protocol {
+		writeJSONLine(inv.stderr, wire.NewError(id, wire.CodeProtocolMismatch, inv.mismatchMessage(pong.Protocol)))
+		return wire.Response{}, 1, false
+	}
+	req, err := wire.NewRequest(id, method, params)
+	if err != nil {
+		return wire.Response{}, inv.rustDebugError(err.Error()), false
+	}
+	resp, err = wire.Do(ctx, socket, req)
+	if err != nil {
+		return wire.Response{}, inv.clientError(id, socket, attach, err), false
+	}
+	return resp, 0, true
+}
+
+// mismatchMessage is the protocol_mismatch message of src/cli/protocol_guard.rs
+// (CONTRACT §1.5). The guidance after the first sentence is the
+// emulator's wording.
+func (inv *invocation) mismatchMessage(server int) string {
+	if server > inv.v.protocol {
+		return fmt.Sprintf("client protocol %d is older than server protocol %d; upgrade the Herdr client before using this command", inv.v.protocol, server)
+	}
+	return fmt.Sprintf("client protocol %d is newer than server protocol %d; restart the Herdr server before using this command. "+
+		"Stop the running server (or let a live update hand it off) and start herdr again.", inv.v.protocol, server)
+}
+
+// clientError prints what the CLI prints for a failed exchange and
+// returns its exit code, 1: server_not_running as JSON when nothing
+// listens (CONTRACT §1.5), an error response as the server sent it, and
+// otherwise an "Error: ..." line (Herdr prints the Rust Debug of the
+// io::Error; the text here is the emulator's).
+func (inv *invocation) clientError(id, socket, attach string, err error) int {
+	var we *wire.Error
+	switch {
+	case errors.Is(err, wire.ErrNotRunning):
+		writeJSONLine(inv.stderr, wire.NewError(id, wire.CodeServerNotRunning,
+			"no herdr server is running at "+socket+"; run `"+attach+"` to start or attach it"))
+	case errors.As(err, &we):
+		writeJSONLine(inv.stderr, wire.Response{ID: id, Error: we})
+	case errors.Is(err, wire.ErrEmptyResponse):
+		fmt.Fprintln(inv.stderr, "Error: EmptyResponse")
+	default:
+		return inv.rustDebugError(err.Error())
+	}
+	return 1
+}
+
+// print writes a response as the CLI does: a success to stdout when the
+// command shows it, an error to stderr with exit 1.
+func (inv *invocation) print(resp wire.Response, show bool) int {
+	if resp.Error != nil {
+		_, _ = inv.stderr.Write(resp.Line())
 		return 1
 	}
-	if n := inv.fault.ProtocolMismatch; n != 0 && n != herdrProtocol {
-		msg := fmt.Sprintf("client protocol %d is newer than server protocol %d; restart the Herdr server before using this command. "+
-			"Stop the running server (or let a live update hand it off) and start herdr again.", herdrProtocol, n)
-		if n > herdrProtocol {
-			msg = fmt.Sprintf("client protocol %d is older than server protocol %d; upgrade the Herdr client before using this command", herdrProtocol, n)
-		}
-		writeJSONLine(inv.stderr, errorResponse{ID: id, Error: &serverError{Code: "protocol_mismatch", Message: msg}})
-		return 1
-	}
-	changed, e := fn(st)
-	if changed {
-		if err := saveState(socket, st); err != nil {
-			return inv.rustDebugError(err.Error())
-		}
-	}
-	if e != nil {
-		writeJSONLine(inv.stderr, errorResponse{ID: id, Error: e})
-		return 1
+	if show {
+		_, _ = inv.stdout.Write(resp.Line())
 	}
 	return 0
 }
@@ -588,132 +616,159 @@ func (inv *invocation) pane(g globals, args []string) int {
 	sub, rest := args[0], args[1:]
 	switch sub {
 	case "report-agent", "release-agent", "report-agent-session":
-		req, code := inv.parseAgentCommand(sub, rest)
-		if req == nil {
+		method, params, code := inv.parseAgentCommand(sub, rest)
+		if params == nil {
 			return code
 		}
-		return inv.server(g, "cli:request", func(st *serverState) (bool, *serverError) {
-			if st.FailUse < inv.fault.FailFirst {
-				st.FailUse++
-				return true, &serverError{Code: "server_unavailable", Message: "herdr server is shutting down"}
-			}
-			return true, st.apply(req, time.Now())
-		})
-	case "get", "current":
-		target := os.Getenv("HERDR_PANE_ID")
-		switch {
-		case sub == "get" && len(rest) == 1:
-			target = rest[0]
-		case sub == "current" && len(rest) == 0 && target != "":
-		default:
-			fmt.Fprintf(inv.stderr, "usage: herdr pane %s <pane_id>\n", sub)
+		resp, code, ok := inv.call(g, wire.IDCLIRequest, method, params)
+		if !ok {
+			return code
+		}
+		return inv.print(resp, false)
+	case "get":
+		if len(rest) != 1 {
+			fmt.Fprintln(inv.stderr, "usage: herdr pane get <pane_id>")
 			return 2
 		}
-		id := "cli:pane:" + sub
-		return inv.server(g, id, func(st *serverState) (bool, *serverError) {
-			p := st.pane(target)
-			if p == nil {
-				return false, paneNotFound(target)
-			}
-			writeJSONLine(inv.stdout, okResponse{ID: id, Result: struct {
-				Type string   `json:"type"`
-				Pane paneInfo `json:"pane"`
-			}{"pane_info", p.paneInfo()}})
-			return false, nil
-		})
+		return inv.show(g, "cli:pane:get", wire.MethodPaneGet, wire.PaneTarget{PaneID: rest[0]})
+	case "current":
+		pane := os.Getenv("HERDR_PANE_ID")
+		if len(rest) != 0 || pane == "" {
+			fmt.Fprintln(inv.stderr, "usage: herdr pane current")
+			return 2
+		}
+		return inv.show(g, "cli:pane:current", wire.MethodPaneCurrent, wire.PaneCurrentParams{CallerPaneID: &pane})
 	case "list":
 		if len(rest) != 0 {
 			fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[0])
 			return 2
 		}
-		return inv.server(g, "cli:pane:list", func(st *serverState) (bool, *serverError) {
-			panes := make([]paneInfo, 0, len(st.Panes))
-			for _, p := range st.Panes {
-				panes = append(panes, p.paneInfo())
-			}
-			writeJSONLine(inv.stdout, okResponse{ID: "cli:pane:list", Result: struct {
-				Type  string     `json:"type"`
-				Panes []paneInfo `json:"panes"`
-			}{"pane_list", panes}})
-			return false, nil
-		})
+		return inv.show(g, "cli:pane:list", wire.MethodPaneList, wire.PaneListParams{})
 	}
 	fmt.Fprintf(inv.stderr, "unknown pane command: %s\n", sub)
 	return 2
 }
 
+// show sends a read request and prints the whole response (CONTRACT §4).
+func (inv *invocation) show(g globals, id string, method wire.Method, params any) int {
+	resp, code, ok := inv.call(g, id, method, params)
+	if !ok {
+		return code
+	}
+	return inv.print(resp, true)
+}
+
 // parseAgentCommand is the hand-written flag loop shared by report-agent,
-// release-agent and report-agent-session (CONTRACT §1.2-1.4). A nil request
+// release-agent and report-agent-session (CONTRACT §1.2-1.4). A nil params
 // means the CLI exits with code.
-func (inv *invocation) parseAgentCommand(sub string, args []string) (*agentRequest, int) {
+//
+// From 0.9.0 report-agent and report-agent-session also accept options
+// before the pane id and --opt=value, and from 0.9.2 a literal "--"
+// followed by the resume argv (HERDR-0.9.md "CLI grammar", "Resume argv").
+// Inferred for those forms: the pane id is the first argument that is
+// neither an option nor an option's value (or the first argument, as in
+// 0.8.2, when it is not an option); a second one, or an unknown option, is
+// "unknown option"; no pane id at all gives the usage line; "--" with
+// nothing after it sends no resume argv. release-agent keeps the 0.8.2
+// grammar, since HERDR-0.9.md names only the other two.
+func (inv *invocation) parseAgentCommand(sub string, args []string) (wire.Method, any, int) {
 	if len(args) == 0 {
 		fmt.Fprintln(inv.stderr, agentCommandUsage[sub])
-		return nil, 2
+		return "", nil, 2
 	}
-	req := &agentRequest{method: sub, pane: args[0]}
-	var source, agent, state *string
+	flexible := inv.v.flexibleCLI && sub != "release-agent"
 	allowed := agentCommandFlags[sub]
-	for i := 1; i < len(args); i++ {
+	known := func(tok string) bool {
+		return slices.Contains(allowed, tok)
+	}
+	var pane, source, agent *string
+	var state wire.AgentState
+	var message, sessionID, sessionPath, startSource *string
+	var seq *uint64
+	var resume []string
+	for i := 0; i < len(args); i++ {
 		tok := args[i]
-		known := false
-		for _, f := range allowed {
-			known = known || f == tok
-		}
-		if !known {
+		var v string
+		switch {
+		case !flexible && i == 0:
+			pane = &args[0] // 0.8.2: the first argument is the pane id, whatever it is
+			continue
+		case flexible && tok == "--" && inv.v.resume:
+			resume = args[i+1:]
+			i = len(args)
+			continue
+		case flexible && strings.HasPrefix(tok, "--") && strings.Contains(tok, "=") && known(tok[:strings.IndexByte(tok, '=')]):
+			tok, v = tok[:strings.IndexByte(tok, '=')], tok[strings.IndexByte(tok, '=')+1:]
+		case known(tok):
+			if i+1 >= len(args) {
+				fmt.Fprintf(inv.stderr, "missing value for %s\n", tok)
+				return "", nil, 2
+			}
+			i++
+			v = args[i]
+		case flexible && pane == nil && (i == 0 || !strings.HasPrefix(tok, "-")):
+			pane = &args[i]
+			continue
+		default:
 			fmt.Fprintf(inv.stderr, "unknown option: %s\n", tok)
-			return nil, 2
+			return "", nil, 2
 		}
-		if i+1 >= len(args) {
-			fmt.Fprintf(inv.stderr, "missing value for %s\n", tok)
-			return nil, 2
-		}
-		i++
-		v := args[i]
 		switch tok {
 		case "--source":
 			source = &v
 		case "--agent":
 			agent = &v
 		case "--state":
-			switch v {
-			case stateIdle, stateWorking, stateBlocked, stateUnknown:
-			default:
-				return nil, inv.rustDebugError("invalid pane agent state: " + v + " (expected idle, working, blocked, or unknown)")
+			if !wire.AgentState(v).Valid() {
+				return "", nil, inv.rustDebugError("invalid pane agent state: " + v + " (expected idle, working, blocked, or unknown)")
 			}
-			state = &v
+			state = wire.AgentState(v)
 		case "--message":
-			req.message = &v
+			message = &v
 		case "--seq":
 			n, ok := parseRustU64(v)
 			if !ok {
-				return nil, inv.rustDebugError("invalid value for --seq: " + v)
+				return "", nil, inv.rustDebugError("invalid value for --seq: " + v)
 			}
-			req.seq = &n
+			seq = &n
 		case "--agent-session-id":
-			req.sessionID = &v
+			sessionID = &v
 		case "--agent-session-path":
-			req.sessionPath = &v
+			sessionPath = &v
 		case "--session-start-source":
-			req.startSource = &v
+			startSource = &v
 		}
+	}
+	if pane == nil {
+		fmt.Fprintln(inv.stderr, agentCommandUsage[sub])
+		return "", nil, 2
 	}
 	if source == nil || strings.TrimSpace(*source) == "" {
 		fmt.Fprintln(inv.stderr, "missing required --source")
-		return nil, 2
+		return "", nil, 2
 	}
 	if agent == nil {
 		fmt.Fprintln(inv.stderr, "missing required --agent")
-		return nil, 2
+		return "", nil, 2
 	}
-	if sub == "report-agent" && state == nil {
+	if sub == "report-agent" && state == "" {
 		fmt.Fprintln(inv.stderr, "missing required --state")
-		return nil, 2
+		return "", nil, 2
 	}
-	req.source, req.agent = strings.TrimSpace(*source), *agent
-	if state != nil {
-		req.state = *state
+	src := strings.TrimSpace(*source)
+	switch sub {
+	case "report-agent":
+		return wire.MethodReportAgent, wire.ReportAgentParams{
+			PaneID: *pane, Source: src, Agent: *agent, State: state, Message: message, Seq: seq,
+			AgentSessionID: sessionID, AgentSessionPath: sessionPath, ResumeArgv: resume,
+		}, 0
+	case "release-agent":
+		return wire.MethodReleaseAgent, wire.ReleaseAgentParams{PaneID: *pane, Source: src, Agent: *agent, Seq: seq}, 0
 	}
-	return req, 0
+	return wire.MethodReportAgentSession, wire.ReportAgentSessionParams{
+		PaneID: *pane, Source: src, Agent: *agent, Seq: seq, AgentSessionID: sessionID,
+		AgentSessionPath: sessionPath, SessionStartSource: startSource, ResumeArgv: resume,
+	}, 0
 }
 
 // parseRustU64 accepts what Rust's u64::from_str accepts: ASCII digits with
@@ -742,40 +797,21 @@ func (inv *invocation) agent(g globals, args []string) int {
 			fmt.Fprintf(inv.stderr, "usage: herdr agent %s <target>\n", sub)
 			return 2
 		}
-		target, id := rest[0], "cli:agent:"+sub
-		return inv.server(g, id, func(st *serverState) (bool, *serverError) {
-			p := st.pane(target)
-			if p == nil || p.Label == "" {
-				return false, &serverError{Code: "agent_not_found", Message: "agent target " + target + " not found"}
-			}
-			if sub == "focus" {
-				p.Seen = true
-				return true, nil
-			}
-			writeJSONLine(inv.stdout, okResponse{ID: id, Result: struct {
-				Type  string    `json:"type"`
-				Agent AgentInfo `json:"agent"`
-			}{"agent_info", p.agentInfo()}})
-			return false, nil
-		})
+		method := wire.MethodAgentGet
+		if sub == "focus" {
+			method = wire.MethodAgentFocus
+		}
+		resp, code, ok := inv.call(g, "cli:agent:"+sub, method, wire.AgentTarget{Target: rest[0]})
+		if !ok {
+			return code
+		}
+		return inv.print(resp, sub == "get")
 	case "list":
 		if len(rest) != 0 {
 			fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[0])
 			return 2
 		}
-		return inv.server(g, "cli:agent:list", func(st *serverState) (bool, *serverError) {
-			agents := []AgentInfo{}
-			for _, p := range st.Panes {
-				if p.Label != "" {
-					agents = append(agents, p.agentInfo())
-				}
-			}
-			writeJSONLine(inv.stdout, okResponse{ID: "cli:agent:list", Result: struct {
-				Type   string      `json:"type"`
-				Agents []AgentInfo `json:"agents"`
-			}{"agent_list", agents}})
-			return false, nil
-		})
+		return inv.show(g, "cli:agent:list", wire.MethodAgentList, nil)
 	}
 	fmt.Fprintf(inv.stderr, "unknown agent command: %s\n", sub)
 	return 2
@@ -789,10 +825,7 @@ type statusClient struct {
 	Session  *string `json:"session"`
 }
 
-type statusCapabilities struct {
-	LiveHandoff          bool `json:"live_handoff"`
-	DetachedServerDaemon bool `json:"detached_server_daemon"`
-}
+type statusCapabilities wire.Capabilities
 
 type statusServer struct {
 	Status        string              `json:"status"`
@@ -807,7 +840,7 @@ type statusServer struct {
 }
 
 // status emulates `herdr status [client|server] [--json]`, which always
-// exits 0 (CONTRACT §6).
+// exits 0 (CONTRACT §6). The server part comes from a ping.
 func (inv *invocation) status(g globals, args []string) int {
 	asJSON, part := false, ""
 	for _, a := range args {
@@ -826,33 +859,29 @@ func (inv *invocation) status(g globals, args []string) int {
 		session = &g.session
 	}
 	binary, _ := filepath.Abs(os.Args[0])
-	client := statusClient{Version: herdrVersion, Channel: "stable", Protocol: herdrProtocol, Binary: binary, Session: session}
+	client := statusClient{Version: inv.v.name, Channel: "stable", Protocol: inv.v.protocol, Binary: binary, Session: session}
 	socket, _ := resolveSocket(g)
-	inv.lock(socket + ".lock")
 	server := statusServer{Status: "not_running", Socket: socket, Session: session}
-	if _, err := loadState(socket); err == nil && !inv.fault.ServerNotRunning {
-		version, protocol := herdrVersion, herdrProtocol
-		if inv.fault.ProtocolMismatch != 0 {
-			protocol = inv.fault.ProtocolMismatch
-		}
-		compatible := protocol == herdrProtocol
+	if pong, err := wire.Ping(context.Background(), socket); err == nil {
+		compatible := pong.Protocol == inv.v.protocol
+		caps := statusCapabilities(pong.Capabilities)
 		server = statusServer{
-			Status: "running", Running: true, Version: &version, Protocol: &protocol,
-			Capabilities: &statusCapabilities{LiveHandoff: true}, Compatible: &compatible,
-			Socket: socket, Session: session, RestartNeeded: protocol < herdrProtocol,
+			Status: "running", Running: true, Version: &pong.Version, Protocol: &pong.Protocol,
+			Capabilities: &caps, Compatible: &compatible,
+			Socket: socket, Session: session, RestartNeeded: pong.Protocol < inv.v.protocol,
 		}
 	}
 	if !asJSON {
-		fmt.Fprintf(inv.stdout, "client: herdr %s (protocol %d)\nserver: %s at %s\n", herdrVersion, herdrProtocol, server.Status, socket)
+		fmt.Fprintf(inv.stdout, "client: herdr %s (protocol %d)\nserver: %s at %s\n", inv.v.name, inv.v.protocol, server.Status, socket)
 		return 0
 	}
 	switch part {
 	case "client":
-		writeJSONLine(inv.stdout, client)
+		writeJSON(inv.stdout, client)
 	case "server":
-		writeJSONLine(inv.stdout, server)
+		writeJSON(inv.stdout, server)
 	default:
-		writeJSONLine(inv.stdout, struct {
+		writeJSON(inv.stdout, struct {
 			Client statusClient `json:"client"`
 			Server statusServer `json:"server"`
 			Update struct {

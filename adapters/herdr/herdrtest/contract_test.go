@@ -7,25 +7,55 @@ import (
 	"testing"
 )
 
-// TestChecklist drives the fake binary through the items of the contract's
-// conformance checklist (CONTRACT §9), one subtest per item.
-func TestChecklist(t *testing.T) {
-	const p = "w1:p1"
-	usageRA := usageReportAgent
-	cases := []struct {
-		name string
-		opts Options
-		run  func(r runner)
-	}{
-		{"01_no_args_usage", Options{}, func(r runner) {
+// The Test* functions of this file drive the emulator through the items
+// of the contract's conformance checklist (CONTRACT §9), one named subtest
+// per item (two items share one where they are one behaviour). An item
+// that is a server rule runs on both transports, as subtests cli and
+// socket: the socket case sends the request the CLI command stands for and
+// compares the response with what the CLI prints. Items 22-26, the socket
+// wire itself, are in wire_test.go.
+
+// item is one checklist item.
+type item struct {
+	name string
+	opts Options
+	on   []Transport // nil: the CLI only
+	run  func(r runner)
+}
+
+func runItems(t *testing.T, items []item) {
+	t.Helper()
+	for _, it := range items {
+		t.Run(it.name, func(t *testing.T) {
+			t.Parallel()
+			if it.on == nil {
+				it.run(newRunner(t, it.opts))
+				return
+			}
+			for _, tr := range it.on {
+				t.Run(string(tr), func(t *testing.T) {
+					t.Parallel()
+					it.run(newRunner(t, it.opts).on(tr))
+				})
+			}
+		})
+	}
+}
+
+const p = "w1:p1"
+
+// TestChecklistCLIGrammar covers checklist items 1-15: argv parsing, exit codes and texts, global preprocessing (§1.1-1.2). CLI only.
+func TestChecklistCLIGrammar(t *testing.T) {
+	runItems(t, []item{
+		{name: "01_no_args_usage", opts: Options{}, run: func(r runner) {
 			r.usage(usageReportAgent, "pane", "report-agent")
 			r.usage(usageReleaseAgent, "pane", "release-agent")
 			r.usage(usageReportAgentSession, "pane", "report-agent-session")
 		}},
-		{"02_help_after_subcommand", Options{}, func(r runner) {
+		{name: "02_help_after_subcommand", opts: Options{}, run: func(r runner) {
 			for _, flag := range []string{"--help", "-h"} {
 				got := r.run("pane", "report-agent", flag)
-				if got.Code != 0 || got.Stderr != "" || !strings.Contains(got.Stdout, strings.TrimPrefix(usageRA, "usage: ")) {
+				if got.Code != 0 || got.Stderr != "" || !strings.Contains(got.Stdout, strings.TrimPrefix(usageReportAgent, "usage: ")) {
 					r.t.Errorf("report-agent %s = %+v", flag, got)
 				}
 			}
@@ -34,17 +64,17 @@ func TestChecklist(t *testing.T) {
 				r.t.Errorf("release-agent --help junk = %+v", got)
 			}
 		}},
-		{"03_help_after_pane_is_unknown", Options{}, func(r runner) {
+		{name: "03_help_after_pane_is_unknown", opts: Options{}, run: func(r runner) {
 			r.usage("unknown option: --help", "pane", "report-agent", p, "--help")
 			r.usage("unknown option: -h", "pane", "release-agent", p, "-h")
 		}},
-		{"04_missing_or_blank_source", Options{}, func(r runner) {
+		{name: "04_missing_or_blank_source", opts: Options{}, run: func(r runner) {
 			r.usage("missing required --source", "pane", "report-agent", p, "--agent", lbl, "--state", "idle")
 			r.usage("missing required --source", report(p, "   ", lbl, "idle")...)
 			r.usage("missing required --source", "pane", "release-agent", p, "--agent", lbl)
 			r.usage("missing required --source", "pane", "report-agent-session", p, "--source", "\t", "--agent", lbl)
 		}},
-		{"05_missing_agent_or_state", Options{}, func(r runner) {
+		{name: "05_missing_agent_or_state", opts: Options{}, run: func(r runner) {
 			r.usage("missing required --agent", "pane", "report-agent", p, "--source", src, "--state", "idle")
 			r.usage("missing required --state", "pane", "report-agent", p, "--source", src, "--agent", lbl)
 			r.usage("missing required --agent", "pane", "release-agent", p, "--source", src)
@@ -52,14 +82,14 @@ func TestChecklist(t *testing.T) {
 			r.usage("missing required --source", "pane", "report-agent", p)
 			r.usage("missing required --agent", "pane", "report-agent", p, "--source", src)
 		}},
-		{"06_missing_value", Options{}, func(r runner) {
+		{name: "06_missing_value", opts: Options{}, run: func(r runner) {
 			for _, flag := range agentCommandFlags["report-agent"] {
 				r.usage("missing value for "+flag, "pane", "report-agent", p, flag)
 			}
 			r.usage("missing value for --seq", append(release(p, src, lbl), "--seq")...)
 			r.usage("missing value for --session-start-source", "pane", "report-agent-session", p, "--session-start-source")
 		}},
-		{"07_equals_form_is_unknown", Options{}, func(r runner) {
+		{name: "07_equals_form_is_unknown", opts: Options{}, run: func(r runner) {
 			for sub, flags := range agentCommandFlags {
 				for _, flag := range flags {
 					tok := flag + "=x"
@@ -68,7 +98,7 @@ func TestChecklist(t *testing.T) {
 			}
 			r.usage("unknown option: --source=custom:x", "pane", "report-agent", p, "--source=custom:x", "--agent", lbl, "--state", "idle")
 		}},
-		{"08_dashdash_and_second_positional", Options{}, func(r runner) {
+		{name: "08_dashdash_and_second_positional", opts: Options{}, run: func(r runner) {
 			r.usage("unknown option: --", report(p, src, lbl, "idle", "--")...)
 			r.usage("unknown option: extra", report(p, src, lbl, "idle", "extra")...)
 			r.usage("unknown option: w1:p2", "pane", "release-agent", p, "w1:p2", "--source", src, "--agent", lbl)
@@ -76,12 +106,12 @@ func TestChecklist(t *testing.T) {
 			r.usage("unknown option: --state", append(release(p, src, lbl), "--state", "idle")...)
 			r.usage("unknown option: --message", append(release(p, src, lbl), "--message", "m")...)
 		}},
-		{"09_flags_before_pane", Options{}, func(r runner) {
+		{name: "09_flags_before_pane", opts: Options{}, run: func(r runner) {
 			r.usage("unknown option: "+src, "pane", "report-agent", "--source", src, "--agent", lbl, "--state", "working", p)
 			// A flag-looking pane id is otherwise accepted, and then not found.
 			r.want(serverErr("cli:request", "pane_not_found", "pane -x not found"), report("-x", src, lbl, "idle")...)
 		}},
-		{"10_state_values", Options{}, func(r runner) {
+		{name: "10_state_values", opts: Options{}, run: func(r runner) {
 			for _, s := range []string{"idle", "working", "blocked", "unknown"} {
 				r.ok(report(p, src, lbl, s)...)
 			}
@@ -89,7 +119,7 @@ func TestChecklist(t *testing.T) {
 				r.rust("invalid pane agent state: "+s+" (expected idle, working, blocked, or unknown)", report(p, src, lbl, s)...)
 			}
 		}},
-		{"11_seq_values", Options{}, func(r runner) {
+		{name: "11_seq_values", opts: Options{}, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "+5")...)
 			r.hwm(p, src, 5, true)
 			r.ok(report(p, src, lbl, "working", "--seq", "18446744073709551615")...)
@@ -99,13 +129,13 @@ func TestChecklist(t *testing.T) {
 			}
 			r.rust("invalid value for --seq: x", append(release(p, src, lbl), "--seq", "x")...)
 		}},
-		{"12_in_loop_errors_first", Options{}, func(r runner) {
+		{name: "12_in_loop_errors_first", opts: Options{}, run: func(r runner) {
 			r.rust("invalid pane agent state: done (expected idle, working, blocked, or unknown)", "pane", "report-agent", p, "--state", "done")
 			r.rust("invalid value for --seq: -1", "pane", "report-agent", p, "--seq", "-1", "--bogus")
 			r.usage("unknown option: --bogus", "pane", "report-agent", p, "--bogus", "--seq", "-1")
 			r.usage("missing value for --agent", "pane", "report-agent", p, "--state", "idle", "--agent")
 		}},
-		{"13_duplicate_last_wins", Options{}, func(r runner) {
+		{name: "13_duplicate_last_wins", opts: Options{}, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--state", "blocked", "--seq", "1", "--seq", "7")...)
 			r.agent(p, lbl, "blocked")
 			r.hwm(p, src, 7, true)
@@ -117,14 +147,14 @@ func TestChecklist(t *testing.T) {
 				report(p, src, lbl, "done", "--state", "idle")...)
 			r.rust("invalid value for --seq: x", report(p, src, lbl, "idle", "--seq", "x", "--seq", "9")...)
 		}},
-		{"14_message_any_value", Options{}, func(r runner) {
+		{name: "14_message_any_value", opts: Options{}, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--message", "")...)
 			r.ok(report(p, src, lbl, "blocked", "--message", "--seq")...)
 			r.agent(p, lbl, "blocked")
 			r.hwm(p, src, 0, false) // "--seq" was the message, not a flag
 			r.ok(report(p, src, lbl, "blocked", "--message", "-x ünïcode \"quoted\"")...)
 		}},
-		{"15_global_tokens_hijack_values", Options{}, func(r runner) {
+		{name: "15_global_tokens_hijack_values", opts: Options{}, run: func(r runner) {
 			r.want(result{Code: 2, Stderr: "error: missing value for --session\nrun 'herdr --help' for usage\n"},
 				report(p, src, lbl, "working", "--message", "--session")...)
 			// --session=x and --remote=x vanish, so --message eats the next token.
@@ -144,23 +174,29 @@ func TestChecklist(t *testing.T) {
 			r.want(result{Code: 2, Stderr: "error: invalid session name \"a/b\": use 1-64 characters from A-Z a-z 0-9 . _ -\nrun 'herdr --help' for usage\n"},
 				"--session", "a/b", "--version")
 		}},
-		{"16_blank_agent_invalid", Options{}, func(r runner) {
+	})
+}
+
+// TestChecklistAnswers covers checklist items 16-21: the server's answers, server_not_running, protocol_mismatch and socket resolution (§1.5-1.6, §2.4).
+func TestChecklistAnswers(t *testing.T) {
+	runItems(t, []item{
+		{name: "16_blank_agent_invalid", opts: Options{}, on: both, run: func(r runner) {
 			r.want(serverErr("cli:request", "invalid_agent", "agent label must not be empty"), report(p, src, "  ", "working")...)
 			r.want(serverErr("cli:request", "invalid_agent", "agent label must not be empty"), release(p, src, "")...)
 			r.want(serverErr("cli:request", "pane_not_found", "pane w9:p9 not found"), report("w9:p9", src, "  ", "working")...)
 		}},
-		{"17_unknown_pane", Options{}, func(r runner) {
+		{name: "17_unknown_pane", opts: Options{}, on: both, run: func(r runner) {
 			r.want(serverErr("cli:request", "pane_not_found", "pane w9:p9 not found"), report("w9:p9", src, lbl, "working")...)
 			r.want(serverErr("cli:request", "pane_not_found", "pane w9:p9 not found"), release("w9:p9", src, lbl)...)
 			r.want(serverErr("cli:pane:get", "pane_not_found", "pane w9:p9 not found"), "pane", "get", "w9:p9")
 			r.want(serverErr("cli:agent:get", "agent_not_found", "agent target w9:p9 not found"), "agent", "get", "w9:p9")
 		}},
-		{"18_success_is_silent", Options{}, func(r runner) {
+		{name: "18_success_is_silent", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "1")...)
 			r.ok("pane", "report-agent-session", p, "--source", src, "--agent", lbl, "--seq", "2", "--agent-session-id", "s")
 			r.ok(release(p, src, lbl, "--seq", "3")...)
 		}},
-		{"19_server_not_running", Options{}, func(r runner) {
+		{name: "19_server_not_running", opts: Options{}, run: func(r runner) {
 			if err := r.h.StopServer(); err != nil {
 				r.t.Fatal(err)
 			}
@@ -171,7 +207,7 @@ func TestChecklist(t *testing.T) {
 			// Argv errors come before the server is contacted.
 			r.usage("missing required --source", "pane", "report-agent", p)
 		}},
-		{"20_protocol_mismatch", Options{}, func(r runner) {
+		{name: "20_protocol_mismatch", opts: Options{}, run: func(r runner) {
 			if err := r.h.SetFault(Fault{ProtocolMismatch: 19}); err != nil {
 				r.t.Fatal(err)
 			}
@@ -189,7 +225,7 @@ func TestChecklist(t *testing.T) {
 				"client protocol 20 is older than server protocol 21; upgrade the Herdr client before using this command"),
 				report(p, src, lbl, "working")...)
 		}},
-		{"21_socket_resolution", Options{}, func(r runner) {
+		{name: "21_socket_resolution", opts: Options{}, run: func(r runner) {
 			cfg := r.t.TempDir()
 			notRunning := func(socket, attach string) result {
 				return serverErr("cli:request", "server_not_running",
@@ -214,33 +250,39 @@ func TestChecklist(t *testing.T) {
 			r.want(result{Code: 2, Stderr: "error: invalid HERDR_SESSION \"bad/name\": use 1-64 characters from A-Z a-z 0-9 . _ -\nrun 'herdr --help' for usage\n"},
 				report(p, src, lbl, "working")...)
 		}},
-		{"27_stale_seq_ignored", Options{}, func(r runner) {
+	})
+}
+
+// TestChecklistSequence covers checklist items 27-31: sequence high-water marks (§3.3).
+func TestChecklistSequence(t *testing.T) {
+	runItems(t, []item{
+		{name: "27_stale_seq_ignored", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "10")...)
 			r.ok(report(p, src, lbl, "blocked", "--seq", "10")...)
 			r.ok(report(p, src, lbl, "idle", "--seq", "9")...)
 			r.agent(p, lbl, "working")
 			r.hwm(p, src, 10, true)
 		}},
-		{"28_higher_seq_applied", Options{}, func(r runner) {
+		{name: "28_higher_seq_applied", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "0")...)
 			r.hwm(p, src, 0, true)
 			r.ok(report(p, src, lbl, "blocked", "--seq", "11")...)
 			r.agent(p, lbl, "blocked")
 			r.hwm(p, src, 11, true)
 		}},
-		{"29_unsequenced_after_sequenced_ignored", Options{}, func(r runner) {
+		{name: "29_unsequenced_after_sequenced_ignored", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "1")...)
 			r.ok(report(p, src, lbl, "blocked")...)
 			r.agent(p, lbl, "working")
 		}},
-		{"30_never_sequenced_applied_in_order", Options{}, func(r runner) {
+		{name: "30_never_sequenced_applied_in_order", opts: Options{}, on: both, run: func(r runner) {
 			for _, s := range []string{"working", "blocked", "working", "idle"} {
 				r.ok(report(p, src, lbl, s)...)
 			}
 			r.agent(p, lbl, "done")
 			r.hwm(p, src, 0, false)
 		}},
-		{"31_sources_independent_last_wins", Options{}, func(r runner) {
+		{name: "31_sources_independent_last_wins", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, "custom:a", "agent-a", "working", "--seq", "5")...)
 			r.ok(report(p, "custom:b", "agent-b", "blocked", "--seq", "5")...)
 			r.agent(p, "agent-b", "blocked")
@@ -250,7 +292,13 @@ func TestChecklist(t *testing.T) {
 			r.ok(release(p, "custom:b", "agent-b", "--seq", "6")...)
 			r.agent(p, "", "unknown")
 		}},
-		{"32_release_clears", Options{}, func(r runner) {
+	})
+}
+
+// TestChecklistRelease covers checklist items 32-38: release (§3.5).
+func TestChecklistRelease(t *testing.T) {
+	runItems(t, []item{
+		{name: "32_release_clears", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "1")...)
 			r.ok(release(p, src, lbl, "--seq", "2")...)
 			r.agent(p, "", "unknown")
@@ -258,7 +306,7 @@ func TestChecklist(t *testing.T) {
 			r.want(result{Stdout: `{"id":"cli:pane:get","result":{"type":"pane_info","pane":{"pane_id":"w1:p1","terminal_id":"term_6400000000001","workspace_id":"w1","tab_id":"w1:t1","focused":false,"agent_status":"unknown","revision":0}}}` + "\n"},
 				"pane", "get", p)
 		}},
-		{"33_hwm_survives_release", Options{}, func(r runner) {
+		{name: "33_hwm_survives_release", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "1")...)
 			r.ok(release(p, src, lbl, "--seq", "5")...)
 			r.hwm(p, src, 5, true)
@@ -267,17 +315,17 @@ func TestChecklist(t *testing.T) {
 			r.ok(report(p, src, lbl, "working", "--seq", "6")...)
 			r.agent(p, lbl, "working")
 		}},
-		{"34_unsequenced_release_after_seq_noop", Options{}, func(r runner) {
+		{name: "34_unsequenced_release_after_seq_noop", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "1")...)
 			r.ok(release(p, src, lbl)...)
 			r.agent(p, lbl, "working")
 		}},
-		{"35_unsequenced_release_never_seq", Options{}, func(r runner) {
+		{name: "35_unsequenced_release_never_seq", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working")...)
 			r.ok(release(p, src, lbl)...)
 			r.agent(p, "", "unknown")
 		}},
-		{"36_release_by_non_owner_noop", Options{}, func(r runner) {
+		{name: "36_release_by_non_owner_noop", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "1")...)
 			r.ok(release(p, "custom:other", lbl, "--seq", "2")...)
 			r.ok(release(p, src, "other-label", "--seq", "3")...)
@@ -285,14 +333,14 @@ func TestChecklist(t *testing.T) {
 			r.agent(p, lbl, "working")
 			r.hwm(p, src, 1, true) // no-op releases consume no seq
 		}},
-		{"37_second_release_noop", Options{}, func(r runner) {
+		{name: "37_second_release_noop", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "1")...)
 			r.ok(release(p, src, lbl, "--seq", "2")...)
 			r.ok(release(p, src, lbl, "--seq", "3")...)
 			r.hwm(p, src, 2, true)
 			r.agent(p, "", "unknown")
 		}},
-		{"38_official_release_noop", Options{}, func(r runner) {
+		{name: "38_official_release_noop", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, "herdr:pi", "pi", "working", "--seq", "1")...)
 			r.agent(p, "pi", "working")
 			r.ok(release(p, "herdr:pi", "pi", "--seq", "2")...)
@@ -300,7 +348,13 @@ func TestChecklist(t *testing.T) {
 			r.agent(p, "pi", "working")
 			r.hwm(p, "herdr:pi", 1, true)
 		}},
-		{"39_reserved_pair_ignored", Options{}, func(r runner) {
+	})
+}
+
+// TestChecklistSourcesAndLabels covers checklist items 39-46: source classes, labels, output fields, messages and sessions (§3.4-3.8, §4).
+func TestChecklistSourcesAndLabels(t *testing.T) {
+	runItems(t, []item{
+		{name: "39_reserved_pair_ignored", opts: Options{}, on: both, run: func(r runner) {
 			for _, a := range []string{"claude", "codex", "copilot", "devin", "droid", "qodercli", "cursor", "grok"} {
 				r.ok(report(p, "herdr:"+a, a, "working", "--seq", "1")...)
 				r.hwm(p, "herdr:"+a, 0, false)
@@ -308,23 +362,27 @@ func TestChecklist(t *testing.T) {
 			r.ok(report(p, "herdr:claude", "Claude-Code", "working")...)
 			r.agent(p, "", "unknown")
 		}},
-		{"40_session_only_pair_ignored", Options{}, func(r runner) {
+		{name: "40_session_only_pair_ignored", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, "herdr:hermes", "hermes", "working", "--seq", "1")...)
 			r.ok(report(p, "herdr:qwen", "qwen", "working", "--seq", "1")...)
 			r.ok(report(p, "herdr:antigravity_cli", "agy", "working", "--seq", "1")...)
 			r.ok(report(p, "herdr:antigravity_cli", "antigravity", "working")...)
 			r.agent(p, "", "unknown")
 		}},
-		{"41_source_not_validated", Options{}, func(r runner) {
+		{name: "41_source_not_validated", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, "herdr:foo", lbl, "working", "--seq", "1")...)
 			r.agent(p, lbl, "working")
 			r.ok(report(p, "  spaced source!  ", lbl, "blocked", "--seq", "1")...)
 			r.agent(p, lbl, "blocked")
-			r.hwm(p, "spaced source!", 1, true)                                   // the CLI trims the source
+			if r.tr == TransportCLI {
+				r.hwm(p, "spaced source!", 1, true) // the CLI trims the source
+			} else {
+				r.hwm(p, "  spaced source!  ", 1, true) // the server does not (§2.4)
+			}
 			r.ok(report(p, "herdr:claude", "my-claude", "idle", "--seq", "1")...) // not an official pair
 			r.agent(p, "my-claude", "done")
 		}},
-		{"42_label_normalisation", Options{}, func(r runner) {
+		{name: "42_label_normalisation", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, "Claude-Code", "working")...)
 			r.agent(p, "claude", "working")
 			r.ok(release(p, src, "CLAUDE.exe")...) // same label after normalisation
@@ -336,14 +394,14 @@ func TestChecklist(t *testing.T) {
 			r.ok(release(p, src, " My-Agent")...)
 			r.agent(p, "", "unknown")
 		}},
-		{"43_output_fields", Options{}, func(r runner) {
+		{name: "43_output_fields", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--message", "m", "--seq", "1")...)
 			r.want(result{Stdout: `{"id":"cli:agent:get","result":{"type":"agent_info","agent":{"terminal_id":"term_6400000000001","agent":"test-agent","agent_status":"working","workspace_id":"w1","tab_id":"w1:t1","pane_id":"w1:p1","focused":false,"state_change_seq":1,"revision":0}}}` + "\n"},
 				"agent", "get", p)
 			r.want(result{Stdout: `{"id":"cli:pane:get","result":{"type":"pane_info","pane":{"pane_id":"w1:p1","terminal_id":"term_6400000000001","workspace_id":"w1","tab_id":"w1:t1","focused":false,"agent":"test-agent","agent_status":"working","revision":0}}}` + "\n"},
 				"pane", "get", p)
 		}},
-		{"44_message_never_shown", Options{Panes: []string{p, "w2:p1"}}, func(r runner) {
+		{name: "44_message_never_shown", opts: Options{Panes: []string{p, "w2:p1"}}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "blocked", "--message", "SECRET-MESSAGE")...)
 			for _, args := range [][]string{{"pane", "get", p}, {"pane", "list"}, {"agent", "get", p}, {"agent", "list"}} {
 				got := r.run(args...)
@@ -352,7 +410,7 @@ func TestChecklist(t *testing.T) {
 				}
 			}
 		}},
-		{"45_agent_session_absent", Options{}, func(r runner) {
+		{name: "45_agent_session_absent", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--agent-session-id", "abc", "--agent-session-path", "/tmp/s.jsonl")...)
 			for _, args := range [][]string{{"pane", "get", p}, {"agent", "get", p}, {"agent", "list"}, {"pane", "list"}} {
 				if got := r.run(args...); got.Code != 0 || strings.Contains(got.Stdout, "agent_session") {
@@ -360,7 +418,7 @@ func TestChecklist(t *testing.T) {
 				}
 			}
 		}},
-		{"46_custom_report_session_noop", Options{}, func(r runner) {
+		{name: "46_custom_report_session_noop", opts: Options{}, on: both, run: func(r runner) {
 			r.ok("pane", "report-agent-session", p, "--source", src, "--agent", lbl, "--seq", "5",
 				"--agent-session-id", "abc", "--session-start-source", "startup")
 			r.hwm(p, src, 0, false)
@@ -368,7 +426,13 @@ func TestChecklist(t *testing.T) {
 			r.ok(report(p, src, lbl, "working", "--seq", "1")...) // seq 5 was not consumed
 			r.agent(p, lbl, "working")
 		}},
-		{"47_done_when_not_in_view", Options{}, func(r runner) {
+	})
+}
+
+// TestChecklistDone covers checklist items 47-52: the seen/done model (§3.9).
+func TestChecklistDone(t *testing.T) {
+	runItems(t, []item{
+		{name: "47_done_when_not_in_view", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "1")...)
 			r.ok(report(p, src, lbl, "idle", "--seq", "2")...)
 			r.agent(p, lbl, "done")
@@ -380,7 +444,7 @@ func TestChecklist(t *testing.T) {
 			r.ok(report(p, src, lbl, "idle", "--seq", "6")...)
 			r.agent(p, lbl, "done")
 		}},
-		{"48_idle_when_in_view", Options{Panes: []string{p, "w1:p2"}, InView: []string{p}}, func(r runner) {
+		{name: "48_idle_when_in_view", opts: Options{Panes: []string{p, "w1:p2"}, InView: []string{p}}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working")...)
 			r.ok(report(p, src, lbl, "idle")...)
 			r.agent(p, lbl, "idle")
@@ -388,7 +452,7 @@ func TestChecklist(t *testing.T) {
 			r.ok(report("w1:p2", src, lbl, "idle")...)
 			r.agent("w1:p2", lbl, "done")
 		}},
-		{"49_done_survives_reads_and_idle", Options{}, func(r runner) {
+		{name: "49_done_survives_reads_and_idle", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working")...)
 			r.ok(report(p, src, lbl, "idle")...)
 			for _, args := range [][]string{{"pane", "get", p}, {"pane", "list"}, {"agent", "get", p}, {"agent", "list"}} {
@@ -400,7 +464,7 @@ func TestChecklist(t *testing.T) {
 			r.ok(report(p, src, lbl, "idle", "--message", "other")...)
 			r.agent(p, lbl, "done")
 		}},
-		{"50_focus_clears_done", Options{Panes: []string{p, "w1:p2", "w1:p3"}}, func(r runner) {
+		{name: "50_focus_clears_done", opts: Options{Panes: []string{p, "w1:p2", "w1:p3"}}, on: both, run: func(r runner) {
 			for _, pane := range []string{p, "w1:p2", "w1:p3"} {
 				r.ok(report(pane, src, lbl, "working")...)
 				r.ok(report(pane, src, lbl, "idle")...)
@@ -418,7 +482,7 @@ func TestChecklist(t *testing.T) {
 			r.agent("w1:p3", lbl, "idle")
 			r.want(serverErr("cli:agent:focus", "agent_not_found", "agent target w9:p9 not found"), "agent", "focus", "w9:p9")
 		}},
-		{"51_non_idle_after_done", Options{}, func(r runner) {
+		{name: "51_non_idle_after_done", opts: Options{}, on: both, run: func(r runner) {
 			for _, s := range []string{"working", "blocked", "unknown"} {
 				r.ok(report(p, src, lbl, "working")...)
 				r.ok(report(p, src, lbl, "idle")...)
@@ -427,7 +491,7 @@ func TestChecklist(t *testing.T) {
 				r.agent(p, lbl, s)
 			}
 		}},
-		{"52_first_idle_is_idle", Options{}, func(r runner) {
+		{name: "52_first_idle_is_idle", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "idle")...)
 			r.agent(p, lbl, "idle")
 			// Also after a release: no label before, so no completion.
@@ -435,7 +499,13 @@ func TestChecklist(t *testing.T) {
 			r.ok(report(p, src, lbl, "idle")...)
 			r.agent(p, lbl, "idle")
 		}},
-		{"53_54_state_persists_after_reporter_exits", Options{}, func(r runner) {
+	})
+}
+
+// TestChecklistLifetime covers checklist items 53-57: no expiry, official sessions, restarts (§3.2, §3.10).
+func TestChecklistLifetime(t *testing.T) {
+	runItems(t, []item{
+		{name: "53_54_state_persists_after_reporter_exits", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "1")...)
 			// The reporting process has exited; nothing expires the state.
 			for range 3 {
@@ -448,19 +518,19 @@ func TestChecklist(t *testing.T) {
 				r.t.Errorf("agent list = %+v", got)
 			}
 		}},
-		{"56_official_session_blocks_custom", Options{}, func(r runner) {
+		{name: "56_official_session_blocks_custom", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, "herdr:claude", "claude", "working", "--agent-session-id", "sess-1")...)
 			r.ok(report(p, src, lbl, "working", "--seq", "1")...)
 			r.agent(p, "", "unknown")
 			r.hwm(p, src, 0, false)
 			// An invalid session id is dropped, so it does not block.
-			r2 := newRunner(r.t, Options{})
+			r2 := newRunner(r.t, Options{}).on(r.tr)
 			r2.ok(report(p, "herdr:claude", "claude", "working", "--agent-session-id", "bad\nid")...)
 			r2.ok(report(p, src, lbl, "working", "--seq", "1")...)
 			r2.agent(p, lbl, "working")
 			// A full-lifecycle authority with a session holds the pane the
 			// same way: a custom report exits 0 and changes nothing.
-			r3 := newRunner(r.t, Options{})
+			r3 := newRunner(r.t, Options{}).on(r.tr)
 			r3.ok(report(p, "herdr:pi", "pi", "working", "--seq", "5", "--agent-session-id", "abc")...)
 			r3.agent(p, "pi", "working")
 			r3.ok(report(p, src, lbl, "blocked", "--seq", "10")...)
@@ -470,12 +540,12 @@ func TestChecklist(t *testing.T) {
 			r3.ok(report(p, "herdr:pi", "pi", "idle", "--seq", "6", "--agent-session-id", "abc")...)
 			r3.agent(p, "pi", "done") // idle after working, not in view
 			// Without a session, a full-lifecycle authority does not block.
-			r4 := newRunner(r.t, Options{})
+			r4 := newRunner(r.t, Options{}).on(r.tr)
 			r4.ok(report(p, "herdr:omp", "omp", "working", "--seq", "5")...)
 			r4.ok(report(p, src, lbl, "blocked", "--seq", "10")...)
 			r4.agent(p, lbl, "blocked")
 		}},
-		{"57_restart_forgets_authority_and_hwm", Options{}, func(r runner) {
+		{name: "57_restart_forgets_authority_and_hwm", opts: Options{}, on: both, run: func(r runner) {
 			r.ok(report(p, src, lbl, "working", "--seq", "100")...)
 			if err := r.h.StopServer(); err != nil {
 				r.t.Fatal(err)
@@ -491,7 +561,13 @@ func TestChecklist(t *testing.T) {
 			r.ok(report(p, src, lbl, "blocked", "--seq", "1")...)
 			r.agent(p, lbl, "blocked")
 		}},
-		{"58_status_json", Options{}, func(r runner) {
+	})
+}
+
+// TestChecklistProbes covers checklist items 58-60: status, version and schema, no timeout (§6).
+func TestChecklistProbes(t *testing.T) {
+	runItems(t, []item{
+		{name: "58_status_json", opts: Options{}, run: func(r runner) {
 			bin := jsonPath(r.h.Bin)
 			sock := jsonPath(r.h.Socket)
 			client := `{"version":"0.8.2","channel":"stable","protocol":20,"binary":"` + bin + `","session":null}`
@@ -511,22 +587,16 @@ func TestChecklist(t *testing.T) {
 			r.want(result{Stdout: `{"status":"not_running","running":false,"version":null,"protocol":null,"capabilities":null,"compatible":null,"socket":"` + sock + `","session":null,"restart_needed":false}` + "\n"},
 				"status", "server", "--json")
 		}},
-		{"59_version_and_schema", Options{}, func(r runner) {
+		{name: "59_version_and_schema", opts: Options{}, run: func(r runner) {
 			r.want(result{Stdout: "herdr 0.8.2\n"}, "--version")
 			if got := r.run("api", "schema", "--json"); got.Code != 0 || !strings.Contains(got.Stdout, `"protocol": 20`) {
 				r.t.Errorf("api schema = %+v", got)
 			}
 		}},
-		{"60_no_timeout_hang", Options{}, func(r runner) {
+		{name: "60_no_timeout_hang", opts: Options{}, run: func(r runner) {
 			testHang(r, false)
 		}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.run(newRunner(t, tc.opts))
-		})
-	}
+	})
 }
 
 // jsonPath is path as it appears inside a JSON string.

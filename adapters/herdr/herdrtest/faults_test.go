@@ -14,25 +14,18 @@ import (
 	"unicode/utf8"
 )
 
-// waitFor polls cond until it holds or the deadline passes: for events in
-// another process.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitCalls waits until cond holds for h's calls: for events in another
+// process, seen through the log the fake binary writes.
+func waitCalls(t *testing.T, h *Herdr, cond func([]Call) bool) []Call {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	calls, err := h.WaitCalls(t.Context(), cond)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return calls
 }
 
-func hungCall(h *Herdr) func() bool {
-	return func() bool {
-		calls, err := h.Calls()
-		return err == nil && len(calls) > 0 && calls[len(calls)-1].Hung
-	}
-}
+func lastHung(calls []Call) bool { return len(calls) > 0 && calls[len(calls)-1].Hung }
 
 // testHang starts a hanging invocation, checks that it neither exits nor
 // blocks other invocations, then stops it (with SIGTERM when term, which a
@@ -53,7 +46,7 @@ func testHang(r runner, ignoreTERM bool) {
 		_ = cmd.Process.Kill()
 		<-done
 	}()
-	waitFor(t, "the hung call in the log", hungCall(h))
+	waitCalls(t, h, lastHung)
 	if err := h.SetFault(Fault{}); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +73,7 @@ func testHang(r runner, ignoreTERM bool) {
 }
 
 func TestFaults(t *testing.T) {
-	const p = "w1:p1"
+
 	cases := []struct {
 		name  string
 		fault Fault
@@ -155,10 +148,7 @@ func TestFaults(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				r.t.Fatal(err)
 			}
-			waitFor(r.t, "the call's start record", func() bool {
-				calls, err := r.h.Calls()
-				return err == nil && len(calls) == 1
-			})
+			waitCalls(r.t, r.h, func(calls []Call) bool { return len(calls) == 1 })
 			if err := cmd.Process.Kill(); err != nil {
 				r.t.Fatal(err)
 			}
@@ -202,7 +192,7 @@ func TestFaults(t *testing.T) {
 			r.agent(p, lbl, "working")
 		}},
 		{"fail_first", Fault{FailFirst: 2}, func(r runner) {
-			unavailable := serverErr("cli:request", "server_unavailable", "herdr server is shutting down")
+			unavailable := serverErr("cli:request", "server_unavailable", "server is shutting down")
 			r.want(result{Stdout: "herdr 0.8.2\n"}, "--version")            // not counted
 			r.usage("missing required --source", "pane", "report-agent", p) // nor are argv errors
 			r.want(unavailable, report(p, src, lbl, "working", "--seq", "1")...)

@@ -1,7 +1,7 @@
 package herdrtest
 
 import (
-	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,8 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/panestate/panestate/internal/filelock"
 )
 
 // Errors returned by [Herdr] methods.
@@ -27,12 +25,14 @@ var (
 	ErrPaneNotFound = errors.New("herdrtest: pane not found")
 )
 
-// Options configures [Start]. The zero value is one pane, "w1:p1", not in
-// view.
+// Options configures [Start]. The zero value is Herdr 0.8.2 with one pane,
+// "w1:p1", not in view.
 type Options struct {
-	// Dir is where the emulator keeps its binary, state, control file, lock
-	// and log. Empty means a new directory from os.MkdirTemp, removed by
-	// Close; when set, the caller owns its cleanup.
+	// Dir is where the emulator keeps its binary, socket, control file,
+	// lock and log. Empty means a new directory from os.MkdirTemp, removed
+	// by Close; when set, the caller owns its cleanup. When Dir is too long
+	// for a Unix socket path, the socket goes in a short directory of its
+	// own, removed by Close.
 	Dir string
 	// Panes are the pane ids that exist. Default ["w1:p1"]. The first is the
 	// "own" pane: [Herdr.Pane] and HERDR_PANE_ID in [Herdr.Env].
@@ -42,36 +42,46 @@ type Options struct {
 	// there shows "idle", elsewhere "done" (CONTRACT §3.9). Default none, so
 	// idle after working shows "done". See also [Herdr.SetInView].
 	InView []string
+	// Version is the Herdr version to emulate: [Version082] (the default)
+	// or [Version093].
+	Version string
 }
 
-// Herdr is a running emulated Herdr: a fake herdr binary and the state of
-// its server. Its methods are safe for concurrent use with each other and
-// with running fake binaries (they take the same cross-process lock). After
-// [Herdr.Close] they fail.
+// Herdr is a running emulated Herdr: a server listening at [Herdr.Socket]
+// in this process, and a fake herdr binary that is a client of it. Its
+// methods are safe for concurrent use with each other, with socket clients
+// and with running fake binaries. After [Herdr.Close] the server is gone:
+// state methods return [ErrServerNotRunning].
 type Herdr struct {
-	// Dir holds everything below.
+	// Dir holds the binary, the control file and the log.
 	Dir string
 	// Bin is the fake herdr executable (HERDR_BIN_PATH).
 	Bin string
-	// Socket is the emulated server's "socket" (HERDR_SOCKET_PATH): a JSON
-	// file with the server state. Absent means no server is running.
+	// Socket is the server's socket (HERDR_SOCKET_PATH): a Unix socket, or
+	// on Windows a marker file whose named pipe is `\\.\pipe\` + Socket.
 	Socket string
 	// Pane is the own pane id (HERDR_PANE_ID), the first of Options.Panes.
 	Pane string
 
-	panes   []string
-	ownDir  bool
-	mu      sync.Mutex
-	inView  map[string]bool
-	closed  bool
-	control string
-	log     string
-	lock    string
+	panes     []string
+	v         version
+	srv       *server
+	ownDir    bool
+	socketDir string // a short directory of the emulator's own for Socket, or ""
+	control   string
+	log       string
+	lock      string
+	closeOnce sync.Once
+	closeErr  error
 }
 
-// Start creates the directory, the fake binary, a running server's state
-// with the panes of opts, and an empty control file (no fault).
+// Start creates the directory, the fake binary and an empty control file
+// (no fault), and starts the server with the panes of opts.
 func Start(opts Options) (*Herdr, error) {
+	v, err := lookupVersion(opts.Version)
+	if err != nil {
+		return nil, err
+	}
 	panes := opts.Panes
 	if len(panes) == 0 {
 		panes = []string{"w1:p1"}
@@ -90,7 +100,7 @@ func Start(opts Options) (*Herdr, error) {
 		}
 		inView[p] = true
 	}
-	h := &Herdr{Dir: opts.Dir, Pane: panes[0], panes: panes, inView: inView}
+	h := &Herdr{Dir: opts.Dir, Pane: panes[0], panes: slices.Clone(panes), v: v}
 	if h.Dir == "" {
 		dir, err := os.MkdirTemp("", "herdrtest-")
 		if err != nil {
@@ -104,23 +114,54 @@ func Start(opts Options) (*Herdr, error) {
 	if runtime.GOOS == "windows" {
 		h.Bin += ".exe"
 	}
-	h.Socket = filepath.Join(h.Dir, socketName)
 	h.control = filepath.Join(h.Dir, controlName)
 	h.log = filepath.Join(h.Dir, logName)
 	h.lock = filepath.Join(h.Dir, lockName)
-	err := errors.Join(
+	err = errors.Join(
+		h.pickSocket(),
 		linkExecutable(h.Bin),
-		writeFileAtomic(h.control, []byte("{}")),
+		h.writeControl(Fault{}),
 		os.WriteFile(h.log, nil, 0o600),
-		saveState(h.Socket, newServerState(panes, inView)),
 	)
+	if err == nil {
+		h.srv = newServer(v, h.Socket, h.Dir, h.panes, inView)
+		err = h.srv.start()
+	}
 	if err != nil {
-		if h.ownDir {
-			os.RemoveAll(h.Dir)
-		}
+		h.removeDirs()
 		return nil, fmt.Errorf("herdrtest: start: %w", err)
 	}
 	return h, nil
+}
+
+// pickSocket places the socket in Dir, or in a short directory of its own
+// when Dir is too long for a socket path.
+func (h *Herdr) pickSocket() error {
+	h.Socket = filepath.Join(h.Dir, socketName)
+	if len(h.Socket) <= maxSocketPath {
+		return nil
+	}
+	for _, base := range []string{"", "/tmp"} {
+		dir, err := os.MkdirTemp(base, "herdr-")
+		if err != nil {
+			continue
+		}
+		if sock := filepath.Join(dir, socketName); len(sock) <= maxSocketPath {
+			h.Socket, h.socketDir = sock, dir
+			return nil
+		}
+		os.Remove(dir)
+	}
+	return fmt.Errorf("herdrtest: no directory short enough for a socket (%s is %d bytes)", h.Socket, len(h.Socket))
+}
+
+func (h *Herdr) removeDirs() {
+	if h.socketDir != "" {
+		os.RemoveAll(h.socketDir)
+	}
+	if h.ownDir {
+		os.RemoveAll(h.Dir)
+	}
 }
 
 // linkExecutable places bin as a hard link to the current executable, or a
@@ -165,17 +206,24 @@ func StartT(tb testing.TB, opts Options) *Herdr {
 	return h
 }
 
-// Close kills any grandchild the Grandchild fault left behind and removes
-// the directory if Start created it. It is idempotent. Fake binaries still
-// running (a Hang fault) are not killed: they belong to whoever started them.
+// Version returns the emulated Herdr version, e.g. "0.8.2".
+func (h *Herdr) Version() string { return h.v.name }
+
+// Protocol returns the emulated server's socket protocol, e.g. 20.
+func (h *Herdr) Protocol() int { return h.v.protocol }
+
+// Close stops the server (closing every open connection), kills any
+// grandchild the Grandchild fault left behind and removes the directories
+// Start created. It is idempotent. Fake binaries still running (a Hang
+// fault) are not killed: they belong to whoever started them.
 func (h *Herdr) Close() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return nil
-	}
-	h.closed = true
-	if calls, err := h.Calls(); err == nil {
+	h.closeOnce.Do(func() { h.closeErr = h.close() })
+	return h.closeErr
+}
+
+func (h *Herdr) close() error {
+	h.srv.close()
+	if calls, err := h.cliCalls(); err == nil {
 		for _, c := range calls {
 			if c.GrandchildPID > 0 {
 				if p, err := os.FindProcess(c.GrandchildPID); err == nil {
@@ -184,6 +232,9 @@ func (h *Herdr) Close() error {
 				}
 			}
 		}
+	}
+	if h.socketDir != "" {
+		os.RemoveAll(h.socketDir)
 	}
 	if !h.ownDir {
 		return nil
@@ -201,7 +252,8 @@ func (h *Herdr) Close() error {
 
 // Env returns the variables Herdr gives every pane process, for the own pane:
 // HERDR_ENV, HERDR_BIN_PATH, HERDR_PANE_ID, HERDR_SOCKET_PATH,
-// HERDR_WORKSPACE_ID and HERDR_TAB_ID, as KEY=value entries.
+// HERDR_WORKSPACE_ID and HERDR_TAB_ID, as KEY=value entries (CONTRACT §1.6).
+// See [Herdr.PaneEnv] for a complete environment.
 func (h *Herdr) Env() []string {
 	ws := workspaceOf(h.Pane)
 	return []string{
@@ -225,131 +277,211 @@ func (h *Herdr) Setenv(tb testing.TB) {
 	}
 }
 
-// Call is one invocation of the fake binary, as logged by it.
-type Call struct {
-	// Args is argv after the program name, exactly as received.
-	Args []string `json:"args"`
-	// Env holds every HERDR_* variable the process saw.
-	Env map[string]string `json:"env"`
-	// Start and End bracket the invocation (nanosecond precision). End is
-	// zero for a call that hung or did not finish.
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
-	// Exit is the exit code; -1 for a call that hung (Fault.Hang) or did
-	// not finish.
-	Exit int `json:"exit"`
-	// Stdout and Stderr are the numbers of bytes written.
-	Stdout int `json:"stdout_bytes"`
-	Stderr int `json:"stderr_bytes"`
-	// PID is the fake's process id.
-	PID int `json:"pid"`
-	// Hung is set for a call that started to hang (Fault.Hang). It is logged
-	// when the hang starts.
-	Hung bool `json:"hung,omitempty"`
-	// Unfinished is set for a call that started but never logged its end:
-	// it was killed (at a caller's deadline, say) while it ran, it hung
-	// (then Hung is set too), or it is still running. Its Exit is -1, End
-	// is zero, and Stdout, Stderr and GrandchildPID are not known (0).
-	// Every invocation logs a start record on entry, so such calls are
-	// counted (not logged).
-	Unfinished bool `json:"-"`
-	// GrandchildPID is the process the Grandchild fault started, if any.
-	GrandchildPID int `json:"grandchild_pid,omitempty"`
-
-	// Command is the command path parsed from Args, e.g. "pane report-agent"
-	// or "--version" (convenience, not logged).
-	Command string `json:"-"`
-	// Pane is the positional pane id of pane and agent commands, or "".
-	Pane string `json:"-"`
+// Agent returns what `herdr agent get <pane>` would show, read from the
+// server directly (no subprocess, no connection, no log entry). It fails
+// only when the server is stopped.
+func (h *Herdr) Agent(pane string) (AgentInfo, error) {
+	h.srv.mu.Lock()
+	defer h.srv.mu.Unlock()
+	return h.agentLocked(pane)
 }
 
-// Flag returns the value following the last "--name" in Args. It is a plain
-// scan for assertions, not Herdr's parser: a value that itself equals
-// "--name" is skipped over as a value.
-func (c Call) Flag(name string) (string, bool) {
-	var v string
-	found := false
-	for i := 0; i+1 < len(c.Args); i++ {
-		if c.Args[i] == "--"+name {
-			v, found = c.Args[i+1], true
-			i++
-		}
+func (h *Herdr) agentLocked(pane string) (AgentInfo, error) {
+	st := h.srv.st
+	if st == nil {
+		return AgentInfo{}, ErrServerNotRunning
 	}
-	return v, found
+	if p := st.pane(pane); p != nil {
+		return p.agentInfo(), nil
+	}
+	return AgentInfo{}, nil
 }
 
-// Calls returns every logged invocation, each once: a finished call in the
-// order the calls finished, a hung call where it started to hang, and an
-// unfinished one (killed, or still running: see [Call.Unfinished]) where it
-// started.
-func (h *Herdr) Calls() ([]Call, error) {
-	unlock, err := filelock.Lock(h.lock)
-	if err != nil {
-		return nil, fmt.Errorf("herdrtest: calls: %w", err)
+// Wait blocks until cond holds for what pane shows, and returns that
+// [AgentInfo]. cond is called with the current view first, then after
+// every change the server makes (a report, a release, a focus, a restart);
+// it must not call methods of h. While the server is stopped cond is not
+// called. Wait fails with [ErrPaneNotFound] for a pane that does not exist,
+// and with ctx's error, and the last view seen, when ctx ends first.
+func (h *Herdr) Wait(ctx context.Context, pane string, cond func(AgentInfo) bool) (AgentInfo, error) {
+	if !slices.Contains(h.panes, pane) {
+		return AgentInfo{}, fmt.Errorf("herdrtest: wait for %q: %w", pane, ErrPaneNotFound)
 	}
-	defer unlock()
-	f, err := os.Open(h.log)
-	if err != nil {
-		return nil, fmt.Errorf("herdrtest: calls: %w", err)
-	}
-	defer f.Close()
-	var recs []logRecord
-	completed := map[callKey]bool{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var r logRecord
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("herdrtest: calls: %w", err)
-		}
-		if r.Phase != phaseStart {
-			completed[keyOf(r.Call)] = true
-		}
-		recs = append(recs, r)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("herdrtest: calls: %w", err)
-	}
-	calls := make([]Call, 0, len(recs)/2+1)
-	for _, r := range recs {
-		c := r.Call
-		switch {
-		case r.Phase == phaseStart && completed[keyOf(c)]:
-			continue // listed at its end or hang record
-		case r.Phase == phaseStart:
-			c.Unfinished = true
-		case r.Phase == phaseHang:
-			c.Unfinished = true
-		}
-		c.Command, c.Pane = commandOf(c.Args)
-		calls = append(calls, c)
-	}
-	return calls, nil
-}
-
-// callKey identifies one invocation across its log records.
-type callKey struct {
-	pid   int
-	start int64
-}
-
-func keyOf(c Call) callKey { return callKey{pid: c.PID, start: c.Start.UnixNano()} }
-
-func commandOf(args []string) (command, pane string) {
-	if len(args) == 0 {
-		return "", ""
-	}
-	switch args[0] {
-	case "pane", "agent", "status", "api":
-		if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
-			command = args[0] + " " + args[1]
-			if (args[0] == "pane" || args[0] == "agent") && len(args) > 2 {
-				pane = args[2]
+	var last AgentInfo
+	for {
+		h.srv.mu.Lock()
+		changed := h.srv.changed
+		info, err := h.agentLocked(pane)
+		h.srv.mu.Unlock()
+		if err == nil {
+			last = info
+			if cond(info) {
+				return info, nil
 			}
-			return command, pane
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return last, fmt.Errorf("herdrtest: wait for %q: %w", pane, ctx.Err())
 		}
 	}
-	return args[0], ""
+}
+
+// HighWater returns the sequence high-water mark of source on pane, and
+// whether there is one.
+func (h *Herdr) HighWater(pane, source string) (uint64, bool) {
+	h.srv.mu.Lock()
+	defer h.srv.mu.Unlock()
+	if h.srv.st == nil {
+		return 0, false
+	}
+	if p := h.srv.st.pane(pane); p != nil {
+		hwm, ok := p.HWM[source]
+		return hwm, ok
+	}
+	return 0, false
+}
+
+// ResumeArgv returns the resume argv the server last accepted for pane
+// (Herdr 0.9.2 and later), and whether there is one. Herdr keeps it to
+// reopen the session after a server restart, so it survives
+// [Herdr.StopServer] and [Herdr.StartServer] (inferred: the emulator never
+// runs it).
+func (h *Herdr) ResumeArgv(pane string) ([]string, bool) {
+	h.srv.mu.Lock()
+	defer h.srv.mu.Unlock()
+	argv, ok := h.srv.resume[pane]
+	return slices.Clone(argv), ok
+}
+
+// Fault tells the emulator to misbehave. It applies to every later request
+// until replaced. Each field says what a CLI call (the fake binary) and
+// what a socket request does under it; the fake binary applies them in the
+// order Hang, SleepMs, Grandchild, SpewBytes, Garbage, ExitUsage, then runs
+// the command, which meets the server's faults. The zero value is no
+// fault.
+type Fault struct {
+	// Hang: the fake binary sleeps until killed; it is logged (Hung,
+	// Unfinished, Exit -1) when the hang starts and holds no lock. A socket
+	// request is read and never answered: the connection stays open until
+	// the client closes it, and the request is logged as hung.
+	Hang bool `json:"hang,omitempty"`
+	// HangIgnoreTERM makes a hanging fake binary ignore SIGTERM (Unix).
+	HangIgnoreTERM bool `json:"hang_ignore_term,omitempty"`
+	// Grandchild starts a grandchild of the fake binary that inherits
+	// stdout and stderr and sleeps one minute, then carries on normally: a
+	// caller reading the pipes sees them stay open after the fake exits
+	// (exec.Cmd.WaitDelay). Close kills such grandchildren. CLI only.
+	Grandchild bool `json:"grandchild,omitempty"`
+	// ServerNotRunning stops the server listening, keeping its state:
+	// both transports find nothing at the socket, and the fake binary
+	// answers server_not_running. Clearing it listens again.
+	ServerNotRunning bool `json:"server_not_running,omitempty"`
+	// ProtocolMismatch is the protocol the server's ping claims, e.g. 19:
+	// the fake binary then refuses every server command with
+	// protocol_mismatch, and status reports it. A socket client sees it in
+	// the pong; the server still handles its requests, as Herdr's does. 0
+	// means none.
+	ProtocolMismatch int `json:"protocol_mismatch,omitempty"`
+	// ExitUsage: the fake binary exits 2 with a usage line on stderr. CLI
+	// only.
+	ExitUsage bool `json:"exit_usage,omitempty"`
+	// SleepMs: the fake binary sleeps this long before it runs the
+	// command; the server waits this long before it handles a socket
+	// request. Neither holds up other requests.
+	SleepMs int `json:"sleep_ms,omitempty"`
+	// SpewBytes: the fake binary writes this many bytes to stdout and to
+	// stderr first. A socket client gets this many bytes with no newline
+	// before the response (more than the 64 KiB a client reads).
+	SpewBytes int `json:"spew_bytes,omitempty"`
+	// FailFirst makes the next N report, release and report-session
+	// requests, of either transport, fail with server_unavailable, changing
+	// nothing. SetFault restarts the count.
+	FailFirst int `json:"fail_first,omitempty"`
+	// Garbage: the fake binary prints non-JSON, non-UTF-8 bytes to stderr
+	// and exits 1. A socket client gets such a line instead of a response;
+	// the request is not handled.
+	Garbage bool `json:"garbage,omitempty"`
+}
+
+// control is the control file the fake binary reads on start.
+type control struct {
+	Version string `json:"version"`
+	Fault   Fault  `json:"fault"`
+}
+
+func (h *Herdr) writeControl(f Fault) error {
+	data, err := json.Marshal(control{Version: h.v.name, Fault: f})
+	if err != nil {
+		return fmt.Errorf("herdrtest: %w", err)
+	}
+	return writeFileAtomic(h.control, data)
+}
+
+// SetFault replaces the fault applied to later requests and restarts the
+// FailFirst count.
+func (h *Herdr) SetFault(f Fault) error {
+	if err := h.writeControl(f); err != nil {
+		return err
+	}
+	h.srv.mu.Lock()
+	h.srv.fault, h.srv.failUsed = f, 0
+	h.srv.notifyLocked()
+	h.srv.mu.Unlock()
+	return h.srv.setListening(!f.ServerNotRunning)
+}
+
+// StopServer stops the server: the socket is gone, open connections are
+// closed, and with them every authority and high-water mark.
+func (h *Herdr) StopServer() error {
+	h.srv.stop()
+	return nil
+}
+
+// StartServer starts a fresh server with the same panes and view, as a
+// restart would: no authority, no high-water mark (CONTRACT §3.3, checklist
+// item 57). Starting a running server restarts it.
+func (h *Herdr) StartServer() error {
+	return h.srv.start()
+}
+
+// Focus does what `herdr agent focus <pane>` does to the status: it marks the
+// pane seen, so "done" shows as "idle". Unlike a real focus it does not move
+// the view; see [Herdr.SetInView].
+func (h *Herdr) Focus(pane string) error {
+	h.srv.mu.Lock()
+	defer h.srv.mu.Unlock()
+	if h.srv.st == nil {
+		return ErrServerNotRunning
+	}
+	p := h.srv.st.pane(pane)
+	if p == nil {
+		return fmt.Errorf("herdrtest: focus %q: %w", pane, ErrPaneNotFound)
+	}
+	p.Seen = true
+	h.srv.notifyLocked()
+	return nil
+}
+
+// SetInView puts pane in or out of the active tab of the active workspace
+// with a focused client. Bringing a pane into view marks it seen, as
+// switching to its tab does. The setting survives StopServer/StartServer.
+func (h *Herdr) SetInView(pane string, inView bool) error {
+	if !slices.Contains(h.panes, pane) {
+		return fmt.Errorf("herdrtest: set in view %q: %w", pane, ErrPaneNotFound)
+	}
+	h.srv.mu.Lock()
+	defer h.srv.mu.Unlock()
+	h.srv.inView[pane] = inView
+	if st := h.srv.st; st != nil {
+		p := st.pane(pane)
+		p.InView = inView
+		if inView {
+			p.Seen = true
+		}
+	}
+	h.srv.notifyLocked()
+	return nil
 }
 
 // AgentInfo is the emulated AgentInfo that `herdr agent get` prints
@@ -358,7 +490,7 @@ func commandOf(args []string) (command, pane string) {
 type AgentInfo struct {
 	TerminalID     string `json:"terminal_id"`
 	Agent          string `json:"agent,omitempty"`
-	AgentStatus    string `json:"agent_status"` // idle, working, blocked, done or unknown
+	AgentStatus    Status `json:"agent_status"`
 	WorkspaceID    string `json:"workspace_id"`
 	TabID          string `json:"tab_id"`
 	PaneID         string `json:"pane_id"`
@@ -372,171 +504,42 @@ type AgentInfo struct {
 	Found bool `json:"-"`
 }
 
-// withState runs fn on the server state under the cross-process lock and
-// saves the state if fn reports a change.
-func (h *Herdr) withState(fn func(st *serverState) (changed bool, err error)) error {
-	unlock, err := filelock.Lock(h.lock)
-	if err != nil {
-		return fmt.Errorf("herdrtest: %w", err)
-	}
-	defer unlock()
-	st, err := loadState(h.Socket)
-	if err == errNoServer {
-		return ErrServerNotRunning
-	} else if err != nil {
-		return err
-	}
-	changed, err := fn(st)
-	if err != nil || !changed {
-		return err
-	}
-	return saveState(h.Socket, st)
-}
-
-// Agent returns what `herdr agent get <pane>` would print, read from the
-// state directly (no subprocess and no log entry). It fails only when the
-// server is stopped or the state cannot be read.
-func (h *Herdr) Agent(pane string) (AgentInfo, error) {
-	var info AgentInfo
-	err := h.withState(func(st *serverState) (bool, error) {
-		if p := st.pane(pane); p != nil {
-			info = p.agentInfo()
+// PaneEnv returns a complete, private environment for a host running in
+// the own pane: this process's environment without any HERDR_* or TMUX*
+// variable, then HOME (and on Windows USERPROFILE, APPDATA and
+// LOCALAPPDATA) set to home and XDG_CONFIG_HOME, XDG_STATE_HOME,
+// XDG_CACHE_HOME and XDG_DATA_HOME to directories under it, then the
+// variables of [Herdr.Env]. A host's settings, state and caches are then
+// read and written under home, never a developer's real ~/.<app> files.
+// Pass it as registry.Options.Env for a host in this process, or as
+// exec.Cmd.Env for a host program; home is typically t.TempDir(). The XDG
+// directories are not created.
+func (h *Herdr) PaneEnv(home string) []string {
+	env := make([]string, 0, len(os.Environ())+16)
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch up := strings.ToUpper(k); {
+		case strings.HasPrefix(up, "HERDR_"), strings.HasPrefix(up, "TMUX"),
+			up == "HOME", up == "USERPROFILE", up == "APPDATA", up == "LOCALAPPDATA",
+			strings.HasPrefix(up, "XDG_CONFIG_HOME"), strings.HasPrefix(up, "XDG_STATE_HOME"),
+			strings.HasPrefix(up, "XDG_CACHE_HOME"), strings.HasPrefix(up, "XDG_DATA_HOME"):
+			continue
 		}
-		return false, nil
-	})
-	return info, err
-}
-
-// HighWater returns the sequence high-water mark of source on pane, and
-// whether there is one.
-func (h *Herdr) HighWater(pane, source string) (uint64, bool) {
-	var hwm uint64
-	var ok bool
-	_ = h.withState(func(st *serverState) (bool, error) {
-		if p := st.pane(pane); p != nil {
-			hwm, ok = p.HWM[source]
-		}
-		return false, nil
-	})
-	return hwm, ok
-}
-
-// Fault tells the fake binary to misbehave. It applies to every later
-// invocation until replaced, in this order: Hang, SleepMs, Grandchild,
-// SpewBytes, Garbage, ExitUsage, then the normal command, where
-// ServerNotRunning, ProtocolMismatch and FailFirst act like the server
-// would. The zero value is no fault.
-type Fault struct {
-	// Hang makes the process sleep until killed. The call is logged (Hung,
-	// Unfinished, Exit -1) when the hang starts; the lock is not held while
-	// hanging.
-	Hang bool `json:"hang,omitempty"`
-	// HangIgnoreTERM makes a hanging process ignore SIGTERM (Unix).
-	HangIgnoreTERM bool `json:"hang_ignore_term,omitempty"`
-	// Grandchild starts a grandchild that inherits stdout and stderr and
-	// sleeps one minute, then carries on normally: a caller reading the
-	// pipes sees them stay open after the fake exits (exec.Cmd.WaitDelay).
-	// Close kills such grandchildren.
-	Grandchild bool `json:"grandchild,omitempty"`
-	// ServerNotRunning answers server_not_running as if nothing listened.
-	ServerNotRunning bool `json:"server_not_running,omitempty"`
-	// ProtocolMismatch is the server protocol to claim, e.g. 19; commands
-	// that talk to the server then fail with protocol_mismatch, and status
-	// reports it. 0 means none.
-	ProtocolMismatch int `json:"protocol_mismatch,omitempty"`
-	// ExitUsage exits 2 with a usage line on stderr.
-	ExitUsage bool `json:"exit_usage,omitempty"`
-	// SleepMs sleeps this long before answering.
-	SleepMs int `json:"sleep_ms,omitempty"`
-	// SpewBytes writes this many bytes to stdout and to stderr first.
-	SpewBytes int `json:"spew_bytes,omitempty"`
-	// FailFirst makes the next N report-agent, release-agent and
-	// report-agent-session calls (counted across processes from SetFault)
-	// fail with a server_unavailable JSON error, exit 1, changing nothing.
-	FailFirst int `json:"fail_first,omitempty"`
-	// Garbage prints non-JSON, non-UTF-8 bytes to stderr and exits 1.
-	Garbage bool `json:"garbage,omitempty"`
-}
-
-// SetFault replaces the fault applied to later invocations and restarts the
-// FailFirst count.
-func (h *Herdr) SetFault(f Fault) error {
-	data, err := json.Marshal(f)
-	if err != nil {
-		return fmt.Errorf("herdrtest: %w", err)
+		env = append(env, kv)
 	}
-	err = h.withState(func(st *serverState) (bool, error) {
-		st.FailUse = 0
-		return true, writeFileAtomic(h.control, data)
-	})
-	if err == ErrServerNotRunning {
-		return writeFileAtomic(h.control, data)
+	env = append(env,
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
+	)
+	if runtime.GOOS == "windows" {
+		env = append(env,
+			"USERPROFILE="+home,
+			"APPDATA="+filepath.Join(home, "AppData", "Roaming"),
+			"LOCALAPPDATA="+filepath.Join(home, "AppData", "Local"),
+		)
 	}
-	return err
-}
-
-// StopServer removes the server state: every later command finds no server,
-// and the authorities and high-water marks are gone.
-func (h *Herdr) StopServer() error {
-	unlock, err := filelock.Lock(h.lock)
-	if err != nil {
-		return fmt.Errorf("herdrtest: %w", err)
-	}
-	defer unlock()
-	if err := os.Remove(h.Socket); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("herdrtest: stop server: %w", err)
-	}
-	return nil
-}
-
-// StartServer starts a fresh server with the same panes and view, as a
-// restart would: no authority, no high-water mark (CONTRACT §3.3). Starting a
-// running server restarts it.
-func (h *Herdr) StartServer() error {
-	unlock, err := filelock.Lock(h.lock)
-	if err != nil {
-		return fmt.Errorf("herdrtest: %w", err)
-	}
-	defer unlock()
-	h.mu.Lock()
-	st := newServerState(h.panes, h.inView)
-	h.mu.Unlock()
-	return saveState(h.Socket, st)
-}
-
-// Focus does what `herdr agent focus <pane>` does to the status: it marks the
-// pane seen, so "done" shows as "idle". Unlike a real focus it does not move
-// the view; see [Herdr.SetInView].
-func (h *Herdr) Focus(pane string) error {
-	return h.withState(func(st *serverState) (bool, error) {
-		p := st.pane(pane)
-		if p == nil {
-			return false, fmt.Errorf("herdrtest: focus %q: %w", pane, ErrPaneNotFound)
-		}
-		p.Seen = true
-		return true, nil
-	})
-}
-
-// SetInView puts pane in or out of the active tab of the active workspace
-// with a focused client. Bringing a pane into view marks it seen, as
-// switching to its tab does. The setting survives StopServer/StartServer.
-func (h *Herdr) SetInView(pane string, inView bool) error {
-	if !slices.Contains(h.panes, pane) {
-		return fmt.Errorf("herdrtest: set in view %q: %w", pane, ErrPaneNotFound)
-	}
-	h.mu.Lock()
-	h.inView[pane] = inView
-	h.mu.Unlock()
-	return h.withState(func(st *serverState) (bool, error) {
-		p := st.pane(pane)
-		if p == nil {
-			return false, fmt.Errorf("herdrtest: set in view %q: %w", pane, ErrPaneNotFound)
-		}
-		p.InView = inView
-		if inView {
-			p.Seen = true
-		}
-		return true, nil
-	})
+	return append(env, h.Env()...)
 }

@@ -1,16 +1,22 @@
 package herdrtest
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/panestate/panestate/adapters/herdr/internal/wire"
 )
 
 func TestCallsLog(t *testing.T) {
@@ -29,16 +35,21 @@ func TestCallsLog(t *testing.T) {
 		wantEnv[k] = v
 	}
 	want := []Call{
-		{Args: report(r.h.Pane, src, lbl, "working", "--seq", "1", "--seq", "2"), Env: wantEnv, Command: "pane report-agent", Pane: "w1:p1"},
-		{Args: []string{"pane", "release-agent", "w1:p1"}, Env: wantEnv, Exit: 2, Stderr: len("missing required --source\n"), Command: "pane release-agent", Pane: "w1:p1"},
-		{Args: []string{"--version"}, Env: wantEnv, Stdout: len("herdr 0.8.2\n"), Command: "--version"},
+		{Transport: TransportCLI, Args: report(r.h.Pane, src, lbl, "working", "--seq", "1", "--seq", "2"), Env: wantEnv, Command: "pane report-agent", Pane: "w1:p1",
+			Arrival: 2, Method: "pane.report_agent", Params: json.RawMessage(`{"pane_id":"w1:p1","source":"custom:test","agent":"test-agent","state":"working","seq":2}`),
+			Applied: true, Status: StatusWorking},
+		{Transport: TransportCLI, Args: []string{"pane", "release-agent", "w1:p1"}, Env: wantEnv, Exit: 2, Stderr: len("missing required --source\n"), Command: "pane release-agent", Pane: "w1:p1"},
+		{Transport: TransportCLI, Args: []string{"--version"}, Env: wantEnv, Stdout: len("herdr 0.8.2\n"), Command: "--version"},
 	}
-	if diff := cmp.Diff(calls, want, cmpopts.IgnoreFields(Call{}, "Start", "End", "PID")); diff != "" {
+	if diff := cmp.Diff(calls, want, cmpopts.IgnoreFields(Call{}, "Start", "End", "PID", "Handled")); diff != "" {
 		t.Errorf("Calls (-got +want):\n%s", diff)
 	}
 	for i, c := range calls {
 		if c.Start.IsZero() || c.End.Before(c.Start) || c.PID == 0 {
 			t.Errorf("call %d: start %v end %v pid %d", i, c.Start, c.End, c.PID)
+		}
+		if (c.Arrival > 0) != !c.Handled.IsZero() || (c.Arrival > 0 && (c.Handled.Before(c.Start) || c.Handled.After(c.End))) {
+			t.Errorf("call %d: handled %v, outside its start %v and end %v", i, c.Handled, c.Start, c.End)
 		}
 		if i > 0 && c.Start.Before(calls[i-1].End) {
 			t.Errorf("call %d started before call %d ended", i, i-1)
@@ -203,9 +214,11 @@ func TestListAndCurrent(t *testing.T) {
 	}
 }
 
-// BenchmarkInvoke measures one invocation of the fake binary: a full
-// `pane report-agent` (lock, state read and write, log append) against a
-// bare `--version` (process start plus the log append).
+// BenchmarkInvoke measures one report to the emulated server: through the
+// fake binary (process start, log records, a ping and the request on two
+// connections), as a bare `--version` (process start and log records
+// only), and on the socket from this process (one connection, the server's
+// whole path: the floor a socket transport can reach).
 func BenchmarkInvoke(b *testing.B) {
 	h, err := Start(Options{})
 	if err != nil {
@@ -226,6 +239,21 @@ func BenchmarkInvoke(b *testing.B) {
 			}
 		}
 	})
+	b.Run("socket", func(b *testing.B) {
+		b.ReportAllocs()
+		seq := uint64(1 << 40)
+		for b.Loop() {
+			seq++
+			req, err := wire.NewRequest(wire.IDCLIRequest, wire.MethodReportAgent, wire.ReportAgentParams{
+				PaneID: h.Pane, Source: src, Agent: lbl, State: wire.StateWorking, Seq: &seq})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if resp, err := wire.Do(b.Context(), h.Socket, req); err != nil || resp.Err() != nil {
+				b.Fatal(err, resp.Err())
+			}
+		}
+	})
 	b.Run("version", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -236,4 +264,104 @@ func BenchmarkInvoke(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestWait checks Herdr.Wait: it returns at the change a subprocess makes,
+// gives up with ctx, and refuses an unknown pane.
+func TestWait(t *testing.T) {
+	r := newRunner(t, Options{})
+	cmd := exec.CommandContext(t.Context(), r.h.Bin, report(r.h.Pane, src, lbl, "blocked", "--seq", "1")...)
+	cmd.Env = append(os.Environ(), r.h.Env()...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := r.h.Wait(t.Context(), r.h.Pane, func(a AgentInfo) bool { return a.AgentStatus == StatusBlocked })
+	if err != nil || info.Agent != lbl {
+		t.Errorf("Wait = %+v, %v", info, err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	last, err := r.h.Wait(ctx, r.h.Pane, func(a AgentInfo) bool { return a.AgentStatus == StatusIdle })
+	if !errors.Is(err, context.Canceled) || last.AgentStatus != StatusBlocked {
+		t.Errorf("Wait with a cancelled ctx = %+v, %v; want the last view and context.Canceled", last, err)
+	}
+	if _, err := r.h.Wait(t.Context(), "w9:p9", func(AgentInfo) bool { return true }); !errors.Is(err, ErrPaneNotFound) {
+		t.Errorf("Wait for an unknown pane = %v", err)
+	}
+
+	// A restart is a change: the pane shows no agent again.
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.h.Wait(t.Context(), r.h.Pane, func(a AgentInfo) bool { return !a.Found })
+		done <- err
+	}()
+	if err := errors.Join(r.h.StopServer(), r.h.StartServer()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Wait across a restart: %v", err)
+	}
+}
+
+func TestPaneEnv(t *testing.T) {
+	h := StartT(t, Options{})
+	t.Setenv("TMUX", "/tmp/tmux-1/default,1,0")
+	t.Setenv("HERDR_STRAY", "x")
+	home := t.TempDir()
+	env := h.PaneEnv(home)
+	got := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, dup := got[k]; dup {
+			t.Errorf("%s set twice", k)
+		}
+		got[k] = v
+	}
+	for k, want := range map[string]string{
+		"HOME":              home,
+		"XDG_CONFIG_HOME":   filepath.Join(home, ".config"),
+		"XDG_STATE_HOME":    filepath.Join(home, ".local", "state"),
+		"HERDR_SOCKET_PATH": h.Socket,
+		"HERDR_PANE_ID":     h.Pane,
+		"HERDR_ENV":         "1",
+	} {
+		if got[k] != want {
+			t.Errorf("%s = %q, want %q", k, got[k], want)
+		}
+	}
+	for _, k := range []string{"TMUX", "HERDR_STRAY"} {
+		if _, ok := got[k]; ok {
+			t.Errorf("%s leaked into the pane environment", k)
+		}
+	}
+	if got["PATH"] != os.Getenv("PATH") {
+		t.Error("PATH not passed through")
+	}
+}
+
+func TestSocketMode(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a named pipe on Windows")
+	}
+	h := StartT(t, Options{Dir: filepath.Join(t.TempDir(), strings.Repeat("long-directory-name-", 5))})
+	fi, err := os.Stat(h.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket mode %v, want a socket with 0600 (CONTRACT §1.6)", fi.Mode())
+	}
+	if len(h.Socket) > maxSocketPath || strings.HasPrefix(h.Socket, h.Dir) {
+		t.Errorf("socket %s (%d bytes) for a directory too long for one", h.Socket, len(h.Socket))
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(h.Socket); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket left after Close: %v", err)
+	}
 }

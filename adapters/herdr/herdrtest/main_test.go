@@ -5,11 +5,14 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
+	"github.com/panestate/panestate/adapters/herdr/internal/wire"
 	"github.com/panestate/panestate/internal/testenv"
 )
 
@@ -26,19 +29,29 @@ type result struct {
 	Stderr string
 }
 
-// runner invokes the fake binary of h with h's pane environment plus env.
+// runner sends commands to h: with transport CLI it invokes the fake
+// binary of h with h's pane environment plus env; with transport socket it
+// sends the request the command stands for on the socket, and reports the
+// response as the CLI would print it (see sendSocket).
 type runner struct {
 	t   *testing.T
 	h   *Herdr
+	tr  Transport
 	env []string
 }
 
 func newRunner(t *testing.T, opts Options) runner {
-	return runner{t: t, h: StartT(t, opts)}
+	return runner{t: t, h: StartT(t, opts), tr: TransportCLI}
 }
+
+// on returns r sending over tr.
+func (r runner) on(tr Transport) runner { r.tr = tr; return r }
 
 func (r runner) run(args ...string) result {
 	r.t.Helper()
+	if r.tr == TransportSocket {
+		return r.sendSocket(args)
+	}
 	cmd := exec.CommandContext(r.t.Context(), r.h.Bin, args...)
 	cmd.Env = append(append(os.Environ(), r.h.Env()...), r.env...)
 	var stdout, stderr bytes.Buffer
@@ -81,7 +94,7 @@ func (r runner) agent(pane, agent, status string) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	got := [2]string{info.Agent, info.AgentStatus}
+	got := [2]string{info.Agent, string(info.AgentStatus)}
 	if diff := cmp.Diff(got, [2]string{agent, status}); diff != "" {
 		r.t.Errorf("pane %s (agent, status) (-got +want):\n%s", pane, diff)
 	}
@@ -97,6 +110,96 @@ func (r runner) hwm(pane, source string, want uint64, wantOK bool) {
 		r.t.Errorf("HighWater(%s, %s) = %d, %v; want %d, %v", pane, source, got, ok, want, wantOK)
 	}
 }
+
+// sendSocket sends the request that the CLI command args (in the canonical
+// form the tests use: the pane id first, each value its own argument)
+// stands for, under the CLI's request id, and turns the response into what
+// the CLI prints: nothing for an agent command's ok, the response line on
+// stdout for a read, and the error line on stderr with exit 1.
+func (r runner) sendSocket(args []string) result {
+	r.t.Helper()
+	if len(args) < 2 {
+		r.t.Fatalf("socket: no request for %q", args)
+	}
+	cmd, rest := args[0]+" "+args[1], args[2:]
+	flags := map[string]*string{}
+	var resume []string
+	pane := ""
+	if len(rest) > 0 {
+		pane, rest = rest[0], rest[1:]
+	}
+	for i := 0; i < len(rest); i++ {
+		if rest[i] == "--" {
+			resume = rest[i+1:]
+			break
+		}
+		if i+1 >= len(rest) || !strings.HasPrefix(rest[i], "--") {
+			r.t.Fatalf("socket: cannot translate %q", args)
+		}
+		v := rest[i+1]
+		flags[strings.TrimPrefix(rest[i], "--")] = &v
+		i++
+	}
+	var seq *uint64
+	if v := flags["seq"]; v != nil {
+		n, err := strconv.ParseUint(strings.TrimPrefix(*v, "+"), 10, 64)
+		if err != nil {
+			r.t.Fatalf("socket: seq %q", *v)
+		}
+		seq = &n
+	}
+	str := func(name string) string {
+		if v := flags[name]; v != nil {
+			return *v
+		}
+		return ""
+	}
+	id, show := wire.IDCLIRequest, false
+	var method wire.Method
+	var params any
+	switch cmd {
+	case "pane report-agent":
+		method, params = wire.MethodReportAgent, wire.ReportAgentParams{PaneID: pane, Source: str("source"), Agent: str("agent"),
+			State: wire.AgentState(str("state")), Message: flags["message"], Seq: seq,
+			AgentSessionID: flags["agent-session-id"], AgentSessionPath: flags["agent-session-path"], ResumeArgv: resume}
+	case "pane release-agent":
+		method, params = wire.MethodReleaseAgent, wire.ReleaseAgentParams{PaneID: pane, Source: str("source"), Agent: str("agent"), Seq: seq}
+	case "pane report-agent-session":
+		method, params = wire.MethodReportAgentSession, wire.ReportAgentSessionParams{PaneID: pane, Source: str("source"), Agent: str("agent"), Seq: seq,
+			AgentSessionID: flags["agent-session-id"], AgentSessionPath: flags["agent-session-path"],
+			SessionStartSource: flags["session-start-source"], ResumeArgv: resume}
+	case "pane get":
+		id, show, method, params = "cli:pane:get", true, wire.MethodPaneGet, wire.PaneTarget{PaneID: pane}
+	case "pane list":
+		id, show, method, params = "cli:pane:list", true, wire.MethodPaneList, wire.PaneListParams{}
+	case "agent get":
+		id, show, method, params = "cli:agent:get", true, wire.MethodAgentGet, wire.AgentTarget{Target: pane}
+	case "agent focus":
+		id, method, params = "cli:agent:focus", wire.MethodAgentFocus, wire.AgentTarget{Target: pane}
+	case "agent list":
+		id, show, method, params = "cli:agent:list", true, wire.MethodAgentList, nil
+	default:
+		r.t.Fatalf("socket: no request for %q", args)
+	}
+	req, err := wire.NewRequest(id, method, params)
+	if err != nil {
+		r.t.Fatalf("socket: %q: %v", args, err)
+	}
+	resp, err := wire.Do(r.t.Context(), r.h.Socket, req)
+	if err != nil {
+		r.t.Fatalf("socket: %q: %v", args, err)
+	}
+	switch {
+	case resp.Error != nil:
+		return result{Code: 1, Stderr: string(resp.Line())}
+	case show:
+		return result{Stdout: string(resp.Line())}
+	}
+	return result{}
+}
+
+// both are the transports a server rule applies to.
+var both = []Transport{TransportCLI, TransportSocket}
 
 func serverErr(id, code, msg string) result {
 	return result{Code: 1, Stderr: `{"id":"` + id + `","error":{"code":"` + code + `","message":"` + msg + `"}}` + "\n"}

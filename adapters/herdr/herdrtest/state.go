@@ -1,70 +1,66 @@
 package herdrtest
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/panestate/panestate/adapters/herdr/internal/wire"
 )
 
-// stateMagic marks a file as an emulated server's state. A file at the socket
-// path without it (a real Herdr socket, a stray file) reads as "no server".
-const stateMagic = "herdrtest-state/1"
-
-// serverState is the emulated Herdr server: everything a real server keeps in
-// memory that the pane-agent commands touch. It lives in the JSON file whose
-// path is HERDR_SOCKET_PATH.
+// serverState is the emulated Herdr server's memory: everything a real
+// server keeps that the pane-agent methods touch. A restart replaces it
+// whole (CONTRACT §3.3: neither authorities nor high-water marks survive).
 type serverState struct {
-	Magic   string       `json:"magic"`
-	Counter uint64       `json:"state_change_counter"` // server-global state_change_seq source
-	FailUse int          `json:"fail_used"`            // Fault.FailFirst failures already served
-	Panes   []*paneState `json:"panes"`
+	Counter uint64 // server-global state_change_seq source
+	Panes   []*paneState
 }
 
 // paneState is one pane (and its one terminal).
 type paneState struct {
-	ID             string            `json:"id"`
-	WorkspaceID    string            `json:"workspace_id"`
-	TabID          string            `json:"tab_id"`
-	TerminalID     string            `json:"terminal_id"`
-	InView         bool              `json:"in_view"` // active tab of active workspace, client focused
-	Seen           bool              `json:"seen"`
-	Authority      *authority        `json:"authority,omitempty"`
-	Session        *sessionRef       `json:"session,omitempty"` // an official integration's native session
-	HWM            map[string]uint64 `json:"hwm,omitempty"`     // per-source sequence high-water marks
-	Label          string            `json:"label,omitempty"`   // effective label last applied
-	State          string            `json:"state"`             // effective state last applied
-	StateChangeSeq uint64            `json:"state_change_seq"`
+	ID             string
+	WorkspaceID    string
+	TabID          string
+	TerminalID     string
+	InView         bool // active tab of active workspace, client focused
+	Seen           bool
+	Authority      *authority
+	Session        *sessionRef       // an official integration's native session
+	HWM            map[string]uint64 // per-source sequence high-water marks
+	Resume         []string          // the last accepted resume argv (0.9.2+)
+	Label          string            // effective label last applied
+	State          wire.AgentState   // effective state last applied
+	StateChangeSeq uint64
 }
 
 // authority is Herdr's single HookAuthority slot.
 type authority struct {
-	Source     string    `json:"source"`
-	Agent      string    `json:"agent"`
-	State      string    `json:"state"`
-	Message    *string   `json:"message,omitempty"` // stored, never surfaced
-	ReportedAt time.Time `json:"reported_at"`
+	Source     string
+	Agent      string
+	State      wire.AgentState
+	Message    *string // stored, never surfaced
+	ReportedAt time.Time
 	// Session is the authority's session_ref: only a full-lifecycle
 	// official pair's report carries one.
-	Session *sessionRef `json:"session,omitempty"`
+	Session *sessionRef
 }
 
 // sessionRef is a native session identity reported by an official pair.
 type sessionRef struct {
-	Source string `json:"source"`
-	Agent  string `json:"agent"`
-	ID     string `json:"id"`
-	Path   string `json:"path,omitempty"`
+	Source string
+	Agent  string
+	ID     string
+	Path   string
 }
 
 // newServerState builds a fresh server with the given panes, all seen, none
 // with an agent.
 func newServerState(panes []string, inView map[string]bool) *serverState {
-	st := &serverState{Magic: stateMagic}
+	st := &serverState{}
 	for i, id := range panes {
 		ws := workspaceOf(id)
 		st.Panes = append(st.Panes, &paneState{
@@ -74,7 +70,7 @@ func newServerState(panes []string, inView map[string]bool) *serverState {
 			TerminalID:  fmt.Sprintf("term_64000000000%02x", i+1),
 			InView:      inView[id],
 			Seen:        true,
-			State:       stateUnknown,
+			State:       wire.StateUnknown,
 		})
 	}
 	return st
@@ -99,43 +95,6 @@ func (st *serverState) pane(id string) *paneState {
 	return nil
 }
 
-// errNoServer is returned by loadState when no emulated server state is at
-// the path.
-var errNoServer = errors.New("herdrtest: no server")
-
-// loadState reads the state at path. Anything that is not a regular file
-// holding a herdrtest state is "no server", as a refused connection is.
-func loadState(path string) (*serverState, error) {
-	if path == "" {
-		return nil, errNoServer
-	}
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, errNoServer
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, errNoServer
-		}
-		return nil, fmt.Errorf("herdrtest: read state: %w", err)
-	}
-	var st serverState
-	if json.Unmarshal(data, &st) != nil || st.Magic != stateMagic {
-		return nil, errNoServer
-	}
-	return &st, nil
-}
-
-// saveState writes st to path atomically (temporary file, then rename).
-func saveState(path string, st *serverState) error {
-	data, err := json.Marshal(st)
-	if err != nil {
-		return fmt.Errorf("herdrtest: encode state: %w", err)
-	}
-	return writeFileAtomic(path, data)
-}
-
 func writeFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".herdrtest-*")
 	if err != nil {
@@ -154,74 +113,165 @@ func writeFileAtomic(path string, data []byte) error {
 	return nil
 }
 
+// Status is what Herdr shows for a pane's agent: its API agent_status
+// (CONTRACT §3.9, §4). It is not the state a reporter sends
+// ([wire.AgentState]): an idle state the user has not seen shows as done.
+type Status string
+
+// The five statuses.
 const (
-	stateIdle    = "idle"
-	stateWorking = "working"
-	stateBlocked = "blocked"
-	stateUnknown = "unknown"
-	statusDone   = "done"
+	StatusIdle    Status = "idle"
+	StatusWorking Status = "working"
+	StatusBlocked Status = "blocked"
+	StatusDone    Status = "done"
+	StatusUnknown Status = "unknown"
 )
 
-// serverError is a JSON error answer from the emulated server.
-type serverError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+// MarshalText returns the status as Herdr spells it.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s), nil }
+
+// UnmarshalText accepts the five statuses.
+func (s *Status) UnmarshalText(text []byte) error {
+	switch v := Status(text); v {
+	case StatusIdle, StatusWorking, StatusBlocked, StatusDone, StatusUnknown:
+		*s = v
+		return nil
+	}
+	return fmt.Errorf("herdrtest: unknown status %q", text)
 }
 
-func paneNotFound(id string) *serverError {
-	return &serverError{Code: "pane_not_found", Message: "pane " + id + " not found"}
+func paneNotFound(id string) *wire.Error {
+	return &wire.Error{Code: wire.CodePaneNotFound, Message: "pane " + id + " not found"}
 }
 
-var errInvalidAgent = &serverError{Code: "invalid_agent", Message: "agent label must not be empty"}
+var errInvalidAgent = &wire.Error{Code: wire.CodeInvalidAgent, Message: "agent label must not be empty"}
 
-// agentRequest is a parsed pane.report_agent, pane.release_agent or
+// agentRequest is a decoded pane.report_agent, pane.release_agent or
 // pane.report_agent_session request.
 type agentRequest struct {
-	method      string // report-agent, release-agent, report-agent-session
+	method      wire.Method
 	pane        string
 	source      string
 	agent       string
-	state       string
+	state       wire.AgentState
 	message     *string
 	seq         *uint64
 	sessionID   *string
 	sessionPath *string
 	startSource *string
+	resume      []string // resume_argv (0.9.2+); empty means none
 }
 
-// apply runs req against the server state as Herdr 0.8.2 would (CONTRACT §3).
-// A nil error means the server answered ok, whether or not anything changed.
-func (st *serverState) apply(req *agentRequest, now time.Time) *serverError {
+// apply runs req against the server state as Herdr would (CONTRACT §3;
+// HERDR-0.9.md for resume). A nil error means the server answered ok;
+// applied says whether the request took effect (an accepted report or
+// release, a stored session) rather than being silently ignored.
+func (st *serverState) apply(req *agentRequest, v version, now time.Time) (applied bool, e *wire.Error) {
 	p := st.pane(req.pane)
 	if p == nil {
-		return paneNotFound(req.pane)
+		return false, paneNotFound(req.pane)
 	}
 	agent, ok := normalizeAgentLabel(req.agent)
 	if !ok {
-		return errInvalidAgent
+		return false, errInvalidAgent
 	}
 	class := classifyPair(req.source, agent)
+	resume := v.resume && len(req.resume) > 0 && req.method != wire.MethodReleaseAgent
+	if resume {
+		if e := checkResume(p, req, agent); e != nil {
+			return false, e
+		}
+	}
 	switch req.method {
-	case "report-agent":
-		st.report(p, req, agent, class, now)
-	case "release-agent":
-		st.release(p, req, agent, class)
-	case "report-agent-session":
-		reportSession(p, req, agent, class)
+	case wire.MethodReportAgent:
+		applied = st.report(p, req, agent, class, now)
+	case wire.MethodReleaseAgent:
+		applied = st.release(p, req, agent, class)
+	case wire.MethodReportAgentSession:
+		applied = reportSession(p, req, agent, class)
+	}
+	if resume && (applied || req.method == wire.MethodReportAgentSession) {
+		p.Resume = slices.Clone(req.resume)
+	}
+	return applied, nil
+}
+
+// Resume argv limits quoted by a third party from Herdr 0.9's
+// src/agent_resume.rs (HERDR-0.9.md, unverified in Herdr's source).
+const (
+	maxResumeWords = 64
+	maxResumeBytes = 8192
+)
+
+// checkResume applies Herdr 0.9.2's rules to a resume argv (HERDR-0.9.md
+// "Resume argv"): invalid_resume_argv for an argv that breaks them, then
+// resume_not_accepted unless the reporter holds the pane. Either error
+// means nothing of the request is applied.
+//
+// Inferred: the order of the two checks; that "hold the pane" means the
+// authority has this source and normalised label; that the byte limit
+// counts the words' bytes; the messages' wording, except the
+// resume_not_accepted text a third party quoted. Not emulated: "the first
+// word is found on PATH" (whose PATH, and when, is not stated).
+func checkResume(p *paneState, req *agentRequest, agent string) *wire.Error {
+	invalid := func(why string) *wire.Error {
+		return &wire.Error{Code: wire.CodeInvalidResumeArgv, Message: "invalid resume_argv: " + why}
+	}
+	if strings.HasPrefix(req.source, "herdr:") {
+		return invalid("the source must not start with herdr:")
+	}
+	if len(req.resume) > maxResumeWords {
+		return invalid(fmt.Sprintf("more than %d arguments", maxResumeWords))
+	}
+	size := 0
+	for _, w := range req.resume {
+		size += len(w)
+		if strings.ContainsRune(w, '\'') {
+			return invalid("an argument contains an apostrophe")
+		}
+		if strings.ContainsFunc(w, isControl) {
+			return invalid("an argument contains a control character")
+		}
+	}
+	if size > maxResumeBytes {
+		return invalid(fmt.Sprintf("more than %d bytes", maxResumeBytes))
+	}
+	if !plainCommand(req.resume[0]) {
+		return invalid("the first argument must be a plain command name")
+	}
+	if a := p.Authority; a == nil || a.Source != req.source || a.Agent != agent {
+		return &wire.Error{Code: wire.CodeResumeNotAccepted,
+			Message: "resume_argv requires the reporter to hold the pane; report its state with pane.report_agent first"}
 	}
 	return nil
 }
 
-func (st *serverState) report(p *paneState, req *agentRequest, agent string, class pairClass, now time.Time) {
+// plainCommand reports whether w matches [A-Za-z0-9_.-]+ and does not start
+// with '-'.
+func plainCommand(w string) bool {
+	if w == "" || w[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func (st *serverState) report(p *paneState, req *agentRequest, agent string, class pairClass, now time.Time) bool {
 	switch class {
 	case pairReserved:
 		// Herdr owns this agent's state natively: only the session is kept.
 		if ref := sessionFromReport(req, agent, class); ref != nil {
 			p.Session = ref
+			return true
 		}
-		return
+		return false
 	case pairSessionOnly:
-		return
+		return false
 	}
 	// A stored native session of another pair blocks every other reporter
 	// (§3.2 step 5): a persisted official session, or the session_ref of
@@ -229,13 +279,13 @@ func (st *serverState) report(p *paneState, req *agentRequest, agent string, cla
 	// lift it needs a session and a foreground process, which the emulator
 	// does not model.
 	if blocksReport(p.Session, req.source, agent) {
-		return
+		return false
 	}
 	if a := p.Authority; a != nil && blocksReport(a.Session, req.source, agent) {
-		return
+		return false
 	}
 	if !acceptSeq(p, req.source, req.seq) {
-		return
+		return false
 	}
 	var ref *sessionRef
 	if class == pairFullLifecycle {
@@ -244,6 +294,7 @@ func (st *serverState) report(p *paneState, req *agentRequest, agent string, cla
 	p.Session = nil
 	p.Authority = &authority{Source: req.source, Agent: agent, State: req.state, Message: req.message, ReportedAt: now, Session: ref}
 	st.recompute(p)
+	return true
 }
 
 // blocksReport reports whether the stored session ref blocks a report by
@@ -252,35 +303,37 @@ func blocksReport(ref *sessionRef, source, agent string) bool {
 	return ref != nil && (ref.Source != source || ref.Agent != agent)
 }
 
-func (st *serverState) release(p *paneState, req *agentRequest, agent string, class pairClass) {
+func (st *serverState) release(p *paneState, req *agentRequest, agent string, class pairClass) bool {
 	if class != pairCustom {
-		return // official releases are dropped
+		return false // official releases are dropped
 	}
 	a := p.Authority
 	if a == nil || a.Agent != agent || a.Source != req.source {
 		// Not the owner, or nothing to release. (The real server could
 		// still release a label owned by process detection, which the
 		// emulator does not model.)
-		return
+		return false
 	}
 	if !acceptSeq(p, req.source, req.seq) {
-		return
+		return false
 	}
 	p.Authority = nil
 	st.recompute(p)
+	return true
 }
 
 // reportSession handles pane.report_agent_session. Only official pairs carry
 // a session reference, so for custom pairs it is a complete no-op.
-func reportSession(p *paneState, req *agentRequest, agent string, class pairClass) {
+func reportSession(p *paneState, req *agentRequest, agent string, class pairClass) bool {
 	ref := sessionFromReport(req, agent, class)
 	if ref == nil {
-		return
+		return false
 	}
 	if !acceptSeq(p, req.source, req.seq) {
-		return
+		return false
 	}
 	p.Session = ref
+	return true
 }
 
 // sessionFromReport returns the session reference Herdr would keep, or nil:
@@ -326,7 +379,7 @@ func acceptSeq(p *paneState, source string, seq *uint64) bool {
 // recompute derives the effective label and state from the authority and,
 // when they changed, bumps state_change_seq and updates seen (CONTRACT §3.9).
 func (st *serverState) recompute(p *paneState) {
-	label, state := "", stateUnknown
+	label, state := "", wire.StateUnknown
 	if a := p.Authority; a != nil {
 		label, state = a.Agent, a.State
 	}
@@ -338,21 +391,21 @@ func (st *serverState) recompute(p *paneState) {
 	st.Counter++
 	p.StateChangeSeq = st.Counter
 	switch {
-	case state != stateIdle:
+	case state != wire.StateIdle:
 		p.Seen = true
-	case prevState == stateWorking || prevState == stateBlocked,
-		prevState == stateUnknown && prevLabel == label && label != "":
+	case prevState == wire.StateWorking || prevState == wire.StateBlocked,
+		prevState == wire.StateUnknown && prevLabel == label && label != "":
 		// A completion: seen only if the user is looking at the pane.
 		p.Seen = p.InView
 	}
 }
 
 // status is the API-visible agent_status of p.
-func (p *paneState) status() string {
-	if p.State == stateIdle && !p.Seen {
-		return statusDone
+func (p *paneState) status() Status {
+	if p.State == wire.StateIdle && !p.Seen {
+		return StatusDone
 	}
-	return p.State
+	return Status(p.State)
 }
 
 // paneInfo is the emulated PaneInfo (CONTRACT §4), fields in Herdr's
@@ -364,7 +417,7 @@ type paneInfo struct {
 	TabID       string `json:"tab_id"`
 	Focused     bool   `json:"focused"`
 	Agent       string `json:"agent,omitempty"`
-	AgentStatus string `json:"agent_status"`
+	AgentStatus Status `json:"agent_status"`
 	Revision    uint64 `json:"revision"`
 }
 

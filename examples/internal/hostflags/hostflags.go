@@ -113,5 +113,13 @@ func home(env []string) string {
 	if runtime.GOOS == "windows" {
 		key = "USERPROFILE"
 	}
-	return adapter.Env(env).Get(key)
+	return Getenv(env, key)
+}
+
+// Getenv returns the value of key in env (os.Environ form), or "" when it
+// is unset. When key is set more than once the last one wins, as in os/exec
+// and as the adapters read it.
+func Getenv(env []string, key string) string {
+	v, _ := adapter.Env(env).Lookup(key)
+	return v
 }

@@ -1,9 +1,11 @@
-// Command fakeherdr is the emulated Herdr 0.8.2 CLI of package herdrtest as a
+// Command fakeherdr is the emulated Herdr CLI of package herdrtest as a
 // standalone program, for manual experiments and other languages' tests.
 //
-// It acts only when started under the name herdr (or herdr.exe): link or copy
-// it to a directory as "herdr", create the state with herdrtest.Start from a
-// Go program, or point HERDR_SOCKET_PATH at such a state file.
+// It acts only when started under the name herdr (or herdr.exe): link or
+// copy it to a directory as "herdr". It is a client of an emulated server,
+// which a Go program starts with herdrtest.Start; the command herdremu
+// (in the directory next to this one) starts one and runs a program in its
+// pane.
 package main
 
 import (

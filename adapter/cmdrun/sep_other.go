@@ -1,0 +1,6 @@
+//go:build !windows
+
+package cmdrun
+
+// pathSeparators are the characters that make a program name a path.
+const pathSeparators = "/"

@@ -1,0 +1,305 @@
+// Command herdremu runs a program inside an emulated Herdr pane and prints
+// what the pane showed.
+//
+//	go run github.com/panestate/panestate/adapters/herdr/herdrtest/cmd/herdremu [flags] -- ./mychat --flag
+//
+// It starts the emulated Herdr of package herdrtest (a server on a socket
+// and a fake herdr CLI), runs the command with the pane's environment
+// (HERDR_ENV, HERDR_SOCKET_PATH, HERDR_BIN_PATH, HERDR_PANE_ID and the
+// rest, any outer HERDR_* and TMUX* variables removed) and its own stdin,
+// stdout and stderr, and when the command exits prints to stderr a
+// timeline of the requests the pane received (elapsed time, transport,
+// request, state reported, status shown, sequence number, message, answer)
+// and a one-line summary. Its exit status is the command's (128 plus the
+// signal number for a command killed by a signal; 127 when it cannot be
+// started; 2 for a usage error).
+//
+// Flags:
+//
+//	-version 0.8.2|0.9.3  the Herdr version to emulate (default 0.8.2)
+//	-in-view              the pane is in the focused tab, so idle after working shows idle, not done
+//	-fault hang|fail|slow every request hangs, fails with server_unavailable, or is answered after -slow
+//	-slow duration        the delay of -fault slow (default 300ms)
+//	-private-home         give the command a new, empty HOME and XDG directories
+//	-keep                 keep the emulator's directory and print its path
+//
+// Ctrl-C reaches the command through the terminal; herdremu itself waits
+// for the command to exit and then prints the timeline. SIGTERM and SIGHUP
+// sent to herdremu are passed on to the command.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+)
+
+func main() {
+	herdrtest.Main() // herdremu is also the emulator's fake herdr binary
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+type config struct {
+	version     string
+	inView      bool
+	fault       string
+	slow        time.Duration
+	privateHome bool
+	keep        bool
+	argv        []string
+}
+
+func parse(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("herdremu", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: herdremu [flags] -- command [args...]")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&c.version, "version", herdrtest.Version082, "Herdr version to emulate: "+herdrtest.Version082+" or "+herdrtest.Version093)
+	fs.BoolVar(&c.inView, "in-view", false, "the pane is in view: idle after working shows idle, not done")
+	fs.StringVar(&c.fault, "fault", "", "make every request hang, fail or slow")
+	fs.DurationVar(&c.slow, "slow", 300*time.Millisecond, "the delay of -fault slow")
+	fs.BoolVar(&c.privateHome, "private-home", false, "give the command a new, empty HOME and XDG directories")
+	fs.BoolVar(&c.keep, "keep", false, "keep the emulator's directory")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	c.argv = fs.Args()
+	switch {
+	case len(c.argv) == 0:
+		fs.Usage()
+		return c, errors.New("herdremu: no command to run")
+	case c.fault != "" && c.fault != "hang" && c.fault != "fail" && c.fault != "slow":
+		return c, fmt.Errorf("herdremu: -fault %q: want hang, fail or slow", c.fault)
+	}
+	return c, nil
+}
+
+func (c config) faultValue() herdrtest.Fault {
+	switch c.fault {
+	case "hang":
+		return herdrtest.Fault{Hang: true}
+	case "fail":
+		return herdrtest.Fault{FailFirst: math.MaxInt32}
+	case "slow":
+		return herdrtest.Fault{SleepMs: int(c.slow / time.Millisecond)}
+	}
+	return herdrtest.Fault{}
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c, err := parse(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, err)
+		}
+		return 2
+	}
+	opts := herdrtest.Options{Version: c.version}
+	if c.keep {
+		dir, err := os.MkdirTemp("", "herdremu-")
+		if err != nil {
+			fmt.Fprintln(stderr, "herdremu:", err)
+			return 1
+		}
+		opts.Dir = dir
+		defer fmt.Fprintln(stderr, "herdremu: emulator directory kept:", dir)
+	}
+	h, err := herdrtest.Start(opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "herdremu:", err)
+		return 2
+	}
+	defer h.Close()
+	if err := h.SetInView(h.Pane, c.inView); err != nil {
+		fmt.Fprintln(stderr, "herdremu:", err)
+		return 1
+	}
+	if err := h.SetFault(c.faultValue()); err != nil {
+		fmt.Fprintln(stderr, "herdremu:", err)
+		return 1
+	}
+	env := paneEnv(h)
+	if c.privateHome {
+		home, err := os.MkdirTemp("", "herdremu-home-")
+		if err != nil {
+			fmt.Fprintln(stderr, "herdremu:", err)
+			return 1
+		}
+		defer os.RemoveAll(home)
+		env = h.PaneEnv(home)
+	}
+
+	cmd := exec.Command(c.argv[0], c.argv[1:]...)
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(stderr, "herdremu:", err)
+		return 127
+	}
+	stop := forwardSignals(cmd.Process)
+	err = cmd.Wait()
+	stop()
+	code := exitCode(cmd, err)
+
+	calls, cerr := h.Calls()
+	if cerr != nil {
+		fmt.Fprintln(stderr, "herdremu:", cerr)
+		return code
+	}
+	info, _ := h.Agent(h.Pane)
+	printTimeline(stderr, calls, start)
+	fmt.Fprintln(stderr, summary(h, calls, info, c.argv[0], code))
+	return code
+}
+
+// paneEnv is this process's environment with any outer pane's variables
+// replaced by the emulated pane's.
+func paneEnv(h *herdrtest.Herdr) []string {
+	env := make([]string, 0, len(os.Environ())+8)
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if up := strings.ToUpper(k); strings.HasPrefix(up, "HERDR_") || strings.HasPrefix(up, "TMUX") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, h.Env()...)
+}
+
+// forwardSignals passes the signals herdremu is sent on to p until stop is
+// called; an interrupt from the terminal reaches p directly, so herdremu
+// only keeps itself alive for it.
+func forwardSignals(p *os.Process) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, forwarded...)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case s := <-ch:
+				if s != os.Interrupt {
+					_ = p.Signal(s)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+		<-finished
+	}
+}
+
+// agentCommands are the requests that change what a pane shows.
+var agentCommands = map[string]bool{
+	"pane report-agent": true, "pane release-agent": true, "pane report-agent-session": true,
+}
+
+func printTimeline(w io.Writer, calls []herdrtest.Call, start time.Time) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ELAPSED\tTRANSPORT\tREQUEST\tSTATE\tSHOWS\tSEQ\tMESSAGE\tANSWER")
+	for _, c := range calls {
+		if !agentCommands[c.Command] {
+			continue
+		}
+		state, _ := c.Flag("state")
+		seq, _ := c.Flag("seq")
+		msg, _ := c.Flag("message")
+		shows := string(c.Status)
+		if c.Arrival == 0 {
+			shows = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", elapsed(c.Start.Sub(start)), c.Transport,
+			strings.TrimPrefix(c.Command, "pane "), dash(state), shows, dash(seq), quote(msg), answer(c))
+	}
+	_ = tw.Flush()
+}
+
+func elapsed(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	return fmt.Sprintf("%.3fs", d.Seconds())
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func quote(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// answer is what became of a request: applied, ignored (ok, but without
+// effect: a stale seq, say), the error code, or how the call ended without
+// one.
+func answer(c herdrtest.Call) string {
+	switch {
+	case c.Hung:
+		return "hung"
+	case c.Code != "":
+		return c.Code
+	case c.Arrival == 0 && c.Transport == herdrtest.TransportCLI:
+		if c.Unfinished {
+			return "killed"
+		}
+		return fmt.Sprintf("exit %d", c.Exit)
+	case c.Exit == -1:
+		return "no answer"
+	case c.Applied:
+		return "applied"
+	}
+	return "ignored"
+}
+
+func summary(h *herdrtest.Herdr, calls []herdrtest.Call, info herdrtest.AgentInfo, name string, code int) string {
+	var n, cli, socket, applied, failed int
+	for _, c := range calls {
+		if !agentCommands[c.Command] {
+			continue
+		}
+		n++
+		if c.Transport == herdrtest.TransportCLI {
+			cli++
+		} else {
+			socket++
+		}
+		switch a := answer(c); a {
+		case "applied":
+			applied++
+		case "ignored":
+		default:
+			failed++
+		}
+	}
+	shows := "no agent"
+	if info.Found {
+		shows = fmt.Sprintf("%s (%s)", info.AgentStatus, info.Agent)
+	}
+	return fmt.Sprintf("herdremu: Herdr %s, pane %s: %d requests (%d cli, %d socket), %d applied, %d ignored, %d failed; the pane shows %s; %s exited %d",
+		h.Version(), h.Pane, n, cli, socket, applied, n-applied-failed, failed, shows, name, code)
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/adapters/herdr/internal/wire"
+	"github.com/panestate/panestate/internal/testenv"
+)
+
+// childVar makes the re-executed test binary the program herdremu runs.
+const childVar = "HERDREMU_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	herdrtest.Main() // the test binary is also the emulator's fake herdr
+	if os.Getenv(childVar) != "" {
+		os.Exit(child(os.Getenv(childVar)))
+	}
+	testenv.ClearHerdr()
+	goleak.VerifyTestMain(m)
+}
+
+// child is a host in the pane: it echoes a line of stdin, reports through
+// the CLI three times and once on the socket, and exits 3.
+func child(mode string) int {
+	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+	fmt.Printf("child got: %s", line)
+	pane, bin := os.Getenv("HERDR_PANE_ID"), os.Getenv("HERDR_BIN_PATH")
+	cli := func(args ...string) {
+		cmd := exec.Command(bin, append([]string{"pane", args[0], pane, "--source", "custom:child", "--agent", "child"}, args[1:]...)...)
+		cmd.Stderr = os.Stderr
+		_ = cmd.Run() // a failure is herdremu's to show
+	}
+	cli("report-agent", "--state", "working", "--seq", "1")
+	cli("report-agent", "--state", "blocked", "--message", "Waiting for approval", "--seq", "2")
+	seq := uint64(3)
+	req, _ := wire.NewRequest("child", wire.MethodReportAgent, wire.ReportAgentParams{
+		PaneID: pane, Source: "custom:child", Agent: "child", State: wire.StateIdle, Seq: &seq})
+	if _, err := wire.Do(context.Background(), os.Getenv("HERDR_SOCKET_PATH"), req); err != nil {
+		fmt.Fprintln(os.Stderr, "child: socket:", err)
+	}
+	if mode != "stay" {
+		cli("release-agent", "--seq", "4")
+	}
+	return 3
+}
+
+// runEmu runs herdremu with flags around the child and returns its exit
+// status, stdout and stderr.
+func runEmu(t *testing.T, mode string, flags ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv(childVar, mode)
+	var stdout, stderr bytes.Buffer
+	args := append(flags, "--", os.Args[0])
+	code := run(args, strings.NewReader("hello\n"), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// row matches one timeline row: elapsed, transport, request, state, shows,
+// seq, message, answer.
+var row = regexp.MustCompile(`(?m)^\d+\.\d{3}s +(\S+) +(\S+) +(\S+) +(\S+) +(\S+) +("[^"]*"|-) +(\S+)$`)
+
+func rows(stderr string) []string {
+	var out []string
+	for _, m := range row.FindAllStringSubmatch(stderr, -1) {
+		out = append(out, strings.Join(m[1:], " "))
+	}
+	return out
+}
+
+func TestTimeline(t *testing.T) {
+	code, stdout, stderr := runEmu(t, "release")
+	if code != 3 {
+		t.Errorf("exit status %d, want the command's 3\n%s", code, stderr)
+	}
+	if stdout != "child got: hello\n" {
+		t.Errorf("stdout %q: stdin or stdout not passed through", stdout)
+	}
+	want := []string{
+		"cli report-agent working working 1 - applied",
+		`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
+		"socket report-agent idle done 3 - applied",
+		"cli release-agent - unknown 4 - applied",
+	}
+	if got := rows(stderr); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("timeline rows:\n%s\nwant:\n%s\nstderr:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), stderr)
+	}
+	if !strings.Contains(stderr, "ELAPSED  TRANSPORT  REQUEST") ||
+		!strings.Contains(stderr, "herdremu: Herdr 0.8.2, pane w1:p1: 4 requests (3 cli, 1 socket), 4 applied, 0 ignored, 0 failed; the pane shows no agent; ") ||
+		!strings.HasSuffix(stderr, " exited 3\n") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		mode    string
+		flags   []string
+		rows    []string
+		summary string
+	}{
+		{"in_view_093", "stay", []string{"-version", "0.9.3", "-in-view"}, []string{
+			"cli report-agent working working 1 - applied",
+			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
+			"socket report-agent idle idle 3 - applied",
+		}, "herdremu: Herdr 0.9.3, pane w1:p1: 3 requests (2 cli, 1 socket), 3 applied, 0 ignored, 0 failed; the pane shows idle (child)"},
+		{"fail", "stay", []string{"-fault", "fail", "-private-home"}, []string{
+			"cli report-agent working unknown 1 - server_unavailable",
+			`cli report-agent blocked unknown 2 "Waiting for approval" server_unavailable`,
+			"socket report-agent idle unknown 3 - server_unavailable",
+		}, "3 requests (2 cli, 1 socket), 0 applied, 0 ignored, 3 failed; the pane shows no agent"},
+		{"slow", "stay", []string{"-fault", "slow", "-slow", "20ms"}, []string{
+			"cli report-agent working working 1 - applied",
+			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
+			"socket report-agent idle done 3 - applied",
+		}, "3 applied"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runEmu(t, tc.mode, tc.flags...)
+			if code != 3 {
+				t.Errorf("exit status %d\n%s", code, stderr)
+			}
+			if got := rows(stderr); strings.Join(got, "\n") != strings.Join(tc.rows, "\n") {
+				t.Errorf("timeline rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.rows, "\n"))
+			}
+			if !strings.Contains(stderr, tc.summary) {
+				t.Errorf("summary missing %q:\n%s", tc.summary, stderr)
+			}
+		})
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no_command", nil, 2, "no command to run"},
+		{"bad_fault", []string{"-fault", "explode", "--", "true"}, 2, `-fault "explode"`},
+		{"bad_version", []string{"-version", "1.0", "--", "true"}, 2, `unknown Herdr version "1.0"`},
+		{"no_such_command", []string{"--", "/nonexistent/mychat"}, 127, "herdremu: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			if code := run(tc.args, strings.NewReader(""), &bytes.Buffer{}, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("run(%q) = %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,580 @@
+package herdrtest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/panestate/panestate/adapters/herdr/internal/wire"
+	"github.com/panestate/panestate/internal/filelock"
+)
+
+// server is the emulated Herdr server: a listener at the socket path and
+// the state behind it. Requests from every connection are handled one at a
+// time, under mu, in the order their lines arrive (CONTRACT §2.1); the
+// connection goroutines only read, wait and write.
+type server struct {
+	v       version
+	socket  string
+	dir     string // the emulator's directory: invocation log and lock
+	selfPID int
+	panes   []string
+
+	// life serialises start, stop and listening changes.
+	life sync.Mutex
+	wg   sync.WaitGroup // the accept loop and connection goroutines
+
+	mu       sync.Mutex
+	st       *serverState // nil while stopped
+	inView   map[string]bool
+	resume   map[string][]string // accepted resume argv per pane; survives restarts
+	fault    Fault
+	failUsed int
+	arrival  int
+	records  []*record
+	changed  chan struct{} // closed and replaced on every change
+	// lineTimeout is RequestLineTimeout; tests shorten it.
+	lineTimeout time.Duration
+	cliPIDs     map[int]bool // fake CLI processes seen in the log: pid → still running
+	logOff      int64
+	ln          net.Listener
+	quit        chan struct{} // closed when the listener stops
+	conns       map[net.Conn]struct{}
+	closed      bool
+}
+
+// record is one request the server received, from any client.
+type record struct {
+	arrival int
+	line    []byte // the request line, trimmed
+	pid     int    // the peer's pid, when the platform tells it
+	cli     bool   // the peer is one of this emulator's fake CLI processes
+	start   time.Time
+	end     time.Time
+	id      string
+	method  wire.Method
+	params  json.RawMessage
+	code    wire.ErrorCode
+	exit    int // 0 ok, 1 error response or garbage, -1 no response
+	hung    bool
+	applied bool
+	pane    string
+	status  Status // what the pane showed after the request
+}
+
+func newServer(v version, socket, dir string, panes []string, inView map[string]bool) *server {
+	return &server{
+		v: v, socket: socket, dir: dir, selfPID: os.Getpid(), lineTimeout: wire.RequestLineTimeout,
+		panes: panes, inView: inView, resume: map[string][]string{},
+		changed: make(chan struct{}), cliPIDs: map[int]bool{}, conns: map[net.Conn]struct{}{},
+	}
+}
+
+// notifyLocked wakes every waiter. s.mu is held.
+func (s *server) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// start replaces the state by a fresh one, as a restart would, and listens
+// unless the ServerNotRunning fault is set.
+func (s *server) start() error {
+	s.life.Lock()
+	defer s.life.Unlock()
+	s.stopLocked()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return errClosed
+	}
+	s.st = newServerState(s.panes, s.inView)
+	for _, p := range s.st.Panes {
+		p.Resume = s.resume[p.ID]
+	}
+	listen := !s.fault.ServerNotRunning
+	s.notifyLocked()
+	s.mu.Unlock()
+	if listen {
+		return s.listenLocked()
+	}
+	return nil
+}
+
+// stop forgets the state and stops listening.
+func (s *server) stop() {
+	s.life.Lock()
+	defer s.life.Unlock()
+	s.stopLocked()
+}
+
+func (s *server) stopLocked() {
+	s.unlistenLocked()
+	s.mu.Lock()
+	s.st = nil
+	s.notifyLocked()
+	s.mu.Unlock()
+}
+
+// close stops the server for good.
+func (s *server) close() {
+	s.life.Lock()
+	defer s.life.Unlock()
+	s.stopLocked()
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+}
+
+var errClosed = errors.New("herdrtest: closed")
+
+// setListening follows a change of the ServerNotRunning fault.
+func (s *server) setListening(on bool) error {
+	s.life.Lock()
+	defer s.life.Unlock()
+	s.mu.Lock()
+	running, listening := s.st != nil && !s.closed, s.ln != nil
+	s.mu.Unlock()
+	switch {
+	case on && running && !listening:
+		return s.listenLocked()
+	case !on && listening:
+		s.unlistenLocked()
+	}
+	return nil
+}
+
+// listenLocked starts the listener and its accept loop. s.life is held.
+func (s *server) listenLocked() error {
+	ln, err := listen(s.socket)
+	if err != nil {
+		return fmt.Errorf("herdrtest: listen: %w", err)
+	}
+	quit := make(chan struct{})
+	s.mu.Lock()
+	s.ln, s.quit = ln, quit
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go s.accept(ln, quit)
+	return nil
+}
+
+// unlistenLocked closes the listener and every open connection, and waits
+// for their goroutines. s.life is held.
+func (s *server) unlistenLocked() {
+	s.mu.Lock()
+	ln, quit := s.ln, s.quit
+	s.ln, s.quit = nil, nil
+	conns := make([]net.Conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	if ln == nil {
+		return
+	}
+	close(quit)
+	_ = ln.Close()
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	s.wg.Wait()
+	removeSocket(s.socket)
+}
+
+func (s *server) accept(ln net.Listener, quit chan struct{}) {
+	defer s.wg.Done()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return
+		}
+		s.mu.Lock()
+		if s.quit != quit {
+			s.mu.Unlock()
+			_ = c.Close()
+			continue
+		}
+		s.conns[c] = struct{}{}
+		timeout := s.lineTimeout
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go s.serve(c, quit, timeout)
+	}
+}
+
+// serve is one connection: one request line, at most one response
+// (CONTRACT §2.1).
+func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout time.Duration) {
+	defer s.wg.Done()
+	defer func() {
+		_ = c.Close()
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+	}()
+	pid := peerPID(c)
+	_ = c.SetReadDeadline(time.Now().Add(lineTimeout))
+	line, err := wire.ReadRequestLine(c)
+	if err != nil {
+		return // too slow, too long, no newline, not UTF-8: no response
+	}
+	start := time.Now()
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return // an empty line gets no response
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	cli := s.isCLI(pid)
+	s.mu.Lock()
+	f := s.fault
+	s.mu.Unlock()
+	// The fake CLI applies its process faults itself before it connects;
+	// a socket client gets the server's equivalents.
+	if !cli {
+		if f.Hang {
+			s.hang(c, line, pid, start)
+			return
+		}
+		if f.SleepMs > 0 {
+			t := time.NewTimer(time.Duration(f.SleepMs) * time.Millisecond)
+			select {
+			case <-t.C:
+			case <-quit:
+				t.Stop()
+				return
+			}
+		}
+		if f.Garbage {
+			s.handle(line, pid, cli, start, true)
+			_, _ = c.Write(garbageLine)
+			return
+		}
+	}
+	r := s.handle(line, pid, cli, start, false)
+	if !cli && f.SpewBytes > 0 {
+		spew(c, f.SpewBytes)
+	}
+	if _, err := c.Write(r.resp.Line()); err != nil {
+		s.mu.Lock()
+		r.rec.exit = -1 // the client went away before the answer
+		s.notifyLocked()
+		s.mu.Unlock()
+	}
+}
+
+// garbageLine is what a socket client gets under the Garbage fault:
+// neither JSON nor UTF-8.
+var garbageLine = []byte("herdr: \xff\xfe{{ not json ]] \x1b[31mpanic\x1b[0m\n")
+
+// hang records a request that is never answered (the Hang fault on the
+// socket) and holds the connection until the client or the server closes
+// it.
+func (s *server) hang(c net.Conn, line []byte, pid int, start time.Time) {
+	s.mu.Lock()
+	s.arrival++
+	rec := &record{arrival: s.arrival, line: line, pid: pid, start: start, exit: -1, hung: true}
+	if req, err := wire.DecodeRequest(line); err == nil {
+		rec.id, rec.method, rec.params, rec.pane = req.ID, req.Method, req.Params, paneOf(req)
+	}
+	s.records = append(s.records, rec)
+	s.notifyLocked()
+	s.mu.Unlock()
+	_, _ = io.Copy(io.Discard, c)
+}
+
+type received struct {
+	rec  *record
+	resp wire.Response
+}
+
+// handle takes one request line under s.mu: it assigns the arrival number,
+// answers the request and records it, outcome included, before the answer
+// is written, so that a client that has its answer finds the call logged.
+// With recordOnly (the Garbage fault) the request is recorded as answered
+// with garbage and not handled.
+func (s *server) handle(line []byte, pid int, cli bool, start time.Time, recordOnly bool) received {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.arrival++
+	rec := &record{arrival: s.arrival, line: line, pid: pid, cli: cli, start: start, exit: -1}
+	s.records = append(s.records, rec)
+	defer s.notifyLocked()
+	defer func() { rec.end = time.Now() }()
+	req, err := wire.DecodeRequest(line)
+	if err != nil {
+		// Any JSON or serde failure: invalid_request with an empty id
+		// (CONTRACT §2.4). Herdr's message is serde's; this one is Go's.
+		resp := wire.NewError("", wire.CodeInvalidRequest, "invalid request: "+err.Error())
+		rec.code, rec.exit = resp.Error.Code, 1
+		return received{rec, resp}
+	}
+	rec.id, rec.method, rec.params, rec.pane = req.ID, req.Method, req.Params, paneOf(req)
+	if recordOnly {
+		rec.exit = 1
+		return received{rec: rec}
+	}
+	resp := s.dispatchLocked(req, rec)
+	rec.exit = 0
+	if resp.Error != nil {
+		rec.code, rec.exit = resp.Error.Code, 1
+	}
+	if s.st != nil {
+		if p := s.st.pane(rec.pane); p != nil {
+			rec.status = p.status()
+		}
+	}
+	return received{rec, resp}
+}
+
+// paneOf returns the pane a request names, or "".
+func paneOf(req wire.Request) string {
+	var t struct {
+		PaneID *string `json:"pane_id"`
+		Target *string `json:"target"`
+	}
+	if json.Unmarshal(req.Params, &t) != nil {
+		return ""
+	}
+	switch {
+	case t.PaneID != nil:
+		return *t.PaneID
+	case t.Target != nil:
+		return *t.Target
+	}
+	return ""
+}
+
+// unknownMethod is serde's failure for a method it does not know. The
+// emulator answers it for every method it does not emulate, too.
+func unknownMethod(m wire.Method) wire.Response {
+	return wire.NewError("", wire.CodeInvalidRequest, fmt.Sprintf("invalid request: unknown variant %q", string(m)))
+}
+
+func invalidParams(err error) wire.Response {
+	return wire.NewError("", wire.CodeInvalidRequest, "invalid request: "+err.Error())
+}
+
+// dispatchLocked answers a decoded request. s.mu is held.
+func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
+	st := s.st
+	if st == nil && req.Method != wire.MethodPing {
+		// Accepted just before a stop.
+		return wire.NewError(req.ID, wire.CodeServerUnavailable, "server is shutting down")
+	}
+	switch req.Method {
+	case wire.MethodPing:
+		var p struct{}
+		if err := req.Decode(&p); err != nil {
+			return invalidParams(err)
+		}
+		protocol := s.v.protocol
+		if s.fault.ProtocolMismatch != 0 {
+			protocol = s.fault.ProtocolMismatch
+		}
+		resp, _ := wire.NewSuccess(req.ID, wire.Pong{Type: wire.ResultPong, Version: s.v.name, Protocol: protocol, Capabilities: capabilities})
+		return resp
+	case wire.MethodReportAgent, wire.MethodReleaseAgent, wire.MethodReportAgentSession:
+		ar, err := decodeAgentRequest(req)
+		if err != nil {
+			return invalidParams(err)
+		}
+		if s.failUsed < s.fault.FailFirst {
+			s.failUsed++
+			return wire.NewError(req.ID, wire.CodeServerUnavailable, "server is shutting down")
+		}
+		applied, e := st.apply(ar, s.v, time.Now())
+		if e != nil {
+			return wire.Response{ID: req.ID, Error: e}
+		}
+		rec.applied = applied
+		if p := st.pane(ar.pane); p != nil && p.Resume != nil {
+			s.resume[p.ID] = p.Resume
+		}
+		return wire.OK(req.ID)
+	case wire.MethodPaneGet:
+		var t wire.PaneTarget
+		if err := req.Decode(&t); err != nil {
+			return invalidParams(err)
+		}
+		return paneResult(req.ID, st, t.PaneID)
+	case wire.MethodPaneCurrent:
+		var t wire.PaneCurrentParams
+		if err := req.Decode(&t); err != nil {
+			return invalidParams(err)
+		}
+		if t.CallerPaneID == nil {
+			// Inferred: Herdr answers with the focused pane; the
+			// emulator has no focus model beyond "in view".
+			return wire.NewError(req.ID, wire.CodePaneNotFound, "no current pane")
+		}
+		return paneResult(req.ID, st, *t.CallerPaneID)
+	case wire.MethodPaneList:
+		var t wire.PaneListParams
+		if err := req.Decode(&t); err != nil {
+			return invalidParams(err)
+		}
+		panes := make([]paneInfo, 0, len(st.Panes))
+		for _, p := range st.Panes {
+			if t.WorkspaceID == nil || p.WorkspaceID == *t.WorkspaceID {
+				panes = append(panes, p.paneInfo())
+			}
+		}
+		resp, _ := wire.NewSuccess(req.ID, struct {
+			Type  string     `json:"type"`
+			Panes []paneInfo `json:"panes"`
+		}{"pane_list", panes})
+		return resp
+	case wire.MethodAgentGet, wire.MethodAgentFocus:
+		var t wire.AgentTarget
+		if err := req.Decode(&t); err != nil {
+			return invalidParams(err)
+		}
+		p := st.pane(t.Target)
+		if p == nil || p.Label == "" {
+			return wire.NewError(req.ID, wire.CodeAgentNotFound, "agent target "+t.Target+" not found")
+		}
+		if req.Method == wire.MethodAgentFocus {
+			p.Seen = true
+			return wire.OK(req.ID)
+		}
+		resp, _ := wire.NewSuccess(req.ID, struct {
+			Type  string    `json:"type"`
+			Agent AgentInfo `json:"agent"`
+		}{"agent_info", p.agentInfo()})
+		return resp
+	case wire.MethodAgentList:
+		var t struct{}
+		if err := req.Decode(&t); err != nil {
+			return invalidParams(err)
+		}
+		agents := []AgentInfo{}
+		for _, p := range st.Panes {
+			if p.Label != "" {
+				agents = append(agents, p.agentInfo())
+			}
+		}
+		resp, _ := wire.NewSuccess(req.ID, struct {
+			Type   string      `json:"type"`
+			Agents []AgentInfo `json:"agents"`
+		}{"agent_list", agents})
+		return resp
+	}
+	return unknownMethod(req.Method)
+}
+
+func paneResult(id string, st *serverState, pane string) wire.Response {
+	p := st.pane(pane)
+	if p == nil {
+		return wire.Response{ID: id, Error: paneNotFound(pane)}
+	}
+	resp, _ := wire.NewSuccess(id, struct {
+		Type string   `json:"type"`
+		Pane paneInfo `json:"pane"`
+	}{"pane_info", p.paneInfo()})
+	return resp
+}
+
+// decodeAgentRequest decodes the params of the three agent methods.
+func decodeAgentRequest(req wire.Request) (*agentRequest, error) {
+	ar := &agentRequest{method: req.Method}
+	switch req.Method {
+	case wire.MethodReportAgent:
+		var p wire.ReportAgentParams
+		if err := req.Decode(&p); err != nil {
+			return nil, err
+		}
+		ar.pane, ar.source, ar.agent, ar.state, ar.message, ar.seq = p.PaneID, p.Source, p.Agent, p.State, p.Message, p.Seq
+		ar.sessionID, ar.sessionPath, ar.resume = p.AgentSessionID, p.AgentSessionPath, p.ResumeArgv
+	case wire.MethodReleaseAgent:
+		var p wire.ReleaseAgentParams
+		if err := req.Decode(&p); err != nil {
+			return nil, err
+		}
+		ar.pane, ar.source, ar.agent, ar.seq = p.PaneID, p.Source, p.Agent, p.Seq
+	case wire.MethodReportAgentSession:
+		var p wire.ReportAgentSessionParams
+		if err := req.Decode(&p); err != nil {
+			return nil, err
+		}
+		ar.pane, ar.source, ar.agent, ar.seq = p.PaneID, p.Source, p.Agent, p.Seq
+		ar.sessionID, ar.sessionPath, ar.startSource, ar.resume = p.AgentSessionID, p.AgentSessionPath, p.SessionStartSource, p.ResumeArgv
+	}
+	return ar, nil
+}
+
+// isCLI reports whether pid is one of this emulator's fake CLI processes,
+// still running: its start record is in the invocation log (it writes it
+// before it connects) and its end record is not.
+func (s *server) isCLI(pid int) bool {
+	if pid <= 0 || pid == s.selfPID {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if running, ok := s.cliPIDs[pid]; ok && running {
+		return true
+	}
+	s.readLogLocked()
+	return s.cliPIDs[pid]
+}
+
+// readLogLocked reads the invocation log from where it last stopped and
+// notes the fake CLI pids. s.mu is held.
+func (s *server) readLogLocked() {
+	unlock, err := filelock.Lock(filepath.Join(s.dir, lockName))
+	if err != nil {
+		return
+	}
+	defer unlock()
+	f, err := os.Open(filepath.Join(s.dir, logName))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if _, err := f.Seek(s.logOff, io.SeekStart); err != nil {
+		return
+	}
+	br := bufio.NewReader(f)
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			return // a partial line is read again next time
+		}
+		s.logOff += int64(len(line))
+		var r struct {
+			Phase string `json:"phase"`
+			PID   int    `json:"pid"`
+		}
+		if json.Unmarshal(line, &r) == nil && r.PID > 0 {
+			s.cliPIDs[r.PID] = r.Phase == phaseStart
+		}
+	}
+}
+
+// snapshot returns the records, copied, under s.mu.
+func (s *server) snapshot() []record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]record, len(s.records))
+	for i, r := range s.records {
+		out[i] = *r
+	}
+	return out
+}

@@ -1,0 +1,246 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// server is a one-connection-at-a-time test server: each accepted
+// connection gets the next handler.
+type server struct {
+	socket string
+	ln     net.Listener
+	wg     sync.WaitGroup
+}
+
+func listen(t *testing.T, handle func(c net.Conn)) *server {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the client tests listen on a Unix socket")
+	}
+	s := &server{socket: filepath.Join(t.TempDir(), "herdr.sock")}
+	ln, err := net.Listen("unix", s.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ln = ln
+	s.wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.wg.Go(func() {
+				defer c.Close()
+				handle(c)
+			})
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		s.wg.Wait()
+	})
+	return s
+}
+
+// answer reads the request line and writes resp.
+func answer(resp string) func(c net.Conn) {
+	return func(c net.Conn) {
+		if _, err := ReadRequestLine(c); err == nil {
+			io.WriteString(c, resp)
+		}
+	}
+}
+
+func TestDo(t *testing.T) {
+	var got []byte
+	s := listen(t, func(c net.Conn) {
+		line, err := ReadRequestLine(c)
+		if err != nil {
+			return
+		}
+		got = line
+		c.Write(OK(IDCLIRequest).Line())
+	})
+	req, err := NewRequest(IDCLIRequest, MethodReleaseAgent, ReleaseAgentParams{PaneID: "w1:p1", Source: "s", Agent: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := Do(t.Context(), s.socket, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Err() != nil || resp.ID != IDCLIRequest || resp.ResultType() != ResultOK {
+		t.Errorf("response %+v", resp)
+	}
+	if diff := cmp.Diff(string(got), `{"id":"cli:request","method":"pane.release_agent","params":{"pane_id":"w1:p1","source":"s","agent":"a"}}`); diff != "" {
+		t.Errorf("server got (-got +want):\n%s", diff)
+	}
+}
+
+func TestPing(t *testing.T) {
+	s := listen(t, answer(`{"id":"api-client:status","result":{"type":"pong","version":"0.9.3","protocol":22,"capabilities":{"live_handoff":true,"detached_server_daemon":true,"later":1}}}`+"\n"))
+	p, err := Ping(t.Context(), s.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Pong{Type: ResultPong, Version: "0.9.3", Protocol: Protocol09, Capabilities: Capabilities{LiveHandoff: true, DetachedServerDaemon: true}}
+	if diff := cmp.Diff(p, want); diff != "" {
+		t.Errorf("pong (-got +want):\n%s", diff)
+	}
+}
+
+func TestPingFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		resp    string
+		wantErr error
+	}{
+		{"error_response", `{"id":"","error":{"code":"invalid_request","message":"m"}}` + "\n", &Error{Code: CodeInvalidRequest, Message: "m"}},
+		{"not_a_pong", `{"id":"api-client:status","result":{"type":"ok"}}` + "\n", ErrMalformedResponse},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := listen(t, answer(tc.resp))
+			_, err := Ping(t.Context(), s.socket)
+			var we *Error
+			if errors.As(tc.wantErr, &we) {
+				var got *Error
+				if !errors.As(err, &got) || *got != *we {
+					t.Fatalf("Ping = %v, want %v", err, we)
+				}
+				return
+			}
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("Ping = %v, want %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestDoFailures(t *testing.T) {
+	ping := Request{ID: IDStatus, Method: MethodPing}
+	for _, tc := range []struct {
+		name    string
+		handle  func(c net.Conn)
+		timeout time.Duration
+		wantErr error
+	}{
+		{"closed_without_answer", func(c net.Conn) { ReadRequestLine(c) }, 0, ErrEmptyResponse},
+		{"closed_without_reading", func(c net.Conn) {}, 0, ErrEmptyResponse},
+		{"answer_too_large", func(c net.Conn) {
+			if _, err := ReadRequestLine(c); err == nil {
+				c.Write(make([]byte, MaxResponse+10))
+			}
+		}, 0, ErrResponseTooLarge},
+		{"garbage", answer("\xff\xfe garbage\n"), 0, ErrMalformedResponse},
+		{"never_answers", func(c net.Conn) { io.Copy(io.Discard, c) }, 50 * time.Millisecond, context.DeadlineExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := listen(t, tc.handle)
+			ctx := t.Context()
+			if tc.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
+				defer cancel()
+			}
+			_, err := Do(ctx, s.socket, ping)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("Do = %v, want %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestDoCancel(t *testing.T) {
+	reading := make(chan struct{})
+	s := listen(t, func(c net.Conn) {
+		close(reading)
+		io.Copy(io.Discard, c)
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-reading
+		cancel()
+	}()
+	_, err := Do(ctx, s.socket, Request{ID: IDStatus, Method: MethodPing})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Do = %v, want context.Canceled", err)
+	}
+}
+
+func TestDoNotRunning(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix sockets")
+	}
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "stale.sock")
+	ln, err := net.Listen("unix", stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	for _, tc := range []struct{ name, socket string }{
+		{"no_file", filepath.Join(dir, "absent.sock")},
+		{"stale_socket", stale},
+		{"empty_path", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Do(t.Context(), tc.socket, Request{ID: IDStatus, Method: MethodPing})
+			var ce *ConnectError
+			if !errors.Is(err, ErrNotRunning) || !errors.As(err, &ce) || ce.Socket != tc.socket {
+				t.Fatalf("Do = %v, want a ConnectError wrapping ErrNotRunning", err)
+			}
+		})
+	}
+}
+
+// BenchmarkDo is one request over a fresh connection to an in-process
+// server that answers ok: the floor of a socket report.
+func BenchmarkDo(b *testing.B) {
+	dir := b.TempDir()
+	socket := filepath.Join(dir, "herdr.sock")
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	defer func() {
+		ln.Close()
+		wg.Wait()
+	}()
+	ok := OK(IDCLIRequest).Line()
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if _, err := ReadRequestLine(c); err == nil {
+				c.Write(ok)
+			}
+			c.Close()
+		}
+	})
+	seq := uint64(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		seq++
+		req, err := NewRequest(IDCLIRequest, MethodReportAgent, ReportAgentParams{PaneID: "w1:p1", Source: "custom:b", Agent: "b", State: StateWorking, Seq: &seq})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Do(b.Context(), socket, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,318 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/cmdrun"
+)
+
+// Operations, as they appear in diagnostics and Explain.
+const (
+	OpReport  = "report"
+	OpRelease = "release"
+)
+
+// Adapter sets the pane options of the tmux pane the process runs in. It
+// is returned by [Driver.Open]; see the package documentation.
+//
+// Report, Release and Close may be called from any goroutine; calls are
+// serialised, so a Report waits for an in-flight one. Explain is safe for
+// concurrent use with everything.
+type Adapter struct {
+	// Fixed at Open.
+	name     string
+	log      hclog.Logger
+	diagnose func(adapter.Diagnostic)
+	pane     string
+	socket   string
+	prefix   string
+	label    string
+	timeout  time.Duration
+	names    [3]string // @<prefix>_state, _message, _agent
+	runner   *cmdrun.Runner
+
+	done context.Context    // cancelled by Close
+	stop context.CancelFunc // cancels done
+	op   chan struct{}      // held by a Report, Release or Close in progress
+
+	mu        sync.Mutex
+	closed    bool
+	claimed   bool   // a Report since Open or the last Release
+	lastOp    string // op of the last call attempted
+	lastState string // what the pane shows, as far as we know
+	counts    map[adapter.Kind]uint64
+	emitted   map[adapter.Kind]bool // kinds already sent to Diagnose in this claim
+}
+
+// Guards: Adapter implements the optional interfaces it means to.
+var (
+	_ adapter.Adapter   = (*Adapter)(nil)
+	_ adapter.Releaser  = (*Adapter)(nil)
+	_ adapter.Closer    = (*Adapter)(nil)
+	_ adapter.Explainer = (*Adapter)(nil)
+)
+
+// Report sets the pane's three options to r in one tmux invocation:
+//
+//	tmux -S <socket> set-option -p -t <pane> @<prefix>_state <state> \;
+//	     set-option -p -t <pane> @<prefix>_message <message or ""> \;
+//	     set-option -p -t <pane> @<prefix>_agent <app>
+//
+// tmux runs the chained commands back to back, in one pass of its command
+// queue before the next redraw, and drops the rest of the list when one
+// fails, so a status line does not show one report's state with another's
+// message.
+//
+// ctx bounds the call together with the adapter's timeout. When ctx ends
+// the tmux client is killed and an error wrapping ctx's error is returned,
+// with no diagnostic. A call that did not deliver returns an error wrapping
+// a [*cmdrun.Error] and emits a diagnostic of its kind (spawn_failed,
+// timeout, protocol_rejected), at most one per kind from the first Report
+// after Open or Release until the next Release; tmux's own message is never
+// repeated, only a recognised code such as [CodePaneNotFound]. The registry
+// tries again later. After Close, Report returns [adapter.ErrClosed].
+func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
+	if err := a.enter(ctx); err != nil {
+		return err
+	}
+	defer a.leave()
+	if !r.Valid() {
+		return fmt.Errorf("tmux: invalid report %s", r)
+	}
+	a.mu.Lock()
+	if !a.claimed {
+		a.claimed = true
+		clear(a.emitted)
+	}
+	a.mu.Unlock()
+	err := a.call(ctx, OpReport, a.reportArgs(r))
+	if err == nil {
+		a.setDelivered(r.State.String())
+		a.log.Debug("tmux pane options set", "pane", a.pane, "state", r.State.String())
+	}
+	return err
+}
+
+// Release unsets the pane's three options (set-option -p -u), in one tmux
+// invocation, so that formats showing them show nothing for this pane. It
+// is sent whether or not this adapter reported: a successor opened by a
+// settings reload and released before its first report still clears what
+// its predecessor set. A pane that no longer exists and a server that is
+// not running (or exited during the call) count as released, with no
+// diagnostic: the options are gone with them.
+//
+// ctx bounds the call as in Report. After Close, Release returns
+// [adapter.ErrClosed].
+func (a *Adapter) Release(ctx context.Context) error {
+	if err := a.enter(ctx); err != nil {
+		return err
+	}
+	defer a.leave()
+	err := a.call(ctx, OpRelease, a.releaseArgs())
+	if err != nil && !paneGone(err) {
+		return err
+	}
+	a.mu.Lock()
+	a.claimed = false
+	a.mu.Unlock()
+	a.setDelivered("released")
+	a.log.Debug("tmux pane options unset", "pane", a.pane)
+	return nil
+}
+
+// Close stops the adapter: an in-flight tmux call is killed and waited for
+// (bounded by ctx). The pane's options are left as they are; Release
+// clears them. Close is idempotent and safe for concurrent use; after it,
+// Report and Release return [adapter.ErrClosed].
+func (a *Adapter) Close(ctx context.Context) error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return nil
+	}
+	a.closed = true
+	a.mu.Unlock()
+	a.stop()
+	select {
+	case a.op <- struct{}{}:
+		<-a.op
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("tmux: close: waiting for the in-flight call: %w", ctx.Err())
+	}
+}
+
+// Explain returns what the adapter knows, for registry.Explain: the pane,
+// socket, tmux executable, option names, agent label, timeout, the last
+// operation and state delivered, and a counter per diagnostic kind
+// ("diag.<kind>"). It is safe for concurrent use.
+func (a *Adapter) Explain() map[string]string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m := map[string]string{
+		"pane":       a.pane,
+		"socket":     a.socket,
+		"bin":        a.runner.Path,
+		"options":    a.names[0] + " " + a.names[1] + " " + a.names[2],
+		"agent":      a.label,
+		"timeout":    a.timeout.String(),
+		"last_op":    a.lastOp,
+		"last_state": a.lastState,
+	}
+	if a.lastOp == "" {
+		m["last_op"] = "(none)"
+	}
+	if a.lastState == "" {
+		m["last_state"] = "(none)"
+	}
+	if a.closed {
+		m["closed"] = "true"
+	}
+	kinds := make([]string, 0, len(a.counts))
+	for k := range a.counts {
+		kinds = append(kinds, string(k))
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		m["diag."+k] = strconv.FormatUint(a.counts[adapter.Kind(k)], 10)
+	}
+	return m
+}
+
+// reportArgs builds the argv of a report: every value its own element,
+// commands separated by a lone ";" argument (never a shell).
+func (a *Adapter) reportArgs(r adapter.Report) []string {
+	values := [3]string{r.State.String(), r.Message.String(), a.label}
+	args := make([]string, 0, 2+3*7)
+	args = append(args, "-S", a.socket)
+	for i, name := range a.names {
+		if i > 0 {
+			args = append(args, ";")
+		}
+		args = append(args, "set-option", "-p", "-t", a.pane, name, values[i])
+	}
+	return args
+}
+
+// releaseArgs builds the argv of a release.
+func (a *Adapter) releaseArgs() []string {
+	args := make([]string, 0, 2+3*7)
+	args = append(args, "-S", a.socket)
+	for i, name := range a.names {
+		if i > 0 {
+			args = append(args, ";")
+		}
+		args = append(args, "set-option", "-p", "-u", "-t", a.pane, name)
+	}
+	return args
+}
+
+// call runs tmux once. It returns nil, an error wrapping ctx's error,
+// [adapter.ErrClosed], or an error wrapping a *cmdrun.Error (after emitting
+// its diagnostic).
+func (a *Adapter) call(ctx context.Context, op string, args []string) error {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(a.done, cancel)() // Close kills an in-flight call
+	a.mu.Lock()
+	a.lastOp = op
+	a.mu.Unlock()
+	_, err := a.runner.Run(cctx, args...)
+	var ce *cmdrun.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ce):
+		if op != OpRelease || !paneGone(err) {
+			a.diag(ce.Kind, "%s: %s", op, ce.Detail())
+		}
+		return &opError{op: op, err: ce}
+	case ctx.Err() != nil:
+		return fmt.Errorf("tmux: %s: %w", op, ctx.Err())
+	case a.done.Err() != nil:
+		return adapter.ErrClosed
+	default:
+		return fmt.Errorf("tmux: %s: %w", op, err)
+	}
+}
+
+// opError is the error of a tmux call that did not deliver: "tmux: report:
+// timeout: killed at the 5s deadline". It unwraps to the *cmdrun.Error.
+type opError struct {
+	op  string
+	err *cmdrun.Error
+}
+
+func (e *opError) Error() string {
+	return "tmux: " + e.op + ": " + string(e.err.Kind) + ": " + e.err.Detail()
+}
+
+func (e *opError) Unwrap() error { return e.err }
+
+// paneGone reports whether err says the pane's options no longer exist:
+// the pane was closed, or the server is not running or exited during the
+// call.
+func paneGone(err error) bool {
+	var ce *cmdrun.Error
+	if !errors.As(err, &ce) {
+		return false
+	}
+	switch ce.Code {
+	case CodePaneNotFound, CodeServerNotRunning, CodeServerExited:
+		return true
+	}
+	return false
+}
+
+func (a *Adapter) setDelivered(state string) {
+	a.mu.Lock()
+	a.lastState = state
+	a.mu.Unlock()
+}
+
+// enter admits one Report or Release at a time; it fails after Close.
+func (a *Adapter) enter(ctx context.Context) error {
+	if a.isClosed() {
+		return adapter.ErrClosed
+	}
+	select {
+	case a.op <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if a.isClosed() {
+		<-a.op
+		return adapter.ErrClosed
+	}
+	return nil
+}
+
+func (a *Adapter) leave() { <-a.op }
+
+func (a *Adapter) isClosed() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.closed
+}
+
+// diag counts a diagnostic and sends it to Diagnose unless one of its kind
+// was already sent in this claim.
+func (a *Adapter) diag(kind adapter.Kind, format string, args ...any) {
+	a.mu.Lock()
+	a.counts[kind]++
+	seen := a.emitted[kind]
+	a.emitted[kind] = true
+	a.mu.Unlock()
+	if !seen {
+		a.diagnose(adapter.NewDiagnostic(a.name, kind, format, args...))
+	}
+}

@@ -1,0 +1,332 @@
+package tmux
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/cmdrun"
+)
+
+// Environment variables tmux puts in every pane process.
+const (
+	// EnvTmux is "<socket path>,<server pid>,<session id>": the server the
+	// pane belongs to.
+	EnvTmux = "TMUX"
+	// EnvPane is the pane's id, "%" and a number (e.g. "%3"), unique for
+	// the server's lifetime.
+	EnvPane = "TMUX_PANE"
+)
+
+// DefaultPrefix is the default of the "prefix" setting: the pane options
+// are @panestate_state, @panestate_message and @panestate_agent.
+const DefaultPrefix = "panestate"
+
+// Program is the name of the tmux executable searched for in the captured
+// PATH.
+const Program = "tmux"
+
+// Errors Open returns outside tmux, built once so that the common "not in
+// tmux" answer allocates nothing.
+var (
+	errTmuxUnset = fmt.Errorf("tmux: %w: %s is not set (not inside a tmux pane)", adapter.ErrInactive, EnvTmux)
+	errPaneUnset = fmt.Errorf("tmux: %w: %s is not set (not inside a tmux pane)", adapter.ErrInactive, EnvPane)
+	errNoTmux    = fmt.Errorf("tmux: %w: no executable %s in the captured PATH (relative entries are skipped)", adapter.ErrInactive, Program)
+)
+
+// Driver opens the tmux adapter. Its zero value is the production driver;
+// it has no fields. It is safe for concurrent use.
+type Driver struct{}
+
+// Guards: Driver implements the driver interfaces it means to.
+var (
+	_ adapter.Driver         = Driver{}
+	_ adapter.DefaultEnabler = Driver{}
+	_ adapter.SettingsKeyer  = Driver{}
+	_ adapter.EnvScrubber    = Driver{}
+	_ adapter.Checker        = Driver{}
+)
+
+// EnabledByDefault reports true: inside an eligible tmux pane the adapter
+// runs unless "tmux.enabled" is false.
+func (Driver) EnabledByDefault() bool { return true }
+
+// SettingsKeys returns the keys of the adapter's settings section besides
+// "enabled": "prefix" and "timeout".
+func (Driver) SettingsKeys() []string { return []string{"prefix", "timeout"} }
+
+// ScrubEnv returns env without TMUX_PANE; see the package function
+// [ScrubEnv].
+func (Driver) ScrubEnv(env adapter.Env) adapter.Env { return adapter.Env(ScrubEnv(env)) }
+
+// ScrubEnv returns a copy of env (in os.Environ form) without TMUX_PANE,
+// and with TMUX kept. Hosts pass the environment of every tool subprocess
+// the agent starts through registry.ScrubEnv, which calls this.
+//
+// Why TMUX_PANE alone: a nested agent, or a second copy of the host started
+// by a tool, that inherits both variables would take the parent's pane for
+// its own: it would overwrite the parent's state and, when it exits, unset
+// it. Without TMUX_PANE the adapter is inactive in the child, which is all
+// that is needed. TMUX stays, because it is what every tmux-aware tool
+// (the tmux command itself, editors' clipboard and pane integrations,
+// test runners that split panes) uses to find the server: without it, a
+// tool's `tmux` would start or attach to another server, nested in the
+// pane. Such a tool without TMUX_PANE still works; a command of its that
+// names no target pane acts on the window's active pane rather than the
+// agent's. Names are matched without regard to case, as Windows does.
+func ScrubEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); strings.EqualFold(k, EnvPane) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// settings is the adapter's own settings section.
+type settings struct {
+	Prefix  *string         `json:"prefix"`
+	Timeout json.RawMessage `json:"timeout"`
+}
+
+// validPrefix is the "prefix" setting's form. tmux takes any user option
+// name that starts with "@" and has no "[" (which starts an array index),
+// and compares names exactly. The options must also be usable inside
+// formats, #{@…} and #{?#{==:#{@…},blocked},…,…}, where ",", ":", "}",
+// "#" and spaces have meanings: so letters, digits, "_" and "-", starting
+// with a letter or digit.
+var validPrefix = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
+
+// validLabel is the agent label's form: the registry's rule for app names.
+// It keeps the value clear of tmux's command separator (an argument ending
+// in ";") and of "#", which status formats would read as a style.
+var validLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// validPaneID is TMUX_PANE's form.
+var validPaneID = regexp.MustCompile(`^%[0-9]{1,10}$`)
+
+// Open returns an [Adapter] for the tmux pane this process runs in.
+//
+// It returns an error wrapping [adapter.ErrInactive], naming the failed
+// condition, when the captured environment is not a tmux pane (TMUX unset
+// or not of the form "<absolute socket>,<pid>,<session>", TMUX_PANE unset or
+// not "%N"), when the host is not an interactive root session, or when no
+// executable "tmux" is found in the captured PATH. An inactive Open starts
+// nothing.
+//
+// It returns a plain error for a bad setting (a prefix outside
+// [A-Za-z0-9][A-Za-z0-9_-]{0,31}, an unparsable timeout) and for an app
+// name that cannot be the agent label. A timeout outside 100ms..60s is
+// clamped, with one invalid_value diagnostic.
+//
+// Open does no I/O besides the PATH search (stat and access checks); the
+// pane is first written by Report. ctx is only checked for cancellation.
+func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
+	a, err := d.open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// open is Open with the concrete type.
+func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("tmux: open: %w", err)
+	}
+	act, err := activation(p)
+	if err != nil {
+		return nil, err
+	}
+	var s settings
+	if len(bytes.TrimSpace(p.Settings)) > 0 {
+		if err := json.Unmarshal(p.Settings, &s); err != nil {
+			return nil, fmt.Errorf("tmux: settings: %w", err)
+		}
+	}
+	prefix := DefaultPrefix
+	if s.Prefix != nil {
+		prefix = *s.Prefix
+	}
+	if err := checkPrefix(prefix); err != nil {
+		return nil, err
+	}
+	if !validLabel.MatchString(p.App) {
+		return nil, fmt.Errorf("tmux: agent label (the app name) %q must be 1-64 characters of letters, digits, '.', '_' or '-'", adapter.Bound(p.App, 80))
+	}
+	timeout, clamped, err := cmdrun.ParseTimeout(s.Timeout)
+	if err != nil {
+		return nil, fmt.Errorf("tmux: settings: %w", err)
+	}
+	logger := p.Logger
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	diagnose := p.Diagnose
+	if diagnose == nil {
+		diagnose = func(adapter.Diagnostic) {}
+	}
+	a := &Adapter{
+		name:     p.Name,
+		log:      logger,
+		diagnose: diagnose,
+		pane:     act.pane,
+		socket:   act.socket,
+		prefix:   prefix,
+		label:    p.App,
+		timeout:  timeout,
+		runner: &cmdrun.Runner{
+			Path:      act.bin,
+			Env:       p.Env,
+			Timeout:   timeout,
+			Recognize: recognize,
+		},
+		op:      make(chan struct{}, 1),
+		counts:  make(map[adapter.Kind]uint64),
+		emitted: make(map[adapter.Kind]bool),
+	}
+	a.done, a.stop = context.WithCancel(context.Background())
+	a.names = [3]string{"@" + prefix + "_state", "@" + prefix + "_message", "@" + prefix + "_agent"}
+	if clamped != "" {
+		a.diag(adapter.KindInvalidValue, "%s", clamped)
+	}
+	return a, nil
+}
+
+// checkPrefix reports why prefix cannot name the pane options.
+func checkPrefix(prefix string) error {
+	if strings.HasPrefix(prefix, "@") {
+		return fmt.Errorf("tmux: settings: prefix %q must not start with '@' (it is added: @<prefix>_state)", adapter.Bound(prefix, 40))
+	}
+	if !validPrefix.MatchString(prefix) {
+		return fmt.Errorf("tmux: settings: prefix %q must be 1-32 letters, digits, '_' or '-', starting with a letter or digit", adapter.Bound(prefix, 40))
+	}
+	return nil
+}
+
+// Check reports whether the adapter would apply here, as [adapter.Checker]
+// describes: the same conditions as Open, in the same order, with no
+// diagnostic and no I/O besides the PATH search. Settings are not checked;
+// Open reports them.
+func (Driver) Check(p adapter.Params) error {
+	_, err := activation(p)
+	return err
+}
+
+// activated is what activation found.
+type activated struct {
+	socket, pane, bin string
+}
+
+// activation checks everything that decides whether this process may set
+// its pane's options: the environment, the host and the tmux executable.
+func activation(p adapter.Params) (activated, error) {
+	env := p.Env
+	tmuxVar, ok := env.Lookup(EnvTmux)
+	if !ok || tmuxVar == "" {
+		return activated{}, errTmuxUnset
+	}
+	socket, err := parseTmuxVar(tmuxVar)
+	if err != nil {
+		return activated{}, fmt.Errorf("tmux: %w: %s %q: %w", adapter.ErrInactive, EnvTmux, adapter.Bound(tmuxVar, 120), err)
+	}
+	pane, ok := env.Lookup(EnvPane)
+	if !ok || pane == "" {
+		return activated{}, errPaneUnset
+	}
+	if !validPaneID.MatchString(pane) {
+		return activated{}, fmt.Errorf("tmux: %w: %s %q is not a pane id (%%N)", adapter.ErrInactive, EnvPane, adapter.Bound(pane, 40))
+	}
+	if err := adapter.CheckHost(p.Host); err != nil {
+		return activated{}, fmt.Errorf("tmux: host may not claim a pane: %w", err)
+	}
+	bin, err := cmdrun.LookPath(env, Program)
+	if errors.Is(err, cmdrun.ErrNotFound) {
+		return activated{}, errNoTmux
+	}
+	if err != nil {
+		return activated{}, fmt.Errorf("tmux: %w: no usable %s executable in the captured PATH: %w", adapter.ErrInactive, Program, err)
+	}
+	return activated{socket: socket, pane: pane, bin: bin}, nil
+}
+
+// parseTmuxVar returns the socket path of a TMUX value. tmux writes it as
+// "%s,%ld,%d" (socket, server pid, session id or -1), and a socket path may
+// itself contain commas, so the two numbers are taken from the right.
+func parseTmuxVar(v string) (socket string, err error) {
+	rest, session, ok := cut2Last(v)
+	if !ok {
+		return "", errors.New("not \"<socket>,<pid>,<session>\"")
+	}
+	socket, pid, ok := cut2Last(rest)
+	if !ok {
+		return "", errors.New("not \"<socket>,<pid>,<session>\"")
+	}
+	if n, err := strconv.ParseUint(pid, 10, 31); err != nil || n == 0 {
+		return "", fmt.Errorf("server pid %q is not a process id", adapter.Bound(pid, 20))
+	}
+	if _, err := strconv.ParseInt(session, 10, 32); err != nil {
+		return "", fmt.Errorf("session %q is not a number", adapter.Bound(session, 20))
+	}
+	if !filepath.IsAbs(socket) {
+		return "", errors.New("socket path is not absolute")
+	}
+	return socket, nil
+}
+
+// cut2Last splits s at its last comma.
+func cut2Last(s string) (before, after string, ok bool) {
+	i := strings.LastIndexByte(s, ',')
+	if i < 0 {
+		return "", "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
+// Codes recognised in tmux's error output; see [Adapter.Report].
+const (
+	CodeServerNotRunning = "server_not_running" // "no server running on <socket>"
+	CodeConnectFailed    = "connect_failed"     // "error connecting to <socket> (<reason>)"
+	CodePaneNotFound     = "pane_not_found"     // "can't find pane: %N" (3.4+), "no such pane: %N" (3.3)
+	CodeAccessDenied     = "access_denied"      // "access not allowed" (server-access, 3.3+)
+	CodeServerExited     = "server_exited"      // "server exited unexpectedly", "lost server"
+	CodeVersionMismatch  = "version_mismatch"   // "protocol version mismatch": client and server differ
+)
+
+// recognize maps tmux's error messages to a fixed code, so diagnostics
+// never repeat tmux's output (which names the socket and the pane).
+func recognize(_, stderr []byte) string {
+	for line := range bytes.Lines(stderr) {
+		switch {
+		case bytes.HasPrefix(line, []byte("no server running on ")):
+			return CodeServerNotRunning
+		case bytes.HasPrefix(line, []byte("error connecting to ")):
+			return CodeConnectFailed
+		case bytes.HasPrefix(line, []byte("can't find pane")), bytes.HasPrefix(line, []byte("no such pane")):
+			return CodePaneNotFound
+		case bytes.Contains(line, []byte("access not allowed")):
+			return CodeAccessDenied
+		case bytes.Contains(line, []byte("server exited")), bytes.HasPrefix(line, []byte("lost server")):
+			return CodeServerExited
+		case bytes.HasPrefix(line, []byte("protocol version mismatch")):
+			return CodeVersionMismatch
+		}
+	}
+	return ""
+}
+
+// DefaultTimeout is the deadline of one tmux call when "timeout" is not
+// set; the setting takes a duration string or milliseconds, clamped to
+// [cmdrun.MinTimeout, cmdrun.MaxTimeout], as herdr.timeout does.
+const DefaultTimeout = cmdrun.DefaultTimeout

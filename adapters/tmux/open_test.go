@@ -1,0 +1,238 @@
+package tmux
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/session"
+)
+
+func TestOpenInactive(t *testing.T) {
+	fake := fakeDir(t)
+	noexec := t.TempDir()
+	if err := os.WriteFile(filepath.Join(noexec, Program), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(fake) // a tmux in the working directory is never used
+	good := "TMUX=/tmp/tmux-1000/default,4242,0"
+	tests := []struct {
+		name string
+		env  adapter.Env
+		host session.Host
+		want string // in the error
+	}{
+		{"no TMUX", adapter.Env{"TMUX_PANE=%1", "PATH=" + fake}, interactive, "TMUX is not set"},
+		{"empty TMUX", adapter.Env{"TMUX=", "TMUX_PANE=%1", "PATH=" + fake}, interactive, "TMUX is not set"},
+		{"TMUX without fields", adapter.Env{"TMUX=/tmp/s", "TMUX_PANE=%1", "PATH=" + fake}, interactive, "not \"<socket>,<pid>,<session>\""},
+		{"TMUX with a bad pid", adapter.Env{"TMUX=/tmp/s,x,0", "TMUX_PANE=%1", "PATH=" + fake}, interactive, "server pid"},
+		{"TMUX with a bad session", adapter.Env{"TMUX=/tmp/s,1,y", "TMUX_PANE=%1", "PATH=" + fake}, interactive, "session"},
+		{"TMUX with a relative socket", adapter.Env{"TMUX=s,1,0", "TMUX_PANE=%1", "PATH=" + fake}, interactive, "not absolute"},
+		{"no TMUX_PANE", adapter.Env{good, "PATH=" + fake}, interactive, "TMUX_PANE is not set"},
+		{"TMUX_PANE not a pane id", adapter.Env{good, "TMUX_PANE=-t", "PATH=" + fake}, interactive, "not a pane id"},
+		{"not interactive", adapter.Env{good, "TMUX_PANE=%1", "PATH=" + fake},
+			session.Host{Mode: session.ModePrint, HasUI: false, Role: session.RoleRoot}, "host may not claim a pane"},
+		{"subagent", adapter.Env{good, "TMUX_PANE=%1", "PATH=" + fake},
+			session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleSubagent}, "host may not claim a pane"},
+		{"no tmux on PATH", adapter.Env{good, "TMUX_PANE=%1", "PATH=" + t.TempDir()}, interactive, "no executable tmux"},
+		{"tmux not executable", adapter.Env{good, "TMUX_PANE=%1", "PATH=" + noexec}, interactive, "no executable tmux"},
+		{"only in the working directory", adapter.Env{good, "TMUX_PANE=%1", "PATH=.:"}, interactive, "no executable tmux"},
+		{"no PATH", adapter.Env{good, "TMUX_PANE=%1"}, interactive, "no executable tmux"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &diags{}
+			p := params(tt.env, "", d)
+			p.Host = tt.host
+			a, err := Driver{}.Open(t.Context(), p)
+			if a != nil || !errors.Is(err, adapter.ErrInactive) {
+				t.Fatalf("Open = %v, %v; want an error wrapping ErrInactive", a, err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Open error %q does not say %q", err, tt.want)
+			}
+			if cerr := (Driver{}).Check(p); cerr == nil || cerr.Error() != err.Error() {
+				t.Errorf("Check = %v; want Open's error %v", cerr, err)
+			}
+			if got := d.all(); len(got) != 0 {
+				t.Errorf("inactive Open emitted diagnostics %v", got)
+			}
+		})
+	}
+}
+
+func TestOpenActive(t *testing.T) {
+	fake := fakeDir(t)
+	env := adapter.Env{"TMUX=/tmp/my,dir/sock,4242,-1", "TMUX_PANE=%12", "PATH=relative:" + fake}
+	p := params(env, "", nil)
+	if err := (Driver{}).Check(p); err != nil {
+		t.Fatalf("Check = %v; want nil", err)
+	}
+	a := openT(t, p)
+	got := a.Explain()
+	wantExplain := map[string]string{
+		"pane":       "%12",
+		"socket":     "/tmp/my,dir/sock",
+		"bin":        filepath.Join(fake, Program),
+		"options":    "@panestate_state @panestate_message @panestate_agent",
+		"agent":      "chat",
+		"timeout":    "5s",
+		"last_op":    "(none)",
+		"last_state": "(none)",
+	}
+	if diff := cmp.Diff(got, wantExplain); diff != "" {
+		t.Errorf("Explain (-got +want):\n%s", diff)
+	}
+}
+
+func TestOpenSettings(t *testing.T) {
+	fake := fakeDir(t)
+	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%0", "PATH=" + fake}
+	tests := []struct {
+		name     string
+		settings string
+		app      string
+		wantErr  string // "" for success
+		options  string
+		timeout  string
+		diag     string // a diagnostic detail expected
+	}{
+		{name: "defaults", settings: `{}`, options: "@panestate_state @panestate_message @panestate_agent", timeout: "5s"},
+		{name: "custom prefix", settings: `{"prefix":"agent-1_x"}`, options: "@agent-1_x_state @agent-1_x_message @agent-1_x_agent", timeout: "5s"},
+		{name: "timeout in ms", settings: `{"timeout":250}`, options: "@panestate_state @panestate_message @panestate_agent", timeout: "250ms"},
+		{name: "timeout clamped", settings: `{"timeout":"2m"}`, options: "@panestate_state @panestate_message @panestate_agent", timeout: "1m0s",
+			diag: "timeout 2m0s is above 1m0s; using 1m0s"},
+		{name: "prefix with @", settings: `{"prefix":"@x"}`, wantErr: "must not start with '@'"},
+		{name: "empty prefix", settings: `{"prefix":""}`, wantErr: "prefix \"\" must be"},
+		{name: "prefix with a format character", settings: `{"prefix":"a}b"}`, wantErr: "must be 1-32"},
+		{name: "prefix with an array index", settings: `{"prefix":"a[1]"}`, wantErr: "must be 1-32"},
+		{name: "prefix with a comma", settings: `{"prefix":"a,b"}`, wantErr: "must be 1-32"},
+		{name: "prefix too long", settings: `{"prefix":"` + strings.Repeat("p", 33) + `"}`, wantErr: "must be 1-32"},
+		{name: "prefix not a string", settings: `{"prefix":3}`, wantErr: "tmux: settings"},
+		{name: "bad timeout", settings: `{"timeout":"soon"}`, wantErr: "tmux: settings: timeout \"soon\" is not a duration"},
+		{name: "app ending in the command separator", app: "chat;", wantErr: "agent label"},
+		{name: "app with a style", app: "#[fg=red]", wantErr: "agent label"},
+		{name: "no app", app: "", wantErr: "agent label"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &diags{}
+			p := params(env, tt.settings, d)
+			if tt.app != "" || tt.wantErr == "agent label" {
+				p.App = tt.app
+			}
+			a, err := Driver{}.open(t.Context(), p)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || errors.Is(err, adapter.ErrInactive) {
+					t.Fatalf("Open error = %v; want a plain error containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer a.Close(t.Context())
+			e := a.Explain()
+			if e["options"] != tt.options || e["timeout"] != tt.timeout {
+				t.Errorf("options, timeout = %q, %q; want %q, %q", e["options"], e["timeout"], tt.options, tt.timeout)
+			}
+			var wantDiags []adapter.Diagnostic
+			if tt.diag != "" {
+				wantDiags = []adapter.Diagnostic{{Adapter: "tmux", Kind: adapter.KindInvalidValue, Detail: tt.diag}}
+			}
+			if diff := cmp.Diff(d.all(), wantDiags); diff != "" {
+				t.Errorf("diagnostics (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseTmuxVar(t *testing.T) {
+	tests := []struct {
+		v, socket string
+		ok        bool
+	}{
+		{"/tmp/tmux-1000/default,1234,0", "/tmp/tmux-1000/default", true},
+		{"/tmp/a,b/c,1234,5", "/tmp/a,b/c", true},
+		{"/tmp/s,1234,-1", "/tmp/s", true},
+		{"/tmp/s,0,1", "", false},
+		{"/tmp/s,1234", "", false},
+		{",1234,0", "", false},
+		{"/tmp/s,-5,0", "", false},
+	}
+	for _, tt := range tests {
+		socket, err := parseTmuxVar(tt.v)
+		if (err == nil) != tt.ok || socket != tt.socket {
+			t.Errorf("parseTmuxVar(%q) = %q, %v; want %q, ok %v", tt.v, socket, err, tt.socket, tt.ok)
+		}
+	}
+}
+
+func TestScrubEnvRemovesTmuxPaneOnly(t *testing.T) {
+	got := ScrubEnv([]string{"TMUX=/tmp/s,1,0", "TMUX_PANE=%3", "tmux_pane=%4", "PATH=/bin", "TMUX_TMPDIR=/run"})
+	want := []string{"TMUX=/tmp/s,1,0", "PATH=/bin", "TMUX_TMPDIR=/run"}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("ScrubEnv (-got +want):\n%s", diff)
+	}
+	// The child of a scrubbed environment does not find a pane to claim.
+	p := params(adapter.Env(got), "", nil)
+	if err := (Driver{}).Check(p); !errors.Is(err, adapter.ErrInactive) {
+		t.Errorf("Check in a scrubbed environment = %v; want inactive", err)
+	}
+}
+
+func TestRecognize(t *testing.T) {
+	tests := []struct {
+		stderr, code string
+	}{
+		{"no server running on /tmp/tmux-0/default\n", CodeServerNotRunning},
+		{"error connecting to /tmp/x (No such file or directory)\n", CodeConnectFailed},
+		{"can't find pane: %9\n", CodePaneNotFound},
+		{"no such pane: %9\n", CodePaneNotFound},
+		{"access not allowed\n", CodeAccessDenied},
+		{"server exited unexpectedly\n", CodeServerExited},
+		{"lost server\n", CodeServerExited},
+		{"protocol version mismatch (client 8, server 7)\n", CodeVersionMismatch},
+		{"invalid option: @x\n", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := recognize(nil, []byte(tt.stderr)); got != tt.code {
+			t.Errorf("recognize(%q) = %q; want %q", tt.stderr, got, tt.code)
+		}
+	}
+}
+
+func TestArgv(t *testing.T) {
+	// The exact argv, as the fake tmux received it: one invocation per call,
+	// the server and the pane named in every command.
+	log := filepath.Join(t.TempDir(), "argv")
+	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%7", "PATH=" + fakeDir(t), fakeModeEnv + "=record", fakeLogEnv + "=" + log}
+	a := openT(t, params(env, `{"prefix":"ps"}`, nil))
+	for _, r := range []adapter.Report{blocked, working} {
+		if err := a.Report(t.Context(), r); err != nil {
+			t.Fatalf("Report: %v", err)
+		}
+	}
+	if err := a.Release(t.Context()); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSpace(string(b)), "\n")
+	want := []string{
+		`["-S","/tmp/s","set-option","-p","-t","%7","@ps_state","blocked",";","set-option","-p","-t","%7","@ps_message","Waiting for approval",";","set-option","-p","-t","%7","@ps_agent","chat"]`,
+		`["-S","/tmp/s","set-option","-p","-t","%7","@ps_state","working",";","set-option","-p","-t","%7","@ps_message","",";","set-option","-p","-t","%7","@ps_agent","chat"]`,
+		`["-S","/tmp/s","set-option","-p","-u","-t","%7","@ps_state",";","set-option","-p","-u","-t","%7","@ps_message",";","set-option","-p","-u","-t","%7","@ps_agent"]`,
+	}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("argv (-got +want):\n%s", diff)
+	}
+}

@@ -1,0 +1,142 @@
+package archtest
+
+// The rules below are the import graph of docs/architecture.md and the
+// design, written out per package. Every package of the module must match
+// a rule (a new package without one fails the test); a rule for a package
+// that does not exist yet matches nothing and costs nothing.
+//
+// Patterns are module-relative: "adapter" is exactly that package,
+// "adapters/..." is adapters and everything below it, "..." is every
+// package of the module. Outside modules are named by module path (not
+// package path): "golang.org/x/sys" covers x/sys/unix and x/sys/windows.
+// Only what a package ships is checked (its non-test files, for each of
+// linux, darwin and windows); tests may import what they need.
+
+// Outside modules, by module path.
+const (
+	modHclog    = "github.com/hashicorp/go-hclog"
+	modKoanf    = "github.com/knadh/koanf/v2"
+	modConfmap  = "github.com/knadh/koanf/providers/confmap"
+	modFsnotify = "github.com/fsnotify/fsnotify"
+	modXSys     = "golang.org/x/sys"
+	modIsatty   = "github.com/mattn/go-isatty"
+	modWinio    = "github.com/Microsoft/go-winio"
+	modGoleak   = "go.uber.org/goleak"
+)
+
+// everywhere and only return module allowances for every platform, or for
+// the listed ones.
+func everywhere(paths ...string) []module {
+	ms := make([]module, len(paths))
+	for i, p := range paths {
+		ms[i] = module{path: p}
+	}
+	return ms
+}
+
+func only(goos, path string) module { return module{path: path, goos: goos} }
+
+// noIO is what the reducer may not import: it is a pure function, with no
+// clock, logger, context, file, process or network.
+var noIO = []string{
+	"os", "os/...", "io/fs", "io/ioutil", "net", "net/...", "syscall", "time",
+	"log", "log/...", "context", "runtime", "runtime/...", "unsafe", "plugin",
+	"math/rand", "math/rand/...", "crypto/rand", "path/filepath", "sync", "sync/...",
+}
+
+var rules = []rule{
+	// The leaf: plain data and an observable store.
+	{pkg: "session", banned: []string{"os", "os/...", "net", "net/...", "syscall", "io/fs"},
+		bannedWhy: "session is plain data: no file, process or network"},
+
+	// The contract, and what adapter authors build on.
+	{pkg: "adapter", imports: []string{"session"}, modules: everywhere(modHclog)},
+	{pkg: "adapter/adaptertest", imports: []string{"adapter", "session"}, modules: everywhere(modGoleak)},
+	{pkg: "adapter/cmdrun", imports: []string{"adapter"}, modules: everywhere(modXSys)},
+
+	{pkg: "reducer", imports: []string{"session", "adapter"}, banned: noIO,
+		bannedWhy: "the reducer does no I/O"},
+
+	{pkg: "settings", imports: []string{"internal/..."}, modules: everywhere(modKoanf, modConfmap, modFsnotify, modHclog)},
+
+	// The one package that ties everything together.
+	{pkg: "registry", imports: []string{"session", "adapter", "reducer", "settings", "adapters/...", "internal/..."},
+		modules: everywhere(modHclog)},
+
+	// Adapters import adapter and session (plus their own internals and the
+	// shared subprocess runner).
+	{pkg: "adapters/noop", imports: []string{"adapter", "session"}},
+	{pkg: "adapters/terminal", imports: []string{"adapter", "session"}, modules: everywhere(modHclog)},
+	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "adapter/cmdrun"}, modules: everywhere(modHclog)},
+	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "adapter/cmdrun", "adapters/herdr/internal/...", "internal/filelock"},
+		modules: append(everywhere(modHclog, modXSys), only("windows", modWinio))},
+	// Herdr's socket wire, shared by the adapter and the emulator: named
+	// pipes on Windows.
+	{pkg: "adapters/herdr/internal/...", imports: []string{"adapters/herdr/internal/..."},
+		modules: []module{only("windows", modWinio), only("windows", modXSys)}},
+	// The emulated Herdr: a server and its CLI client, shared with hosts'
+	// tests. It speaks the wire itself; it does not use the adapter. It
+	// reads its peers' credentials (x/sys) and waits on its log (fsnotify).
+	{pkg: "adapters/herdr/herdrtest", imports: []string{"adapters/herdr/internal/...", "internal/filelock", "session"},
+		modules: append(everywhere(modXSys, modFsnotify), only("windows", modWinio))},
+	{pkg: "adapters/herdr/herdrtest/cmd/...", imports: []string{"adapters/herdr/herdrtest", "adapters/herdr/internal/...", "session"}},
+
+	// Shared helpers.
+	{pkg: "internal/filelock", modules: []module{only("windows", modXSys)}},
+	{pkg: "internal/testenv"},
+	{pkg: "internal/archtest"},
+
+	// Hosts. Each names what it needs beyond registry, session and settings.
+	{pkg: "examples/internal/hostflags", imports: []string{"registry", "session", "settings", "adapter"},
+		modules: everywhere(modHclog)},
+	// chat prints the state it expects (reducer), and hands its stdout to
+	// Options.Terminal when it is a terminal (go-isatty).
+	{pkg: "examples/chat", imports: []string{"registry", "session", "reducer", "examples/internal/..."},
+		modules: everywhere(modHclog, modIsatty)},
+	{pkg: "examples/doctor", imports: []string{"registry", "session", "settings", "examples/internal/..."}},
+	// customadapter is an adapter of its own, so it imports the contract.
+	{pkg: "examples/customadapter", imports: []string{"registry", "session", "settings", "adapter"}},
+	// demo drives an emulated Herdr and compares what it shows with what was
+	// reported (reducer, adapter.Report).
+	{pkg: "examples/demo", imports: []string{"registry", "session", "settings", "reducer", "adapter", "adapters/herdr/herdrtest"},
+		modules: everywhere(modHclog)},
+	{pkg: "examples/embedding"},
+}
+
+// nevers are the design's "never" sentences, checked over every path of
+// imports (except where direct is set), so a breach is named by the rule
+// it breaks even when it goes through an allowed package.
+var nevers = []never{
+	{name: "session is a leaf", from: []string{"session/..."}, to: []string{"..."}},
+	{name: "adapter knows nothing of settings or the registry", from: []string{"adapter/..."},
+		to: []string{"settings/...", "registry/...", "reducer/...", "adapters/...", "examples/..."}},
+	{name: "adapters import adapter and session", from: []string{"adapters/..."},
+		to: []string{"registry/...", "settings/...", "reducer/...", "examples/...", "adapter/adaptertest/..."}},
+	{name: "an adapter never imports another adapter", from: []string{"adapters/herdr/..."},
+		to: []string{"adapters/noop/...", "adapters/tmux/...", "adapters/terminal/..."}},
+	{name: "an adapter never imports another adapter", from: []string{"adapters/tmux/..."},
+		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/terminal/..."}},
+	{name: "an adapter never imports another adapter", from: []string{"adapters/terminal/..."},
+		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/tmux/..."}},
+	{name: "an adapter never imports another adapter", from: []string{"adapters/noop/..."},
+		to: []string{"adapters/herdr/...", "adapters/tmux/...", "adapters/terminal/..."}},
+	{name: "the reducer does no I/O", from: []string{"reducer/..."},
+		to: []string{"settings/...", "registry/...", "adapters/...", "adapter/cmdrun/...", "internal/..."}},
+	{name: "settings never imports registry", from: []string{"settings/..."},
+		to: []string{"registry/...", "adapter/...", "adapters/...", "reducer/...", "examples/..."}},
+	{name: "only registry ties everything together", direct: true,
+		from: []string{"..."}, except: []string{"registry/...", "examples/..."},
+		to: []string{"registry/..."}},
+	{name: "only registry ties everything together", direct: true,
+		from: []string{"..."}, except: []string{"registry/...", "examples/...", "settings/..."},
+		to: []string{"settings/..."}},
+	{name: "only registry ties everything together", direct: true,
+		from: []string{"..."}, except: []string{"registry/...", "examples/...", "adapters/..."},
+		to: []string{"adapters/..."}},
+	{name: "hosts import registry, session and settings, and no adapter package but herdrtest", direct: true,
+		from: []string{"examples/..."}, to: []string{"adapters/..."},
+		toExcept: []string{"adapters/herdr/herdrtest"}},
+	{name: "test kits stay out of shipped code", from: []string{"..."},
+		except: []string{"examples/...", "adapter/adaptertest/...", "adapters/herdr/herdrtest/...", "internal/testenv/...", "internal/archtest/..."},
+		to:     []string{"adapter/adaptertest/...", "adapters/herdr/herdrtest/...", "internal/testenv/...", "internal/archtest/..."}},
+}
