@@ -205,17 +205,19 @@ func (w *worker) closeOnly() {
 }
 
 // retryRelease tries again to release an adapter that a Detach left
-// unreleased, on a new goroutine, by deadline. It returns w, whose done
-// channel is closed when the attempt ends.
+// unreleased, on a new goroutine, by deadline. It returns a new worker for
+// the same adapter, whose done channel is closed when the attempt ends; w
+// itself is no longer used.
 func (w *worker) retryRelease(deadline time.Time) *worker {
-	w.mu.Lock()
-	w.release, w.deadline, w.done, w.err = true, deadline, make(chan struct{}), nil
-	w.mu.Unlock()
+	n := newWorker(w.r, w.s, w.a, w.src, w.gen)
+	close(n.returned) // nothing is delivered any more
+	n.stopped, n.release, n.deadline = true, true, deadline
+	close(n.stopc)
 	w.r.mu.Lock()
-	w.r.live[w] = struct{}{}
+	w.r.live[n] = struct{}{}
 	w.r.mu.Unlock()
-	go w.finish()
-	return w
+	go n.finish()
+	return n
 }
 
 // finished takes back a worker that has finished with its adapter.
