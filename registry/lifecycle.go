@@ -426,41 +426,55 @@ func (r *Registry) Detach(ctx context.Context) error {
 	for _, w := range stale {
 		ws = append(ws, w.retryRelease(deadline))
 	}
-	closed := make(chan error, 1)
+	watcherDone := make(chan struct{})
+	var watcherErr error // set before watcherDone is closed
 	if watcher != nil {
 		// Closing the watcher waits for a settings change in progress
 		// (which this Detach has preempted); it runs beside the releases so
 		// that it never delays them. Detach waits for it, bounded.
-		go func() { closed <- watcher.Close() }()
+		go func() {
+			watcherErr = watcher.Close()
+			close(watcherDone)
+		}()
 	} else {
-		closed <- nil
+		close(watcherDone)
 	}
 
 	var errs []error
 	returned, stuck := waitAllReturned(ctx, ws, deadline)
 	for _, w := range stuck {
-		errs = append(errs, fmt.Errorf("registry: detach %s: the adapter did not return from its cancelled Report within %v of the end of ctx; not released, it is closed when it returns", w.s.name, cancelGrace))
+		errs = append(errs, fmt.Errorf("registry: detach %s: the adapter did not return from its cancelled Report within %v of the end of ctx; it is released (if still before the deadline) and closed when it returns, or left for the next Detach", w.s.name, cancelGrace))
 	}
 	final := time.NewTimer(time.Until(deadline.Add(closeTimeout + cancelGrace)))
 	defer final.Stop()
-	for _, w := range returned {
-		select {
-		case <-w.done:
-			if err := w.result(); err != nil {
-				errs = append(errs, fmt.Errorf("registry: detach %s: %w", w.s.name, err))
+	expired := false
+	wait := func(c <-chan struct{}) bool {
+		if !expired {
+			select {
+			case <-c:
+				return true
+			case <-final.C:
+				expired = true
 			}
-		case <-final.C:
-			final.Reset(0)
-			errs = append(errs, fmt.Errorf("registry: detach %s: release and close did not return by their deadline", w.s.name))
+		}
+		select {
+		case <-c:
+			return true
+		default:
+			return false
 		}
 	}
-	select {
-	case err := <-closed:
-		if err != nil {
-			errs = append(errs, err)
+	for _, w := range returned {
+		if !wait(w.done) {
+			errs = append(errs, fmt.Errorf("registry: detach %s: release and close did not return by their deadline", w.s.name))
+		} else if err := w.result(); err != nil {
+			errs = append(errs, fmt.Errorf("registry: detach %s: %w", w.s.name, err))
 		}
-	case <-final.C:
+	}
+	if !wait(watcherDone) {
 		errs = append(errs, errors.New("registry: detach: the settings watcher did not close in time"))
+	} else if watcherErr != nil {
+		errs = append(errs, watcherErr)
 	}
 	if ctxDone && len(errs) > 0 {
 		errs = append(errs, fmt.Errorf("registry: detach was called with a done context (%w): each release had %v", ctx.Err(), minReleaseBudget))
