@@ -28,8 +28,11 @@ type fakeDriver struct {
 	onOpen func()
 	// refresh is the adapters' RefreshInterval.
 	refresh time.Duration
-	// releaseErr makes the first releaseFails releases fail.
+	// releaseFails makes the first releaseFails releases fail.
 	releaseFails int
+	// releaseTakes makes every Release take this long (honouring its ctx);
+	// negative: until ctx ends.
+	releaseTakes time.Duration
 	// onClose, when set, runs inside Close.
 	onClose func()
 
@@ -61,7 +64,7 @@ func (d *fakeDriver) Open(_ context.Context, p adapter.Params) (adapter.Adapter,
 	a := &fakeAdapter{n: len(d.opened), tag: d.tag, settings: string(p.Settings), events: d.events,
 		reports: make(chan adapter.Report, 1000), entered: make(chan adapter.Report, 1000),
 		diagnose: p.Diagnose, discard: d.discard, block: d.block,
-		refresh: d.refresh, onClose: d.onClose}
+		refresh: d.refresh, onClose: d.onClose, releaseTakes: d.releaseTakes}
 	a.releaseFails.Store(int32(d.releaseFails))
 	d.opened = append(d.opened, a)
 	d.events.add(fmt.Sprintf("open %s%d", d.tag, a.n))
@@ -135,6 +138,7 @@ type fakeAdapter struct {
 	onClose  func()
 
 	releaseFails atomic.Int32 // fail this many more releases
+	releaseTakes time.Duration
 
 	fail    atomic.Int32 // fail this many more calls
 	calls   atomic.Int32
@@ -199,6 +203,18 @@ func (a *fakeAdapter) Report(ctx context.Context, r adapter.Report) error {
 func (a *fakeAdapter) Release(ctx context.Context) error {
 	if a.closed.Load() {
 		return adapter.ErrClosed
+	}
+	if a.releaseTakes != 0 {
+		var after <-chan time.Time
+		if a.releaseTakes > 0 {
+			after = time.After(a.releaseTakes)
+		}
+		select {
+		case <-after:
+		case <-ctx.Done():
+			a.events.add(fmt.Sprintf("release timed out %s%d", a.tag, a.n))
+			return ctx.Err()
+		}
 	}
 	if a.releaseFails.Add(-1) >= 0 {
 		a.events.add(fmt.Sprintf("release failed %s%d", a.tag, a.n))

@@ -202,9 +202,12 @@ func isNilSource(src session.Source) bool {
 // Attach waits for the first. When no adapter applies (outside every
 // workspace), Attach starts no goroutine, timer or subprocess. Settings
 // files that cannot be read are logged and shown in Explain; they are not an
-// error of Attach. Attach returns an error when src is nil (or a nil
-// *session.Store), when ctx ends first, and when a Detach preempts it.
-// Attach after Detach attaches again, with fresh adapters.
+// error of Attach, nor is an adapter that fails to open (Explain shows it as
+// open_failed, with the reason, ctx's end included). Attach returns an
+// error when src is nil (or a nil *session.Store), when ctx ends before
+// Attach could start (waiting for a concurrent Attach or Detach), and when
+// a Detach preempts it. Attach after Detach attaches again, with fresh
+// adapters.
 func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	r.mustBeMade()
 	if isNilSource(src) {

@@ -913,3 +913,46 @@ func TestDetachWaitsForASlowCancellationWhileCtxLasts(t *testing.T) {
 		}
 	})
 }
+
+// The release has a deadline of its own: a workspace taking 1 s per call
+// still receives it, a hung one costs releaseTimeout, not more.
+func TestDetachBoundsTheRelease(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		takes    time.Duration
+		took     time.Duration
+		released bool
+	}{
+		{"slow workspace, 1 s per call", time.Second, time.Second, true},
+		{"hung workspace", -1, releaseTimeout, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				d := &fakeDriver{def: true, releaseTakes: tt.takes}
+				r, err := New(testOptions(t, register(d)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+					t.Fatal(err)
+				}
+				a := d.adapters()[0]
+				a.next(t)
+				start := time.Now()
+				err = r.Detach(context.Background())
+				if took := time.Since(start); took != tt.took {
+					t.Errorf("Detach took %v, want %v", took, tt.took)
+				}
+				if got := a.releases() == 1; got != tt.released || (err == nil) != tt.released {
+					t.Errorf("released %t, Detach error %v; want released %t", got, err, tt.released)
+				}
+				if !tt.released {
+					a.releaseTakes = 0 // the workspace is back: the next Detach releases
+					if err := r.Detach(context.Background()); err != nil || a.releases() != 1 || !a.closed.Load() {
+						t.Errorf("second Detach: %v, released %d, closed %t; want the release made", err, a.releases(), a.closed.Load())
+					}
+				}
+			})
+		})
+	}
+}
