@@ -152,7 +152,7 @@ func (w *world) waitCalls(t *testing.T, n int) []herdrtest.Call {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		calls := w.calls(t)
-		if len(calls) >= n && !calls[n-1].Unfinished { // Detach cancels a call still in flight
+		if len(calls) > n || len(calls) == n && !calls[n-1].Unfinished { // Detach cancels a call still in flight
 			return calls
 		}
 		if time.Now().After(deadline) {
