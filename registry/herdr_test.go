@@ -329,3 +329,86 @@ func BenchmarkStorm(b *testing.B) {
 		b.Fatalf("a storm reached the CLI %d times, want at most 3", most)
 	}
 }
+
+// Detach against a real emulated Herdr with a report in flight: a slow Herdr
+// (1 s per call) still receives the release; a hung one (ignoring SIGTERM)
+// gets a release attempt that is killed at its deadline, and Detach says so.
+func TestHerdrDetachWithASlowOrHungHerdr(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		fault    herdrtest.Fault
+		released bool
+	}{
+		{"slow", herdrtest.Fault{SleepMs: 1000}, true},
+		{"hung", herdrtest.Fault{Hang: true, HangIgnoreTERM: true}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newHerdrFixture(t, false)
+			if err := f.reg.Attach(t.Context(), f.store); err != nil {
+				t.Fatal(err)
+			}
+			f.step(t, func() {})
+			if err := f.h.SetFault(tt.fault); err != nil {
+				t.Fatal(err)
+			}
+			f.store.AgentStart()
+			f.hook.next(t, "enter", nil) // the report is in flight
+			err := f.reg.Detach(context.Background())
+			info, aerr := f.h.Agent(f.h.Pane)
+			if aerr != nil {
+				t.Fatal(aerr)
+			}
+			if released := !info.Found; released != tt.released || (err == nil) != tt.released {
+				t.Errorf("pane released %t, Detach error %v; want released %t", released, err, tt.released)
+			}
+			calls, cerr := f.h.Calls()
+			if cerr != nil {
+				t.Fatal(cerr)
+			}
+			if last := calls[len(calls)-1]; last.Command != "pane release-agent" {
+				t.Errorf("last call %q, want the release attempt", last.Command)
+			}
+			if !tt.released {
+				// Herdr is back: the next Detach tries the release again.
+				if err := f.h.SetFault(herdrtest.Fault{}); err != nil {
+					t.Fatal(err)
+				}
+				if err := f.reg.Detach(context.Background()); err != nil {
+					t.Errorf("second Detach: %v", err)
+				}
+				if info, _ := f.h.Agent(f.h.Pane); info.Found {
+					t.Error("the second Detach did not release the pane")
+				}
+			}
+		})
+	}
+}
+
+// Turning Herdr off in the settings while a slow call is in flight, then
+// detaching, releases the pane.
+func TestHerdrDisableDuringASlowCallThenDetach(t *testing.T) {
+	f := newHerdrFixture(t, true)
+	if err := f.reg.Attach(t.Context(), f.store); err != nil {
+		t.Fatal(err)
+	}
+	f.step(t, func() {})
+	if err := f.h.SetFault(herdrtest.Fault{SleepMs: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	f.store.AgentStart()
+	f.hook.next(t, "enter", nil)
+	global := filepath.Join(f.home, ".paneapp", "agent", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(global), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(global, []byte(`{"herdr": {"enabled": false}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.reg.Detach(context.Background()); err != nil {
+		t.Errorf("Detach: %v", err)
+	}
+	if info, err := f.h.Agent(f.h.Pane); err != nil || info.Found {
+		t.Errorf("pane %+v (%v) after Detach, want it released", info, err)
+	}
+}
