@@ -341,7 +341,8 @@ func newReader(c *config) *Reader {
 
 // Read reads the files and returns the effective settings and errors, as
 // [Load] does. It waits for the trust function for at most [TrustTimeout],
-// and not at all while an earlier call of this Reader's has not returned.
+// and not at all while an earlier call of this Reader's has not returned;
+// a Read that runs at the same time as another waits for it first.
 func (r *Reader) Read() (Settings, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

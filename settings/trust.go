@@ -124,19 +124,20 @@ func callTrust(fn func(string) (bool, error), root string) (a trustAnswer) {
 // trustCaller runs the host's trust function on a goroutine of its own and
 // waits for it for at most timeout, so that a hung function can neither
 // wedge a [Watcher]'s event loop nor delay [Watcher.Close]. It is used by
-// one goroutine at a time (the loader's).
+// one goroutine at a time (the loader's, or a [Reader]'s under its lock).
 //
 // At most one call per caller runs at a time. A call that times out stays
 // in the host's function: nothing can stop it. Until it returns, ask
 // answers "late" without starting another call. When it returns, its
 // answer is sent on hung (size one, so the goroutine never blocks), and the
 // Watcher's event loop, which selects on hung, hands it to the next ask and
-// reloads. The goroutine touches nothing else, so it may outlive the
+// reloads (a Reader's next ask finds it there and asks again). The goroutine touches nothing else, so it may outlive the
 // Watcher; Close does not wait for it.
 //
 // Every call holds one of the process-wide trustSlots while it is in the
 // host's function, so at most maxTrustCalls goroutines are ever in host
-// trust functions, however many Watchers and Load calls ask at once.
+// trust functions, however many Watchers, Readers and Load calls ask at
+// once.
 type trustCaller struct {
 	fn      func(string) (bool, error)
 	timeout time.Duration
@@ -219,9 +220,9 @@ const maxTrustCalls = 4
 
 // trustSlots and hungTrust are process-wide by design: a goroutine stuck
 // in the host's function belongs to no Watcher or Load call that could
-// bound it (each Watcher starts at most one at a time; Load, called again
-// and again by a host or by the registry's Explain, and possibly from
-// several goroutines at once, would start one per call).
+// bound it (each Watcher or Reader starts at most one at a time; Load,
+// called again and again by a host, and possibly from several goroutines
+// at once, would start one per call).
 //
 // A call holds a slot (a send on trustSlots) from before it starts until
 // it returns; a caller that finds no free slot waits for one within its

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -144,33 +145,37 @@ func (c *chat) end(t *testing.T) result {
 	}
 }
 
-// waitCalls polls the emulator's log until it holds n pane calls (the
-// herdr children are separate processes: polling is the only way to see
-// them), and returns them.
+// waitCalls waits until the emulator has received n pane calls (the
+// emulator signals every call it logs), and returns them.
 func (w *world) waitCalls(t *testing.T, n int) []herdrtest.Call {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		calls := w.calls(t)
-		if len(calls) > n || len(calls) == n && !calls[n-1].Unfinished { // Detach cancels a call still in flight
-			return calls
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited for %d herdr calls, have %d: %v", n, len(calls), states(calls))
-		}
-		time.Sleep(5 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	all, err := w.h.WaitCalls(ctx, func(all []herdrtest.Call) bool {
+		pc := paneCalls(all)
+		// Detach cancels a call still in flight: a call counts once it
+		// finished or a later one started.
+		return len(pc) > n || len(pc) == n && !pc[n-1].Unfinished
+	})
+	if err != nil {
+		t.Fatalf("waited for %d herdr calls, have %d: %v (%v)", n, len(paneCalls(all)), states(paneCalls(all)), err)
 	}
+	return paneCalls(all)
 }
 
-// calls returns the pane calls the emulator received, leaving out the
-// transport's protocol pings (the socket transport pings once per claim),
-// which report nothing.
+// calls returns the pane calls the emulator received.
 func (w *world) calls(t *testing.T) []herdrtest.Call {
 	t.Helper()
 	all, err := w.h.Calls()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return paneCalls(all)
+}
+
+// paneCalls leaves out the transport's protocol pings (the socket
+// transport pings once per claim), which report nothing.
+func paneCalls(all []herdrtest.Call) []herdrtest.Call {
 	var calls []herdrtest.Call
 	for _, c := range all {
 		if c.Command != "ping" {
@@ -618,9 +623,9 @@ func TestSignalReleasesPane(t *testing.T) {
 	w.checkReleased(t)
 }
 
-// TestListening checks the line the host prints at start: which workspace
-// listens, or that none does and why; -q silences it. Where none listens,
-// only herdr's reason is checked: other adapters add theirs.
+// TestListening checks the line the host prints at start, once: which
+// workspace listens, or that none does and each adapter's reason; -q
+// silences it.
 func TestListening(t *testing.T) {
 	t.Parallel()
 	const none = "chat: no workspace is listening ("
@@ -629,28 +634,32 @@ func TestListening(t *testing.T) {
 		inHerdr bool
 		global  string // global settings, if any
 		args    []string
-		want    string // the whole of stderr, or its start when wantWhy is set
-		wantWhy string // herdr's reason, within the parentheses
+		want    string   // the whole of stderr, or its start when wantWhy is set
+		wantWhy []string // reasons within the parentheses
 	}{
 		{name: "in a pane", inHerdr: true, want: "chat: reporting to herdr\n"},
 		{
-			name:    "outside every workspace",
-			want:    none,
-			wantWhy: "herdr: adapter inactive: HERDR_ENV is not set (not inside a Herdr pane)",
+			name: "outside every workspace",
+			want: none,
+			wantWhy: []string{
+				"herdr: adapter inactive: HERDR_ENV is not set (not inside a Herdr pane)",
+				"terminal: adapter inactive: the host handed over no terminal",
+				"tmux: adapter inactive: TMUX is not set (not inside a tmux pane)",
+			},
 		},
 		{
 			name:    "print mode in a pane",
 			inHerdr: true,
 			args:    []string{"--mode", "print"},
 			want:    none,
-			wantWhy: "herdr: host may not claim a pane: adapter inactive: not an interactive root session: mode is print, not tui",
+			wantWhy: []string{"herdr: host may not claim a pane: adapter inactive: not an interactive root session: mode is print, not tui"},
 		},
 		{
 			name:    "disabled globally",
 			inHerdr: true,
 			global:  `{"herdr":{"enabled":false}}`,
 			want:    none,
-			wantWhy: "herdr: disabled by global settings",
+			wantWhy: []string{"herdr: disabled by global settings"},
 		},
 		{name: "quiet", inHerdr: true, args: []string{"-q"}},
 		{name: "quiet outside", args: []string{"-q"}},
@@ -669,15 +678,20 @@ func TestListening(t *testing.T) {
 			if got.code != 0 || got.stdout != "" {
 				t.Errorf("run = %d, stdout %q; want 0, empty", got.code, got.stdout)
 			}
-			if tc.wantWhy == "" {
+			if tc.wantWhy == nil {
 				if got.stderr != tc.want {
 					t.Errorf("stderr %q; want %q", got.stderr, tc.want)
 				}
 				return
 			}
 			if !strings.HasPrefix(got.stderr, tc.want) || !strings.HasSuffix(got.stderr, ")\n") ||
-				strings.Count(got.stderr, "\n") != 1 || !strings.Contains(got.stderr, tc.wantWhy) {
-				t.Errorf("stderr %q; want one line %q...) naming %q", got.stderr, tc.want, tc.wantWhy)
+				strings.Count(got.stderr, "\n") != 1 {
+				t.Errorf("stderr %q; want one line %q...)", got.stderr, tc.want)
+			}
+			for _, why := range tc.wantWhy {
+				if !strings.Contains(got.stderr, why) {
+					t.Errorf("stderr %q; want it to name %q", got.stderr, why)
+				}
 			}
 		})
 	}

@@ -1,18 +1,22 @@
 // Command chat is a small, scriptable chat host: it runs panestate's real
 // registry, with the real environment and settings, and plays a chat
 // session described by JSON lines. It is how you try panestate in your own
-// Herdr pane, and the end-to-end driver of the project's tests.
+// Herdr pane, tmux pane or terminal tab, and the end-to-end driver of the
+// project's tests.
 //
 // # Running it
 //
-// In a Herdr pane:
+// In a Herdr pane (or a tmux pane, or a terminal tab):
 //
 //	go run ./examples/chat --script examples/chat/testdata/turn.jsonl
 //	go run ./examples/chat -v < examples/chat/testdata/workflow.jsonl
 //	go run ./examples/chat            # type the lines yourself; Ctrl-D ends
 //
-// and watch the pane's agent state in Herdr's sidebar (or with `herdr agent
-// list`). Outside Herdr nothing is reported; `go run ./examples/doctor`
+// and watch the agent's state in Herdr's sidebar (or with `herdr agent
+// list`), in tmux where your tmux.conf shows it (docs/tmux.md; or with
+// `tmux show-options -p`), or on the tab's progress indicator
+// (docs/terminal.md: the terminal is handed over only when stdout is one).
+// Outside every workspace nothing is reported; `go run ./examples/doctor`
 // explains why.
 //
 // # Script format
@@ -55,6 +59,16 @@
 // diagnostic, never the chat's failure. SIGINT and SIGTERM release the pane
 // too before the program ends.
 //
+// # Exit status
+//
+//	0  the session ran to the end of the input or quit (bad lines and
+//	   workspace failures included) and the host detached
+//	1  the session could not run: the script cannot be opened or read,
+//	   or Attach failed
+//	2  bad flags or options
+//
+// SIGINT and SIGTERM end it as the signal would, after the release.
+//
 // Reports are sent only when the pane's state changes, and a change that
 // arrives while the previous one is still being delivered replaces any
 // other pending one (latest wins). Put a sleep between ops to see every
@@ -81,7 +95,7 @@
 // listening, or that none is and why:
 //
 //	chat: reporting to herdr
-//	chat: no workspace is listening (herdr: HERDR_ENV is not set (not inside a Herdr pane))
+//	chat: no workspace is listening (herdr: adapter inactive: HERDR_ENV is not set (not inside a Herdr pane); terminal: ...; tmux: ...)
 //
 // By default stdout stays empty; -v prints one line per op (sleeps aside)
 // with the state the pane should show after it, and "detached" at the end:
@@ -201,7 +215,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	// Ctrl-C or a kill releases the pane, then ends the process as the
-	// signal would have.
+	// signal would have. This is the guide's second choice (a host with a
+	// signal handler of its own uses signal.NotifyContext): the chat has
+	// none, and its input is a blocking read that no context interrupts.
 	defer reg.DetachOnSignal()()
 	if !*quiet {
 		fmt.Fprintf(stderr, "chat: %s\n", listening(reg.Explain()))

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 
@@ -378,9 +377,10 @@ func TestJSON(t *testing.T) {
 func TestProbeProblems(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name  string
-		setup func(t *testing.T, w *world)
-		want  []string
+		name    string
+		setup   func(t *testing.T, w *world)
+		want    []string
+		wantNot []string
 	}{
 		{
 			name: "binary hangs",
@@ -402,7 +402,14 @@ func TestProbeProblems(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			want: []string{"NOT compatible with the CLI", "problem: the Herdr server (protocol 19) is not compatible with its CLI: restart the server"},
+			want: []string{
+				"NOT compatible with the CLI",
+				"problem: the Herdr server (protocol 19) is not compatible with its CLI: restart the server",
+				// pane get fails too, which says nothing of the pane.
+				`  herdr pane get w1:p1: failed: protocol_mismatch` + "\n",
+				`  problem: herdr pane get "w1:p1" failed: protocol_mismatch` + "\n",
+			},
+			wantNot: []string{"does not know that pane", "not found"},
 		},
 		{
 			name: "binary not executable",
@@ -432,8 +439,50 @@ func TestProbeProblems(t *testing.T) {
 					t.Errorf("output does not contain %q:\n%s", s, stdout)
 				}
 			}
+			for _, s := range tc.wantNot {
+				if strings.Contains(stdout, s) {
+					t.Errorf("output contains %q:\n%s", s, stdout)
+				}
+			}
 			if !strings.Contains(stdout, "verdict: this chat session would report nowhere") {
 				t.Errorf("verdict is not nowhere:\n%s", stdout)
+			}
+		})
+	}
+}
+
+// TestRelativeBinaryIsNotRun checks that the probe never runs a relative
+// HERDR_BIN_PATH: exec would look a bare name up in PATH, and a path with
+// a directory in the working directory, which may be an untrusted
+// repository. Here both lead to a program that leaves a mark.
+func TestRelativeBinaryIsNotRun(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the planted program is a shell script")
+	}
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "ran")
+	script := "#!/bin/sh\necho ran >> '" + mark + "'\necho 'herdr 0.8.2'\n"
+	if err := os.WriteFile(filepath.Join(dir, "herdr"), []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	t.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	for _, bin := range []string{"herdr", "." + string(filepath.Separator) + "herdr"} {
+		t.Run(bin, func(t *testing.T) {
+			os.Remove(mark) // each case starts unmarked
+			w := newWorld(t, false)
+			w.env = append(w.env, "HERDR_ENV=1", "HERDR_BIN_PATH="+bin, "HERDR_PANE_ID=w1:p1",
+				"HERDR_SOCKET_PATH="+filepath.Join(dir, "herdr.sock"))
+			code, stdout, stderr := w.run(t)
+			if code != exitNone || stderr != "" {
+				t.Errorf("run = %d, stderr %q; want %d, empty\n%s", code, stderr, exitNone, stdout)
+			}
+			want := fmt.Sprintf("  problem: HERDR_BIN_PATH: %q is not an absolute path (Herdr always sets one); not run\n", bin)
+			if !strings.Contains(stdout, want) {
+				t.Errorf("output does not contain %q:\n%s", want, stdout)
+			}
+			if _, err := os.Stat(mark); err == nil {
+				t.Errorf("the probe ran the relative HERDR_BIN_PATH %q", bin)
 			}
 		})
 	}
@@ -567,12 +616,11 @@ func TestTmuxProbe(t *testing.T) {
 			if stderr != "" {
 				t.Fatalf("stderr %q", stderr)
 			}
-			// The verdict follows the probe. It can name tmux only where the
-			// registry has a tmux adapter.
+			// The verdict follows the probe.
 			if tc.setup != nil && (code != exitNone || strings.Contains(stdout, "would report to tmux")) {
 				t.Errorf("run = %d; want %d and no report to tmux:\n%s", code, exitNone, stdout)
 			}
-			if tc.setup == nil && slices.Contains(registry.Drivers(), "tmux") && (code != exitReports || !strings.Contains(stdout, "would report to tmux")) {
+			if tc.setup == nil && (code != exitReports || !strings.Contains(stdout, "verdict: this chat session would report to tmux\n")) {
 				t.Errorf("run = %d; want %d, reporting to tmux:\n%s", code, exitReports, stdout)
 			}
 			for _, s := range tc.want {

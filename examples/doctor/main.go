@@ -64,7 +64,9 @@
 //
 // The probe lists the HERDR_* variables present (with the values of those
 // the reporter reads) and every one of those that is missing, says whether
-// HERDR_BIN_PATH is an executable file, and runs through it `herdr
+// HERDR_BIN_PATH is an absolute path to an executable file (a relative one
+// is never run: it could name a program of the working directory), and
+// runs through it `herdr
 // --version`, `herdr status --json` and, when a server runs, `herdr pane
 // get $HERDR_PANE_ID`, with a 2 s deadline each. These only read: it never
 // reports or releases.
@@ -337,7 +339,14 @@ func probeHerdr(ctx context.Context, env []string) *herdrProbe {
 		p.Problems = append(p.Problems, "missing "+strings.Join(p.Missing, ", "))
 	}
 	bin, _ := lookup(env, "HERDR_BIN_PATH")
-	if p.BinProblem = checkExecutable(bin); p.BinProblem != "" {
+	p.BinProblem = checkExecutable(bin)
+	if bin != "" && !filepath.IsAbs(bin) {
+		// Run, a relative path would be looked up in PATH (a bare name) or
+		// in the working directory, which may be an untrusted repository:
+		// neither is the file Herdr meant. The reporter refuses it too.
+		p.BinProblem = fmt.Sprintf("%q is not an absolute path (Herdr always sets one); not run", bound(bin, 200))
+	}
+	if p.BinProblem != "" {
 		if bin != "" {
 			p.Problems = append(p.Problems, "HERDR_BIN_PATH: "+p.BinProblem)
 		}
@@ -380,10 +389,16 @@ func probeHerdr(ctx context.Context, env []string) *herdrProbe {
 	p.Pane = pane
 	if _, stderr, err := herdr(ctx, env, bin, "pane", "get", pane); err != nil {
 		p.PaneError = err.Error()
-		if code := errorCode(stderr); code != "" {
+		code := errorCode(stderr)
+		if code != "" {
 			p.PaneError = code
 		}
-		p.Problems = append(p.Problems, fmt.Sprintf("HERDR_PANE_ID %q: the server does not know that pane (%s)", bound(pane, 80), p.PaneError))
+		if code == "pane_not_found" {
+			p.Problems = append(p.Problems, fmt.Sprintf("HERDR_PANE_ID %q: the server does not know that pane (%s)", bound(pane, 80), p.PaneError))
+		} else {
+			// A hung or failing CLI says nothing about the pane itself.
+			p.Problems = append(p.Problems, fmt.Sprintf("herdr pane get %q failed: %s", bound(pane, 80), p.PaneError))
+		}
 	} else {
 		p.PaneFound = true
 	}
@@ -589,8 +604,10 @@ func (p *herdrProbe) String() string {
 		switch {
 		case p.PaneFound:
 			fmt.Fprintf(&b, "  pane %s: found\n", p.Pane)
-		case p.PaneError != "":
+		case p.PaneError == "pane_not_found":
 			fmt.Fprintf(&b, "  pane %s: not found: %s\n", p.Pane, p.PaneError)
+		case p.PaneError != "":
+			fmt.Fprintf(&b, "  herdr pane get %s: failed: %s\n", p.Pane, p.PaneError)
 		}
 	}
 	for _, pr := range p.Problems {

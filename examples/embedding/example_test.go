@@ -25,6 +25,8 @@ type chat struct {
 // serve is the README's "Embedding" snippet: the whole integration, signals
 // included.
 func (c chat) serve(ctx context.Context) error {
+	projectDir, isTrusted, runChat := c.projectDir, c.isTrusted, c.run // the README's names
+
 	// Ctrl-C and SIGTERM end ctx; the deferred Detach below then releases
 	// the pane before the program returns from main.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -36,8 +38,8 @@ func (c chat) serve(ctx context.Context) error {
 		App:  "mychat", // ~/.mychat/agent/settings.json; Herdr source custom:mychat
 		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
 		Settings: settings.Options{
-			ProjectRoot: c.projectDir, // <project>/.mychat/settings.json, read only when trusted
-			Trust:       func(root string) (bool, error) { return c.isTrusted(root), nil },
+			ProjectRoot: projectDir, // <project>/.mychat/settings.json, read only when trusted
+			Trust:       func(root string) (bool, error) { return isTrusted(root), nil },
 		},
 	})
 	if err != nil {
@@ -55,7 +57,7 @@ func (c chat) serve(ctx context.Context) error {
 		}
 	}()
 
-	return c.run(ctx, store)
+	return runChat(ctx, store)
 }
 
 // The README's snippet, run outside any workspace: Attach starts nothing,
@@ -179,6 +181,26 @@ func Example_detachWithDoneContext() {
 	if err := reg.Detach(ctx); err != nil {
 		fmt.Println(err)
 	}
+}
+
+// Section 3 of docs/embedding.md, the terminal tab: the host hands over
+// the terminal its TUI draws on, and only when it is one. (Compiled, not
+// run: what it shows depends on the terminal the tests run in.)
+func Example_terminal() {
+	opts := registry.Options{
+		App:  "mychat",
+		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+	}
+	// A TUI that writes from several goroutines hands over a writer that
+	// takes its own output lock instead of os.Stdout itself.
+	if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		opts.Terminal = os.Stdout
+	}
+	reg, err := registry.New(opts)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(reg.Explain())
 }
 
 // Section 4 of docs/embedding.md: tool subprocesses get a scrubbed

@@ -14,10 +14,7 @@ import (
 // developer's own settings: no HERDR_* or TMUX variable, and a home of
 // its own, so that ~/.mychat/agent/settings.json is a file of this run.
 func TestMain(m *testing.M) {
-	testenv.ClearHerdr()
-	// Nor inside the developer's tmux pane.
-	os.Unsetenv("TMUX")
-	os.Unsetenv("TMUX_PANE")
+	testenv.ClearHerdr() // and every TMUX* variable
 	home, err := os.MkdirTemp("", "embedding-home-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

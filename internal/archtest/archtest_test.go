@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,19 +19,40 @@ import (
 
 const modulePath = "github.com/panestate/panestate"
 
-// platforms are the systems the module is built for: build tags change the
-// imports (x/sys/unix, x/sys/windows, go-winio).
+// platforms are the systems whose rules are written out: build tags change
+// the imports (x/sys/unix, x/sys/windows, go-winio).
 var platforms = []string{"linux", "darwin", "windows"}
 
-// TestImportGraph checks the module as it is, on every platform.
-func TestImportGraph(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Fatal("the go tool is not on PATH: the import graph cannot be checked")
+// builds are the build configurations the module is checked in. Between
+// them they select every non-test file of the module (TestEveryFileIsChecked
+// proves it): the three platforms, FreeBSD (its own parent-death signal),
+// Plan 9 for the files that are neither unix nor windows, and the race
+// build (herdrtest's exit_race.go).
+var builds = []build{
+	{goos: "linux"},
+	{goos: "darwin"},
+	{goos: "windows"},
+	{goos: "freebsd"},
+	{goos: "plan9"},
+	{goos: "linux", tags: "race"},
+}
+
+// build is one build configuration: a GOOS and extra build tags.
+type build struct{ goos, tags string }
+
+func (b build) String() string {
+	if b.tags == "" {
+		return b.goos
 	}
-	for _, goos := range platforms {
-		t.Run(goos, func(t *testing.T) {
+	return b.goos + "," + b.tags
+}
+
+// TestImportGraph checks the module as it is, in every build configuration.
+func TestImportGraph(t *testing.T) {
+	for _, b := range builds {
+		t.Run(b.String(), func(t *testing.T) {
 			t.Parallel()
-			g := listGraph(t, goos)
+			g := listGraph(t, b)
 			if len(g.ours()) < 10 {
 				t.Fatalf("go list found only %d packages of the module: %q", len(g.ours()), g.ours())
 			}
@@ -40,22 +63,88 @@ func TestImportGraph(t *testing.T) {
 	}
 }
 
-// listGraph runs `go list -deps` on the whole module for goos.
-func listGraph(t *testing.T, goos string) graph {
+// TestEveryFileIsChecked proves that builds leave no non-test file of the
+// module out: a file that only another system, or another build tag,
+// selects would otherwise import anything unchecked.
+func TestEveryFileIsChecked(t *testing.T) {
+	type listed struct {
+		Dir                               string
+		GoFiles, CgoFiles, IgnoredGoFiles []string
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, checked := map[string]bool{}, map[string]bool{} // module-relative file paths
+	for _, b := range builds {
+		for _, p := range goList[listed](t, b, "-json=Dir,GoFiles,CgoFiles,IgnoredGoFiles", "./...") {
+			dir, err := filepath.Rel(root, p.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range slices.Concat(p.GoFiles, p.CgoFiles) {
+				all[filepath.Join(dir, f)], checked[filepath.Join(dir, f)] = true, true
+			}
+			for _, f := range p.IgnoredGoFiles {
+				if !strings.HasSuffix(f, "_test.go") {
+					all[filepath.Join(dir, f)] = true
+				}
+			}
+		}
+	}
+	if len(checked) < 20 {
+		t.Fatalf("go list selected only %d files", len(checked))
+	}
+	for _, f := range slices.Sorted(maps.Keys(all)) {
+		if !checked[f] && !ignored(t, filepath.Join(root, f)) {
+			t.Errorf("%s is built in none of %v: its imports go unchecked; add a build that selects it to builds in internal/archtest", f, builds)
+		}
+	}
+}
+
+// ignored reports whether a file is excluded from every build on purpose
+// (`//go:build ignore`: a generator or a tool run with go run).
+func ignored(t *testing.T, path string) bool {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), "go", "list", "-deps", "-json=ImportPath,Standard,Imports,Module", "./...")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if expr, ok := strings.CutPrefix(strings.TrimSpace(line), "//go:build "); ok {
+			return expr == "ignore"
+		}
+	}
+	return false
+}
+
+// listGraph runs `go list -deps` on the whole module for b.
+func listGraph(t *testing.T, b build) graph {
+	t.Helper()
+	pkgs := goList[pkg](t, b, "-deps", "-json=ImportPath,Standard,Imports,Module", "./...")
+	return newGraph(modulePath, b.goos, pkgs)
+}
+
+// goList runs `go list` with args from the module's root, for b, and
+// decodes the packages it prints.
+func goList[P any](t *testing.T, b build, args ...string) []P {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatal("the go tool is not on PATH: the import graph cannot be checked")
+	}
+	cmd := exec.CommandContext(t.Context(), "go", append([]string{"list", "-tags=" + b.tags}, args...)...)
 	cmd.Dir = "../.."
-	cmd.Env = append(os.Environ(), "GOOS="+goos)
+	cmd.Env = append(os.Environ(), "GOOS="+b.goos)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list (GOOS=%s): %v\n%s", goos, err, stderr.Bytes())
+		t.Fatalf("go list (%s): %v\n%s", b, err, stderr.Bytes())
 	}
-	var pkgs []pkg
+	var pkgs []P
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
-		var p pkg
+		var p P
 		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
@@ -63,7 +152,7 @@ func listGraph(t *testing.T, goos string) graph {
 		}
 		pkgs = append(pkgs, p)
 	}
-	return newGraph(modulePath, goos, pkgs)
+	return pkgs
 }
 
 // synthetic builds a graph from "pkg: import import ..." lines, where a

@@ -9,8 +9,10 @@ package archtest
 // "adapters/..." is adapters and everything below it, "..." is every
 // package of the module. Outside modules are named by module path (not
 // package path): "golang.org/x/sys" covers x/sys/unix and x/sys/windows.
-// Only what a package ships is checked (its non-test files, for each of
-// linux, darwin and windows); tests may import what they need.
+// Only what a package ships is checked (its non-test files, in each of the
+// builds of archtest_test.go, which between them select every such file);
+// tests may import what they need. A module allowance without a goos holds
+// in every build; one with a goos only there.
 
 // Outside modules, by module path.
 const (
