@@ -249,6 +249,10 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 		s.life, s.why, s.section, s.settingsErr, s.w = LifecycleNotAttached, "", nil, "", nil
 	}
 	r.mu.Unlock()
+	// orphan is a watcher started for an attachment that a Detach
+	// preempted. It is closed only after done: its callback may be waiting
+	// for this Attach to end.
+	var orphan *settings.Watcher
 	defer func() {
 		r.mu.Lock()
 		if r.gen == gen {
@@ -257,6 +261,9 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 		close(done)
 		r.mu.Unlock()
 		cancel()
+		if orphan != nil {
+			orphan.Close()
+		}
 	}()
 	for _, w := range stale {
 		w.closeOnly()
@@ -283,7 +290,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 		case err != nil:
 			r.log.Warn("settings will not reload live", "error", err)
 		case !r.keep(gen, func() { r.watcher = w }):
-			w.Close()
+			orphan = w
 			return errDetached
 		default:
 			watching = true
