@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -57,35 +56,35 @@ func (r *Registry) apply(ctx context.Context, gen uint64, cur settings.Settings)
 	}
 	for _, s := range r.slots {
 		enabled, from := cur.Enabled(s.name, s.def)
-		section := cur.Section(s.name)
+		seen := viewOf(cur, s)
 		var f facts
 		if !r.keep(gen, func() {
 			s.enabled, s.from = enabled, from
-			f = facts{life: s.life, enabled: enabled, changed: !bytes.Equal(s.section, section)}
+			f = facts{life: s.life, enabled: enabled, changed: s.seen != seen}
 		}) {
 			return
 		}
 		if f.life == LifecycleInactive && enabled && !f.changed {
 			f.applies = r.check(s, cur) == nil
 		}
-		r.carryOut(ctx, gen, s, decide(f), change{cur: cur, section: section, from: from})
+		r.carryOut(ctx, gen, s, decide(f), change{cur: cur, seen: seen, from: from})
 	}
 }
 
 // change is what a settings change brings to one adapter.
 type change struct {
-	cur     settings.Settings
-	section []byte
-	from    settings.Layer // the layer that decided "enabled"
+	cur  settings.Settings
+	seen view
+	from settings.Layer // the layer that decided "enabled"
 }
 
 // carryOut does what decide said for s.
 func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action, c change) {
-	cur, section := c.cur, c.section
+	cur, seen := c.cur, c.seen
 	switch act {
 	case actNothing, actKeep:
 	case actMarkDisabled:
-		r.keep(gen, func() { s.life, s.why, s.section = LifecycleDisabled, disabledWhy(c.from), section })
+		r.keep(gen, func() { s.life, s.why, s.seen = LifecycleDisabled, disabledWhy(c.from), seen })
 	case actOpen:
 		a, err := r.open(ctx, s, cur)
 		if err != nil {
@@ -94,10 +93,10 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 			} else {
 				r.log.Warn("adapter failed to open", "adapter", s.name, "error", err)
 			}
-			r.keep(gen, func() { s.life, s.why, s.section = notOpened(err), err.Error(), section })
+			r.keep(gen, func() { s.life, s.why, s.seen = notOpened(err), err.Error(), seen })
 			return
 		}
-		if r.start(gen, s, a, section) {
+		if r.start(gen, s, a, seen) {
 			r.log.Info("adapter attached", "adapter", s.name)
 		}
 	case actReopen:
@@ -105,7 +104,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 		if err != nil {
 			r.log.Warn("adapter settings changed but the new settings failed; keeping the running adapter", "adapter", s.name, "error", err)
 			// Do not retry the same bad settings on every reload.
-			r.keep(gen, func() { s.settingsErr, s.section = err.Error(), section })
+			r.keep(gen, func() { s.settingsErr, s.seen = err.Error(), seen })
 			return
 		}
 		old := r.take(gen, s, LifecycleActive, "")
@@ -117,7 +116,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 		// starts once it has returned, so that their calls do not cross.
 		old.stop(false, time.Now())
 		waitReturned(ctx, old)
-		if r.start(gen, s, a, section) {
+		if r.start(gen, s, a, seen) {
 			r.log.Info("adapter re-opened with new settings", "adapter", s.name)
 		}
 	case actStop:
@@ -126,7 +125,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 		if w == nil {
 			return
 		}
-		r.keep(gen, func() { s.section = section })
+		r.keep(gen, func() { s.seen = seen })
 		// The release supersedes the delivery in flight. Wait for the
 		// release before anything else opens, so that a claim that
 		// follows never crosses it; a Detach cuts the wait short and
@@ -168,11 +167,11 @@ func (r *Registry) open(ctx context.Context, s *slot, cur settings.Settings) (a 
 // start hands a to a new worker for s and reports the current state at
 // once. If a Detach preempted the operation, a is closed instead (it never
 // reported, so there is nothing to release) and start returns false.
-func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, section []byte) bool {
+func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view) bool {
 	var w *worker
 	if !r.keep(gen, func() {
 		w = newWorker(r, s, a, r.src, r.attachGen)
-		s.w, s.life, s.why, s.section, s.settingsErr = w, LifecycleActive, "", section, ""
+		s.w, s.life, s.why, s.seen, s.settingsErr = w, LifecycleActive, "", seen, ""
 		r.live[w] = struct{}{}
 		r.addFanout(w)
 	}) {

@@ -246,7 +246,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	r.opCancel = cancel
 	r.src = src
 	for _, s := range r.slots {
-		s.life, s.why, s.section, s.settingsErr, s.w = LifecycleNotAttached, "", nil, "", nil
+		s.life, s.why, s.seen, s.settingsErr, s.w = LifecycleNotAttached, "", view{}, "", nil
 	}
 	r.mu.Unlock()
 	// orphan is a watcher started for an attachment that a Detach

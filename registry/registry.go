@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -207,8 +206,8 @@ type slot struct {
 	settingsErr string // why the last settings change could not be applied
 	enabled     bool
 	from        settings.Layer
-	section     json.RawMessage // the section last acted on
-	w           *worker         // the running worker, nil when none
+	seen        view    // the settings last acted on
+	w           *worker // the running worker, nil when none
 
 	last     adapter.Report // last delivered report
 	lastAt   time.Time
@@ -286,6 +285,7 @@ func (r *Registry) params(s *slot, cur settings.Settings) adapter.Params {
 		Name:     s.name,
 		App:      r.opts.App,
 		Settings: cur.Section(s.name),
+		Forced:   viewOf(cur, s).forced,
 		Logger:   r.log.Named(s.name),
 		Env:      r.env,
 		Host:     r.opts.Host,
@@ -310,4 +310,17 @@ func (r *Registry) diagnose(s *slot, d adapter.Diagnostic) {
 		}()
 		f(d)
 	}
+}
+
+// view is what an adapter is opened with from the settings: its section and
+// whether a layer forced it on. A change to either is a change of its
+// settings, acted on as [decide] says.
+type view struct {
+	section string // the section's JSON
+	forced  bool   // a layer set "enabled": true
+}
+
+func viewOf(cur settings.Settings, s *slot) view {
+	enabled, from := cur.Enabled(s.name, s.def)
+	return view{section: string(cur.Section(s.name)), forced: enabled && from != settings.LayerDefault}
 }
