@@ -29,8 +29,16 @@ type Params struct {
 	// identities from it (Herdr's source is "custom:<app>").
 	App string
 	// Settings is the adapter's own section of the merged settings, as JSON
-	// (nil when there is none). Its "enabled" key is the registry's business.
+	// (nil when there is none), without its "enabled" key: whether the
+	// adapter runs at all is the registry's business.
 	Settings json.RawMessage
+	// Forced is true when a settings layer set this adapter's "enabled" to
+	// the literal true, rather than the adapter running by default. An
+	// adapter that can only guess whether it applies here (the terminal
+	// adapter, from TERM_PROGRAM and the like) takes it as the person's word
+	// that it does; an adapter whose applicability is a fact (inside a Herdr
+	// pane or not) ignores it.
+	Forced bool
 	// Logger is the host's logger, already Named after the adapter. Never nil.
 	Logger hclog.Logger
 	// Env is the environment captured for this adapter.

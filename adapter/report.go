@@ -86,9 +86,9 @@ func (m Message) String() string {
 // Report is one pane state report. It is comparable: the registry drops a
 // report equal to the last one delivered.
 type Report struct {
-	State   State
-	Reason  Reason
-	Message Message
+	State   State   `json:"state"`
+	Reason  Reason  `json:"reason"`
+	Message Message `json:"message,omitempty"`
 }
 
 // Valid reports whether r has a valid state, reason and message.
@@ -102,4 +102,57 @@ func (r Report) String() string {
 		return fmt.Sprintf("%s (%s) %q", r.State, r.Reason, m)
 	}
 	return fmt.Sprintf("%s (%s)", r.State, r.Reason)
+}
+
+// MarshalText renders the state as its wire name, so that JSON shows
+// "working" rather than a number.
+func (s State) MarshalText() ([]byte, error) {
+	if !s.Valid() {
+		return nil, fmt.Errorf("adapter: invalid state %d", uint8(s))
+	}
+	return []byte(stateNames[s]), nil
+}
+
+// UnmarshalText parses a name written by MarshalText.
+func (s *State) UnmarshalText(text []byte) error {
+	for i, n := range stateNames {
+		if i > 0 && n == string(text) {
+			*s = State(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("adapter: unknown state %q", text)
+}
+
+// MarshalText renders the reason as its name.
+func (r Reason) MarshalText() ([]byte, error) {
+	if r >= numReasons {
+		return nil, fmt.Errorf("adapter: invalid reason %d", uint8(r))
+	}
+	return []byte(reasonNames[r]), nil
+}
+
+// UnmarshalText parses a name written by MarshalText.
+func (r *Reason) UnmarshalText(text []byte) error {
+	for i, n := range reasonNames {
+		if n == string(text) {
+			*r = Reason(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("adapter: unknown reason %q", text)
+}
+
+// MarshalText renders the message as its fixed text ("" for none).
+func (m Message) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText parses a text written by MarshalText.
+func (m *Message) UnmarshalText(text []byte) error {
+	for i, t := range messageTexts {
+		if t == string(text) {
+			*m = Message(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("adapter: unknown message %q", text)
 }

@@ -1,18 +1,27 @@
 // Package registry is the single entry point a chat service uses to report
 // its agent's state to whatever terminal workspace it runs in. The chat
-// service never learns which workspace is listening.
+// service never learns which workspace is listening, and imports only
+// registry, session and (for settings files and trust) settings.
 //
 // # Use
 //
 // Build a [Registry] with [New], [Registry.Attach] it to a session.Source
 // (usually a session.Store the chat service feeds), and [Registry.Detach] it
-// when the session ends:
+// when the session ends. The first choice for the end is the host's own
+// signal context: Detach gives a done context one short release attempt of
+// its own, so the pane is handed back however main ends:
 //
+//	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+//	defer stop()
 //	reg, err := registry.New(registry.Options{App: "mychat", Host: host, Logger: log})
 //	...
 //	if err := reg.Attach(ctx, store); err != nil { ... }
-//	defer reg.Detach(context.Background())
-//	defer reg.DetachOnSignal()()
+//	defer reg.Detach(ctx) // releases even though ctx is done by then
+//	runChat(ctx)
+//
+// A host that handles no signal at all can instead call
+// [Registry.DetachOnSignal] after Attach: it detaches on SIGINT or SIGTERM
+// and then ends the process by that signal.
 //
 // Outside every workspace Attach starts nothing: no goroutine, no timer, no
 // subprocess, not even a settings watcher.
@@ -20,39 +29,56 @@
 // # Adapters
 //
 // Workspaces are supported by drivers registered with [Register], as
-// database/sql does it. The built-in ones (herdr, noop) are listed in this
-// package's builtin.go, so importing registry is enough. A third-party
-// adapter registers itself from its own package's init function; [Drivers]
-// lists them all.
+// database/sql does it. The built-in ones are listed in this package's
+// builtin.go, so importing registry is enough. A third-party adapter
+// registers itself from its own package's init function; [Drivers] lists
+// them all. [Options].Drivers gives one registry its own drivers instead of
+// the process-wide table (a configured driver, or a test's recorder).
 //
 // # Delivery
 //
 // For every running adapter the registry keeps one goroutine and a one-slot
-// mailbox. A change in the source fills the mailbox (a newer change merges
-// into a pending one: latest wins); the goroutine pulls the newest snapshot,
-// reduces it (package reducer) and calls the adapter's Report, unless the
-// report equals the last one delivered. Publishing never waits on an
-// adapter, however slow. A failed delivery forgets "last delivered", so the
-// same state is tried again, and is retried with backoff (0.5 s doubling to
-// 8 s, five tries) while nothing newer arrives. A panicking adapter is
-// recovered, reported as an adapter_panic diagnostic and stopped; the chat
-// service goes on.
+// mailbox, so no adapter waits for another. A change in the source fills the
+// mailbox (a newer change merges into a pending one: latest wins); the
+// goroutine pulls the newest snapshot, reduces it (package reducer) and
+// calls the adapter's Report, unless the report equals the last one
+// delivered. Publishing never waits on an adapter, however slow. A failed
+// delivery is retried with backoff (0.5 s doubling, capped at 30 s) for as
+// long as it is the newest state: the registry never gives up. An adapter
+// that implements adapter.Refresher gets the current report again after
+// each quiet interval it asks for. A panicking adapter is recovered,
+// reported as an adapter_panic diagnostic and stopped; the chat service
+// goes on.
+//
+// # Lifecycle
+//
+// Each adapter is in one [Lifecycle]: not attached, active, disabled,
+// inactive (it does not apply here), open failed, panicked, or unreleased.
+// What a settings change does to each adapter (open, keep, reopen with its
+// new section, stop, or nothing) is one pure decision over four facts: its
+// lifecycle, whether it is enabled, whether its section changed, and
+// whether it applies. Detach preempts an Attach or a settings change in
+// progress. Every wait is bounded: Detach cancels every delivery in flight
+// at once, releases all adapters in parallel with a deadline of their own
+// (1.5 s without a ctx deadline, never under 500 ms), and leaves an adapter
+// whose release failed open for the next Detach to try again.
 //
 // # Settings
 //
 // Each adapter is turned on or off by "<name>.enabled" in the settings files
 // (package settings): the global file, then the project file when the host
 // trusts the project. A change is applied live: a disabled adapter is
-// drained, released and closed; an enabled one is opened and reports the
-// current state at once; a change to an adapter's other keys opens a new one,
-// swaps it in and closes the old one (keeping the old one if the new one
-// fails to open).
+// released and closed; an enabled one is opened and reports the current
+// state at once; a change to an adapter's other keys opens a new one, swaps
+// it in and closes the old one (keeping the old one if the new one fails to
+// open).
 //
 // # Diagnosis
 //
 // [Registry.Explain] says, for every adapter, whether it is enabled and by
 // which settings layer, whether it applies here and if not why, what it last
-// delivered, and its diagnostics and counters.
+// delivered, and its diagnostics (one count per kind) and counters. An
+// [Explanation] is plain data for encoding/json.
 //
 // # Child processes
 //

@@ -16,14 +16,13 @@ import (
 // stands in for a workspace.
 func Example() {
 	rec := adaptertest.NewRecorder()
-	registry.Register("example-recorder", adaptertest.NewDriver(rec))
 
 	reg, err := registry.New(registry.Options{
 		App:  "mychat",
 		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
 		// Only the recorder, and no settings files: a real host leaves
 		// these out.
-		Adapters:       []string{"example-recorder"},
+		Drivers:        map[string]adapter.Driver{"recorder": adaptertest.NewDriver(rec)},
 		Settings:       settings.Options{GlobalPath: "/nonexistent/settings.json"},
 		StaticSettings: true,
 	})
@@ -75,8 +74,42 @@ func ExampleRegistry_Explain() {
 		panic(err)
 	}
 	a := reg.Explain().Adapters[0]
-	fmt.Printf("%s: %s, enabled by %s\n%s\n", a.Name, a.State, a.EnabledBy, a.Why)
+	fmt.Printf("%s: %s, enabled by %s\n%s\n", a.Name, a.Lifecycle, a.EnabledBy, a.Why)
 	// Output:
 	// herdr: inactive, enabled by default
 	// herdr: adapter inactive: HERDR_ENV is not set (not inside a Herdr pane)
+}
+
+// The first choice for a host's end: its own signal context. By the time
+// Detach runs that context is done, and the release is still attempted,
+// with a short budget of its own.
+func ExampleRegistry_Detach() {
+	rec := adaptertest.NewRecorder()
+	reg, err := registry.New(registry.Options{
+		App:            "mychat",
+		Host:           session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Drivers:        map[string]adapter.Driver{"recorder": adaptertest.NewDriver(rec)},
+		Settings:       settings.Options{GlobalPath: "/nonexistent/settings.json"},
+		StaticSettings: true,
+	})
+	if err != nil {
+		panic(err)
+	}
+	// In a host: ctx, stop := signal.NotifyContext(context.Background(),
+	// os.Interrupt, syscall.SIGTERM). Here the signal has already come.
+	ctx, stop := context.WithCancel(context.Background())
+	if err := reg.Attach(ctx, session.NewStore()); err != nil {
+		panic(err)
+	}
+	if err := rec.Wait(ctx, func(r []adapter.Report) bool { return len(r) == 1 }); err != nil {
+		panic(err)
+	}
+	stop() // SIGTERM
+
+	err = reg.Detach(ctx) // ctx is done: one release attempt all the same
+	fmt.Println("detach error:", err)
+	fmt.Println("released:", rec.Released(), "closed:", rec.Closed())
+	// Output:
+	// detach error: <nil>
+	// released: 1 closed: true
 }

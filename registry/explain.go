@@ -1,11 +1,11 @@
 package registry
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,28 +16,11 @@ import (
 	"github.com/panestate/panestate/settings"
 )
 
-// The states an adapter can be in, as AdapterStatus.State shows them.
-const (
-	// StateActive: the adapter runs and reports.
-	StateActive = "active"
-	// StateDisabled: the settings (or the adapter's default) turn it off.
-	StateDisabled = "disabled"
-	// StateInactive: the adapter does not apply to this process; Why says
-	// which condition failed.
-	StateInactive = "inactive"
-	// StateOpenFailed: opening failed for another reason, usually a bad
-	// setting; Why has the error.
-	StateOpenFailed = "open failed"
-	// StatePanicked: the adapter panicked and was stopped.
-	StatePanicked = "panicked"
-	// StateNotAttached: reporting is not attached. Before Attach, an adapter
-	// in this state is enabled and applies here: it will run on Attach.
-	StateNotAttached = "not attached"
-)
-
 // Explanation answers "why does my pane show nothing?": for every adapter,
 // whether it is enabled and by which settings layer, whether it applies here
 // and if not why, what it last delivered, and its diagnostics and counters.
+// It is plain data: encoding/json renders it for machines, String for
+// people.
 type Explanation struct {
 	App      string                `json:"app"`
 	Attached bool                  `json:"attached"`
@@ -51,14 +34,14 @@ type Explanation struct {
 type AdapterStatus struct {
 	Name string `json:"name"`
 	// Enabled is the effective settings decision; EnabledBy names the layer
-	// that made it ("default", "global", "project").
-	Enabled   bool   `json:"enabled"`
-	EnabledBy string `json:"enabled_by"`
-	// State is one of the State constants: StateActive, StateDisabled,
-	// StateInactive, StateOpenFailed, StatePanicked or StateNotAttached.
-	State string `json:"state"`
+	// that made it.
+	Enabled   bool           `json:"enabled"`
+	EnabledBy settings.Layer `json:"enabled_by"`
+	// Lifecycle is where the adapter is: active, disabled, inactive, ...
+	Lifecycle Lifecycle `json:"lifecycle"`
 	// Why says why the adapter is not active (the failed condition, the
-	// conflicting reporter, the settings error).
+	// conflicting reporter, the settings error), or, before Attach, that it
+	// applies here.
 	Why string `json:"why,omitempty"`
 	// SettingsError says why the last settings change for this adapter was
 	// not applied (the running adapter was kept).
@@ -66,20 +49,19 @@ type AdapterStatus struct {
 	// LastReport is the last report delivered, if any.
 	LastReport *ReportRecord `json:"last_report,omitempty"`
 	Counters   Counters      `json:"counters"`
-	// Diagnostics are the most recent diagnostics, oldest first;
-	// DiagnosticCounts counts every diagnostic by kind.
-	Diagnostics      []DiagnosticRecord `json:"diagnostics,omitempty"`
-	DiagnosticCounts map[string]uint64  `json:"diagnostic_counts,omitempty"`
+	// Diagnostics are the most recent diagnostics, oldest first.
+	// DiagnosticCounts counts every diagnostic by kind, including those the
+	// adapter counted without emitting again (its "diag.<kind>" details).
+	Diagnostics      []DiagnosticRecord      `json:"diagnostics,omitempty"`
+	DiagnosticCounts map[adapter.Kind]uint64 `json:"diagnostic_counts,omitempty"`
 	// Details are the adapter's own (adapter.Explainer).
 	Details map[string]string `json:"details,omitempty"`
 }
 
 // ReportRecord is a delivered report and when it was delivered.
 type ReportRecord struct {
-	State   string    `json:"state"`
-	Reason  string    `json:"reason"`
-	Message string    `json:"message,omitempty"`
-	At      time.Time `json:"at"`
+	adapter.Report
+	At time.Time `json:"at"`
 }
 
 // DiagnosticRecord is a diagnostic and when it happened.
@@ -93,18 +75,52 @@ type Counters struct {
 	Delivered uint64 `json:"delivered"` // reports delivered
 	Failed    uint64 `json:"failed"`    // deliveries that failed
 	Retries   uint64 `json:"retries"`   // retries after a failure
+	Refreshes uint64 `json:"refreshes"` // unchanged reports delivered again (adapter.Refresher)
 	Coalesced uint64 `json:"coalesced"` // changes merged into one pending delivery
 	Unchanged uint64 `json:"unchanged"` // reports not sent because equal to the last delivered
 	Unknown   uint64 `json:"unknown"`   // snapshots that gave no new report (workflow state unknown)
 }
 
+// diagPrefix marks the per-kind diagnostic counts an adapter keeps in its
+// Explain details ("diag.timeout": "3").
+const diagPrefix = "diag."
+
 // Explain describes every adapter of the registry. On an attached registry it
 // shows the live state. Before Attach (or after Detach) it reads the settings
 // once and asks each driver whether it would apply here, without opening
-// anything. It is safe to call at any time, from any goroutine.
+// anything. It never waits for an adapter or a settings change, is safe to
+// call at any time from any goroutine, and a panic in an adapter's Explain
+// is recovered (recorded as adapter_panic; the adapter keeps running).
 func (r *Registry) Explain() Explanation {
+	r.mustBeMade()
+	type seen struct {
+		st AdapterStatus
+		a  adapter.Adapter // running adapter, for its details
+	}
 	r.mu.Lock()
-	attached, cur, watcher := r.view.attached, r.view.cur, r.view.watcher
+	attached, cur, watcher := r.phase.attached(), r.cur, r.watcher
+	views := make([]seen, len(r.slots))
+	for i, s := range r.slots {
+		st := AdapterStatus{
+			Name: s.name, Lifecycle: s.life, Why: s.why, SettingsError: s.settingsErr,
+			Diagnostics: slices.Clone(s.recent),
+			Counters: Counters{
+				Delivered: s.delivered.Load(), Failed: s.failed.Load(), Retries: s.retries.Load(),
+				Refreshes: s.refreshes.Load(), Coalesced: s.coalesced.Load(), Unchanged: s.unchanged.Load(),
+				Unknown: s.unknown.Load(),
+			},
+		}
+		if s.haveLast {
+			st.LastReport = &ReportRecord{Report: s.last, At: s.lastAt}
+		}
+		if len(s.kinds) > 0 {
+			st.DiagnosticCounts = maps.Clone(s.kinds)
+		}
+		views[i] = seen{st: st}
+		if s.w != nil {
+			views[i].a = s.w.a
+		}
+	}
 	r.mu.Unlock()
 	if !attached {
 		// Read the files once, silently: Explain describes, it does not log.
@@ -123,73 +139,88 @@ func (r *Registry) Explain() Explanation {
 	for _, w := range files.Warnings() {
 		e.Warnings = append(e.Warnings, w.String())
 	}
-	for _, s := range r.slots {
-		e.Adapters = append(e.Adapters, r.explainSlot(s, attached, cur))
+	for i, s := range r.slots {
+		st := views[i].st
+		st.Enabled, st.EnabledBy = cur.Enabled(s.name, s.def)
+		if a := views[i].a; a != nil {
+			r.guard(s, "Explain", func() { st.Details = adapter.Explain(a) })
+			mergeDiagCounts(&st)
+		}
+		r.whetherApplies(s, &st, attached, cur)
+		e.Adapters = append(e.Adapters, st)
 	}
 	return e
 }
 
-func (r *Registry) explainSlot(s *slot, attached bool, cur settings.Settings) AdapterStatus {
-	enabled, from := cur.Enabled(s.name, s.def)
-	r.mu.Lock()
-	st := AdapterStatus{
-		Name: s.name, Enabled: enabled, EnabledBy: from.String(),
-		State: s.state.String(), Why: s.why, SettingsError: s.reopenErr,
-		Diagnostics: slices.Clone(s.recent),
-		Counters: Counters{
-			Delivered: s.delivered.Load(), Failed: s.failed.Load(), Retries: s.retries.Load(),
-			Coalesced: s.coalesced.Load(), Unchanged: s.unchanged.Load(), Unknown: s.unknown.Load(),
-		},
+// whetherApplies completes st for an adapter that is not running: before
+// Attach every adapter says whether it applies here; a disabled one says
+// whether it would.
+func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur settings.Settings) {
+	if attached && st.Lifecycle != LifecycleDisabled {
+		return
 	}
-	if s.haveLast {
-		st.LastReport = &ReportRecord{State: s.last.State.String(), Reason: s.last.Reason.String(),
-			Message: s.last.Message.String(), At: s.lastAt}
+	if !attached && st.Lifecycle == LifecycleUnreleased {
+		return
 	}
-	if len(s.kinds) > 0 {
-		st.DiagnosticCounts = make(map[string]uint64, len(s.kinds))
-		for k, n := range s.kinds {
-			st.DiagnosticCounts[string(k)] = n
+	if !attached {
+		st.Lifecycle, st.Why = LifecycleNotAttached, ""
+		if !st.Enabled {
+			st.Lifecycle, st.Why = LifecycleDisabled, disabledWhy(st.EnabledBy)
 		}
 	}
-	w := s.w
-	state := s.state
-	r.mu.Unlock()
-	if w != nil {
-		r.guard(s, "Explain", func() { st.Details = adapter.Explain(w.a) })
+	err := r.check(s, cur)
+	switch {
+	case err != nil && !st.Enabled:
+		st.Why += "; it would not apply here anyway: " + err.Error()
+	case err != nil && errors.Is(err, adapter.ErrInactive):
+		st.Lifecycle, st.Why = LifecycleInactive, err.Error()
+	case err != nil:
+		st.Lifecycle, st.Why = LifecycleOpenFailed, err.Error()
+	case !st.Enabled:
+		st.Why += "; it applies here"
+	default:
+		st.Why = "it applies here and runs when reporting is attached"
 	}
-	if !attached && !enabled {
-		st.State, st.Why = stateDisabled.String(), disabledWhy(from)
-	}
-	// Whether the adapter applies here, for those not running: before
-	// Attach, and for a disabled one.
-	if !attached || state == stateDisabled {
-		if err := r.check(s, cur); err != nil {
-			switch {
-			case !enabled:
-				st.Why += "; it would not apply here anyway: " + err.Error()
-			case errors.Is(err, adapter.ErrInactive):
-				st.State, st.Why = stateInactive.String(), err.Error()
-			default:
-				st.State, st.Why = stateOpenFailed.String(), err.Error()
-			}
-		} else if !enabled {
-			st.Why += "; it applies here"
-		}
-	}
-	return st
 }
 
-func disabledWhy(from settings.Layer) string {
-	if from == settings.LayerDefault {
-		return "off by default; set \"enabled\": true in its settings section to turn it on"
+// mergeDiagCounts moves the adapter's own per-kind counts ("diag.<kind>"
+// details) into DiagnosticCounts, keeping the larger of the two counts, so
+// that each kind is counted once.
+func mergeDiagCounts(st *AdapterStatus) {
+	for k, v := range st.Details {
+		kind, ok := strings.CutPrefix(k, diagPrefix)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			continue
+		}
+		if st.DiagnosticCounts == nil {
+			st.DiagnosticCounts = make(map[adapter.Kind]uint64)
+		}
+		st.DiagnosticCounts[adapter.Kind(kind)] = max(st.DiagnosticCounts[adapter.Kind(kind)], n)
+		delete(st.Details, k)
 	}
-	return fmt.Sprintf("disabled by %s settings", from)
 }
 
 // String renders the explanation for people, one adapter per paragraph.
 func (e Explanation) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "app %s, reporting %s\n", e.App, map[bool]string{true: "attached", false: "not attached"}[e.Attached])
+	var active []string
+	for _, a := range e.Adapters {
+		if a.Lifecycle == LifecycleActive {
+			active = append(active, a.Name)
+		}
+	}
+	switch {
+	case !e.Attached:
+		fmt.Fprintf(&b, "app %s, reporting not attached\n", e.App)
+	case len(active) == 0:
+		fmt.Fprintf(&b, "app %s, attached, but no adapter runs here: nothing is reported\n", e.App)
+	default:
+		fmt.Fprintf(&b, "app %s, reporting to %s\n", e.App, strings.Join(active, ", "))
+	}
 	fmt.Fprintf(&b, "host: mode=%s ui=%t role=%s\n", orUnset(string(e.Host.Mode)), e.Host.HasUI, orUnset(string(e.Host.Role)))
 	for _, f := range e.Files {
 		if f.TrustStore {
@@ -218,17 +249,17 @@ func (e Explanation) String() string {
 		fmt.Fprintf(&b, "settings warning: %s\n", w)
 	}
 	for _, a := range e.Adapters {
-		by := a.EnabledBy + " settings"
-		if a.EnabledBy == settings.LayerDefault.String() {
+		by := a.EnabledBy.String() + " settings"
+		if a.EnabledBy == settings.LayerDefault {
 			by = "default"
 		}
 		switch {
-		case a.State == StateDisabled:
+		case a.Lifecycle == LifecycleDisabled:
 			fmt.Fprintf(&b, "\nadapter %s: disabled by %s\n", a.Name, by)
 		case a.Enabled:
-			fmt.Fprintf(&b, "\nadapter %s: %s, enabled by %s\n", a.Name, a.State, by)
+			fmt.Fprintf(&b, "\nadapter %s: %s, enabled by %s\n", a.Name, a.Lifecycle.words(), by)
 		default:
-			fmt.Fprintf(&b, "\nadapter %s: %s, disabled by %s\n", a.Name, a.State, by)
+			fmt.Fprintf(&b, "\nadapter %s: %s, disabled by %s\n", a.Name, a.Lifecycle.words(), by)
 		}
 		if a.Why != "" {
 			fmt.Fprintf(&b, "  why: %s\n", a.Why)
@@ -237,16 +268,12 @@ func (e Explanation) String() string {
 			fmt.Fprintf(&b, "  settings not applied: %s\n", a.SettingsError)
 		}
 		if a.LastReport != nil {
-			fmt.Fprintf(&b, "  last report: %s (%s)", a.LastReport.State, a.LastReport.Reason)
-			if a.LastReport.Message != "" {
-				fmt.Fprintf(&b, " %q", a.LastReport.Message)
-			}
-			fmt.Fprintf(&b, " at %s\n", a.LastReport.At.Format(time.RFC3339))
+			fmt.Fprintf(&b, "  last report: %s at %s\n", a.LastReport.Report, a.LastReport.At.Format(time.RFC3339))
 		}
 		c := a.Counters
 		if c != (Counters{}) {
-			fmt.Fprintf(&b, "  delivered %d, failed %d, retries %d, coalesced %d, unchanged %d, unknown %d\n",
-				c.Delivered, c.Failed, c.Retries, c.Coalesced, c.Unchanged, c.Unknown)
+			fmt.Fprintf(&b, "  delivered %d, failed %d, retries %d, refreshes %d, coalesced %d, unchanged %d, unknown %d\n",
+				c.Delivered, c.Failed, c.Retries, c.Refreshes, c.Coalesced, c.Unchanged, c.Unknown)
 		}
 		for _, k := range slices.Sorted(maps.Keys(a.DiagnosticCounts)) {
 			fmt.Fprintf(&b, "  diagnostics %s: %d\n", k, a.DiagnosticCounts[k])
@@ -259,15 +286,6 @@ func (e Explanation) String() string {
 		}
 	}
 	return b.String()
-}
-
-// JSON renders the explanation as indented JSON, for machines.
-func (e Explanation) JSON() []byte {
-	out, err := json.MarshalIndent(e, "", "  ")
-	if err != nil { // only plain data: cannot happen
-		return fmt.Appendf(nil, "{\"error\": %q}", err.Error())
-	}
-	return out
 }
 
 func orUnset(s string) string {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/session"
@@ -22,6 +24,17 @@ type fakeDriver struct {
 	keys     []string
 	discard  bool          // adapters do not record reports (benchmarks)
 	block    chan struct{} // adapters start blocked on this
+	// onOpen, when set, runs inside Open, before the adapter exists.
+	onOpen func()
+	// refresh is the adapters' RefreshInterval.
+	refresh time.Duration
+	// releaseFails makes the first releaseFails releases fail.
+	releaseFails int
+	// releaseTakes makes every Release take this long (honouring its ctx);
+	// negative: until ctx ends.
+	releaseTakes time.Duration
+	// onClose, when set, runs inside Close.
+	onClose func()
 
 	mu     sync.Mutex
 	opened []*fakeAdapter
@@ -43,10 +56,16 @@ func (d *fakeDriver) Open(_ context.Context, p adapter.Params) (adapter.Adapter,
 			return nil, err
 		}
 	}
+	if d.onOpen != nil {
+		d.onOpen()
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	a := &fakeAdapter{n: len(d.opened), tag: d.tag, settings: string(p.Settings), events: d.events,
-		reports: make(chan adapter.Report, 1000), diagnose: p.Diagnose, discard: d.discard, block: d.block}
+		reports: make(chan adapter.Report, 1000), entered: make(chan adapter.Report, 1000),
+		diagnose: p.Diagnose, discard: d.discard, block: d.block,
+		refresh: d.refresh, onClose: d.onClose, releaseTakes: d.releaseTakes}
+	a.releaseFails.Store(int32(d.releaseFails))
 	d.opened = append(d.opened, a)
 	d.events.add(fmt.Sprintf("open %s%d", d.tag, a.n))
 	return a, nil
@@ -60,8 +79,9 @@ func (d *fakeDriver) adapters() []*fakeAdapter {
 
 // eventLog records lifecycle events across adapters, in order.
 type eventLog struct {
-	mu sync.Mutex
-	ev []string
+	mu      sync.Mutex
+	ev      []string
+	changed chan struct{} // closed and replaced by every add
 }
 
 func (l *eventLog) add(s string) {
@@ -70,7 +90,33 @@ func (l *eventLog) add(s string) {
 	}
 	l.mu.Lock()
 	l.ev = append(l.ev, s)
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
 	l.mu.Unlock()
+}
+
+// wait waits until ev has been logged.
+func (l *eventLog) wait(t testing.TB, ev string) {
+	t.Helper()
+	for {
+		l.mu.Lock()
+		if slices.Contains(l.ev, ev) {
+			l.mu.Unlock()
+			return
+		}
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		ch := l.changed
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("event %q not logged; log: %v", ev, l.all())
+		}
+	}
 }
 
 func (l *eventLog) all() []string {
@@ -86,7 +132,13 @@ type fakeAdapter struct {
 	events   *eventLog
 	diagnose func(adapter.Diagnostic)
 	reports  chan adapter.Report // successful reports
+	entered  chan adapter.Report // every Report call, when it starts
 	discard  bool
+	refresh  time.Duration
+	onClose  func()
+
+	releaseFails atomic.Int32 // fail this many more releases
+	releaseTakes time.Duration
 
 	fail    atomic.Int32 // fail this many more calls
 	calls   atomic.Int32
@@ -112,6 +164,12 @@ func (a *fakeAdapter) setBlock(ch chan struct{}) {
 
 func (a *fakeAdapter) Report(ctx context.Context, r adapter.Report) error {
 	a.calls.Add(1)
+	if !a.discard {
+		select {
+		case a.entered <- r:
+		default:
+		}
+	}
 	if a.closed.Load() {
 		return adapter.ErrClosed
 	}
@@ -142,7 +200,26 @@ func (a *fakeAdapter) Report(ctx context.Context, r adapter.Report) error {
 	return nil
 }
 
-func (a *fakeAdapter) Release(context.Context) error {
+func (a *fakeAdapter) Release(ctx context.Context) error {
+	if a.closed.Load() {
+		return adapter.ErrClosed
+	}
+	if a.releaseTakes != 0 {
+		var after <-chan time.Time
+		if a.releaseTakes > 0 {
+			after = time.After(a.releaseTakes)
+		}
+		select {
+		case <-after:
+		case <-ctx.Done():
+			a.events.add(fmt.Sprintf("release timed out %s%d", a.tag, a.n))
+			return ctx.Err()
+		}
+	}
+	if a.releaseFails.Add(-1) >= 0 {
+		a.events.add(fmt.Sprintf("release failed %s%d", a.tag, a.n))
+		return errors.New("fake release failure")
+	}
 	a.mu.Lock()
 	a.released++
 	a.mu.Unlock()
@@ -151,10 +228,33 @@ func (a *fakeAdapter) Release(context.Context) error {
 }
 
 func (a *fakeAdapter) Close(context.Context) error {
+	if a.onClose != nil {
+		a.onClose()
+	}
 	if !a.closed.Swap(true) {
 		a.events.add(fmt.Sprintf("close %s%d", a.tag, a.n))
 	}
 	return nil
+}
+
+func (a *fakeAdapter) RefreshInterval(adapter.Report) time.Duration { return a.refresh }
+
+func (a *fakeAdapter) releases() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.released
+}
+
+// inReport waits until the adapter has entered its next Report call.
+func (a *fakeAdapter) inReport(t *testing.T) adapter.Report {
+	t.Helper()
+	select {
+	case r := <-a.entered:
+		return r
+	case <-t.Context().Done():
+		t.Fatal("test ended waiting for a Report call")
+	}
+	return adapter.Report{}
 }
 
 func (a *fakeAdapter) panics(method string) bool {
@@ -211,6 +311,7 @@ func attachedFake(t *testing.T) (*Registry, *session.Store, *fakeAdapter) {
 		t.Fatal(err)
 	}
 	a := d.adapters()[0]
+	a.inReport(t)
 	a.next(t)
 	return r, store, a
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -12,6 +13,9 @@ import (
 func TestMain(m *testing.M) {
 	// Re-executed under the name "herdr", this binary is the emulated Herdr.
 	herdrtest.Main()
+	if mode := os.Getenv(signalHostEnv); mode != "" {
+		os.Exit(runSignalHost(mode))
+	}
 	// Never touch a live Herdr pane from tests, whatever the developer's
 	// environment.
 	testenv.ClearHerdr()

@@ -14,15 +14,17 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/adaptertest"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
 
 var tuiHost = session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot}
 
-func testOptions(t *testing.T, names ...string) Options {
+func testOptions(t testing.TB, names ...string) Options {
 	return Options{
 		App:            "paneapp",
 		Host:           tuiHost,
@@ -33,7 +35,7 @@ func testOptions(t *testing.T, names ...string) Options {
 	}
 }
 
-func mustNew(t *testing.T, opts Options) *Registry {
+func mustNew(t testing.TB, opts Options) *Registry {
 	t.Helper()
 	r, err := New(opts)
 	if err != nil {
@@ -50,6 +52,12 @@ func mustNew(t *testing.T, opts Options) *Registry {
 func rep(s adapter.State, r adapter.Reason, m adapter.Message) adapter.Report {
 	return adapter.Report{State: s, Reason: r, Message: m}
 }
+
+var (
+	idle    = rep(adapter.StateIdle, adapter.ReasonQuiescent, adapter.MessageNone)
+	working = rep(adapter.StateWorking, adapter.ReasonExecuting, adapter.MessageNone)
+	blocked = rep(adapter.StateBlocked, adapter.ReasonAwaitingInput, adapter.MessageWaitingForApproval)
+)
 
 func TestRegisterPanics(t *testing.T) {
 	taken := register(&fakeDriver{})
@@ -80,37 +88,115 @@ func TestRegisterPanics(t *testing.T) {
 
 func TestDriversSortedAndBuiltins(t *testing.T) {
 	names := Drivers()
-	if !slicesSorted(names) {
+	if !slices.IsSorted(names) {
 		t.Errorf("Drivers() not sorted: %v", names)
 	}
 	for _, want := range []string{"herdr", "noop"} {
-		if !contains(names, want) {
+		if !slices.Contains(names, want) {
 			t.Errorf("built-in driver %q not registered: %v", want, names)
 		}
 	}
 }
 
-func slicesSorted(s []string) bool {
-	for i := 1; i < len(s); i++ {
-		if s[i-1] > s[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func contains(s []string, x string) bool {
-	return slices.Contains(s, x)
-}
-
 func TestNewErrors(t *testing.T) {
-	if _, err := New(Options{App: "x", Adapters: []string{"no-such-adapter"}}); err == nil || !strings.Contains(err.Error(), "forgotten import?") {
-		t.Errorf("unknown adapter: got %v, want an error mentioning a forgotten import", err)
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"unknown adapter", Options{App: "x", Adapters: []string{"no-such-adapter"}}, "forgotten import?"},
+		{"empty app", Options{App: ""}, "Options.App"},
+		{"slash in app", Options{App: "a/b"}, "Options.App"},
+		{"dot-dot app", Options{App: "../x"}, "Options.App"},
+		{"long app", Options{App: strings.Repeat("a", 65)}, "Options.App"},
+		{"settings app set", Options{App: "x", Settings: settings.Options{App: "y"}}, "Options.Settings.App is set"},
+		{"settings sections set", Options{App: "x", Settings: settings.Options{Sections: []settings.Section{{Name: "herdr"}}}}, "Options.Settings.Sections is set"},
+		{"settings logger set", Options{App: "x", Settings: settings.Options{Logger: hclog.NewNullLogger()}}, "set Options.Logger instead"},
+		{"nil driver", Options{App: "x", Drivers: map[string]adapter.Driver{"rec": nil}}, `driver "rec" is nil`},
+		{"bad driver name", Options{App: "x", Drivers: map[string]adapter.Driver{"Rec": &fakeDriver{}}}, `adapter name "Rec" must match`},
+		{"adapter not among drivers", Options{App: "x", Drivers: map[string]adapter.Driver{"rec": &fakeDriver{}}, Adapters: []string{"herdr"}}, `not in Options.Drivers`},
 	}
-	for _, app := range []string{"", "a/b", "../x", strings.Repeat("a", 65)} {
-		if _, err := New(Options{App: app}); err == nil {
-			t.Errorf("New(App: %q) succeeded", app)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("New: %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Options.Drivers replaces the global table: a test's recorder needs no
+// Register, and the built-in drivers are not there.
+func TestOptionsDriversReplaceTheGlobalTable(t *testing.T) {
+	rec := adaptertest.NewRecorder()
+	opts := testOptions(t)
+	opts.Drivers = map[string]adapter.Driver{"rec": adaptertest.NewDriver(rec)}
+	r := mustNew(t, opts)
+	store := session.NewStore()
+	if err := r.Attach(t.Context(), store); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Wait(t.Context(), func(rs []adapter.Report) bool { return len(rs) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	store.AgentStart()
+	if err := rec.Wait(t.Context(), func(rs []adapter.Report) bool { return len(rs) == 2 }); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, a := range r.Explain().Adapters {
+		names = append(names, a.Name)
+	}
+	if diff := cmp.Diff(names, []string{"rec"}); diff != "" {
+		t.Errorf("adapters (-got +want):\n%s", diff)
+	}
+	if diff := cmp.Diff(rec.Reports(), []adapter.Report{idle, working}); diff != "" {
+		t.Errorf("reports (-got +want):\n%s", diff)
+	}
+}
+
+func TestZeroRegistryPanics(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		call func(r *Registry)
+	}{
+		{"Attach", func(r *Registry) { _ = r.Attach(context.Background(), session.NewStore()) }},
+		{"Detach", func(r *Registry) { _ = r.Detach(context.Background()) }},
+		{"Explain", func(r *Registry) { _ = r.Explain() }},
+		{"DetachOnSignal", func(r *Registry) { r.DetachOnSignal()() }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				p := recover()
+				if msg, _ := p.(string); !strings.Contains(msg, "registry.New") {
+					t.Errorf("panic %v, want one naming registry.New", p)
+				}
+			}()
+			tt.call(&Registry{})
+		})
+	}
+}
+
+func TestAttachNilSource(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		src  session.Source
+	}{
+		{"nil interface", nil},
+		{"nil *session.Store", (*session.Store)(nil)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &fakeDriver{def: true}
+			r := mustNew(t, testOptions(t, register(d)))
+			err := r.Attach(t.Context(), tt.src)
+			if err == nil || !strings.Contains(err.Error(), "nil session.Source") {
+				t.Errorf("Attach: %v, want an error about the nil source", err)
+			}
+			if len(d.adapters()) != 0 || r.Explain().Attached {
+				t.Error("Attach with a nil source opened an adapter or attached")
+			}
+		})
 	}
 }
 
@@ -124,10 +210,10 @@ func TestAttachReportsStateChanges(t *testing.T) {
 	}
 	a := d.adapters()[0]
 	want := []adapter.Report{
-		rep(adapter.StateWorking, adapter.ReasonExecuting, adapter.MessageNone), // current state at once
-		rep(adapter.StateBlocked, adapter.ReasonAwaitingInput, adapter.MessageWaitingForApproval),
-		rep(adapter.StateWorking, adapter.ReasonExecuting, adapter.MessageNone),
-		rep(adapter.StateIdle, adapter.ReasonQuiescent, adapter.MessageNone),
+		working, // the current state at once
+		blocked,
+		working,
+		idle,
 	}
 	var got []adapter.Report
 	got = append(got, a.next(t))
@@ -167,18 +253,12 @@ func TestEqualReportIsNotDeliveredAgain(t *testing.T) {
 }
 
 func TestStuckAdapterCoalescesToNewest(t *testing.T) {
-	d := &fakeDriver{def: true}
-	r := mustNew(t, testOptions(t, register(d)))
-	store := session.NewStore()
-	if err := r.Attach(t.Context(), store); err != nil {
-		t.Fatal(err)
-	}
-	a := d.adapters()[0]
-	a.next(t) // idle
+	r, store, a := attachedFake(t)
+	_ = r
 	release := make(chan struct{})
 	a.setBlock(release)
 	store.AgentStart() // the worker takes this one and blocks in Report
-	waitFor(t, "the delivery in flight", func() bool { return a.calls.Load() == 2 })
+	a.inReport(t)
 	for i := range 1000 {
 		if i%2 == 0 {
 			store.PromptStart("p", session.PromptQuestion)
@@ -189,12 +269,11 @@ func TestStuckAdapterCoalescesToNewest(t *testing.T) {
 	store.PromptStart("final", session.PromptApproval) // the newest state
 	close(release)
 	a.next(t) // the delivery that was in flight
-	last := a.next(t)
-	if want := rep(adapter.StateBlocked, adapter.ReasonAwaitingInput, adapter.MessageWaitingForApproval); last != want {
-		t.Errorf("after the stuck delivery got %v, want the newest state %v", last, want)
+	if last := a.next(t); last != blocked {
+		t.Errorf("after the stuck delivery got %v, want the newest state %v", last, blocked)
 	}
-	if n := a.calls.Load(); n > 3 {
-		t.Errorf("Report called %d times for 1002 changes, want at most 3", n)
+	if n := a.calls.Load(); n != 3 {
+		t.Errorf("Report called %d times for 1002 changes, want 3 (first, in flight, newest)", n)
 	}
 }
 
@@ -204,8 +283,7 @@ func TestFailedDeliveryIsRetriedWithBackoff(t *testing.T) {
 		a.fail.Store(3)
 		changed := time.Now()
 		store.AgentStart()
-		got := a.next(t)
-		if got.State != adapter.StateWorking {
+		if got := a.next(t); got != working {
 			t.Fatalf("got %v, want working", got)
 		}
 		// Three failures: retries after 0.5 s, 1 s and 2 s.
@@ -221,61 +299,151 @@ func TestFailedDeliveryIsRetriedWithBackoff(t *testing.T) {
 	})
 }
 
-func TestRetryGivesUpUntilNextChange(t *testing.T) {
+// The newest state is retried for as long as it is the newest, with the
+// backoff capped at 30 s: a workspace that comes back after an hour gets it
+// without any new change.
+func TestRetryNeverGivesUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, store, a := attachedFake(t)
-		a.fail.Store(1000)
+		a.fail.Store(1 << 30)
+		start := time.Now()
 		store.AgentStart()
 		time.Sleep(time.Hour) // fake time: every retry timer fires
 		synctest.Wait()
-		if n := a.calls.Load(); n != 1+1+retryTries {
-			t.Errorf("Report called %d times, want %d (initial, failure, %d retries)", n, 1+1+retryTries, retryTries)
+		// Retries at 0.5, 1.5, 3.5, 7.5, 15.5, 31.5 s, then every 30 s.
+		want := 1 + 1 + 6 + int((time.Hour-31500*time.Millisecond)/retryMax)
+		if n := int(a.calls.Load()); n != want {
+			t.Errorf("Report called %d times in an hour of failures, want %d", n, want)
 		}
 		a.fail.Store(0)
-		store.PromptStart("p", session.PromptApproval)
-		if got := a.next(t); got.State != adapter.StateBlocked {
-			t.Errorf("after the next change got %v, want blocked", got)
+		if got := a.next(t); got != working {
+			t.Errorf("after the workspace came back got %v, want working", got)
+		}
+		if waited := time.Since(start); waited > time.Hour+retryMax {
+			t.Errorf("delivered after %v, want within one capped backoff of the hour", waited)
+		}
+	})
+}
+
+func TestRefresh(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		every time.Duration
+		want  int32 // Report calls after the first, over 35 s
+	}{
+		{"every 10s", 10 * time.Second, 3},
+		{"zero means never", 0, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				d := &fakeDriver{def: true, refresh: tt.every}
+				r := mustNew(t, testOptions(t, register(d)))
+				if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+					t.Fatal(err)
+				}
+				synctest.Wait()
+				a := d.adapters()[0]
+				time.Sleep(35 * time.Second)
+				synctest.Wait()
+				if n := a.calls.Load() - 1; n != tt.want {
+					t.Errorf("%d refreshes in 35 s, want %d", n, tt.want)
+				}
+				if got := r.Explain().Adapters[0].Counters.Refreshes; got != uint64(tt.want) {
+					t.Errorf("Refreshes counter %d, want %d", got, tt.want)
+				}
+			})
+		})
+	}
+}
+
+// A delivery resets the refresh timer: only a quiet interval refreshes.
+func TestRefreshWaitsForAQuietInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := &fakeDriver{def: true, refresh: 10 * time.Second}
+		r := mustNew(t, testOptions(t, register(d)))
+		store := session.NewStore()
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		a := d.adapters()[0]
+		a.next(t)
+		time.Sleep(9 * time.Second)
+		store.AgentStart()
+		a.next(t)
+		time.Sleep(9 * time.Second) // 18 s after the first delivery, 9 s after the second
+		synctest.Wait()
+		if n := a.calls.Load(); n != 2 {
+			t.Errorf("Report called %d times, want 2: no refresh before a quiet interval", n)
+		}
+		time.Sleep(2 * time.Second)
+		if got := a.next(t); got != working {
+			t.Errorf("refresh delivered %v, want the newest report, working", got)
 		}
 	})
 }
 
 func TestPanickingAdapterIsStopped(t *testing.T) {
-	d := &fakeDriver{def: true}
-	opts := testOptions(t, register(d))
-	var mu sync.Mutex
-	var diags []adapter.Diagnostic
-	opts.OnDiagnostic = func(dg adapter.Diagnostic) { mu.Lock(); diags = append(diags, dg); mu.Unlock() }
-	r := mustNew(t, opts)
-	store := session.NewStore()
-	if err := r.Attach(t.Context(), store); err != nil {
-		t.Fatal(err)
-	}
-	a := d.adapters()[0]
-	a.next(t)
-	a.panicky.Store(true)
-	store.AgentStart()
-	deadline := time.Now().Add(10 * time.Second)
-	for r.Explain().Adapters[0].State != "panicked" {
-		if time.Now().After(deadline) {
-			t.Fatalf("adapter not stopped after panic: %+v", r.Explain().Adapters[0])
+	synctest.Test(t, func(t *testing.T) {
+		d := &fakeDriver{def: true}
+		opts := testOptions(t, register(d))
+		var mu sync.Mutex
+		var diags []adapter.Diagnostic
+		opts.OnDiagnostic = func(dg adapter.Diagnostic) { mu.Lock(); diags = append(diags, dg); mu.Unlock() }
+		r := mustNew(t, opts)
+		store := session.NewStore()
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(time.Millisecond)
+		a := d.adapters()[0]
+		a.next(t)
+		a.panicky.Store(true)
+		store.AgentStart()
+		synctest.Wait()
+		if got := r.Explain().Adapters[0].Lifecycle; got != LifecyclePanicked {
+			t.Errorf("lifecycle %v after a panic, want panicked", got)
+		}
+		store.AgentSettled() // the chat service goes on
+		if !a.closed.Load() || a.releases() != 1 {
+			t.Errorf("panicked adapter: closed %t, released %d times; want closed, released once", a.closed.Load(), a.releases())
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(diags) == 0 || diags[0].Kind != adapter.KindAdapterPanic {
+			t.Errorf("diagnostics %v, want an adapter_panic", diags)
+		}
+	})
+}
+
+func TestPanicInSetSessionStopsOnlyTheAdapter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedFake(t)
+		a.panicIn.Store("SetSession")
+		store.SetIdentity(session.Identity{ID: "s2"})
+		synctest.Wait()
+		got := r.Explain().Adapters[0]
+		if got.Lifecycle != LifecyclePanicked || !a.closed.Load() {
+			t.Errorf("lifecycle %v, closed %t; want panicked and closed", got.Lifecycle, a.closed.Load())
+		}
+		if n := got.DiagnosticCounts[adapter.KindAdapterPanic]; n != 1 {
+			t.Errorf("adapter_panic count %d, want 1", n)
+		}
+		store.AgentStart() // the host goes on
+	})
+}
+
+func TestPanicInExplainIsContained(t *testing.T) {
+	r, _, a := attachedFake(t)
+	a.panicIn.Store("Explain")
+	e := r.Explain() // must not panic in the caller
+	if e.Adapters[0].Details != nil {
+		t.Errorf("details %v from a panicking Explain", e.Adapters[0].Details)
 	}
-	store.AgentSettled() // the chat service goes on
-	waitFor(t, "the panicked adapter closed", a.closed.Load)
-	mu.Lock()
-	defer mu.Unlock()
-	if len(diags) == 0 || diags[0].Kind != adapter.KindAdapterPanic {
-		t.Errorf("diagnostics %v, want an adapter_panic", diags)
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.released != 1 {
-		t.Errorf("panicked adapter released %d times, want once", a.released)
+	if got := r.Explain().Adapters[0]; got.DiagnosticCounts[adapter.KindAdapterPanic] == 0 || got.Lifecycle != LifecycleActive {
+		t.Errorf("after a panic in Explain: %+v; want it recorded as adapter_panic, the adapter still active", got)
 	}
 }
 
-func TestDetachReleasesAndClosesInReverseOrder(t *testing.T) {
+func TestDetachReleasesAndClosesEveryAdapter(t *testing.T) {
 	log := &eventLog{}
 	d1 := &fakeDriver{def: true, tag: "a", events: log}
 	d2 := &fakeDriver{def: true, tag: "b", events: log}
@@ -292,9 +460,18 @@ func TestDetachReleasesAndClosesInReverseOrder(t *testing.T) {
 	if err := r.Detach(t.Context()); err != nil {
 		t.Fatalf("second Detach: %v", err)
 	}
-	want := []string{"open a0", "open b0", "release b0", "close b0", "release a0", "close a0"}
-	if diff := cmp.Diff(log.all(), want); diff != "" {
-		t.Errorf("lifecycle (-got +want):\n%s", diff)
+	// The adapters are released in parallel: only each one's own order is
+	// fixed.
+	for _, tag := range []string{"a", "b"} {
+		var own []string
+		for _, ev := range log.all() {
+			if strings.HasSuffix(ev, " "+tag+"0") {
+				own = append(own, ev)
+			}
+		}
+		if diff := cmp.Diff(own, []string{"open " + tag + "0", "release " + tag + "0", "close " + tag + "0"}); diff != "" {
+			t.Errorf("adapter %s lifecycle (-got +want):\n%s", tag, diff)
+		}
 	}
 }
 
@@ -314,8 +491,8 @@ func TestDetachWithoutAttachAndAttachTwice(t *testing.T) {
 	if n := len(d.adapters()); n != 1 {
 		t.Errorf("opened %d adapters, want 1", n)
 	}
-	if err := r.Attach(t.Context(), nil); err != nil {
-		t.Logf("Attach(nil) on an attached registry: %v", err)
+	if err := r.Attach(t.Context(), nil); err == nil {
+		t.Error("Attach(nil) on an attached registry succeeded, want an error")
 	}
 	if err := r.Detach(t.Context()); err != nil {
 		t.Fatal(err)
@@ -329,22 +506,216 @@ func TestDetachWithoutAttachAndAttachTwice(t *testing.T) {
 	}
 }
 
-func TestDetachIsBoundedByContext(t *testing.T) {
-	r, store, a := attachedFake(t)
-	a.setBlock(make(chan struct{})) // never unblocked: only ctx ends it
-	store.AgentStart()
-	for a.calls.Load() < 2 {
-		time.Sleep(time.Millisecond)
+// At Detach, the delivery in flight is superseded by the release: it is
+// cancelled at once, and the release follows.
+func TestDetachCancelsTheDeliveryInFlightAndReleases(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedFake(t)
+		a.setBlock(make(chan struct{})) // never unblocked: only ctx ends it
+		store.AgentStart()
+		a.inReport(t)
+		start := time.Now()
+		if err := r.Detach(context.Background()); err != nil {
+			t.Errorf("Detach: %v", err)
+		}
+		if took := time.Since(start); took != 0 {
+			t.Errorf("Detach took %v of fake time, want 0: the cancelled delivery returns at once", took)
+		}
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d times, closed %t; want released once and closed", a.releases(), a.closed.Load())
+		}
+	})
+}
+
+// Six adapters that ignore cancellation share one grace: Detach returns by
+// its ctx plus one grace, not one grace per adapter.
+func TestDetachSharesOneGraceAmongStuckAdapters(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		block := make(chan struct{})
+		var names []string
+		var drivers []*fakeDriver
+		for range 6 {
+			d := &fakeDriver{def: true}
+			drivers = append(drivers, d)
+			names = append(names, register(d))
+		}
+		r := mustNew(t, testOptions(t, names...))
+		store := session.NewStore()
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range drivers {
+			a := d.adapters()[0]
+			a.next(t)
+			a.ignoreCtx.Store(true)
+			a.setBlock(block)
+		}
+		store.AgentStart()
+		synctest.Wait() // every adapter is inside Report
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		err := r.Detach(ctx)
+		if took, want := time.Since(start), 20*time.Millisecond+cancelGrace; took != want {
+			t.Errorf("Detach took %v, want its ctx plus one shared grace, %v", took, want)
+		}
+		if err == nil || strings.Count(err.Error(), "did not return from its cancelled Report") != 6 {
+			t.Errorf("Detach = %v, want an error naming the six adapters that did not return", err)
+		}
+		for _, d := range drivers {
+			if d.adapters()[0].closed.Load() {
+				t.Error("an adapter still inside Report was closed")
+			}
+		}
+		close(block)
+		synctest.Wait()
+		for _, d := range drivers {
+			if a := d.adapters()[0]; !a.closed.Load() || a.releases() != 1 {
+				t.Errorf("after returning: closed %t, released %d; want closed and released (before the deadline)", a.closed.Load(), a.releases())
+			}
+		}
+		if r.Explain().Attached {
+			t.Error("still attached")
+		}
+	})
+}
+
+// A host's signal.NotifyContext context is done by the time it calls
+// Detach: the release is still attempted, with a budget of its own.
+func TestDetachWithADoneContextStillReleases(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedFake(t)
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if err := r.Detach(ctx); err != nil {
+			t.Errorf("Detach with a done context: %v", err)
+		}
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d, closed %t; want released once and closed", a.releases(), a.closed.Load())
+		}
+		store.AgentStart()
+		synctest.Wait()
+		if n := a.calls.Load(); n != 1 {
+			t.Errorf("Report called %d times after Detach, want only the first", n)
+		}
+	})
+}
+
+func TestReleaseDeadline(t *testing.T) {
+	start := time.Now()
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	soon, cancel2 := context.WithDeadline(context.Background(), start.Add(20*time.Millisecond))
+	defer cancel2()
+	late, cancel3 := context.WithDeadline(context.Background(), start.Add(10*time.Second))
+	defer cancel3()
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		want time.Duration
+	}{
+		{"no deadline", context.Background(), releaseTimeout},
+		{"already done", done, minReleaseBudget},
+		{"deadline sooner than the least budget", soon, minReleaseBudget},
+		{"later deadline", late, 10 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := releaseDeadline(tt.ctx, start).Sub(start); got != tt.want {
+				t.Errorf("release budget %v, want %v", got, tt.want)
+			}
+		})
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
-	defer cancel()
-	err := r.Detach(ctx)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Detach with a stuck delivery: %v, want a deadline error", err)
-	}
-	if !a.closed.Load() {
-		t.Error("adapter not closed after a cancelled delivery")
-	}
+}
+
+// A release that fails leaves the adapter open, shown as unreleased; the
+// next Detach tries again.
+func TestDetachRetriesAFailedRelease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		log := &eventLog{}
+		d := &fakeDriver{def: true, tag: "h", events: log, releaseFails: 1}
+		r := mustNew(t, testOptions(t, register(d)))
+		if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+			t.Fatal(err)
+		}
+		a := d.adapters()[0]
+		a.next(t)
+		err := r.Detach(t.Context())
+		if err == nil || !strings.Contains(err.Error(), "fake release failure") {
+			t.Errorf("first Detach: %v, want the release failure", err)
+		}
+		if got := r.Explain().Adapters[0]; got.Lifecycle != LifecycleUnreleased || !strings.Contains(got.Why, "next Detach tries again") {
+			t.Errorf("after a failed release: %v (%s), want unreleased", got.Lifecycle, got.Why)
+		}
+		if err := r.Detach(t.Context()); err != nil {
+			t.Errorf("second Detach: %v", err)
+		}
+		want := []string{"open h0", "release failed h0", "release h0", "close h0"}
+		if diff := cmp.Diff(log.all(), want); diff != "" {
+			t.Errorf("lifecycle (-got +want):\n%s", diff)
+		}
+	})
+}
+
+// Attach after a failed release closes the unreleased adapter: the new one
+// takes the pane over.
+func TestAttachClosesAnAdapterLeftUnreleased(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		log := &eventLog{}
+		d := &fakeDriver{def: true, tag: "h", events: log, releaseFails: 1}
+		r := mustNew(t, testOptions(t, register(d)))
+		store := session.NewStore()
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		d.adapters()[0].next(t)
+		_ = r.Detach(t.Context())
+		d.releaseFails = 0
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		d.adapters()[1].next(t)
+		want := []string{"open h0", "release failed h0", "close h0", "open h1"}
+		if diff := cmp.Diff(log.all(), want); diff != "" {
+			t.Errorf("lifecycle (-got +want):\n%s", diff)
+		}
+	})
+}
+
+// Two adapters run on their own goroutines: one stuck in Report neither
+// delays the other's deliveries nor its release.
+func TestTwoAdaptersDoNotWaitForEachOther(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stuck := &fakeDriver{def: true, tag: "herdr", events: &eventLog{}}
+		free := &fakeDriver{def: true, tag: "tmux", events: &eventLog{}}
+		r := mustNew(t, testOptions(t, register(stuck), register(free)))
+		store := session.NewStore()
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		s, f := stuck.adapters()[0], free.adapters()[0]
+		s.next(t)
+		f.next(t)
+		unblock := make(chan struct{})
+		s.ignoreCtx.Store(true)
+		s.setBlock(unblock)
+		store.AgentStart()
+		if got := f.next(t); got != working {
+			t.Errorf("free adapter got %v, want working", got)
+		}
+		store.PromptStart("p", session.PromptApproval)
+		if got := f.next(t); got != blocked {
+			t.Errorf("free adapter got %v, want blocked while the other is stuck", got)
+		}
+		_ = r.Detach(context.Background())
+		if f.releases() != 1 || !f.closed.Load() {
+			t.Error("the free adapter was not released and closed while the other was stuck")
+		}
+		close(unblock)
+		synctest.Wait()
+		if !s.closed.Load() {
+			t.Error("the stuck adapter was not closed once it returned")
+		}
+	})
 }
 
 func TestNoApplicableAdapterStartsNothing(t *testing.T) {
@@ -360,11 +731,17 @@ func TestNoApplicableAdapterStartsNothing(t *testing.T) {
 		t.Errorf("Attach outside every workspace: goroutines %d -> %d", before, after)
 	}
 	e := r.Explain()
-	if got := e.Adapters[0]; got.State != "inactive" || !strings.Contains(got.Why, "FAKE_ENV is not set") {
+	if got := e.Adapters[0]; got.Lifecycle != LifecycleInactive || !strings.Contains(got.Why, "FAKE_ENV is not set") {
 		t.Errorf("explain %+v, want inactive with the reason", got)
 	}
-	if got := e.Adapters[1]; got.State != "disabled" || got.EnabledBy != "default" {
+	if got := e.Adapters[1]; got.Lifecycle != LifecycleDisabled || got.EnabledBy != settings.LayerDefault {
 		t.Errorf("explain %+v, want disabled by default", got)
+	}
+	if text := e.String(); !strings.Contains(text, "no adapter runs here: nothing is reported") {
+		t.Errorf("Explain outside every workspace does not say that nothing runs:\n%s", text)
+	}
+	if len(d.adapters()) != 0 {
+		t.Error("an adapter whose Check failed was opened")
 	}
 }
 
@@ -399,6 +776,52 @@ func TestUnknownWorkflowStateSendsNothing(t *testing.T) {
 	})
 }
 
+// hookedSource calls hook once, right after the registry subscribes.
+type hookedSource struct {
+	*session.Store
+	hook func()
+}
+
+func (s hookedSource) Subscribe(notify func()) func() {
+	cancel := s.Store.Subscribe(notify)
+	s.hook()
+	return cancel
+}
+
+// Changes made while Attach runs (after it subscribed, while it opens an
+// adapter, while the first report is in flight) are never lost: each one
+// reaches the adapter, in order.
+func TestChangeDuringAttachIsDelivered(t *testing.T) {
+	store := session.NewStore()
+	src := hookedSource{Store: store, hook: store.AgentStart} // before any adapter opens
+	d := &fakeDriver{def: true, onOpen: func() {
+		store.PromptStart("p", session.PromptApproval) // while the adapter opens
+	}}
+	opts := testOptions(t, register(d))
+	opts.StaticSettings = false
+	r := mustNew(t, opts)
+	if err := r.Attach(t.Context(), src); err != nil {
+		t.Fatal(err)
+	}
+	a := d.adapters()[0]
+	if got := a.next(t); got != blocked {
+		t.Errorf("first report %v, want blocked: every change before the first pull is in it", got)
+	}
+	block := make(chan struct{})
+	a.setBlock(block)
+	store.PromptEnd("p")
+	a.inReport(t)
+	a.inReport(t)        // drain the first report's entry
+	store.AgentSettled() // while the second report is in flight
+	close(block)
+	if got := a.next(t); got != working {
+		t.Errorf("second report %v, want working", got)
+	}
+	if got := a.next(t); got != idle {
+		t.Errorf("third report %v, want idle: the change made while the report was in flight", got)
+	}
+}
+
 func TestScrubEnv(t *testing.T) {
 	got := ScrubEnv([]string{"HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "PATH=/bin", "HERDRX=keep"})
 	if diff := cmp.Diff(got, []string{"PATH=/bin", "HERDRX=keep"}); diff != "" {
@@ -408,7 +831,7 @@ func TestScrubEnv(t *testing.T) {
 
 // writeSettings writes the global settings file of a registry made by
 // testOptions, atomically.
-func writeSettings(t *testing.T, r *Registry, body string) {
+func writeSettings(t testing.TB, r *Registry, body string) {
 	t.Helper()
 	path := filepath.Join(r.opts.Settings.Home, ".paneapp", "agent", "settings.json")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -423,96 +846,113 @@ func writeSettings(t *testing.T, r *Registry, body string) {
 	}
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+// A done context whose release fails: the error names the failure and
+// says the release had only the short budget of a done context.
+func TestDetachWithADoneContextSaysWhatFailed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := &fakeDriver{def: true, releaseFails: 1}
+		r := mustNew(t, testOptions(t, register(d)))
+		if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func TestSettingsToggleAdapterLive(t *testing.T) {
-	log := &eventLog{}
-	d := &fakeDriver{def: true, tag: "h", events: log, keys: []string{"color"},
-		openErr: func(p adapter.Params) error {
-			if strings.Contains(string(p.Settings), "bad") {
-				return errors.New("color must not be bad")
+		d.adapters()[0].next(t)
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		err := r.Detach(ctx)
+		for _, want := range []string{"fake release failure", "done context", minReleaseBudget.String()} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Detach = %v, want it to mention %q", err, want)
 			}
-			return nil
-		}}
-	name := register(d)
-	opts := testOptions(t, name)
-	opts.StaticSettings = false
-	opts.Settings.Debounce = 10 * time.Millisecond
-	opts.Settings.Grace = 50 * time.Millisecond
-	r := mustNew(t, opts)
-	store := session.NewStore()
-	store.AgentStart()
-	if err := r.Attach(t.Context(), store); err != nil {
-		t.Fatal(err)
-	}
-	d.adapters()[0].next(t)
-
-	// Off: drained, released, closed.
-	writeSettings(t, r, `{"other": 1, "`+name+`": {"enabled": false}}`)
-	waitFor(t, "release and close", func() bool { return len(log.all()) >= 3 })
-	if got := r.Explain().Adapters[0]; got.State != "disabled" || got.EnabledBy != "global" {
-		t.Errorf("after disabling: %+v", got)
-	}
-	// On again: a new adapter reports the current state at once.
-	store.PromptStart("p", session.PromptApproval)
-	writeSettings(t, r, `{"`+name+`": {"enabled": true}}`)
-	waitFor(t, "re-open", func() bool { return len(d.adapters()) == 2 })
-	if got := d.adapters()[1].next(t); got.State != adapter.StateBlocked {
-		t.Errorf("re-enabled adapter first reported %v, want the current (blocked) state", got)
-	}
-	// Another key changed: a successor is opened, the old one closed, not released.
-	writeSettings(t, r, `{"`+name+`": {"enabled": true, "color": "green"}}`)
-	waitFor(t, "reload", func() bool { return len(d.adapters()) == 3 })
-	if s := d.adapters()[2].settings; s != `{"color":"green"}` {
-		t.Errorf("successor got settings %s", s)
-	}
-	d.adapters()[2].next(t)
-	// Bad settings: the running adapter is kept and Explain says why.
-	writeSettings(t, r, `{"`+name+`": {"enabled": true, "color": "bad"}}`)
-	waitFor(t, "settings error", func() bool { return r.Explain().Adapters[0].SettingsError != "" })
-	if got := r.Explain().Adapters[0]; got.State != "active" || !strings.Contains(got.SettingsError, "must not be bad") {
-		t.Errorf("after bad settings: %+v", got)
-	}
-	want := []string{"open h0", "release h0", "close h0", "open h1", "open h2", "close h1"}
-	if diff := cmp.Diff(log.all(), want); diff != "" {
-		t.Errorf("lifecycle (-got +want):\n%s", diff)
-	}
+		}
+	})
 }
 
-func TestExplainBeforeAttach(t *testing.T) {
-	inactive := &fakeDriver{def: true, inactive: errors.Join(adapter.ErrInactive, errors.New("not in a pane"))}
-	off := &fakeDriver{def: false}
-	on := &fakeDriver{def: true}
-	r := mustNew(t, testOptions(t, register(inactive), register(off), register(on)))
-	e := r.Explain()
-	got := []string{e.Adapters[0].State, e.Adapters[1].State, e.Adapters[2].State}
-	if diff := cmp.Diff(got, []string{"inactive", "disabled", "not attached"}); diff != "" {
-		t.Errorf("states (-got +want):\n%s", diff)
-	}
-	if !strings.Contains(e.String(), "not in a pane") || !strings.Contains(e.String(), "off by default") {
-		t.Errorf("Explain text lacks the reasons:\n%s", e)
-	}
-	if len(inactive.adapters())+len(off.adapters())+len(on.adapters()) != 0 {
-		t.Error("Explain before Attach opened an adapter")
-	}
+// A refresh that fails is retried like any failed delivery, and refreshing
+// resumes once it is delivered.
+func TestFailedRefreshIsRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := &fakeDriver{def: true, refresh: 10 * time.Second}
+		r := mustNew(t, testOptions(t, register(d)))
+		if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+			t.Fatal(err)
+		}
+		a := d.adapters()[0]
+		a.next(t)
+		a.fail.Store(1)
+		time.Sleep(10*time.Second + retryInitial) // the refresh fails, the retry delivers
+		if got := a.next(t); got != idle {
+			t.Errorf("retried refresh delivered %v, want idle", got)
+		}
+		time.Sleep(10 * time.Second)
+		a.next(t) // refreshing resumed
+		if c := r.Explain().Adapters[0].Counters; c.Failed != 1 || c.Retries != 1 || c.Refreshes != 1 {
+			t.Errorf("counters %+v, want 1 failed, 1 retry, 1 refresh (only the delivered refresh counts)", c)
+		}
+	})
 }
 
-func settingsAt(home string) settings.Options { return settings.Options{Home: home} }
+// An adapter slow to return from a cancelled Report (a process being
+// reaped on a loaded machine) is still released while ctx lasts.
+func TestDetachWaitsForASlowCancellationWhileCtxLasts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedFake(t)
+		unblock := make(chan struct{})
+		a.ignoreCtx.Store(true)
+		a.setBlock(unblock)
+		store.AgentStart()
+		a.inReport(t)
+		go func() {
+			time.Sleep(time.Second) // far past the grace, within the release deadline
+			close(unblock)
+		}()
+		if err := r.Detach(context.Background()); err != nil {
+			t.Errorf("Detach: %v", err)
+		}
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d, closed %t; want released once and closed", a.releases(), a.closed.Load())
+		}
+	})
+}
 
-func TestSettingsHomeComesFromEnv(t *testing.T) {
-	home := t.TempDir()
-	r := mustNew(t, Options{App: "paneapp", Env: []string{"HOME=" + home}, Adapters: []string{register(&fakeDriver{})}})
-	want := filepath.Join(home, ".paneapp", "agent", "settings.json")
-	if got := r.Explain().Files[0].Path; got != want {
-		t.Errorf("global settings at %s, want %s (from the given HOME)", got, want)
+// The release has a deadline of its own: a workspace taking 1 s per call
+// still receives it, a hung one costs releaseTimeout, not more.
+func TestDetachBoundsTheRelease(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		takes    time.Duration
+		took     time.Duration
+		released bool
+	}{
+		{"slow workspace, 1 s per call", time.Second, time.Second, true},
+		{"hung workspace", -1, releaseTimeout, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				d := &fakeDriver{def: true, releaseTakes: tt.takes}
+				r, err := New(testOptions(t, register(d)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+					t.Fatal(err)
+				}
+				a := d.adapters()[0]
+				a.next(t)
+				start := time.Now()
+				err = r.Detach(context.Background())
+				if took := time.Since(start); took != tt.took {
+					t.Errorf("Detach took %v, want %v", took, tt.took)
+				}
+				if got := a.releases() == 1; got != tt.released || (err == nil) != tt.released {
+					t.Errorf("released %t, Detach error %v; want released %t", got, err, tt.released)
+				}
+				if !tt.released {
+					a.releaseTakes = 0 // the workspace is back: the next Detach releases
+					if err := r.Detach(context.Background()); err != nil || a.releases() != 1 || !a.closed.Load() {
+						t.Errorf("second Detach: %v, released %d, closed %t; want the release made", err, a.releases(), a.closed.Load())
+					}
+				}
+			})
+		})
 	}
 }

@@ -10,28 +10,46 @@ import (
 
 // signalDetachTimeout bounds the Detach run on a signal: the pane is released
 // within it, or the process goes on ending without it.
-const signalDetachTimeout = 10 * time.Second
+const signalDetachTimeout = 5 * time.Second
 
-// DetachOnSignal makes an interrupt or termination signal (SIGINT and SIGTERM
-// on Unix, os.Interrupt on Windows) detach the registry, which releases the
-// pane, and then lets the process end as the signal would have ended it: the
-// signal is raised again with this listener removed, so a host that handles
-// the signal itself still sees it, and a host that does not is ended by it.
-// On Windows, where a signal cannot be raised again, the process exits with
-// status 2 unless the host handles the signal too.
+// DetachOnSignal is for hosts that do not handle interrupt and termination
+// signals themselves. It makes SIGINT or SIGTERM (on Unix) detach the
+// registry, which releases the pane, and then end the process as the signal
+// would have ended it, with the signal's exit status: the signal's default
+// action is restored and the signal raised again. From the moment the
+// signal arrives, the process only detaches and ends: the goroutine that
+// calls the returned stop function waits for that end, so that a main that
+// returns meanwhile cannot end the process with another status.
+//
+// A signal the process was started with ignored (SIGINT for a command run
+// with & from a shell) stays ignored: DetachOnSignal does not listen for
+// it. On systems where a signal cannot be raised again (Windows), nothing
+// is listened for, and DetachOnSignal only returns stop: use the
+// signal.NotifyContext pattern of the package documentation there, which is
+// the first choice everywhere.
 //
 // The returned function stops listening; it is idempotent. The usual form is
 // one line in main, after Attach:
 //
 //	defer reg.DetachOnSignal()()
 //
-// It is meant for hosts that do not handle these signals themselves. A host
-// that does (a second Ctrl-C to force quit, or a signal it survives) should
-// call Detach from its own handler instead: raising the signal again would
-// deliver it to the host's handler a second time.
+// A host with its own handler (a second Ctrl-C to force quit, a signal it
+// survives) should call Detach from that handler instead: after the signal,
+// DetachOnSignal resets the signal's handling, so the host's own handler
+// sees the first delivery only.
 func (r *Registry) DetachOnSignal() (stop func()) {
+	r.mustBeMade()
+	var sigs []os.Signal
+	for _, s := range exitSignals {
+		if !signal.Ignored(s) {
+			sigs = append(sigs, s)
+		}
+	}
+	if len(sigs) == 0 {
+		return func() {}
+	}
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, exitSignals...)
+	signal.Notify(ch, sigs...)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -42,8 +60,12 @@ func (r *Registry) DetachOnSignal() (stop func()) {
 				r.log.Warn("detach on signal", "signal", sig.String(), "error", err)
 			}
 			cancel()
-			signal.Stop(ch)
+			// Restore the default action and raise the signal again. The
+			// process ends by it; this goroutine, and so stop, never
+			// returns, so that no other exit can race the signal's.
+			signal.Reset(sig)
 			raise(sig)
+			select {}
 		case <-done:
 		}
 	})

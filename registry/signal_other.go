@@ -4,8 +4,9 @@ package registry
 
 import "os"
 
-var exitSignals = []os.Signal{os.Interrupt}
+// exitSignals is empty: a signal cannot be raised again here, so
+// DetachOnSignal listens for none (the host ends itself; see the package
+// documentation's signal.NotifyContext pattern).
+var exitSignals []os.Signal
 
-// raise cannot send a signal again on this platform; it ends the process
-// with the status an interrupted program conventionally has.
-func raise(os.Signal) { os.Exit(2) }
+func raise(os.Signal) {}

@@ -9,9 +9,8 @@ import (
 
 var exitSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM}
 
-// raise sends sig to this process again. With no listener left for it, the
-// Go runtime applies the default action and the process ends as it would
-// have without panestate.
+// raise sends sig to this process again. With its default action restored,
+// the process ends as it would have without panestate.
 func raise(sig os.Signal) {
 	if s, ok := sig.(syscall.Signal); ok {
 		_ = syscall.Kill(os.Getpid(), s)

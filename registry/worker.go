@@ -2,116 +2,93 @@ package registry
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/reducer"
 	"github.com/panestate/panestate/session"
-	"github.com/panestate/panestate/settings"
 )
 
-type slotState uint8
+// This file is the fan-out: one worker per running adapter, each with one
+// goroutine and a one-slot mailbox, so that no adapter ever waits for
+// another and publishing never waits for any.
 
-const (
-	stateNotAttached slotState = iota
-	stateActive                // running
-	stateDisabled              // turned off by the settings (or off by default)
-	stateInactive              // the driver says it does not apply here
-	stateOpenFailed            // Open failed for another reason (bad settings)
-	statePanicked              // the adapter panicked and was stopped
-)
-
-var stateNames = [...]string{StateNotAttached, StateActive, StateDisabled, StateInactive, StateOpenFailed, StatePanicked}
-
-func (s slotState) String() string { return stateNames[s] }
-
-// maxRecentDiagnostics bounds the diagnostics kept per adapter for Explain.
-const maxRecentDiagnostics = 8
-
-// slot is one registered driver's place in a registry. Fields are guarded by
-// the registry's mu, except the counters, which are atomic.
-type slot struct {
-	name   string
-	driver adapter.Driver
-	def    bool     // enabled by default (asked once, at New)
-	keys   []string // the settings keys it owns, "enabled" first (asked once, at New)
-
-	state     slotState
-	why       string // why it is not active
-	reopenErr string // why the last settings change could not be applied
-	enabled   bool
-	from      settings.Layer
-	section   json.RawMessage
-	w         *worker
-
-	last     adapter.Report // last delivered report
-	lastAt   time.Time
-	haveLast bool
-	recent   []DiagnosticRecord
-	kinds    map[adapter.Kind]uint64
-
-	delivered atomic.Uint64 // reports delivered
-	failed    atomic.Uint64 // deliveries that failed
-	coalesced atomic.Uint64 // notifications merged into one already pending
-	unchanged atomic.Uint64 // reports dropped because equal to the last delivered
-	retries   atomic.Uint64 // retries after a failure
-	unknown   atomic.Uint64 // snapshots that gave no new report
-}
-
-func (s *slot) recordDiagnostic(d adapter.Diagnostic, at time.Time) {
-	if s.kinds == nil {
-		s.kinds = make(map[adapter.Kind]uint64)
-	}
-	s.kinds[d.Kind]++
-	if len(s.recent) == maxRecentDiagnostics {
-		copy(s.recent, s.recent[1:])
-		s.recent = s.recent[:maxRecentDiagnostics-1]
-	}
-	s.recent = append(s.recent, DiagnosticRecord{Diagnostic: d, At: at})
-}
-
-// Retry policy after a failed delivery with nothing newer to deliver: 0.5 s,
-// doubling, capped at 8 s, five tries; then the state waits for the next
-// change. The timer exists only while a failure is outstanding.
+// Retry policy after a failed delivery: 0.5 s, doubling, capped at 30 s, for
+// as long as the failed report is the newest. The timer exists only while a
+// failure is outstanding.
 const (
 	retryInitial = 500 * time.Millisecond
-	retryMax     = 8 * time.Second
-	retryTries   = 5
-	// teardownTimeout bounds Release and Close of an adapter that the
-	// registry stops on its own (after a panic).
-	teardownTimeout = 5 * time.Second
-	// cancelGrace is how long Detach, past its ctx, gives a cancelled
-	// delivery to return before leaving it to finish on its own.
-	cancelGrace = 50 * time.Millisecond
+	retryMax     = 30 * time.Second
+	maxShift     = 6 // retryInitial << maxShift exceeds retryMax
 )
 
-// worker owns one adapter: one goroutine, a one-slot mailbox (kickc), and the
-// memory of what was last delivered.
+// notify is the source subscription: it wakes every running worker. It never
+// blocks and does not allocate.
+func (r *Registry) notify() {
+	ws := r.fanout.Load()
+	if ws == nil {
+		return
+	}
+	for _, w := range *ws {
+		w.kick()
+	}
+}
+
+// addFanout and removeFanout replace the fan-out list; r.mu is held.
+func (r *Registry) addFanout(w *worker) {
+	var next []*worker
+	if cur := r.fanout.Load(); cur != nil {
+		next = append(next, *cur...)
+	}
+	next = append(next, w)
+	r.fanout.Store(&next)
+}
+
+func (r *Registry) removeFanout(w *worker) {
+	cur := r.fanout.Load()
+	if cur == nil {
+		return
+	}
+	next := make([]*worker, 0, len(*cur))
+	for _, x := range *cur {
+		if x != w {
+			next = append(next, x)
+		}
+	}
+	r.fanout.Store(&next)
+}
+
+// worker owns one adapter: its goroutine delivers reports until stopped,
+// then releases (when asked) and closes the adapter itself. Whoever stops a
+// worker waits for returned and done, each bounded.
 type worker struct {
 	r   *Registry
 	s   *slot
 	a   adapter.Adapter
-	src session.Source // fixed for the worker's life: Detach stops workers before the source changes
+	src session.Source // fixed for the worker's life
+	gen uint64         // the attachment it belongs to
 
-	kickc chan struct{} // capacity 1: a pending "something changed"
-	stopc chan struct{} // closed to stop intake
-	done  chan struct{} // closed when run returns
+	kickc    chan struct{} // capacity 1: a pending "something changed"
+	stopc    chan struct{} // closed by the first stop
+	returned chan struct{} // closed when no delivery is in flight any more, for good
 
-	cancelMu sync.Mutex
+	mu       sync.Mutex // guards the fields below
+	stopped  bool
+	release  bool               // release before closing
+	deadline time.Time          // the release's deadline
 	cancel   context.CancelFunc // cancels the delivery in flight
-
-	teardownOnce sync.Once
-	teardownErr  error
+	done     chan struct{}      // closed when the adapter is released and closed, or left unreleased
+	err      error              // what went wrong releasing or closing
+	closed   bool               // Close was called
 }
 
-func newWorker(r *Registry, s *slot, a adapter.Adapter, src session.Source) *worker {
-	return &worker{r: r, s: s, a: a, src: src,
-		kickc: make(chan struct{}, 1), stopc: make(chan struct{}), done: make(chan struct{})}
+func newWorker(r *Registry, s *slot, a adapter.Adapter, src session.Source, gen uint64) *worker {
+	return &worker{r: r, s: s, a: a, src: src, gen: gen,
+		kickc: make(chan struct{}, 1), stopc: make(chan struct{}), returned: make(chan struct{}),
+		done: make(chan struct{})}
 }
 
 // kick marks the mailbox full. It never blocks.
@@ -123,120 +100,200 @@ func (w *worker) kick() {
 	}
 }
 
-// endIntake tells the worker to stop after the delivery in flight. It never
-// blocks; call it once.
-func (w *worker) endIntake() { close(w.stopc) }
-
-// finish waits for the worker to stop, then releases (if asked) and closes
-// the adapter, all bounded by ctx. When ctx ends first, the delivery in
-// flight is cancelled; if the adapter does not return at once, it is left to
-// finish on its own goroutine, whose teardown (close only, briefly bounded)
-// the registry's WaitGroup tracks, and finish returns after cancelGrace.
-func (w *worker) finish(ctx context.Context, release bool) error {
-	select {
-	case <-w.done:
-		return w.teardown(ctx, release)
-	case <-ctx.Done():
+// stop ends the worker's intake and cancels its delivery in flight at once.
+// With release, the adapter is released before it is closed, by deadline
+// (the later one, when stop is called again before the release starts). It
+// never blocks and may be called more than once: a release asked by any
+// call is made.
+func (w *worker) stop(release bool, deadline time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if release {
+		w.release = true
+		if deadline.After(w.deadline) {
+			w.deadline = deadline
+		}
 	}
-	w.cancelDelivery()
-	grace := time.NewTimer(cancelGrace)
-	defer grace.Stop()
-	select {
-	case <-w.done:
-		// Cancelled and returned: the release cannot be made in time, but
-		// Close frees what the adapter holds.
-		return errors.Join(fmt.Errorf("delivery in flight cancelled: %w", ctx.Err()), w.teardown(ctx, false))
-	case <-grace.C:
+	if !w.stopped {
+		w.stopped = true
+		close(w.stopc)
 	}
-	w.r.workers.Go(func() {
-		<-w.done
-		tctx, cancel := context.WithTimeout(context.Background(), teardownTimeout)
-		defer cancel()
-		w.teardown(tctx, false)
-	})
-	return fmt.Errorf("adapter did not return from a cancelled delivery; it is closed when it does: %w", ctx.Err())
-}
-
-func (w *worker) cancelDelivery() {
-	w.cancelMu.Lock()
 	if w.cancel != nil {
 		w.cancel()
 	}
-	w.cancelMu.Unlock()
 }
 
-// teardown releases (if asked) and closes the adapter, once, recovering from
-// panics.
-func (w *worker) teardown(ctx context.Context, release bool) error {
-	w.teardownOnce.Do(func() {
-		var errs []error
-		if release {
-			if err := w.safely(func() error { return adapter.Release(ctx, w.a) }); err != nil {
-				errs = append(errs, fmt.Errorf("release: %w", err))
-			}
-		}
-		if err := w.safely(func() error { return adapter.Close(ctx, w.a) }); err != nil {
-			errs = append(errs, fmt.Errorf("close: %w", err))
-		}
-		w.teardownErr = errors.Join(errs...)
-	})
-	return w.teardownErr
+// result is the outcome of the worker's release and close; valid once done
+// is closed.
+func (w *worker) result() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
 }
 
-func (w *worker) safely(f func() error) (err error) {
+// run is the worker's goroutine.
+func (w *worker) run() {
+	panicked := w.deliverLoop()
+	close(w.returned)
+	if panicked {
+		w.r.mu.Lock()
+		if w.s.w == w {
+			w.s.w, w.s.life, w.s.why = nil, LifecyclePanicked, "the adapter panicked and was stopped"
+			w.r.removeFanout(w)
+		}
+		w.r.mu.Unlock()
+		w.stop(true, time.Now().Add(releaseTimeout))
+	}
+	w.finish()
+}
+
+// finish releases (if asked) and closes the adapter, each guarded and
+// bounded, then hands the worker back to the registry. A release that
+// fails leaves the adapter open for the next Detach to try again, unless it
+// panicked.
+func (w *worker) finish() {
+	w.mu.Lock()
+	release, deadline, done := w.release, w.deadline, w.done
+	w.mu.Unlock()
+	var err error
+	unreleased := false
+	if release {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		var panicked bool
+		panicked, err = w.call("Release", func() error { return adapter.Release(ctx, w.a) })
+		cancel()
+		if err != nil {
+			err = fmt.Errorf("release: %w", err)
+			unreleased = !panicked
+		}
+	}
+	if !unreleased {
+		if cerr := w.closeAdapter(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}
+	w.mu.Lock()
+	w.err = err
+	w.mu.Unlock()
+	w.r.finished(w, unreleased, err)
+	close(done)
+}
+
+// closeAdapter closes the adapter once, guarded and bounded.
+func (w *worker) closeAdapter() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	w.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	if _, err := w.call("Close", func() error { return adapter.Close(ctx, w.a) }); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	return nil
+}
+
+// closeOnly closes an adapter left unreleased, without a release: a new
+// attachment takes the pane over.
+func (w *worker) closeOnly() {
+	if err := w.closeAdapter(); err != nil {
+		w.r.log.Warn("closing an adapter left unreleased", "adapter", w.s.name, "error", err)
+	}
+}
+
+// retryRelease tries again to release an adapter that a Detach left
+// unreleased, on a new goroutine, by deadline. It returns a new worker for
+// the same adapter, whose done channel is closed when the attempt ends; w
+// itself is no longer used.
+func (w *worker) retryRelease(deadline time.Time) *worker {
+	n := newWorker(w.r, w.s, w.a, w.src, w.gen)
+	close(n.returned) // nothing is delivered any more
+	n.stopped, n.release, n.deadline = true, true, deadline
+	close(n.stopc)
+	w.r.mu.Lock()
+	w.r.live[n] = struct{}{}
+	w.r.mu.Unlock()
+	go n.finish()
+	return n
+}
+
+// finished takes back a worker that has finished with its adapter.
+func (r *Registry) finished(w *worker, unreleased bool, err error) {
+	r.mu.Lock()
+	delete(r.live, w)
+	if !unreleased {
+		r.mu.Unlock()
+		return
+	}
+	if r.attachGen != w.gen && r.phase.attached() {
+		// A newer attachment runs its own adapter: close this one.
+		r.mu.Unlock()
+		w.closeOnly()
+		return
+	}
+	r.unreleased = append(r.unreleased, w)
+	if w.s.w == nil && !r.phase.attached() {
+		w.s.life, w.s.why = LifecycleUnreleased, err.Error()+"; the next Detach tries again"
+	}
+	r.mu.Unlock()
+	r.log.Warn("adapter not released", "adapter", w.s.name, "error", err)
+}
+
+// call runs f, a call into the adapter, recovering a panic as an
+// adapter_panic diagnostic and an error.
+func (w *worker) call(what string, f func() error) (panicked bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			w.r.diagnose(w.s, adapter.NewDiagnostic(w.s.name, adapter.KindAdapterPanic, "%v", p))
-			err = fmt.Errorf("adapter %s panicked", w.s.name)
+			w.r.diagnose(w.s, adapter.NewDiagnostic(w.s.name, adapter.KindAdapterPanic, "%s: %v", what, p))
+			panicked, err = true, fmt.Errorf("adapter %s panicked in %s", w.s.name, what)
 		}
 	}()
-	return f()
+	return false, f()
 }
 
-// run is the worker's goroutine. It pulls the newest snapshot whenever the
-// mailbox is full, reduces it and delivers the report unless it equals the
-// last one delivered.
-func (w *worker) run(life context.Context) {
-	defer close(w.done)
+// deliverLoop pulls the newest snapshot whenever the mailbox is full,
+// reduces it and delivers the report unless it equals the last one
+// delivered; it retries a failed delivery and refreshes a delivered one
+// (adapter.Refresher). It returns when the worker is stopped, or true when
+// the adapter panicked.
+func (w *worker) deliverLoop() (panicked bool) {
 	var (
 		last     adapter.Report
 		haveLast bool
 		identity = w.r.opts.Host.Identity
-		timer    *time.Timer
-		retryC   <-chan time.Time
-		tries    int
+		retry    timer
+		refresh  timer
+		shift    int // the next retry waits retryInitial << shift
 	)
-	stopRetry := func() {
-		if timer != nil {
-			timer.Stop()
-			timer, retryC = nil, nil
-		}
-		tries = 0
-	}
-	defer stopRetry()
+	defer retry.stop()
+	defer refresh.stop()
 	for {
 		// Stopping wins over a pending kick.
 		select {
 		case <-w.stopc:
-			return
+			return false
 		default:
 		}
-		retrying := false
+		refreshing := false
 		select {
 		case <-w.stopc:
-			return
+			return false
 		case <-w.kickc:
-		case <-retryC:
-			timer, retryC = nil, nil
-			retrying = true
+		case <-retry.c:
+			retry.fired()
 			w.s.retries.Add(1)
+		case <-refresh.c:
+			refresh.fired()
+			refreshing = true
 		}
 		snap := w.src.Snapshot()
 		if id := snap.Identity; id != (session.Identity{}) && id != identity {
 			identity = id
 			if w.r.guard(w.s, "SetSession", func() { adapter.SetSession(w.a, id) }) {
-				w.abandon()
-				return
+				return true
 			}
 		}
 		rep, ok := reducer.Reduce(snap)
@@ -244,79 +301,99 @@ func (w *worker) run(life context.Context) {
 			w.s.unknown.Add(1)
 			continue
 		}
-		if haveLast && rep == last {
+		if haveLast && rep == last && !refreshing {
 			w.s.unchanged.Add(1)
-			stopRetry()
 			continue
 		}
-		err, panicked := w.deliver(life, rep)
-		if panicked {
-			w.r.diagnose(w.s, adapter.NewDiagnostic(w.s.name, adapter.KindAdapterPanic, "report: %v", err))
-			w.abandon()
-			return
-		}
-		if err == nil {
+		stopped, panicked, err := w.deliver(rep)
+		switch {
+		case panicked:
+			return true
+		case stopped:
+			return false
+		case err == nil:
+			if refreshing && haveLast && rep == last {
+				w.s.refreshes.Add(1)
+			}
 			last, haveLast = rep, true
 			w.s.delivered.Add(1)
 			w.r.mu.Lock()
 			w.s.last, w.s.lastAt, w.s.haveLast = rep, time.Now(), true
 			w.r.mu.Unlock()
-			stopRetry()
-			continue
-		}
-		// Not delivered: forget "last delivered" so the same state is tried
-		// again, and retry with backoff unless something newer arrives first.
-		haveLast = false
-		w.s.failed.Add(1)
-		w.r.log.Debug("delivery failed", "adapter", w.s.name, "state", rep.State.String(), "error", err)
-		if !retrying {
-			tries = 0
-		}
-		if timer != nil { // a newer state failed while a retry was pending
-			timer.Stop()
-			timer, retryC = nil, nil
-		}
-		if tries < retryTries {
-			delay := min(retryInitial<<tries, retryMax)
-			tries++
-			timer = time.NewTimer(delay)
-			retryC = timer.C
+			retry.stop()
+			shift = 0
+			var every time.Duration
+			if w.r.guard(w.s, "RefreshInterval", func() { every = adapter.RefreshInterval(w.a, rep) }) {
+				return true
+			}
+			refresh.set(every)
+		default:
+			// Not delivered: forget "last delivered" so the same state is
+			// tried again, with backoff, for as long as it is the newest (a
+			// newer state wakes the worker first and is tried at once).
+			haveLast = false
+			w.s.failed.Add(1)
+			w.r.log.Debug("delivery failed", "adapter", w.s.name, "state", rep.State.String(), "error", err)
+			refresh.stop()
+			retry.set(min(retryInitial<<shift, retryMax))
+			shift = min(shift+1, maxShift)
 		}
 	}
 }
 
-// deliver calls Report with a context the registry can cancel, recovering a
-// panic.
-func (w *worker) deliver(life context.Context, rep adapter.Report) (err error, panicked bool) {
-	ctx, cancel := context.WithCancel(life)
-	w.cancelMu.Lock()
-	w.cancel = cancel
-	w.cancelMu.Unlock()
-	defer func() {
-		w.cancelMu.Lock()
-		w.cancel = nil
-		w.cancelMu.Unlock()
-		cancel()
-		if p := recover(); p != nil {
-			err, panicked = fmt.Errorf("%v", p), true
-		}
-	}()
-	return w.a.Report(ctx, rep), false
-}
-
-// abandon stops an adapter that panicked: it leaves the fan-out, releases
-// and closes (each guarded), and the slot shows why. The chat service goes
-// on. Runs on the worker's goroutine.
-func (w *worker) abandon() {
-	r, s := w.r, w.s
-	r.mu.Lock()
-	if s.w == w {
-		s.w = nil
-		s.state, s.why = statePanicked, "the adapter panicked and was stopped"
-	}
-	r.removeFanout(w)
-	r.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), teardownTimeout)
+// deliver calls Report with a context that stop cancels, recovering a
+// panic. It does not call Report once the worker is stopped.
+func (w *worker) deliver(rep adapter.Report) (stopped, panicked bool, err error) {
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w.teardown(ctx, true)
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		return true, false, nil
+	}
+	w.cancel = cancel
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.cancel = nil
+		w.mu.Unlock()
+	}()
+	panicked, err = w.call("Report", func() error { return w.a.Report(ctx, rep) })
+	return false, panicked, err
+}
+
+// timer is an optional timer: c is nil while it is not set, so that a
+// select on it never fires.
+type timer struct {
+	t *time.Timer
+	c <-chan time.Time
+}
+
+// set arms the timer for d from now, replacing any pending one; d <= 0
+// stops it.
+func (t *timer) set(d time.Duration) {
+	t.stop()
+	if d > 0 {
+		t.t = time.NewTimer(d)
+		t.c = t.t.C
+	}
+}
+
+func (t *timer) stop() {
+	if t.t != nil {
+		t.t.Stop()
+		t.t, t.c = nil, nil
+	}
+}
+
+// fired forgets a timer whose channel was read.
+func (t *timer) fired() { t.t, t.c = nil, nil }
+
+// closePreempted closes an adapter that never reported (opened, then
+// preempted), bounded.
+func closePreempted(a adapter.Adapter) {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	defer func() { _ = recover() }()
+	_ = adapter.Close(ctx, a)
 }

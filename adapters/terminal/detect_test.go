@@ -127,9 +127,6 @@ func TestNeverForcible(t *testing.T) {
 			p.Host.Role = session.RoleSubagent
 			return p
 		}, "terminal: adapter inactive: not an interactive root session: role is subagent, not root"},
-		{"enabled false", func() adapter.Params {
-			return params(new(tape), ghostty, `{"enabled": false}`)
-		}, "terminal: adapter inactive: terminal.enabled is false"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,9 +40,8 @@
 // ([Driver.EnabledByDefault]) because this check keeps it inert everywhere
 // else.
 //
-// The registry strips "enabled" from the section it passes as
-// [adapter.Params].Settings; the adapter reads it there when it is present,
-// so forcing takes effect once the registry passes it.
+// The registry decides "enabled" and passes a literal true from a settings
+// layer as [adapter.Params].Forced, which is what waives the condition.
 //
 // # What it writes
 //

@@ -3,6 +3,8 @@ package terminal_test
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -104,5 +106,70 @@ func TestThroughRegistry(t *testing.T) {
 	}
 	if diff := cmp.Diff(got[len(got)-1], "\x1b]9;4;0\x1b\\"); diff != "" {
 		t.Errorf("last write at Detach, of %q (-got +want):\n%s", got, diff)
+	}
+}
+
+// TestSettingsForceOnThroughRegistry proves that "terminal.enabled": true in
+// a settings file turns the adapter on in a terminal it does not recognise:
+// the registry passes the literal true as Params.Forced. Without it the same
+// host starts nothing.
+func TestSettingsForceOnThroughRegistry(t *testing.T) {
+	tests := []struct {
+		name     string
+		settings string // the global settings file; "" for none
+		want     registry.Lifecycle
+	}{
+		{"default: unknown terminal stays off", "", registry.LifecycleInactive},
+		{"enabled true forces it on", `{"terminal": {"enabled": true}}`, registry.LifecycleActive},
+		{"enabled false keeps it off", `{"terminal": {"enabled": false}}`, registry.LifecycleDisabled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			if tt.settings != "" {
+				dir := filepath.Join(home, ".mychat", "agent")
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(tt.settings), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out := newSignalTape()
+			reg, err := registry.New(registry.Options{
+				App:            "mychat",
+				Host:           tui,
+				Env:            []string{"HOME=" + home, "TERM_PROGRAM=Apple_Terminal"},
+				Settings:       settings.Options{Home: home},
+				StaticSettings: true,
+				Adapters:       []string{"terminal"},
+				Terminal:       out,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := reg.Attach(t.Context(), session.NewStore()); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), e2eWait)
+				defer cancel()
+				if err := reg.Detach(ctx); err != nil {
+					t.Error(err)
+				}
+			}()
+			if tt.want == registry.LifecycleActive {
+				out.waitFor(t, "\x1b]9;4;0\x1b\\") // attached while idle
+			}
+			var got registry.Lifecycle
+			for _, a := range reg.Explain().Adapters {
+				if a.Name == "terminal" {
+					got = a.Lifecycle
+				}
+			}
+			if got != tt.want {
+				t.Errorf("terminal adapter is %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -63,23 +63,8 @@ func (Driver) SettingsKeys() []string { return []string{"refresh", "notify"} }
 
 // settings is the adapter's settings section.
 type settings struct {
-	// Enabled is read only to tell "forced on" from "on by default": the
-	// registry decides whether the adapter runs at all.
-	Enabled json.RawMessage `json:"enabled"`
 	Refresh json.RawMessage `json:"refresh"`
 	Notify  *bool           `json:"notify"`
-}
-
-// forced reports the literal value of "enabled": on is true for true, off is
-// true for false; both are false when it is unset, null or not a boolean.
-func (s settings) forced() (on, off bool) {
-	switch string(bytes.TrimSpace(s.Enabled)) {
-	case "true":
-		return true, false
-	case "false":
-		return false, true
-	}
-	return false, false
 }
 
 // decode reads the section. A section that is not an object, or a key of the
@@ -97,8 +82,8 @@ func decode(raw json.RawMessage) (settings, error) {
 
 // Check reports whether the adapter applies here without opening anything:
 // nil, or an error wrapping [adapter.ErrInactive] that says why not. It reads
-// only p.Terminal (whether it is nil), p.Host, p.Env and the literal
-// "enabled" in p.Settings.
+// only p.Terminal (whether it is nil), p.Host, p.Env and p.Forced (a
+// literal "enabled": true in a settings layer).
 func (Driver) Check(p adapter.Params) error {
 	s, _ := decode(p.Settings) // a bad section is Open's error to report
 	_, err := activation(p, s)
@@ -113,10 +98,7 @@ func activation(p adapter.Params, s settings) (profile, error) {
 	if err := adapter.CheckHost(p.Host); err != nil {
 		return profile{}, fmt.Errorf("terminal: %w", err)
 	}
-	on, off := s.forced()
-	if off {
-		return profile{}, fmt.Errorf("terminal: %w: terminal.enabled is false", adapter.ErrInactive)
-	}
+	on := p.Forced // terminal.enabled is the literal true in a settings layer
 	term := detect(p.Env)
 	var why string
 	switch {
@@ -143,8 +125,8 @@ func activation(p adapter.Params, s settings) (profile, error) {
 // Open returns an [Adapter] that writes to p.Terminal.
 //
 // It returns an error wrapping [adapter.ErrInactive] when p.Terminal is nil,
-// when the host is not an interactive root session, when terminal.enabled is
-// the literal false, and, unless terminal.enabled is the literal true,
+// when the host is not an interactive root session, and, unless
+// terminal.enabled is the literal true (p.Forced),
 // inside tmux, GNU screen, zellij or Herdr, with TERM=dumb, or when the
 // environment names no terminal known to show OSC 9;4 (see the package
 // documentation). Otherwise it returns a plain error for a bad setting.

@@ -87,6 +87,16 @@ func params(out *tape, env adapter.Env, section string) adapter.Params {
 	}
 	if section != "" {
 		p.Settings = json.RawMessage(section)
+		// As the registry does: "enabled" is not part of the section an
+		// adapter sees; a literal true in it arrives as Params.Forced.
+		var m map[string]json.RawMessage
+		if json.Unmarshal(p.Settings, &m) == nil {
+			if v, ok := m["enabled"]; ok {
+				p.Forced = string(v) == "true"
+				delete(m, "enabled")
+				p.Settings, _ = json.Marshal(m)
+			}
+		}
 	}
 	return p
 }

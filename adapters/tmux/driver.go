@@ -64,13 +64,10 @@ func (Driver) EnabledByDefault() bool { return true }
 // "enabled": "prefix" and "timeout".
 func (Driver) SettingsKeys() []string { return []string{"prefix", "timeout"} }
 
-// ScrubEnv returns env without TMUX_PANE; see the package function
-// [ScrubEnv].
-func (Driver) ScrubEnv(env adapter.Env) adapter.Env { return adapter.Env(ScrubEnv(env)) }
-
-// ScrubEnv returns a copy of env (in os.Environ form) without TMUX_PANE,
-// and with TMUX kept. Hosts pass the environment of every tool subprocess
-// the agent starts through registry.ScrubEnv, which calls this.
+// ScrubEnv returns a copy of env without TMUX_PANE, and with TMUX kept
+// ([adapter.EnvScrubber]). Hosts do not call it: they pass the environment
+// of every tool subprocess the agent starts through registry.ScrubEnv,
+// which asks every registered driver.
 //
 // Why TMUX_PANE alone: a nested agent, or a second copy of the host started
 // by a tool, that inherits both variables would take the parent's pane for
@@ -83,8 +80,8 @@ func (Driver) ScrubEnv(env adapter.Env) adapter.Env { return adapter.Env(ScrubEn
 // pane. Such a tool without TMUX_PANE still works; a command of its that
 // names no target pane acts on the window's active pane rather than the
 // agent's. Names are matched without regard to case, as Windows does.
-func ScrubEnv(env []string) []string {
-	out := make([]string, 0, len(env))
+func (Driver) ScrubEnv(env adapter.Env) adapter.Env {
+	out := make(adapter.Env, 0, len(env))
 	for _, kv := range env {
 		if k, _, _ := strings.Cut(kv, "="); strings.EqualFold(k, EnvPane) {
 			continue

@@ -30,9 +30,9 @@ func Example() {
 // A tool the agent runs keeps TMUX, so its own tmux commands still reach
 // the server, but loses TMUX_PANE, so a nested agent cannot take the
 // parent's pane.
-func ExampleScrubEnv() {
-	env := []string{"TMUX=/tmp/tmux-1000/default,4242,0", "TMUX_PANE=%3", "TERM=tmux-256color"}
-	fmt.Println(tmux.ScrubEnv(env))
+func ExampleDriver_ScrubEnv() {
+	env := adapter.Env{"TMUX=/tmp/tmux-1000/default,4242,0", "TMUX_PANE=%3", "TERM=tmux-256color"}
+	fmt.Println(tmux.Driver{}.ScrubEnv(env)) // hosts call registry.ScrubEnv, which asks every driver
 	// Output:
 	// [TMUX=/tmp/tmux-1000/default,4242,0 TERM=tmux-256color]
 }

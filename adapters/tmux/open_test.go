@@ -176,13 +176,13 @@ func TestParseTmuxVar(t *testing.T) {
 }
 
 func TestScrubEnvRemovesTmuxPaneOnly(t *testing.T) {
-	got := ScrubEnv([]string{"TMUX=/tmp/s,1,0", "TMUX_PANE=%3", "tmux_pane=%4", "PATH=/bin", "TMUX_TMPDIR=/run"})
-	want := []string{"TMUX=/tmp/s,1,0", "PATH=/bin", "TMUX_TMPDIR=/run"}
+	got := Driver{}.ScrubEnv(adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%3", "tmux_pane=%4", "PATH=/bin", "TMUX_TMPDIR=/run"})
+	want := adapter.Env{"TMUX=/tmp/s,1,0", "PATH=/bin", "TMUX_TMPDIR=/run"}
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("ScrubEnv (-got +want):\n%s", diff)
 	}
 	// The child of a scrubbed environment does not find a pane to claim.
-	p := params(adapter.Env(got), "", nil)
+	p := params(got, "", nil)
 	if err := (Driver{}).Check(p); !errors.Is(err, adapter.ErrInactive) {
 		t.Errorf("Check in a scrubbed environment = %v; want inactive", err)
 	}

@@ -482,12 +482,12 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // listening says which workspaces an attached registry reports to, or that
-// none does and why. It reads Explain's Name, State, Why and EnabledBy.
+// none does and why. It reads Explain's Name, Lifecycle, Why and EnabledBy.
 func listening(e registry.Explanation) string {
 	var active, why []string
 	for _, a := range e.Adapters {
 		switch {
-		case a.State == registry.StateActive:
+		case a.Lifecycle == registry.LifecycleActive:
 			active = append(active, a.Name)
 		case !a.Enabled && fmt.Sprint(a.EnabledBy) == "default":
 			// Off unless selected (noop): not a reason anyone looks for.
@@ -498,7 +498,7 @@ func listening(e registry.Explanation) string {
 				why = append(why, a.Name+": "+a.Why)
 			}
 		default:
-			why = append(why, fmt.Sprintf("%s: %s", a.Name, a.State))
+			why = append(why, fmt.Sprintf("%s: %s", a.Name, a.Lifecycle))
 		}
 	}
 	if len(active) > 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/panestate/panestate/reducer"
 	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/session"
+	"github.com/panestate/panestate/settings"
 )
 
 // approvalTitle is what the approval prompt asks. It stays in the chat
@@ -113,8 +114,8 @@ func (d *demo) do(ctx context.Context, s step) (string, paneView, error) {
 		if err := d.reg.Attach(ctx, d.store); err != nil {
 			return "", paneView{}, err
 		}
-		if st := d.herdrStatus(); st.State != registry.StateActive {
-			return "", paneView{}, &inactiveError{state: st.State, why: st.Why}
+		if st := d.herdrStatus(); st.Lifecycle != registry.LifecycleActive {
+			return "", paneView{}, &inactiveError{state: st.Lifecycle.String(), why: st.Why}
 		}
 		rep, text := d.expectCurrent()
 		v, err := d.awaitReport(ctx, before, rep)
@@ -127,7 +128,7 @@ func (d *demo) do(ctx context.Context, s step) (string, paneView, error) {
 		case !d.enabled:
 			// No adapter runs: nothing is sent and the pane stays free.
 			v, err := d.await(ctx, "the pane to stay released", func(st registry.AdapterStatus, v paneView) bool {
-				return st.State == registry.StateDisabled && st.Counters.Delivered == before.Delivered && !v.claimed()
+				return st.Lifecycle == registry.LifecycleDisabled && st.Counters.Delivered == before.Delivered && !v.claimed()
 			})
 			return reportText(rep, ok) + "  [not sent: off]", v, err
 		case !ok:
@@ -154,7 +155,7 @@ func (d *demo) do(ctx context.Context, s step) (string, paneView, error) {
 		d.enabled = s.enabled
 		if !s.enabled {
 			v, err := d.await(ctx, "the adapter disabled and the pane released", func(st registry.AdapterStatus, v paneView) bool {
-				return st.State == registry.StateDisabled && st.EnabledBy == "project" && !v.claimed()
+				return st.Lifecycle == registry.LifecycleDisabled && st.EnabledBy == settings.LayerProject && !v.claimed()
 			})
 			return "herdr adapter off  [pane released]", v, err
 		}
@@ -190,7 +191,7 @@ func (d *demo) expectCurrent() (adapter.Report, string) {
 func (d *demo) awaitReport(ctx context.Context, before registry.Counters, rep adapter.Report) (paneView, error) {
 	want := "report " + compact(rep.State.String(), rep.Reason.String(), rep.Message.String()) + " delivered and shown"
 	v, err := d.await(ctx, want, func(st registry.AdapterStatus, v paneView) bool {
-		return st.State == registry.StateActive && st.Counters.Delivered > before.Delivered &&
+		return st.Lifecycle == registry.LifecycleActive && st.Counters.Delivered > before.Delivered &&
 			sameReport(st.LastReport, rep) && v.shows(rep)
 	})
 	if err == nil {
@@ -233,10 +234,10 @@ func (d *demo) await(ctx context.Context, want string, ok func(registry.AdapterS
 			}
 			last := "none"
 			if st.LastReport != nil {
-				last = compact(st.LastReport.State, st.LastReport.Reason, st.LastReport.Message)
+				last = compact(st.LastReport.State.String(), st.LastReport.Reason.String(), st.LastReport.Message.String())
 			}
 			return v, fmt.Errorf("waiting for %s: %w within %s\n  registry: herdr adapter %s, last delivered %s, counters %+v\n  herdr shows: %s",
-				want, errNotShown, d.cfg.timeout, st.State, last, st.Counters, v)
+				want, errNotShown, d.cfg.timeout, st.Lifecycle, last, st.Counters, v)
 		case <-tick.C:
 		}
 	}
@@ -249,11 +250,11 @@ func (d *demo) herdrStatus() registry.AdapterStatus {
 			return a
 		}
 	}
-	return registry.AdapterStatus{State: "not registered"}
+	return registry.AdapterStatus{Name: "herdr", Why: "not registered"}
 }
 
 func sameReport(rec *registry.ReportRecord, r adapter.Report) bool {
-	return rec != nil && rec.State == r.State.String() && rec.Reason == r.Reason.String() && rec.Message == r.Message.String()
+	return rec != nil && rec.Report == r
 }
 
 // reportText renders a reduced report for the timeline.

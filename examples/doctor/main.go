@@ -257,7 +257,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 // This is the one place that reads Explain's lifecycle: adapt it when
 // AdapterStatus changes.
 func wouldOpen(a registry.AdapterStatus) bool {
-	return a.Enabled && a.State == registry.StateNotAttached
+	return a.Enabled && a.Lifecycle == registry.LifecycleNotAttached
 }
 
 // filesRead names the settings files of the explanation and their conditions,

@@ -1,0 +1,214 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/settings"
+)
+
+// This file carries out decide's answers: it opens, swaps and stops
+// adapters. It runs on Attach's goroutine and on the settings watcher's
+// callback goroutine, never both at once for one generation (a settings
+// change waits for Attach to end), and gives up when a Detach preempts it.
+
+// onSettings is the settings watcher's callback for the attachment of
+// generation gen. It runs on the watcher's goroutine.
+func (r *Registry) onSettings(gen uint64, cur settings.Settings) {
+	r.mu.Lock()
+	for r.gen == gen && r.phase == phaseAttaching {
+		// Attach is still opening adapters: apply after it, so that no edit
+		// is lost. A Detach preempts that Attach, so this wait ends.
+		done := r.opDone
+		r.mu.Unlock()
+		<-done
+		r.mu.Lock()
+	}
+	if r.gen != gen || r.phase != phaseAttached {
+		r.mu.Unlock()
+		return
+	}
+	r.phase = phaseApplying
+	done := make(chan struct{})
+	r.opDone = done
+	ctx, cancel := context.WithCancel(context.Background())
+	r.opCancel = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		if r.gen == gen && r.phase == phaseApplying {
+			r.phase, r.opCancel = phaseAttached, nil
+		}
+		close(done)
+		r.mu.Unlock()
+		cancel()
+	}()
+	r.apply(ctx, gen, cur)
+}
+
+// apply makes the adapters match cur, one adapter after the other.
+func (r *Registry) apply(ctx context.Context, gen uint64, cur settings.Settings) {
+	if !r.keep(gen, func() { r.cur = cur }) {
+		return
+	}
+	for _, s := range r.slots {
+		enabled, from := cur.Enabled(s.name, s.def)
+		seen := viewOf(cur, s)
+		var f facts
+		if !r.keep(gen, func() {
+			s.enabled, s.from = enabled, from
+			f = facts{life: s.life, enabled: enabled, changed: s.seen != seen}
+		}) {
+			return
+		}
+		if f.life == LifecycleInactive && enabled && !f.changed {
+			f.applies = r.check(s, cur) == nil
+		}
+		r.carryOut(ctx, gen, s, decide(f), change{cur: cur, seen: seen, from: from})
+	}
+}
+
+// change is what a settings change brings to one adapter.
+type change struct {
+	cur  settings.Settings
+	seen view
+	from settings.Layer // the layer that decided "enabled"
+}
+
+// carryOut does what decide said for s.
+func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action, c change) {
+	cur, seen := c.cur, c.seen
+	switch act {
+	case actNothing, actKeep:
+	case actMarkDisabled:
+		r.keep(gen, func() { s.life, s.why, s.seen = LifecycleDisabled, disabledWhy(c.from), seen })
+	case actOpen:
+		a, err := r.open(ctx, s, cur)
+		if err != nil {
+			if errors.Is(err, adapter.ErrInactive) {
+				r.log.Debug("adapter does not apply here", "adapter", s.name, "reason", err)
+			} else {
+				r.log.Warn("adapter failed to open", "adapter", s.name, "error", err)
+			}
+			r.keep(gen, func() { s.life, s.why, s.seen = notOpened(err), err.Error(), seen })
+			return
+		}
+		if r.start(gen, s, a, seen) {
+			r.log.Info("adapter attached", "adapter", s.name)
+		}
+	case actReopen:
+		a, err := r.open(ctx, s, cur)
+		if err != nil {
+			r.log.Warn("adapter settings changed but the new settings failed; keeping the running adapter", "adapter", s.name, "error", err)
+			// Do not retry the same bad settings on every reload.
+			r.keep(gen, func() { s.settingsErr, s.seen = err.Error(), seen })
+			return
+		}
+		old := r.take(gen, s, LifecycleActive, "")
+		if old == nil {
+			closePreempted(a) // preempted, or the adapter stopped meanwhile
+			return
+		}
+		// The old adapter's delivery in flight is cancelled; the successor
+		// starts once it has returned, so that their calls do not cross.
+		old.stop(false, time.Now())
+		waitReturned(ctx, old)
+		if r.start(gen, s, a, seen) {
+			r.log.Info("adapter re-opened with new settings", "adapter", s.name)
+		}
+	case actStop:
+		r.log.Info("adapter disabled by settings", "adapter", s.name, "layer", c.from.String())
+		w := r.take(gen, s, LifecycleDisabled, disabledWhy(c.from))
+		if w == nil {
+			return
+		}
+		r.keep(gen, func() { s.seen = seen })
+		// The release supersedes the delivery in flight. Wait for the
+		// release before anything else opens, so that a claim that
+		// follows never crosses it; a Detach cuts the wait short and
+		// takes the worker over.
+		w.stop(true, time.Now().Add(releaseTimeout))
+		select {
+		case <-w.done:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// notOpened is the lifecycle of an adapter whose Check or Open failed with
+// err.
+func notOpened(err error) Lifecycle {
+	if errors.Is(err, adapter.ErrInactive) {
+		return LifecycleInactive
+	}
+	return LifecycleOpenFailed
+}
+
+func disabledWhy(from settings.Layer) string {
+	if from == settings.LayerDefault {
+		return "off by default; set \"enabled\": true in its settings section to turn it on"
+	}
+	return fmt.Sprintf("disabled by %s settings", from)
+}
+
+func (r *Registry) open(ctx context.Context, s *slot, cur settings.Settings) (a adapter.Adapter, err error) {
+	if r.guard(s, "Open", func() { a, err = s.driver.Open(ctx, r.params(s, cur)) }) {
+		return nil, fmt.Errorf("registry: adapter %s panicked in Open", s.name)
+	}
+	if err == nil && a == nil {
+		err = fmt.Errorf("registry: driver %s returned a nil adapter", s.name)
+	}
+	return a, err
+}
+
+// start hands a to a new worker for s and reports the current state at
+// once. If a Detach preempted the operation, a is closed instead (it never
+// reported, so there is nothing to release) and start returns false.
+func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view) bool {
+	var w *worker
+	if !r.keep(gen, func() {
+		w = newWorker(r, s, a, r.src, r.attachGen)
+		s.w, s.life, s.why, s.seen, s.settingsErr = w, LifecycleActive, "", seen, ""
+		r.live[w] = struct{}{}
+		r.addFanout(w)
+	}) {
+		closePreempted(a)
+		return false
+	}
+	go w.run()
+	w.kick()
+	return true
+}
+
+// take removes s's running worker from s and from the fan-out and returns
+// it, leaving s in life (nil when s runs nothing, or when a Detach
+// preempted the operation). The slot changes first, so Explain never shows
+// an adapter that is being stopped as active; the worker stays in r.live
+// until it has finished, so that a Detach finds it.
+func (r *Registry) take(gen uint64, s *slot, life Lifecycle, why string) *worker {
+	var w *worker
+	r.keep(gen, func() {
+		w = s.w
+		if w == nil {
+			return
+		}
+		s.w, s.life, s.why = nil, life, why
+		r.removeFanout(w)
+	})
+	return w
+}
+
+// waitReturned waits until w has no delivery in flight, for at most
+// cancelGrace (the delivery was cancelled) or until ctx ends.
+func waitReturned(ctx context.Context, w *worker) {
+	t := time.NewTimer(cancelGrace)
+	defer t.Stop()
+	select {
+	case <-w.returned:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,67 @@
+package registry
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/herdr"
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/session"
+)
+
+// BenchmarkDetach measures Detach(context.Background()) against the emulated
+// Herdr with a report in flight: "hung" is a CLI that hangs and ignores
+// SIGTERM (target: Detach returns within 2 s), "slow" answers after 1 s (the
+// release must still arrive), "healthy" answers at once. Only Detach is
+// timed; released-ratio is the share of iterations after which the emulator
+// showed the pane released.
+func BenchmarkDetach(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		fault herdrtest.Fault
+	}{
+		{"hung", herdrtest.Fault{Hang: true, HangIgnoreTERM: true}},
+		{"slow", herdrtest.Fault{SleepMs: 1000}},
+		{"healthy", herdrtest.Fault{}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			h := herdrtest.StartT(b, herdrtest.Options{})
+			released, slowest := 0, time.Duration(0)
+			for b.Loop() {
+				b.StopTimer()
+				if err := h.SetFault(herdrtest.Fault{}); err != nil {
+					b.Fatal(err)
+				}
+				hook := newHookDriver(herdr.Driver{})
+				reg, err := New(herdrOptions(h, b.TempDir(), hook))
+				if err != nil {
+					b.Fatal(err)
+				}
+				store := session.NewStore()
+				if err := reg.Attach(context.Background(), store); err != nil {
+					b.Fatal(err)
+				}
+				hook.next(b, "report", func(_ adapter.Report, err error) bool { return err == nil })
+				if err := h.SetFault(tc.fault); err != nil {
+					b.Fatal(err)
+				}
+				store.AgentStart()
+				hook.next(b, "enter", nil) // the report is in flight
+				b.StartTimer()
+				start := time.Now()
+				_ = reg.Detach(context.Background())
+				took := time.Since(start)
+				b.StopTimer()
+				slowest = max(slowest, took)
+				if info, err := h.Agent(h.Pane); err == nil && !info.Found {
+					released++
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(released)/float64(b.N), "released-ratio")
+			b.ReportMetric(float64(slowest.Milliseconds()), "max-ms")
+		})
+	}
+}

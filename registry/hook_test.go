@@ -1,0 +1,97 @@
+package registry
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/session"
+)
+
+// hookDriver wraps a real driver so that a test learns, through a channel,
+// when each Report and Release of its adapters has returned, instead of
+// polling. Every optional interface is passed through.
+type hookDriver struct {
+	d      adapter.Driver
+	events chan hookEvent
+	// gate, when set, holds every Report until it is closed: the test
+	// decides how long a call is in flight.
+	gate chan struct{}
+}
+
+// hookEvent is one call: "enter" when Report starts, then "report" (with
+// the report) when it returns, or "release" when Release returns.
+type hookEvent struct {
+	call string
+	rep  adapter.Report
+	err  error
+}
+
+func newHookDriver(d adapter.Driver) *hookDriver {
+	return &hookDriver{d: d, events: make(chan hookEvent, 1<<16)}
+}
+
+func (h *hookDriver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
+	a, err := h.d.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return &hookAdapter{a: a, events: h.events, gate: h.gate}, nil
+}
+
+func (h *hookDriver) EnabledByDefault() bool             { return adapter.EnabledByDefault(h.d) }
+func (h *hookDriver) SettingsKeys() []string             { return adapter.SettingsKeys(h.d)[1:] }
+func (h *hookDriver) Check(p adapter.Params) error       { return adapter.Check(h.d, p) }
+func (h *hookDriver) ScrubEnv(e adapter.Env) adapter.Env { return adapter.ScrubEnv(h.d, e) }
+
+// next waits for the next event of the given call whose report satisfies ok
+// (nil: any).
+func (h *hookDriver) next(t testing.TB, call string, ok func(adapter.Report, error) bool) hookEvent {
+	t.Helper()
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case ev := <-h.events:
+			if ev.call == call && (ok == nil || ok(ev.rep, ev.err)) {
+				return ev
+			}
+		case <-timeout:
+			t.Fatalf("no %s event came", call)
+			return hookEvent{}
+		}
+	}
+}
+
+type hookAdapter struct {
+	a      adapter.Adapter
+	events chan hookEvent
+	gate   chan struct{}
+}
+
+func (h *hookAdapter) Report(ctx context.Context, r adapter.Report) error {
+	h.events <- hookEvent{call: "enter", rep: r}
+	if h.gate != nil {
+		select {
+		case <-h.gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	err := h.a.Report(ctx, r)
+	h.events <- hookEvent{call: "report", rep: r, err: err}
+	return err
+}
+
+func (h *hookAdapter) Release(ctx context.Context) error {
+	err := adapter.Release(ctx, h.a)
+	h.events <- hookEvent{call: "release", err: err}
+	return err
+}
+
+func (h *hookAdapter) Close(ctx context.Context) error { return adapter.Close(ctx, h.a) }
+func (h *hookAdapter) SetSession(id session.Identity)  { adapter.SetSession(h.a, id) }
+func (h *hookAdapter) Explain() map[string]string      { return adapter.Explain(h.a) }
+func (h *hookAdapter) RefreshInterval(r adapter.Report) time.Duration {
+	return adapter.RefreshInterval(h.a, r)
+}

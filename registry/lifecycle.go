@@ -1,0 +1,501 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/panestate/panestate/session"
+	"github.com/panestate/panestate/settings"
+)
+
+// Lifecycle is where an adapter is in its life within a registry, as
+// [AdapterStatus] shows it. It is not a pane state: that is
+// adapter.State (idle, working, blocked).
+type Lifecycle uint8
+
+// Lifecycles.
+const (
+	// LifecycleNotAttached: reporting is not attached. Before Attach, an
+	// adapter here is enabled and applies: it runs at Attach.
+	LifecycleNotAttached Lifecycle = iota
+	// LifecycleActive: the adapter runs and reports.
+	LifecycleActive
+	// LifecycleDisabled: the settings (or the adapter's default) turn it off.
+	LifecycleDisabled
+	// LifecycleInactive: the adapter does not apply to this process; Why
+	// says which condition failed.
+	LifecycleInactive
+	// LifecycleOpenFailed: opening failed for another reason, usually a bad
+	// setting; Why has the error.
+	LifecycleOpenFailed
+	// LifecyclePanicked: the adapter panicked and was stopped.
+	LifecyclePanicked
+	// LifecycleUnreleased: Detach could not release what the adapter holds
+	// (Why says why); the next Detach tries again.
+	LifecycleUnreleased
+	numLifecycles
+)
+
+var lifecycleNames = [...]string{"not_attached", "active", "disabled", "inactive", "open_failed", "panicked", "unreleased"}
+
+// String returns the lifecycle's name, as JSON shows it ("open_failed").
+func (l Lifecycle) String() string {
+	if l < numLifecycles {
+		return lifecycleNames[l]
+	}
+	return fmt.Sprintf("Lifecycle(%d)", uint8(l))
+}
+
+// words is the lifecycle for people: "open failed".
+func (l Lifecycle) words() string { return strings.ReplaceAll(l.String(), "_", " ") }
+
+// MarshalText renders the lifecycle as its name.
+func (l Lifecycle) MarshalText() ([]byte, error) {
+	if l >= numLifecycles {
+		return nil, fmt.Errorf("registry: invalid lifecycle %d", uint8(l))
+	}
+	return []byte(lifecycleNames[l]), nil
+}
+
+// UnmarshalText parses a name written by MarshalText.
+func (l *Lifecycle) UnmarshalText(text []byte) error {
+	i := slices.Index(lifecycleNames[:], string(text))
+	if i < 0 {
+		return fmt.Errorf("registry: unknown lifecycle %q", text)
+	}
+	*l = Lifecycle(i)
+	return nil
+}
+
+// phase is the registry's own lifecycle. Attaching, applying and detaching
+// are transient: an operation runs, and opDone is closed when it ends.
+type phase uint8
+
+const (
+	phaseDetached  phase = iota // nothing runs (a failed release may be left for the next Detach)
+	phaseAttaching              // Attach is opening adapters
+	phaseAttached               // reporting
+	phaseApplying               // attached, a settings change being carried out
+	phaseDetaching              // Detach is stopping everything
+)
+
+// attached reports whether p counts as attached for Explain and Attach.
+func (p phase) attached() bool {
+	return p == phaseAttaching || p == phaseAttached || p == phaseApplying
+}
+
+// Time budgets. A budget a user can feel is bounded; every one is measured
+// by a benchmark (docs/benchmarks.md).
+const (
+	// releaseTimeout is a release's deadline when Detach's ctx has none.
+	// A hung workspace makes Detach return after it; a healthy but slow one
+	// (1 s per call) still receives the release.
+	releaseTimeout = 1500 * time.Millisecond
+	// minReleaseBudget is the least a release gets, even when Detach's ctx
+	// is already done (a host's signal.NotifyContext) or ends sooner.
+	minReleaseBudget = 500 * time.Millisecond
+	// closeTimeout bounds Close after the release.
+	closeTimeout = 500 * time.Millisecond
+	// cancelGrace is how long past the end of its ctx Detach gives every
+	// cancelled delivery, all at once, to return before it stops waiting
+	// for those that did not.
+	cancelGrace = 100 * time.Millisecond
+)
+
+// releaseDeadline is the deadline of the releases of a Detach started at
+// start: ctx's deadline, or releaseTimeout without one, and never sooner
+// than minReleaseBudget.
+func releaseDeadline(ctx context.Context, start time.Time) time.Time {
+	least := start.Add(minReleaseBudget)
+	if ctx.Err() != nil {
+		return least
+	}
+	d, ok := ctx.Deadline()
+	if !ok {
+		d = start.Add(releaseTimeout)
+	}
+	if d.Before(least) {
+		return least
+	}
+	return d
+}
+
+// waitAllReturned waits until every worker in ws has no delivery in flight
+// (each was cancelled), and returns those that have not and those that
+// have. It waits while ctx lasts, then one shared grace, and never past
+// deadline: an adapter slow to return from a cancelled call is still
+// released, while one that ignores cancellation costs one grace after ctx
+// ends, not one per adapter.
+func waitAllReturned(ctx context.Context, ws []*worker, deadline time.Time) (returned, stuck []*worker) {
+	limit := time.NewTimer(time.Until(deadline))
+	defer limit.Stop()
+	ctxDone := ctx.Done()
+	var grace <-chan time.Time
+	if ctx.Err() != nil {
+		t := time.NewTimer(cancelGrace)
+		defer t.Stop()
+		grace, ctxDone = t.C, nil
+	}
+	expired := false
+	for _, w := range ws {
+		for !expired {
+			select {
+			case <-w.returned:
+			case <-ctxDone:
+				t := time.NewTimer(cancelGrace)
+				defer t.Stop()
+				grace, ctxDone = t.C, nil
+				continue
+			case <-grace:
+				expired = true
+				continue
+			case <-limit.C:
+				expired = true
+				continue
+			}
+			break
+		}
+		if expired {
+			select {
+			case <-w.returned:
+			default:
+				stuck = append(stuck, w)
+				continue
+			}
+		}
+		returned = append(returned, w)
+	}
+	return returned, stuck
+}
+
+// errDetached is returned by an Attach that a concurrent Detach preempted.
+var errDetached = errors.New("registry: attach: Detach was called before Attach completed")
+
+// isNilSource reports whether src is nil or a typed nil pointer (a nil
+// *session.Store).
+func isNilSource(src session.Source) bool {
+	if src == nil {
+		return true
+	}
+	v := reflect.ValueOf(src)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Interface, reflect.Slice, reflect.Chan:
+		return v.IsNil()
+	}
+	return false
+}
+
+// Attach starts reporting src to every enabled adapter that applies here, and
+// watches the settings so that adapters can be turned on and off live. Each
+// adapter reports the current state at once. ctx bounds opening the
+// adapters; it is not kept.
+//
+// Attach on an attached registry does nothing and returns nil; a concurrent
+// Attach waits for the first. When no adapter applies (outside every
+// workspace), Attach starts no goroutine, timer or subprocess. Settings
+// files that cannot be read are logged and shown in Explain; they are not an
+// error of Attach, nor is an adapter that fails to open (Explain shows it as
+// open_failed, with the reason, ctx's end included). Attach returns an
+// error when src is nil (or a nil *session.Store), when ctx ends before
+// Attach could start (waiting for a concurrent Attach or Detach), and when
+// a Detach preempts it. Attach after Detach attaches again, with fresh
+// adapters.
+func (r *Registry) Attach(ctx context.Context, src session.Source) error {
+	r.mustBeMade()
+	if isNilSource(src) {
+		return errors.New("registry: Attach with a nil session.Source; pass the store the chat service feeds (session.NewStore())")
+	}
+	r.mu.Lock()
+	for r.phase == phaseAttaching || r.phase == phaseDetaching {
+		done := r.opDone
+		r.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return fmt.Errorf("registry: attach: %w", ctx.Err())
+		}
+		r.mu.Lock()
+	}
+	if r.phase.attached() {
+		r.mu.Unlock()
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		r.mu.Unlock()
+		return fmt.Errorf("registry: attach: %w", err)
+	}
+	// Adapters an earlier Detach could not release are closed: the new
+	// ones take the pane over.
+	stale := r.unreleased
+	r.unreleased = nil
+	r.gen++
+	gen := r.gen
+	r.attachGen = gen
+	r.phase = phaseAttaching
+	done := make(chan struct{})
+	r.opDone = done
+	opCtx, cancel := context.WithCancel(ctx)
+	r.opCancel = cancel
+	r.src = src
+	for _, s := range r.slots {
+		s.life, s.why, s.seen, s.settingsErr, s.w = LifecycleNotAttached, "", view{}, "", nil
+	}
+	r.mu.Unlock()
+	// orphan is a watcher started for an attachment that a Detach
+	// preempted. It is closed only after done: its callback may be waiting
+	// for this Attach to end.
+	var orphan *settings.Watcher
+	defer func() {
+		r.mu.Lock()
+		if r.gen == gen {
+			r.phase, r.opCancel = phaseAttached, nil
+		}
+		close(done)
+		r.mu.Unlock()
+		cancel()
+		if orphan != nil {
+			orphan.Close()
+		}
+	}()
+	for _, w := range stale {
+		w.closeOnly()
+	}
+
+	// Subscribe before any worker starts: a worker's first pull then sees
+	// every change made before it, and every later change wakes it.
+	unsub := src.Subscribe(r.notify)
+	if !r.keep(gen, func() { r.unsubscribe = unsub }) {
+		unsub()
+		return errDetached
+	}
+	so := r.settingsOptions()
+	// The first read is silent: when a watcher follows, it reads the files
+	// again and reports their problems once; otherwise they are logged below.
+	quiet := so
+	quiet.Logger = hclog.NewNullLogger()
+	cur, loadErr := settings.Load(quiet)
+	r.apply(opCtx, gen, cur)
+	var watching bool
+	if !r.opts.StaticSettings && r.watchUseful(gen, cur) {
+		w, err := settings.Watch(so, func(s settings.Settings) { r.onSettings(gen, s) })
+		switch {
+		case err != nil:
+			r.log.Warn("settings will not reload live", "error", err)
+		case !r.keep(gen, func() { r.watcher = w }):
+			orphan = w
+			return errDetached
+		default:
+			watching = true
+			// An edit between Load and Watch is in w.Current().
+			r.apply(opCtx, gen, w.Current())
+		}
+	}
+	if !watching {
+		if loadErr != nil {
+			r.log.Warn("settings not fully loaded; using what could be read", "error", loadErr)
+		}
+		for _, w := range cur.Warnings() {
+			r.log.Warn("settings value ignored", "warning", w.String())
+		}
+	}
+	var idle func()
+	if !r.keep(gen, func() {
+		if len(r.live) == 0 && r.watcher == nil {
+			// Nothing runs and nothing can start: keep no subscription either.
+			idle, r.unsubscribe = r.unsubscribe, nil
+		}
+	}) {
+		return errDetached
+	}
+	if idle != nil {
+		idle()
+	}
+	return nil
+}
+
+// keep runs f under the lock if gen is still the current generation, and
+// reports whether it did. An operation uses it to hand over what it built;
+// when it returns false, a Detach has preempted the operation, which must
+// then undo what it built itself.
+func (r *Registry) keep(gen uint64, f func()) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.gen != gen {
+		return false
+	}
+	f()
+	return true
+}
+
+// watchUseful reports whether a settings change could change what runs: some
+// adapter is running, or one that would run by default and applies here is
+// turned off, or one failed to open with settings that an edit could fix.
+// Outside every workspace it is false, so nothing is watched.
+func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
+	for _, s := range r.slots {
+		var life Lifecycle
+		if !r.keep(gen, func() { life = s.life }) {
+			return false
+		}
+		switch life {
+		case LifecycleActive, LifecycleOpenFailed:
+			return true
+		case LifecycleDisabled:
+			if s.def && r.check(s, cur) == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Detach stops reporting and hands back what the adapters hold, within a
+// bounded time, whatever ctx. In order, all at once for every adapter:
+//
+//   - no new state reaches any adapter, and every delivery in flight is
+//     cancelled: the release supersedes it;
+//   - each adapter is released (the Herdr pane is handed back with a fresh
+//     sequence number) and closed, each on its own goroutine, so that no
+//     adapter waits for another;
+//   - the settings watcher is closed, beside the releases rather than
+//     before them, so that closing it never delays them.
+//
+// Releases share one deadline: ctx's, or 1.5 s when ctx has none, and never
+// less than 500 ms from the call, so that a ctx that is already done (a
+// host's signal.NotifyContext context) still gets one short release attempt.
+// Cancelled deliveries have until ctx ends, plus one shared 100 ms grace
+// (and never past the release deadline), to return; an adapter that ignores
+// cancellation is not released by this Detach (the error says so) and is
+// closed when it returns. Detach returns by the release deadline plus the close and
+// cancellation budgets.
+//
+// A release that fails leaves its adapter open and Explain shows it as
+// [LifecycleUnreleased]; the error says which, and the next Detach tries
+// again (the next Attach closes it instead: its own adapter takes over).
+// Errors are joined. Detach during Attach or a settings change preempts
+// them. Detach is idempotent, safe on a registry never attached, and safe to
+// call concurrently with anything else; a concurrent Detach waits for the
+// first, bounded by its ctx.
+func (r *Registry) Detach(ctx context.Context) error {
+	r.mustBeMade()
+	start := time.Now()
+	deadline := releaseDeadline(ctx, start)
+	ctxDone := ctx.Err() != nil
+	r.mu.Lock()
+	for r.phase == phaseDetaching {
+		done := r.opDone
+		r.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return fmt.Errorf("registry: detach: %w while another Detach was in progress", ctx.Err())
+		}
+		r.mu.Lock()
+	}
+	if r.phase == phaseDetached && len(r.unreleased) == 0 {
+		r.mu.Unlock()
+		return nil
+	}
+	if r.opCancel != nil {
+		r.opCancel() // an attach or settings change in progress gives up
+		r.opCancel = nil
+	}
+	r.gen++
+	gen := r.gen
+	r.phase = phaseDetaching
+	done := make(chan struct{})
+	r.opDone = done
+	r.fanout.Store(nil)
+	unsub, watcher := r.unsubscribe, r.watcher
+	r.unsubscribe, r.watcher = nil, nil
+	ws := slices.Collect(maps.Keys(r.live))
+	stale := r.unreleased
+	r.unreleased = nil
+	for _, s := range r.slots {
+		s.w = nil
+		s.life, s.why = LifecycleNotAttached, ""
+	}
+	r.mu.Unlock()
+	if unsub != nil {
+		unsub()
+	}
+
+	// Every delivery in flight is cancelled now, and every adapter is
+	// released and closed by its own worker, in parallel.
+	for _, w := range ws {
+		w.stop(true, deadline)
+	}
+	for _, w := range stale {
+		ws = append(ws, w.retryRelease(deadline))
+	}
+	watcherDone := make(chan struct{})
+	var watcherErr error // set before watcherDone is closed
+	if watcher != nil {
+		// Closing the watcher waits for a settings change in progress
+		// (which this Detach has preempted); it runs beside the releases so
+		// that it never delays them. Detach waits for it, bounded.
+		go func() {
+			watcherErr = watcher.Close()
+			close(watcherDone)
+		}()
+	} else {
+		close(watcherDone)
+	}
+
+	var errs []error
+	returned, stuck := waitAllReturned(ctx, ws, deadline)
+	for _, w := range stuck {
+		errs = append(errs, fmt.Errorf("registry: detach %s: the adapter did not return from its cancelled Report within %v of the end of ctx; it is released (if still before the deadline) and closed when it returns, or left for the next Detach", w.s.name, cancelGrace))
+	}
+	final := time.NewTimer(time.Until(deadline.Add(closeTimeout + cancelGrace)))
+	defer final.Stop()
+	expired := false
+	wait := func(c <-chan struct{}) bool {
+		if !expired {
+			select {
+			case <-c:
+				return true
+			case <-final.C:
+				expired = true
+			}
+		}
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	for _, w := range returned {
+		if !wait(w.done) {
+			errs = append(errs, fmt.Errorf("registry: detach %s: release and close did not return by their deadline", w.s.name))
+		} else if err := w.result(); err != nil {
+			errs = append(errs, fmt.Errorf("registry: detach %s: %w", w.s.name, err))
+		}
+	}
+	if !wait(watcherDone) {
+		errs = append(errs, errors.New("registry: detach: the settings watcher did not close in time"))
+	} else if watcherErr != nil {
+		errs = append(errs, watcherErr)
+	}
+	if ctxDone && len(errs) > 0 {
+		errs = append(errs, fmt.Errorf("registry: detach was called with a done context (%w): each release had %v", ctx.Err(), minReleaseBudget))
+	}
+
+	r.mu.Lock()
+	if r.gen == gen {
+		r.phase = phaseDetached
+		r.src = nil
+	}
+	close(done)
+	r.mu.Unlock()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,386 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/session"
+	"github.com/panestate/panestate/settings"
+)
+
+// applySettings writes body as the global settings file and applies it as
+// the settings watcher's callback does, synchronously.
+func applySettings(t testing.TB, r *Registry, body string) {
+	t.Helper()
+	writeSettings(t, r, body)
+	so := r.settingsOptions()
+	so.Logger = hclog.NewNullLogger()
+	cur, err := settings.Load(so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	gen := r.gen
+	r.mu.Unlock()
+	r.onSettings(gen, cur)
+}
+
+func TestSettingsToggleAdapterLive(t *testing.T) {
+	log := &eventLog{}
+	d := &fakeDriver{def: true, tag: "h", events: log, keys: []string{"color"},
+		openErr: func(p adapter.Params) error {
+			if strings.Contains(string(p.Settings), "bad") {
+				return errors.New("color must not be bad")
+			}
+			return nil
+		}}
+	name := register(d)
+	r := mustNew(t, testOptions(t, name))
+	store := session.NewStore()
+	store.AgentStart()
+	if err := r.Attach(t.Context(), store); err != nil {
+		t.Fatal(err)
+	}
+	d.adapters()[0].next(t)
+
+	// Off: drained, released, closed.
+	applySettings(t, r, `{"other": 1, "`+name+`": {"enabled": false}}`)
+	if got := r.Explain().Adapters[0]; got.Lifecycle != LifecycleDisabled || got.EnabledBy != settings.LayerGlobal {
+		t.Errorf("after disabling: %+v", got)
+	}
+	// On again: a new adapter reports the current state at once.
+	store.PromptStart("p", session.PromptApproval)
+	applySettings(t, r, `{"`+name+`": {"enabled": true}}`)
+	if got := d.adapters()[1].next(t); got != blocked {
+		t.Errorf("re-enabled adapter first reported %v, want the current (blocked) state", got)
+	}
+	// Another key changed: a successor is opened, the old one closed, not released.
+	applySettings(t, r, `{"`+name+`": {"enabled": true, "color": "green"}}`)
+	if s := d.adapters()[2].settings; s != `{"color":"green"}` {
+		t.Errorf("successor got settings %s", s)
+	}
+	d.adapters()[2].next(t)
+	// Bad settings: the running adapter is kept and Explain says why.
+	applySettings(t, r, `{"`+name+`": {"enabled": true, "color": "bad"}}`)
+	if got := r.Explain().Adapters[0]; got.Lifecycle != LifecycleActive || !strings.Contains(got.SettingsError, "must not be bad") {
+		t.Errorf("after bad settings: %+v", got)
+	}
+	log.wait(t, "close h1")
+	want := []string{"open h0", "release h0", "close h0", "open h1", "open h2", "close h1"}
+	if diff := cmp.Diff(log.all(), want); diff != "" {
+		t.Errorf("lifecycle (-got +want):\n%s", diff)
+	}
+}
+
+// The slot leaves "active" before the adapter is stopped: Explain never
+// shows an adapter that is closing, or closed, as active.
+func TestExplainNeverShowsAClosedAdapterActive(t *testing.T) {
+	var r *Registry
+	var during Lifecycle
+	d := &fakeDriver{def: true}
+	d.onClose = func() { during = r.Explain().Adapters[0].Lifecycle }
+	name := register(d)
+	r = mustNew(t, testOptions(t, name))
+	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	d.adapters()[0].next(t)
+	applySettings(t, r, `{"`+name+`": {"enabled": false}}`)
+	if during != LifecycleDisabled {
+		t.Errorf("Explain during Close shows %v, want disabled", during)
+	}
+}
+
+// Disabling an adapter while a slow call is in flight, then detaching,
+// releases the pane.
+func TestDisableDuringASlowCallThenDetachReleases(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := &fakeDriver{def: true}
+		name := register(d)
+		r := mustNew(t, testOptions(t, name))
+		store := session.NewStore()
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		a := d.adapters()[0]
+		a.next(t)
+		slow := make(chan struct{})
+		a.ignoreCtx.Store(true) // a slow call that finishes on its own
+		a.setBlock(slow)
+		store.AgentStart()
+		synctest.Wait()
+		applied := make(chan struct{})
+		go func() {
+			applySettings(t, r, `{"`+name+`": {"enabled": false}}`)
+			close(applied)
+		}()
+		synctest.Wait() // the settings change waits for the slow call
+		go func() {
+			time.Sleep(50 * time.Millisecond) // the slow call ends within the grace
+			close(slow)
+		}()
+		if err := r.Detach(context.Background()); err != nil {
+			t.Errorf("Detach: %v", err)
+		}
+		<-applied
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d, closed %t; want the pane released and the adapter closed", a.releases(), a.closed.Load())
+		}
+	})
+}
+
+// A Detach during a settings change that is opening a successor preempts
+// it: the old adapter is released, and the successor, once its Open
+// returns, is closed without ever reporting.
+func TestDetachPreemptsASettingsChange(t *testing.T) {
+	log := &eventLog{}
+	opening := make(chan struct{})
+	unblock := make(chan struct{})
+	d := &fakeDriver{def: true, tag: "h", events: log, keys: []string{"color"}}
+	name := register(d)
+	r := mustNew(t, testOptions(t, name))
+	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	d.adapters()[0].next(t)
+	d.onOpen = func() { close(opening); <-unblock }
+	applied := make(chan struct{})
+	go func() {
+		applySettings(t, r, `{"`+name+`": {"color": "green"}}`)
+		close(applied)
+	}()
+	<-opening
+	if err := r.Detach(t.Context()); err != nil {
+		t.Errorf("Detach: %v", err)
+	}
+	close(unblock)
+	<-applied
+	log.wait(t, "close h1")
+	want := []string{"open h0", "release h0", "close h0", "open h1", "close h1"}
+	if diff := cmp.Diff(log.all(), want); diff != "" {
+		t.Errorf("lifecycle (-got +want):\n%s", diff)
+	}
+	if n := d.adapters()[1].calls.Load(); n != 0 {
+		t.Errorf("the preempted successor reported %d times", n)
+	}
+}
+
+// With the real settings watcher: an edit turns the adapter off and on.
+func TestSettingsWatcherAppliesEdits(t *testing.T) {
+	log := &eventLog{}
+	d := &fakeDriver{def: true, tag: "h", events: log}
+	name := register(d)
+	opts := testOptions(t, name)
+	opts.StaticSettings = false
+	opts.Settings.Debounce = 10 * time.Millisecond
+	opts.Settings.Grace = 50 * time.Millisecond
+	r := mustNew(t, opts)
+	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	d.adapters()[0].next(t)
+	writeSettings(t, r, `{"`+name+`": {"enabled": false}}`)
+	log.wait(t, "close h0")
+	writeSettings(t, r, `{"`+name+`": {"enabled": true}}`)
+	log.wait(t, "open h1")
+	d.adapters()[1].next(t)
+	want := []string{"open h0", "release h0", "close h0", "open h1"}
+	if diff := cmp.Diff(log.all(), want); diff != "" {
+		t.Errorf("lifecycle (-got +want):\n%s", diff)
+	}
+}
+
+// A trust function that hangs on a reload neither delays nor skips the
+// release (the watcher closes beside the releases, and Watcher.Close does
+// not wait for a trust call).
+func TestHungTrustFunctionDoesNotBlockTheRelease(t *testing.T) {
+	log := &eventLog{}
+	d := &fakeDriver{def: true, tag: "h", events: log}
+	name := register(d)
+	opts := testOptions(t, name)
+	opts.StaticSettings = false
+	opts.Settings.Debounce = 10 * time.Millisecond
+	opts.Settings.ProjectRoot = t.TempDir()
+	hung := make(chan struct{})
+	unhang := make(chan struct{})
+	calls := 0
+	opts.Settings.Trust = func(string) (bool, error) {
+		calls++ // Load and Watch at Attach, then the reload
+		if calls > 2 {
+			close(hung)
+			<-unhang
+		}
+		return true, nil
+	}
+	r := mustNew(t, opts)
+	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	d.adapters()[0].next(t)
+	writeSettings(t, r, `{"other": true}`) // any event reloads, asking Trust again
+	<-hung
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+	defer cancel()
+	if err := r.Detach(ctx); err != nil {
+		t.Errorf("Detach with the trust function hung: %v", err)
+	}
+	if a := d.adapters()[0]; a.releases() != 1 || !a.closed.Load() {
+		t.Errorf("released %d, closed %t with the trust function hung; want released and closed", a.releases(), a.closed.Load())
+	}
+	close(unhang)
+}
+
+func TestExplainBeforeAttach(t *testing.T) {
+	inactive := &fakeDriver{def: true, inactive: errors.Join(adapter.ErrInactive, errors.New("not in a pane"))}
+	off := &fakeDriver{def: false}
+	on := &fakeDriver{def: true}
+	r := mustNew(t, testOptions(t, register(inactive), register(off), register(on)))
+	e := r.Explain()
+	var got [][2]string
+	for _, a := range e.Adapters {
+		got = append(got, [2]string{a.Lifecycle.String(), a.Why})
+	}
+	want := [][2]string{
+		{"inactive", "adapter inactive\nnot in a pane"},
+		{"disabled", disabledWhy(settings.LayerDefault) + "; it applies here"},
+		{"not_attached", "it applies here and runs when reporting is attached"},
+	}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("lifecycles (-got +want):\n%s", diff)
+	}
+	if len(inactive.adapters())+len(off.adapters())+len(on.adapters()) != 0 {
+		t.Error("Explain before Attach opened an adapter")
+	}
+}
+
+func TestExplainSaysWhetherADisabledAdapterApplies(t *testing.T) {
+	off := &fakeDriver{def: false}
+	r := mustNew(t, testOptions(t, register(off)))
+	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	if why := r.Explain().Adapters[0].Why; !strings.Contains(why, "off by default") || !strings.Contains(why, "it applies here") {
+		t.Errorf("why = %q", why)
+	}
+}
+
+// Explanation is plain data: json.Marshal renders it, with names (no
+// numbers, no spaces) for every enumerated value.
+func TestExplainJSON(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		failing := &fakeDriver{def: true, openErr: func(adapter.Params) error { return errors.New("bad colour") }}
+		d := &fakeDriver{def: true}
+		r := mustNew(t, testOptions(t, register(failing), register(d)))
+		store := session.NewStore()
+		store.AgentStart()
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		d.adapters()[0].next(t)
+		synctest.Wait() // the delivery is recorded
+		data, err := json.Marshal(r.Explain())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Adapters []struct {
+				Lifecycle  string `json:"lifecycle"`
+				EnabledBy  string `json:"enabled_by"`
+				LastReport *struct {
+					State  string `json:"state"`
+					Reason string `json:"reason"`
+				} `json:"last_report"`
+			} `json:"adapters"`
+		}
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatal(err)
+		}
+		if a := got.Adapters[0]; a.Lifecycle != "open_failed" || a.EnabledBy != "default" || a.LastReport != nil {
+			t.Errorf("failing adapter in JSON: %+v", a)
+		}
+		if a := got.Adapters[1]; a.Lifecycle != "active" || a.LastReport == nil || a.LastReport.State != "working" || a.LastReport.Reason != "executing" {
+			t.Errorf("running adapter in JSON: %+v (%s)", a, data)
+		}
+		var back Explanation
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatalf("the JSON does not decode back into an Explanation: %v", err)
+		}
+		if back.Adapters[1].LastReport.Report != working {
+			t.Errorf("decoded last report %v, want %v", back.Adapters[1].LastReport.Report, working)
+		}
+	})
+}
+
+// explainingAdapter counts its own diagnostics, as the Herdr adapter does.
+type explainingAdapter struct{ *fakeAdapter }
+
+func (explainingAdapter) Explain() map[string]string {
+	return map[string]string{"diag.timeout": "3", "pane": "w1:p1"}
+}
+
+func TestExplainShowsOneCountPerDiagnosticKind(t *testing.T) {
+	fd := &fakeDriver{def: true}
+	var diagnose func(adapter.Diagnostic)
+	d := adapter.DriverFunc(func(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
+		a, err := fd.Open(ctx, p)
+		diagnose = p.Diagnose
+		return explainingAdapter{a.(*fakeAdapter)}, err
+	})
+	opts := testOptions(t)
+	opts.Drivers = map[string]adapter.Driver{"h": d}
+	r := mustNew(t, opts)
+	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	fd.adapters()[0].next(t)
+	diagnose(adapter.NewDiagnostic("h", adapter.KindTimeout, "call timed out")) // emitted once, counted 3 times
+	text := r.Explain().String()
+	if strings.Count(text, "timeout: 3") != 1 || strings.Contains(text, "diag.") || !strings.Contains(text, "pane: w1:p1") {
+		t.Errorf("Explain does not show one count per kind:\n%s", text)
+	}
+}
+
+func TestExplainShowsAFileError(t *testing.T) {
+	d := &fakeDriver{def: true}
+	name := register(d)
+	opts := testOptions(t, name)
+	opts.StaticSettings = false
+	r := mustNew(t, opts)
+	writeSettings(t, r, `{"`+name+`": {"enabled": tru`)
+	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	d.adapters()[0].next(t)
+	if f := r.Explain().Files[0]; f.Condition != settings.ConditionError || f.Err == "" {
+		t.Errorf("settings file %+v, want it in error with the reason", f)
+	}
+}
+
+func TestExplainNamesTheTrustStore(t *testing.T) {
+	opts := testOptions(t, register(&fakeDriver{}))
+	opts.Settings.ProjectRoot = t.TempDir()
+	opts.Settings.TrustFile = filepath.Join(opts.Settings.Home, "trust.json")
+	r := mustNew(t, opts)
+	if text := r.Explain().String(); !strings.Contains(text, "trust store: "+opts.Settings.TrustFile) {
+		t.Errorf("Explain does not name the trust store:\n%s", text)
+	}
+}
+
+func TestSettingsHomeComesFromEnv(t *testing.T) {
+	home := t.TempDir()
+	r := mustNew(t, Options{App: "paneapp", Env: []string{"HOME=" + home}, Adapters: []string{register(&fakeDriver{})}})
+	want := filepath.Join(home, ".paneapp", "agent", "settings.json")
+	if got := r.Explain().Files[0].Path; got != want {
+		t.Errorf("global settings at %s, want %s (from the given HOME)", got, want)
+	}
+}
