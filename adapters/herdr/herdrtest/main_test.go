@@ -312,6 +312,22 @@ func TestNormalizeAgentLabel(t *testing.T) {
 		{"my-Agent", "my-Agent", true},
 		{" my agent ", "my agent", true},
 		{"my-agent.exe", "my-agent.exe", true},
+		// The rest of Herdr 0.8.2's table (src/detect/mod.rs:188-214).
+		{"Cline", "cline", true},
+		{"kiro-cli", "kiro", true},
+		{"GHCS", "copilot", true},
+		{"github-copilot", "copilot", true},
+		{"qwen code", "qwen", true},
+		{"maki.exe", "maki", true},
+		{"hermes-agent", "hermes", true},
+		{"Kilo-Code", "kilo", true},
+		{"devin cli", "devin", true},
+		{"antigravity-cli", "agy", true},
+		{"mastra-code", "mastracode", true},
+		{"opencode2", "opencode", true},
+		{"kimi-code", "kimi", true},
+		{"grok-build", "grok", true},
+		{"qodercn", "qodercli", true},
 	} {
 		got, ok := normalizeAgentLabel(tc.in)
 		if got != tc.want || ok != tc.ok {
