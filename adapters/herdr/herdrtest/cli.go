@@ -484,23 +484,24 @@ scan:
 // resolveSocket follows Herdr's order: --session, HERDR_SOCKET_PATH,
 // HERDR_SESSION, then the default socket. attach is the command that the
 // server_not_running message suggests.
+//
+// The command is `herdr session attach <name>` when the socket is the
+// active session's own, else `herdr`, as for an override of another socket
+// (src/cli/server_not_running.rs:42-53).
 func resolveSocket(g globals) (socket, attach string) {
-	sessionSocket := func(name string) (string, string) {
-		if name == "default" {
-			return filepath.Join(configDir(), socketName), "herdr"
-		}
-		return filepath.Join(configDir(), "sessions", name, socketName), "herdr session attach " + name
+	name := activeSession(g)
+	own := filepath.Join(configDir(), socketName)
+	if name != nil {
+		own = filepath.Join(configDir(), "sessions", *name, socketName)
 	}
-	if g.hasSession {
-		return sessionSocket(g.session)
+	socket = own
+	if s, ok := os.LookupEnv("HERDR_SOCKET_PATH"); ok && !g.hasSession {
+		socket = s // verbatim, even "" (src/session.rs:173-181)
 	}
-	if s, ok := os.LookupEnv("HERDR_SOCKET_PATH"); ok {
-		return s, "herdr" // verbatim, even "" (src/session.rs:173-181)
+	if socket == own && name != nil {
+		return socket, "herdr session attach " + *name
 	}
-	if name := os.Getenv("HERDR_SESSION"); name != "" && name != "default" {
-		return sessionSocket(name)
-	}
-	return filepath.Join(configDir(), socketName), "herdr"
+	return socket, "herdr"
 }
 
 func configDir() string {

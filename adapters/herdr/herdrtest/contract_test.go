@@ -276,6 +276,11 @@ func TestChecklistAnswers(t *testing.T) {
 			r.unset = nil
 			r.env = append(r.env, "HERDR_SOCKET_PATH=")
 			r.want(notRunning("", "herdr"), report(p, src, lbl, "working")...)
+			// An override that is the active session's own socket suggests
+			// attaching that session (src/cli/server_not_running.rs:42-53).
+			own := filepath.Join(cfg, "herdr", "sessions", "s4", "herdr.sock")
+			r.env = append(r.env, "HERDR_SESSION=s4", "HERDR_SOCKET_PATH="+own)
+			r.want(notRunning(own, "herdr session attach s4"), report(p, src, lbl, "working")...)
 		}},
 	})
 }
