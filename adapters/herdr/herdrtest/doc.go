@@ -76,6 +76,13 @@
 // value equal to one of those tokens is swallowed as by the real CLI.
 // Socket resolution follows §1.6.
 //
+// Where the contract leaves a text or a rule open, the emulator follows
+// Herdr 0.8.2's source (the contract's commit), cited as src/... at the
+// code: the session-name and remote-option errors, the protocol_mismatch
+// guidance, the EmptyResponse error, status's restart_needed and session,
+// pane current, pane list --workspace, agent focus's answer, the agent
+// label table, the 5 s write timeout and the UTF-8 rule of a request line.
+//
 // Each command that needs the server does what Herdr's CLI does (§1.5): a
 // ping on one connection (id api-client:status), protocol_mismatch unless
 // the server's protocol equals its own, then the request on a second
