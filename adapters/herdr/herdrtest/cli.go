@@ -346,58 +346,88 @@ func (inv *invocation) cli() int {
 }
 
 // extractSession removes every --session X / --session=X before a literal
-// "--". code is -1 to continue.
+// "--", then validates the last one's name or, without one and without
+// HERDR_SOCKET_PATH, HERDR_SESSION (src/session.rs:54-91, read from
+// Herdr's source: "set" means set, even to ""). code is -1 to continue.
 func (inv *invocation) extractSession(args []string, g *globals) (rest []string, code int) {
 	rest = make([]string, 0, len(args))
+	var requested *string
 	for i := 0; i < len(args); i++ {
-		a := args[i]
-		var name string
-		switch {
+		switch a := args[i]; {
 		case a == "--":
-			return append(rest, args[i:]...), -1
+			rest = append(rest, args[i:]...)
+			i = len(args)
 		case a == "--session":
 			if i+1 >= len(args) {
 				return nil, inv.exitError("missing value for --session")
 			}
 			i++
-			name = args[i]
+			requested = &args[i]
 		case strings.HasPrefix(a, "--session="):
-			name = strings.TrimPrefix(a, "--session=")
+			name := strings.TrimPrefix(a, "--session=")
+			requested = &name
 		default:
 			rest = append(rest, a)
-			continue
 		}
-		if !validSessionName(name) {
-			return nil, inv.exitError("invalid session name %q: use 1-64 characters from A-Z a-z 0-9 . _ -", name)
-		}
-		g.session, g.hasSession = name, true
 	}
-	if os.Getenv("HERDR_SOCKET_PATH") == "" {
-		if name := os.Getenv("HERDR_SESSION"); name != "" && !validSessionName(name) {
-			return nil, inv.exitError("invalid HERDR_SESSION %q: use 1-64 characters from A-Z a-z 0-9 . _ -", name)
+	if requested != nil {
+		if msg := sessionNameError(*requested); msg != "" {
+			return nil, inv.exitError("%s", msg)
+		}
+		g.session, g.hasSession = *requested, true
+		return rest, -1
+	}
+	if _, ok := os.LookupEnv("HERDR_SOCKET_PATH"); !ok {
+		if name, ok := os.LookupEnv("HERDR_SESSION"); ok && name != "default" {
+			if msg := sessionNameError(name); msg != "" {
+				return nil, inv.exitError("%s", msg)
+			}
 		}
 	}
 	return rest, -1
 }
 
-func validSessionName(name string) bool {
-	if len(name) == 0 || len(name) > 64 || name == "." || name == ".." {
-		return false
+// sessionNameError is Herdr's complaint about a session name, or "" for a
+// valid one (src/session.rs, validate_name): 1-64 bytes of [A-Za-z0-9._-],
+// not "." or "..".
+func sessionNameError(name string) string {
+	switch {
+	case name == "":
+		return "session name cannot be empty"
+	case len(name) > 64:
+		return "session name cannot be longer than 64 bytes"
+	case name == "." || name == "..":
+		return "session name cannot be . or .."
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
+			return "session name may only contain ASCII letters, numbers, '.', '_' and '-'"
 		}
 	}
-	return true
+	return ""
 }
 
 // extractRemote removes --remote and --remote-keybindings (with their
-// values) and moves --handoff to the end, all before a literal "--".
+// values, checked) and --handoff, all before a literal "--", and puts
+// --handoff back at the end when there is no --remote
+// (src/remote/attach.rs:68-160). With --remote, main refuses a subcommand
+// (src/main.rs:545-557); remote attach itself is not emulated.
 func (inv *invocation) extractRemote(args []string) (rest []string, code int) {
 	rest = make([]string, 0, len(args))
-	remote, keybindings, handoff := false, false, false
+	var remote *string
+	keybindings, handoff := false, false
+	// value returns the value of the option at args[i], either --opt=value
+	// or --opt value, and the index of its last argument.
+	value := func(i int, opt string) (string, int, bool) {
+		if v, ok := strings.CutPrefix(args[i], opt+"="); ok {
+			return v, i, true
+		}
+		if i+1 >= len(args) {
+			return "", i, false
+		}
+		return args[i+1], i + 1, true
+	}
 	i := 0
 scan:
 	for ; i < len(args); i++ {
@@ -405,58 +435,73 @@ scan:
 		switch {
 		case a == "--":
 			break scan
-		case a == "--remote", a == "--remote-keybindings":
-			if i+1 >= len(args) {
-				return nil, inv.exitError("missing value for %s", a)
-			}
-			i++
-			remote = remote || a == "--remote"
-			keybindings = keybindings || a == "--remote-keybindings"
-		case strings.HasPrefix(a, "--remote="):
-			remote = true
-		case strings.HasPrefix(a, "--remote-keybindings="):
-			keybindings = true
 		case a == "--handoff":
 			handoff = true
+		case a == "--remote", strings.HasPrefix(a, "--remote="):
+			if remote != nil {
+				return nil, inv.exitError("--remote can only be specified once")
+			}
+			v, last, ok := value(i, "--remote")
+			switch {
+			case !ok || v == "":
+				return nil, inv.exitError("missing value for --remote")
+			case v[0] == '-':
+				return nil, inv.exitError("--remote target must not start with '-'")
+			}
+			remote, i = &v, last
+		case a == "--remote-keybindings", strings.HasPrefix(a, "--remote-keybindings="):
+			if keybindings {
+				return nil, inv.exitError("--remote-keybindings can only be specified once")
+			}
+			v, last, ok := value(i, "--remote-keybindings")
+			switch {
+			case !ok:
+				return nil, inv.exitError("missing value for --remote-keybindings")
+			case v != "local" && v != "server":
+				return nil, inv.exitError("--remote-keybindings must be 'local' or 'server'")
+			}
+			keybindings, i = true, last
 		default:
 			rest = append(rest, a)
 		}
 	}
 	rest = append(rest, args[i:]...)
-	if handoff {
-		rest = append(rest, "--handoff")
-	}
 	switch {
-	case keybindings && !remote:
+	case remote == nil && keybindings:
 		return nil, inv.exitError("--remote-keybindings requires --remote")
-	case remote && len(rest) > 0 && rest[0] != "--handoff":
-		return nil, inv.exitError("--remote cannot be combined with a subcommand")
-	case remote:
-		return nil, inv.exitError("remote attach is not emulated by herdrtest")
+	case remote == nil && handoff:
+		return append(rest, "--handoff"), -1
+	case remote == nil:
+		return rest, -1
+	case len(rest) > 0 && !slices.ContainsFunc(rest, func(a string) bool {
+		return slices.Contains([]string{"--help", "-h", "--version", "-V", "--default-config", "--skill"}, a)
+	}):
+		return nil, inv.exitError("--remote can only be used with the default launch command")
 	}
-	return rest, -1
+	return nil, inv.exitError("remote attach is not emulated by herdrtest")
 }
 
 // resolveSocket follows Herdr's order: --session, HERDR_SOCKET_PATH,
 // HERDR_SESSION, then the default socket. attach is the command that the
 // server_not_running message suggests.
+//
+// The command is `herdr session attach <name>` when the socket is the
+// active session's own, else `herdr`, as for an override of another socket
+// (src/cli/server_not_running.rs:42-53).
 func resolveSocket(g globals) (socket, attach string) {
-	sessionSocket := func(name string) (string, string) {
-		if name == "default" {
-			return filepath.Join(configDir(), socketName), "herdr"
-		}
-		return filepath.Join(configDir(), "sessions", name, socketName), "herdr session attach " + name
+	name := activeSession(g)
+	own := filepath.Join(configDir(), socketName)
+	if name != nil {
+		own = filepath.Join(configDir(), "sessions", *name, socketName)
 	}
-	if g.hasSession {
-		return sessionSocket(g.session)
+	socket = own
+	if s, ok := os.LookupEnv("HERDR_SOCKET_PATH"); ok && !g.hasSession {
+		socket = s // verbatim, even "" (src/session.rs:173-181)
 	}
-	if s := os.Getenv("HERDR_SOCKET_PATH"); s != "" {
-		return s, "herdr"
+	if socket == own && name != nil {
+		return socket, "herdr session attach " + *name
 	}
-	if name := os.Getenv("HERDR_SESSION"); name != "" && name != "default" {
-		return sessionSocket(name)
-	}
-	return filepath.Join(configDir(), socketName), "herdr"
+	return socket, "herdr"
 }
 
 func configDir() string {
@@ -528,7 +573,7 @@ func (inv *invocation) call(g globals, id string, method wire.Method, params any
 		return wire.Response{}, inv.clientError(id, socket, attach, err), false
 	}
 	if pong.Protocol != inv.v.protocol {
-		writeJSONLine(inv.stderr, wire.NewError(id, wire.CodeProtocolMismatch, inv.mismatchMessage(pong.Protocol)))
+		writeJSONLine(inv.stderr, wire.NewError(id, wire.CodeProtocolMismatch, inv.mismatchMessage(g, pong.Protocol)))
 		return wire.Response{}, 1, false
 	}
 	req, err := wire.NewRequest(id, method, params)
@@ -542,22 +587,55 @@ func (inv *invocation) call(g globals, id string, method wire.Method, params any
 	return resp, 0, true
 }
 
-// mismatchMessage is the protocol_mismatch message of src/cli/protocol_guard.rs
-// (CONTRACT §1.5). The guidance after the first sentence is the
-// emulator's wording.
-func (inv *invocation) mismatchMessage(server int) string {
+// mismatchMessage is the protocol_mismatch message of
+// src/cli/protocol_guard.rs (CONTRACT §1.5), with the restart guidance of
+// [restartGuidance] for a server older than the CLI.
+func (inv *invocation) mismatchMessage(g globals, server int) string {
 	if server > inv.v.protocol {
 		return fmt.Sprintf("client protocol %d is older than server protocol %d; upgrade the Herdr client before using this command", inv.v.protocol, server)
 	}
-	return fmt.Sprintf("client protocol %d is newer than server protocol %d; restart the Herdr server before using this command. "+
-		"Stop the running server (or let a live update hand it off) and start herdr again.", inv.v.protocol, server)
+	return fmt.Sprintf("client protocol %d is newer than server protocol %d; restart the Herdr server before using this command. %s",
+		inv.v.protocol, server, restartGuidance(g))
+}
+
+// restartGuidance is what Herdr's CLI tells a user to do about a server
+// older than itself (src/session.rs, active_restart_after_update_guidance,
+// read from Herdr 0.8.2's source): stop the server the CLI resolved, then
+// start it again.
+func restartGuidance(g globals) string {
+	const head = "Stop the old server to use the new version.\nStopping exits pane processes.\n"
+	if !g.hasSession {
+		if socket, ok := os.LookupEnv("HERDR_SOCKET_PATH"); ok {
+			return head + "Run `HERDR_SOCKET_PATH=" + socket + " herdr server stop`, then restart Herdr with the same socket override."
+		}
+	}
+	name := activeSession(g)
+	if name == nil {
+		return head + "Run `herdr server stop`, then run `herdr` again."
+	}
+	return head + "Run `herdr session stop " + *name + "`, then run `herdr session attach " + *name + "` again."
+}
+
+// activeSession is Herdr's active_name (src/session.rs): the session an
+// explicit --session names, else HERDR_SESSION when valid; none for
+// "default".
+func activeSession(g globals) *string {
+	name := os.Getenv("HERDR_SESSION")
+	if g.hasSession {
+		name = g.session
+	}
+	if name == "default" || sessionNameError(name) != "" {
+		return nil
+	}
+	return &name
 }
 
 // clientError prints what the CLI prints for a failed exchange and
 // returns its exit code, 1: server_not_running as JSON when nothing
 // listens (CONTRACT §1.5), an error response as the server sent it, and
-// otherwise an "Error: ..." line (Herdr prints the Rust Debug of the
-// io::Error; the text here is the emulator's).
+// otherwise an "Error: ..." line: Herdr's own for an empty response, the
+// emulator's text for other I/O failures (Herdr prints the Rust Debug of
+// the io::Error, such as Os { code: 13, ... }).
 func (inv *invocation) clientError(id, socket, attach string, err error) int {
 	var we *wire.Error
 	switch {
@@ -567,7 +645,10 @@ func (inv *invocation) clientError(id, socket, attach string, err error) int {
 	case errors.As(err, &we):
 		writeJSONLine(inv.stderr, wire.Response{ID: id, Error: we})
 	case errors.Is(err, wire.ErrEmptyResponse):
-		fmt.Fprintln(inv.stderr, "Error: EmptyResponse")
+		// io::Error::other(ApiClientError::EmptyResponse), as main prints
+		// it (src/api/client.rs: read_json_line; src/cli.rs:
+		// api_client_error_to_io).
+		fmt.Fprintln(inv.stderr, "Error: Custom { kind: Other, error: EmptyResponse }")
 	default:
 		return inv.rustDebugError(err.Error())
 	}
@@ -632,18 +713,45 @@ func (inv *invocation) pane(g globals, args []string) int {
 		}
 		return inv.show(g, "cli:pane:get", wire.MethodPaneGet, wire.PaneTarget{PaneID: rest[0]})
 	case "current":
-		pane := os.Getenv("HERDR_PANE_ID")
-		if len(rest) != 0 || pane == "" {
-			fmt.Fprintln(inv.stderr, "usage: herdr pane current")
-			return 2
+		// src/cli/pane.rs:100-141: the caller is HERDR_PANE_ID unless
+		// blank, or --pane X; --current goes back to HERDR_PANE_ID.
+		var env *string
+		if v := os.Getenv("HERDR_PANE_ID"); strings.TrimSpace(v) != "" {
+			env = &v
 		}
-		return inv.show(g, "cli:pane:current", wire.MethodPaneCurrent, wire.PaneCurrentParams{CallerPaneID: &pane})
+		caller := env
+		for i := 0; i < len(rest); i++ {
+			switch rest[i] {
+			case "--pane":
+				if i+1 >= len(rest) {
+					fmt.Fprintln(inv.stderr, "missing value for --pane")
+					return 2
+				}
+				i++
+				caller = &rest[i]
+			case "--current":
+				caller = env
+			default:
+				fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[i])
+				return 2
+			}
+		}
+		return inv.show(g, "cli:pane:current", wire.MethodPaneCurrent, wire.PaneCurrentParams{CallerPaneID: caller})
 	case "list":
-		if len(rest) != 0 {
-			fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[0])
-			return 2
+		var params wire.PaneListParams
+		for i := 0; i < len(rest); i++ {
+			if rest[i] != "--workspace" {
+				fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[i])
+				return 2
+			}
+			if i+1 >= len(rest) {
+				fmt.Fprintln(inv.stderr, "missing value for --workspace")
+				return 2
+			}
+			i++
+			params.WorkspaceID = &rest[i]
 		}
-		return inv.show(g, "cli:pane:list", wire.MethodPaneList, wire.PaneListParams{})
+		return inv.show(g, "cli:pane:list", wire.MethodPaneList, params)
 	}
 	fmt.Fprintf(inv.stderr, "unknown pane command: %s\n", sub)
 	return 2
@@ -801,14 +909,10 @@ func (inv *invocation) agent(g globals, args []string) int {
 		if sub == "focus" {
 			method = wire.MethodAgentFocus
 		}
-		resp, code, ok := inv.call(g, "cli:agent:"+sub, method, wire.AgentTarget{Target: rest[0]})
-		if !ok {
-			return code
-		}
-		return inv.print(resp, sub == "get")
+		return inv.show(g, "cli:agent:"+sub, method, wire.AgentTarget{Target: rest[0]})
 	case "list":
 		if len(rest) != 0 {
-			fmt.Fprintf(inv.stderr, "unknown option: %s\n", rest[0])
+			fmt.Fprintln(inv.stderr, "usage: herdr agent list") // src/cli/agent.rs, agent_list
 			return 2
 		}
 		return inv.show(g, "cli:agent:list", wire.MethodAgentList, nil)
@@ -854,21 +958,20 @@ func (inv *invocation) status(g globals, args []string) int {
 			return 2
 		}
 	}
-	var session *string
-	if g.hasSession {
-		session = &g.session
-	}
+	session := activeSession(g)
 	binary, _ := filepath.Abs(os.Args[0])
 	client := statusClient{Version: inv.v.name, Channel: "stable", Protocol: inv.v.protocol, Binary: binary, Session: session}
 	socket, _ := resolveSocket(g)
 	server := statusServer{Status: "not_running", Socket: socket, Session: session}
 	if pong, err := wire.Ping(context.Background(), socket); err == nil {
+		// src/cli/status.rs:255-305: compatible compares the protocols,
+		// restart_needed the versions.
 		compatible := pong.Protocol == inv.v.protocol
 		caps := statusCapabilities(pong.Capabilities)
 		server = statusServer{
 			Status: "running", Running: true, Version: &pong.Version, Protocol: &pong.Protocol,
 			Capabilities: &caps, Compatible: &compatible,
-			Socket: socket, Session: session, RestartNeeded: pong.Protocol < inv.v.protocol,
+			Socket: socket, Session: session, RestartNeeded: pong.Version != inv.v.name,
 		}
 	}
 	if !asJSON {
@@ -881,13 +984,14 @@ func (inv *invocation) status(g globals, args []string) int {
 	case "server":
 		writeJSON(inv.stdout, server)
 	default:
+		type update struct {
+			RestartNeeded bool `json:"restart_needed"`
+		}
 		writeJSON(inv.stdout, struct {
 			Client statusClient `json:"client"`
 			Server statusServer `json:"server"`
-			Update struct {
-				RestartNeeded bool `json:"restart_needed"`
-			} `json:"update"`
-		}{Client: client, Server: server})
+			Update update       `json:"update"`
+		}{client, server, update{server.RestartNeeded}})
 	}
 	return 0
 }

@@ -38,7 +38,8 @@
 // follows Herdr's framing (§2.1): one request per connection, 5 s to
 // receive the line, at most 1 MiB for it, no response to a line that ends
 // without a newline, to an empty line or to one that is too long or late,
-// and one response line, then the connection closes. Requests from every
+// and one response line, then the connection closes; a client that leaves
+// a write of the server's stalled for 5 s is dropped. Requests from every
 // connection are handled one at a time, in the order their lines arrive.
 // The shapes are those of package wire (§2.2-2.4): `ping` answers `pong`
 // with the version, the protocol and the capabilities; a request that does
@@ -74,6 +75,13 @@
 // --remote-keybindings and --handoff, all before a literal "--", so a
 // value equal to one of those tokens is swallowed as by the real CLI.
 // Socket resolution follows §1.6.
+//
+// Where the contract leaves a text or a rule open, the emulator follows
+// Herdr 0.8.2's source (the contract's commit), cited as src/... at the
+// code: the session-name and remote-option errors, the protocol_mismatch
+// guidance, the EmptyResponse error, status's restart_needed and session,
+// pane current, pane list --workspace, agent focus's answer, the agent
+// label table, the 5 s write timeout and the UTF-8 rule of a request line.
 //
 // Each command that needs the server does what Herdr's CLI does (§1.5): a
 // ping on one connection (id api-client:status), protocol_mismatch unless
@@ -120,10 +128,10 @@
 // pane-id aliases and legacy id forms, agent names, pane close, live
 // handoff (a restart via StopServer/StartServer stands in for it),
 // metadata, event subscriptions, or Herdr 0.9's pid ownership latch and
-// idle-prompt clean-up (unverified for custom sources). It checks JSON keys
-// case-insensitively and takes the last of duplicate keys, where serde is
-// case-sensitive and rejects duplicates. Its invalid_request messages are
-// Go's decoding errors, not serde's. On platforms other than Linux, macOS
+// idle-prompt clean-up (unverified for custom sources). Its invalid_request
+// messages are Go's decoding errors, not serde's, though it fails where
+// serde does: on a key in the wrong case (an unknown field), a field given
+// twice, trailing characters. On platforms other than Linux, macOS
 // and Windows it cannot read a peer's process id, so a fake binary's
 // requests are logged as socket calls of their own as well.
 //

@@ -302,7 +302,8 @@ func (h *Herdr) agentLocked(pane string) (AgentInfo, error) {
 // every change the server makes (a report, a release, a focus, a restart);
 // it must not call methods of h. While the server is stopped cond is not
 // called. Wait fails with [ErrPaneNotFound] for a pane that does not exist,
-// and with ctx's error, and the last view seen, when ctx ends first.
+// with [ErrServerNotRunning] once h is closed, and with ctx's error, and
+// the last view seen, when ctx ends first.
 func (h *Herdr) Wait(ctx context.Context, pane string, cond func(AgentInfo) bool) (AgentInfo, error) {
 	if !slices.Contains(h.panes, pane) {
 		return AgentInfo{}, fmt.Errorf("herdrtest: wait for %q: %w", pane, ErrPaneNotFound)
@@ -310,9 +311,12 @@ func (h *Herdr) Wait(ctx context.Context, pane string, cond func(AgentInfo) bool
 	var last AgentInfo
 	for {
 		h.srv.mu.Lock()
-		changed := h.srv.changed
+		changed, closed := h.srv.changed, h.srv.closed
 		info, err := h.agentLocked(pane)
 		h.srv.mu.Unlock()
+		if closed {
+			return last, fmt.Errorf("herdrtest: wait for %q: closed: %w", pane, ErrServerNotRunning)
+		}
 		if err == nil {
 			last = info
 			if cond(info) {

@@ -72,9 +72,9 @@ func cutEq(kv string) (string, string, bool) {
 	return kv, "", false
 }
 
-// TestConcurrentInvocations checks that the cross-process lock serialises
-// invocations: every sequenced report is applied or ignored as a whole, and
-// the high-water mark ends at the largest seq.
+// TestConcurrentInvocations runs fake binaries at once: the server takes
+// their requests one at a time, so the high-water mark ends at the largest
+// seq, and the shared log holds each invocation once.
 func TestConcurrentInvocations(t *testing.T) {
 	r := newRunner(t, Options{})
 	const n = 16
@@ -201,9 +201,35 @@ func TestListAndCurrent(t *testing.T) {
 		`{"pane_id":"w1:p1","terminal_id":"term_6400000000001","workspace_id":"w1","tab_id":"w1:t1","focused":false,"agent_status":"unknown","revision":0},` +
 		`{"pane_id":"w2:p1","terminal_id":"term_6400000000002","workspace_id":"w2","tab_id":"w2:t1","focused":true,"agent":"test-agent","agent_status":"working","revision":0}]}}` + "\n"},
 		"pane", "list")
-	if got := r.run("pane", "current"); got.Code != 0 || got.Stdout == "" {
-		t.Errorf("pane current = %+v", got)
+	// --workspace narrows the list; an unknown workspace is an error
+	// (src/cli/pane.rs:54-78, src/app/creation.rs:277-293).
+	r.want(result{Stdout: `{"id":"cli:pane:list","result":{"type":"pane_list","panes":[` +
+		`{"pane_id":"w2:p1","terminal_id":"term_6400000000002","workspace_id":"w2","tab_id":"w2:t1","focused":true,"agent":"test-agent","agent_status":"working","revision":0}]}}` + "\n"},
+		"pane", "list", "--workspace", "w2")
+	r.want(serverErr("cli:pane:list", "workspace_not_found", "workspace w9 not found"), "pane", "list", "--workspace", "w9")
+	r.usage("missing value for --workspace", "pane", "list", "--workspace")
+	r.usage("unknown option: w1", "pane", "list", "w1")
+	r.usage("usage: herdr agent list", "agent", "list", "w1")
+	// pane current (src/cli/pane.rs:100-141, src/app/api/panes.rs:142-155,
+	// read from Herdr's source): HERDR_PANE_ID or --pane names the caller,
+	// the answer is a pane_current result, an unknown pane is "pane not
+	// found".
+	p1 := `{"pane_id":"w1:p1","terminal_id":"term_6400000000001","workspace_id":"w1","tab_id":"w1:t1","focused":false,"agent_status":"unknown","revision":0}`
+	p2 := `{"pane_id":"w2:p1","terminal_id":"term_6400000000002","workspace_id":"w2","tab_id":"w2:t1","focused":true,"agent":"test-agent","agent_status":"working","revision":0}`
+	current := func(pane string) result {
+		return result{Stdout: `{"id":"cli:pane:current","result":{"type":"pane_current","pane":` + pane + `}}` + "\n"}
 	}
+	r.want(current(p1), "pane", "current")
+	r.want(current(p2), "pane", "current", "--pane", "w2:p1")
+	r.want(current(p1), "pane", "current", "--pane", "w2:p1", "--current")
+	r.want(serverErr("cli:pane:current", "pane_not_found", "pane not found"), "pane", "current", "--pane", "w9:p9")
+	r.usage("unknown option: extra", "pane", "current", "extra")
+	r.usage("missing value for --pane", "pane", "current", "--pane")
+	// Without a caller Herdr answers with the focused pane (inferred: the
+	// first pane in view).
+	r.env = []string{"HERDR_PANE_ID= "}
+	r.want(current(p2), "pane", "current")
+	r.env = nil
 	info, err := r.h.Agent("w2:p1")
 	if err != nil {
 		t.Fatal(err)
@@ -305,6 +331,21 @@ func TestWait(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Wait across a restart: %v", err)
 	}
+
+	// Close ends a Wait: the server is gone for good.
+	go func() {
+		_, err := r.h.Wait(t.Context(), r.h.Pane, func(AgentInfo) bool { return false })
+		done <- err
+	}()
+	if err := r.h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrServerNotRunning) {
+		t.Errorf("Wait across Close = %v, want ErrServerNotRunning", err)
+	}
+	if _, err := r.h.Wait(t.Context(), r.h.Pane, func(AgentInfo) bool { return true }); !errors.Is(err, ErrServerNotRunning) {
+		t.Errorf("Wait after Close = %v, want ErrServerNotRunning", err)
+	}
 }
 
 func TestPaneEnv(t *testing.T) {
@@ -363,5 +404,25 @@ func TestSocketMode(t *testing.T) {
 	}
 	if _, err := os.Stat(h.Socket); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket left after Close: %v", err)
+	}
+}
+
+// TestWaitCallsEndsAtClose: a WaitCalls whose condition never holds returns
+// when h closes, also with a caller-owned Dir (whose log stays readable).
+func TestWaitCallsEndsAtClose(t *testing.T) {
+	h, err := Start(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.WaitCalls(t.Context(), func([]Call) bool { return false })
+		done <- err
+	}()
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrServerNotRunning) {
+		t.Errorf("WaitCalls across Close = %v, want ErrServerNotRunning", err)
 	}
 }

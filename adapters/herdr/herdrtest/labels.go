@@ -3,29 +3,33 @@ package herdrtest
 import "strings"
 
 // builtinAliases maps a lowercased, suffix-stripped agent label to Herdr's
-// canonical name for that built-in agent (CONTRACT §3.6). It holds every
-// canonical name plus the aliases the contract names; any other label is kept
-// verbatim by normalizeAgentLabel.
+// canonical name for that built-in agent (CONTRACT §3.6): Herdr 0.8.2's
+// whole table, lookup_agent and agent_label in src/detect/mod.rs:118-143,
+// 188-214, read from its source. Any other label is kept verbatim by
+// normalizeAgentLabel.
 var builtinAliases = map[string]string{
+	"pi":     "pi",
 	"claude": "claude", "claude-code": "claude",
-	"codex":    "codex",
-	"pi":       "pi",
-	"omp":      "omp",
-	"opencode": "opencode",
-	"kilo":     "kilo", "kilo code": "kilo",
-	"amp": "amp", "amp-local": "amp",
+	"codex":  "codex",
 	"gemini": "gemini",
 	"cursor": "cursor", "cursor-agent": "cursor",
-	"copilot":  "copilot",
-	"droid":    "droid",
-	"qodercli": "qodercli", "qoder": "qodercli",
-	"hermes": "hermes",
-	"qwen":   "qwen",
-	"agy":    "agy", "antigravity": "agy",
-	"kimi":       "kimi",
-	"grok":       "grok",
-	"devin":      "devin",
-	"mastracode": "mastracode",
+	"devin": "devin", "devin-cli": "devin", "devin cli": "devin",
+	"agy": "agy", "antigravity": "agy", "antigravity-cli": "agy",
+	"cline":      "cline",
+	"omp":        "omp",
+	"mastracode": "mastracode", "mastra-code": "mastracode", "mastra code": "mastracode",
+	"opencode": "opencode", "opencode2": "opencode", "open-code": "opencode",
+	"copilot": "copilot", "github-copilot": "copilot", "ghcs": "copilot",
+	"kimi": "kimi", "kimi-code": "kimi", "kimi code": "kimi",
+	"kiro": "kiro", "kiro-cli": "kiro",
+	"droid": "droid",
+	"amp":   "amp", "amp-local": "amp",
+	"grok": "grok", "grok-build": "grok",
+	"hermes": "hermes", "hermes-agent": "hermes",
+	"kilo": "kilo", "kilo-code": "kilo", "kilo code": "kilo",
+	"qodercli": "qodercli", "qoderclicn": "qodercli", "qoder": "qodercli", "qodercn": "qodercli",
+	"qwen": "qwen", "qwen-code": "qwen", "qwen code": "qwen",
+	"maki": "maki",
 }
 
 // normalizeAgentLabel trims label and replaces a built-in alias (matched

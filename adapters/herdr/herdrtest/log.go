@@ -329,7 +329,8 @@ func commandOf(args []string) (command, pane string) {
 // returns them. cond is called with the current calls first, then after
 // every change: a request the server received or finished, a line a fake
 // binary logged (seen through a file watch on [Herdr.Dir]). It fails with
-// ctx's error, and the last calls seen, when ctx ends first.
+// ctx's error, and the last calls seen, when ctx ends first, and with
+// [ErrServerNotRunning] once h is closed and cond does not hold.
 func (h *Herdr) WaitCalls(ctx context.Context, cond func([]Call) bool) ([]Call, error) {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -341,7 +342,7 @@ func (h *Herdr) WaitCalls(ctx context.Context, cond func([]Call) bool) ([]Call, 
 	}
 	for {
 		h.srv.mu.Lock()
-		changed := h.srv.changed
+		changed, closed := h.srv.changed, h.srv.closed
 		h.srv.mu.Unlock()
 		calls, err := h.Calls()
 		if err != nil {
@@ -349,6 +350,9 @@ func (h *Herdr) WaitCalls(ctx context.Context, cond func([]Call) bool) ([]Call, 
 		}
 		if cond(calls) {
 			return calls, nil
+		}
+		if closed {
+			return calls, fmt.Errorf("herdrtest: wait for calls: closed: %w", ErrServerNotRunning)
 		}
 	wait:
 		for {

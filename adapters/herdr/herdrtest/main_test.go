@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,6 +39,9 @@ type runner struct {
 	h   *Herdr
 	tr  Transport
 	env []string
+	// unset names variables removed from the CLI's environment (after
+	// env): Herdr tells an empty variable from an unset one.
+	unset []string
 }
 
 func newRunner(t *testing.T, opts Options) runner {
@@ -53,7 +57,10 @@ func (r runner) run(args ...string) result {
 		return r.sendSocket(args)
 	}
 	cmd := exec.CommandContext(r.t.Context(), r.h.Bin, args...)
-	cmd.Env = append(append(os.Environ(), r.h.Env()...), r.env...)
+	cmd.Env = slices.DeleteFunc(append(append(os.Environ(), r.h.Env()...), r.env...), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(r.unset, k)
+	})
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -175,7 +182,7 @@ func (r runner) sendSocket(args []string) result {
 	case "agent get":
 		id, show, method, params = "cli:agent:get", true, wire.MethodAgentGet, wire.AgentTarget{Target: pane}
 	case "agent focus":
-		id, method, params = "cli:agent:focus", wire.MethodAgentFocus, wire.AgentTarget{Target: pane}
+		id, show, method, params = "cli:agent:focus", true, wire.MethodAgentFocus, wire.AgentTarget{Target: pane}
 	case "agent list":
 		id, show, method, params = "cli:agent:list", true, wire.MethodAgentList, nil
 	default:
@@ -305,10 +312,64 @@ func TestNormalizeAgentLabel(t *testing.T) {
 		{"my-Agent", "my-Agent", true},
 		{" my agent ", "my agent", true},
 		{"my-agent.exe", "my-agent.exe", true},
+		// The rest of Herdr 0.8.2's table (src/detect/mod.rs:188-214).
+		{"Cline", "cline", true},
+		{"kiro-cli", "kiro", true},
+		{"GHCS", "copilot", true},
+		{"github-copilot", "copilot", true},
+		{"qwen code", "qwen", true},
+		{"maki.exe", "maki", true},
+		{"hermes-agent", "hermes", true},
+		{"Kilo-Code", "kilo", true},
+		{"devin cli", "devin", true},
+		{"antigravity-cli", "agy", true},
+		{"mastra-code", "mastracode", true},
+		{"opencode2", "opencode", true},
+		{"kimi-code", "kimi", true},
+		{"grok-build", "grok", true},
+		{"qodercn", "qodercli", true},
 	} {
 		got, ok := normalizeAgentLabel(tc.in)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("normalizeAgentLabel(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// TestRestartGuidance checks the second half of a protocol_mismatch
+// message for a server older than the CLI (src/session.rs,
+// active_restart_after_update_guidance, and its test
+// active_restart_after_update_guidance_respects_socket_override).
+func TestRestartGuidance(t *testing.T) {
+	const head = "Stop the old server to use the new version.\nStopping exits pane processes.\n"
+	for _, tc := range []struct {
+		name    string
+		g       globals
+		socket  string // HERDR_SOCKET_PATH, "-" for unset
+		session string // HERDR_SESSION, "-" for unset
+		want    string
+	}{
+		{"socket_override", globals{}, "/tmp/custom-herdr.sock", "-",
+			head + "Run `HERDR_SOCKET_PATH=/tmp/custom-herdr.sock herdr server stop`, then restart Herdr with the same socket override."},
+		{"explicit_session_beats_the_override", globals{session: "work", hasSession: true}, "/tmp/custom-herdr.sock", "-",
+			head + "Run `herdr session stop work`, then run `herdr session attach work` again."},
+		{"explicit_default_session", globals{session: "default", hasSession: true}, "-", "work",
+			head + "Run `herdr server stop`, then run `herdr` again."},
+		{"session_variable", globals{}, "-", "work",
+			head + "Run `herdr session stop work`, then run `herdr session attach work` again."},
+		{"nothing", globals{}, "-", "-",
+			head + "Run `herdr server stop`, then run `herdr` again."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range map[string]string{"HERDR_SOCKET_PATH": tc.socket, "HERDR_SESSION": tc.session} {
+				t.Setenv(k, v) // restored after the test
+				if v == "-" {
+					os.Unsetenv(k)
+				}
+			}
+			if got := restartGuidance(tc.g); got != tc.want {
+				t.Errorf("restartGuidance = %q\nwant %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -43,12 +44,16 @@ type server struct {
 	changed  chan struct{} // closed and replaced on every change
 	// lineTimeout is RequestLineTimeout; tests shorten it.
 	lineTimeout time.Duration
-	cliPIDs     map[int]bool // fake CLI processes seen in the log: pid → still running
-	logOff      int64
-	ln          net.Listener
-	quit        chan struct{} // closed when the listener stops
-	conns       map[net.Conn]struct{}
-	closed      bool
+	// writeTimeout bounds each write of a response: Herdr's
+	// STREAM_WRITE_TIMEOUT, 5 s (src/api/server.rs:31,159-161); tests
+	// shorten it.
+	writeTimeout time.Duration
+	cliPIDs      map[int]bool // fake CLI processes seen in the log: pid → still running
+	logOff       int64
+	ln           net.Listener
+	quit         chan struct{} // closed when the listener stops
+	conns        map[net.Conn]struct{}
+	closed       bool
 }
 
 // record is one request the server received, from any client.
@@ -73,7 +78,8 @@ type record struct {
 func newServer(v version, socket, dir string, panes []string, inView map[string]bool) *server {
 	return &server{
 		v: v, socket: socket, dir: dir, selfPID: os.Getpid(), lineTimeout: wire.RequestLineTimeout,
-		panes: panes, inView: inView, resume: map[string][]string{},
+		writeTimeout: responseWriteTimeout,
+		panes:        panes, inView: inView, resume: map[string][]string{},
 		changed: make(chan struct{}), cliPIDs: map[int]bool{}, conns: map[net.Conn]struct{}{},
 	}
 }
@@ -130,6 +136,7 @@ func (s *server) close() {
 	s.stopLocked()
 	s.mu.Lock()
 	s.closed = true
+	s.notifyLocked()
 	s.mu.Unlock()
 }
 
@@ -212,16 +219,16 @@ func (s *server) accept(ln net.Listener, quit chan struct{}) {
 			continue
 		}
 		s.conns[c] = struct{}{}
-		timeout := s.lineTimeout
+		lineTimeout, writeTimeout := s.lineTimeout, s.writeTimeout
 		s.wg.Add(1)
 		s.mu.Unlock()
-		go s.serve(c, quit, timeout)
+		go s.serve(c, quit, lineTimeout, writeTimeout)
 	}
 }
 
 // serve is one connection: one request line, at most one response
 // (CONTRACT §2.1).
-func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout time.Duration) {
+func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout, writeTimeout time.Duration) {
 	defer s.wg.Done()
 	defer func() {
 		_ = c.Close()
@@ -242,6 +249,7 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout time.Duration
 	}
 	_ = c.SetReadDeadline(time.Time{})
 	cli := s.isCLI(pid)
+	w := timedWriter{c, writeTimeout}
 	s.mu.Lock()
 	f := s.fault
 	s.mu.Unlock()
@@ -263,20 +271,37 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout time.Duration
 		}
 		if f.Garbage {
 			s.handle(line, pid, cli, start, true)
-			_, _ = c.Write(garbageLine)
+			_, _ = w.Write(garbageLine)
 			return
 		}
 	}
 	r := s.handle(line, pid, cli, start, false)
 	if !cli && f.SpewBytes > 0 {
-		spew(c, f.SpewBytes)
+		spew(w, f.SpewBytes)
 	}
-	if _, err := c.Write(r.resp.Line()); err != nil {
+	if _, err := w.Write(r.resp.Line()); err != nil {
 		s.mu.Lock()
 		r.rec.exit = -1 // the client went away before the answer
 		s.notifyLocked()
 		s.mu.Unlock()
 	}
+}
+
+// responseWriteTimeout is how long one write to a connection may take
+// before Herdr gives up on the client (STREAM_WRITE_TIMEOUT, a send
+// timeout set on every connection: src/api/server.rs:31,159-161).
+const responseWriteTimeout = 5 * time.Second
+
+// timedWriter writes to c with a fresh deadline of d for each write, as a
+// socket send timeout applies to each send.
+type timedWriter struct {
+	c net.Conn
+	d time.Duration
+}
+
+func (w timedWriter) Write(p []byte) (int, error) {
+	_ = w.c.SetWriteDeadline(time.Now().Add(w.d))
+	return w.c.Write(p)
 }
 
 // garbageLine is what a socket client gets under the Garbage fault:
@@ -419,12 +444,24 @@ func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
 		if err := req.Decode(&t); err != nil {
 			return invalidParams(err)
 		}
-		if t.CallerPaneID == nil {
-			// Inferred: Herdr answers with the focused pane; the
-			// emulator has no focus model beyond "in view".
-			return wire.NewError(req.ID, wire.CodePaneNotFound, "no current pane")
+		// Herdr answers pane_current for the caller's pane, or without
+		// one for the focused pane, and "pane not found" for neither
+		// (src/app/api/panes.rs:142-155). Inferred: the focused pane is
+		// the first one in view.
+		var p *paneState
+		if t.CallerPaneID != nil {
+			p = st.pane(*t.CallerPaneID)
+		} else if i := slices.IndexFunc(st.Panes, func(p *paneState) bool { return p.InView }); i >= 0 {
+			p = st.Panes[i]
 		}
-		return paneResult(req.ID, st, *t.CallerPaneID)
+		if p == nil {
+			return wire.NewError(req.ID, wire.CodePaneNotFound, "pane not found")
+		}
+		resp, _ := wire.NewSuccess(req.ID, struct {
+			Type string   `json:"type"`
+			Pane paneInfo `json:"pane"`
+		}{"pane_current", p.paneInfo()})
+		return resp
 	case wire.MethodPaneList:
 		var t wire.PaneListParams
 		if err := req.Decode(&t); err != nil {
@@ -435,6 +472,11 @@ func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
 			if t.WorkspaceID == nil || p.WorkspaceID == *t.WorkspaceID {
 				panes = append(panes, p.paneInfo())
 			}
+		}
+		if t.WorkspaceID != nil && len(panes) == 0 {
+			// A workspace with no pane does not exist: every workspace
+			// has one (src/app/creation.rs:277-293).
+			return wire.NewError(req.ID, wire.CodeWorkspaceNotFound, "workspace "+*t.WorkspaceID+" not found")
 		}
 		resp, _ := wire.NewSuccess(req.ID, struct {
 			Type  string     `json:"type"`
@@ -451,8 +493,10 @@ func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
 			return wire.NewError(req.ID, wire.CodeAgentNotFound, "agent target "+t.Target+" not found")
 		}
 		if req.Method == wire.MethodAgentFocus {
+			// Marks the pane seen and answers its info, as Herdr's
+			// handle_agent_focus does (src/app/api/agents.rs:35-42); the
+			// emulator does not move the view, so "focused" keeps its value.
 			p.Seen = true
-			return wire.OK(req.ID)
 		}
 		resp, _ := wire.NewSuccess(req.ID, struct {
 			Type  string    `json:"type"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,14 +57,16 @@ func linesReceived(h *Herdr) []string {
 // itself (CONTRACT §2.1-2.4).
 func TestChecklistWire(t *testing.T) {
 	t.Run("22_23_cli_pings_then_sends_one_line_each", func(t *testing.T) {
+		// The two commands of CONTRACT §2.4's literal exchange; every line
+		// below is copied from there.
 		r := newRunner(t, Options{})
-		r.ok(report(p, src, lbl, "working", "--message", "building", "--seq", "1755600000000000001")...)
-		r.ok(release(p, src, lbl, "--seq", "1755600000000000002")...)
+		r.ok(report(p, "custom:my-agent", "my-agent", "working", "--message", "building", "--seq", "1755600000000000001")...)
+		r.ok(release(p, "custom:my-agent", "my-agent", "--seq", "1755600000000000002")...)
 		want := []string{
 			`{"id":"api-client:status","method":"ping","params":{}}`,
-			`{"id":"cli:request","method":"pane.report_agent","params":{"pane_id":"w1:p1","source":"custom:test","agent":"test-agent","state":"working","message":"building","seq":1755600000000000001}}`,
+			`{"id":"cli:request","method":"pane.report_agent","params":{"pane_id":"w1:p1","source":"custom:my-agent","agent":"my-agent","state":"working","message":"building","seq":1755600000000000001}}`,
 			`{"id":"api-client:status","method":"ping","params":{}}`,
-			`{"id":"cli:request","method":"pane.release_agent","params":{"pane_id":"w1:p1","source":"custom:test","agent":"test-agent","seq":1755600000000000002}}`,
+			`{"id":"cli:request","method":"pane.release_agent","params":{"pane_id":"w1:p1","source":"custom:my-agent","agent":"my-agent","seq":1755600000000000002}}`,
 		}
 		if diff := cmp.Diff(linesReceived(r.h), want); diff != "" {
 			t.Errorf("lines the server received (-got +want):\n%s", diff)
@@ -71,6 +74,17 @@ func TestChecklistWire(t *testing.T) {
 		for _, rec := range r.h.srv.snapshot() {
 			if !rec.cli {
 				t.Errorf("request %d from the fake binary was not told apart from a socket client", rec.arrival)
+			}
+		}
+		// And the answers, to the same lines sent raw (the report and the
+		// release are stale now, which changes nothing in the answer).
+		for line, answer := range map[string]string{
+			want[0]: `{"id":"api-client:status","result":{"type":"pong","version":"0.8.2","protocol":20,"capabilities":{"live_handoff":true,"detached_server_daemon":false}}}`,
+			want[1]: `{"id":"cli:request","result":{"type":"ok"}}`,
+			want[3]: `{"id":"cli:request","result":{"type":"ok"}}`,
+		} {
+			if got := exchange(t, r.h, line+"\n"); got != answer+"\n" {
+				t.Errorf("%s\n got %q\nwant %q", line, got, answer+"\n")
 			}
 		}
 	})
@@ -135,6 +149,28 @@ func TestChecklistWire(t *testing.T) {
 			t.Errorf("a 1 MiB line got %.80q", got)
 		}
 	})
+	t.Run("a_client_that_does_not_read_is_dropped", func(t *testing.T) {
+		// Herdr gives each write to a connection 5 s (STREAM_WRITE_TIMEOUT,
+		// src/api/server.rs:31,159-161), then drops the connection.
+		h := StartT(t, Options{})
+		h.srv.mu.Lock()
+		h.srv.writeTimeout = 20 * time.Millisecond
+		h.srv.mu.Unlock()
+		if err := h.SetFault(Fault{SpewBytes: 64 << 20}); err != nil {
+			t.Fatal(err)
+		}
+		c := dialRaw(t, h)
+		if _, err := io.WriteString(c, `{"id":"r1","method":"ping","params":{}}`+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		// Never read: the server's writes stall, time out, and the request
+		// is logged as unanswered.
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		if _, err := h.WaitCalls(ctx, func(calls []Call) bool { return len(calls) == 1 && calls[0].Exit == -1 }); err != nil {
+			t.Fatalf("the server still writes to a client that does not read: %v", err)
+		}
+	})
 	t.Run("26_a_slow_line_is_dropped", func(t *testing.T) {
 		h := StartT(t, Options{})
 		h.srv.mu.Lock()
@@ -192,19 +228,26 @@ func TestRequestsHandledInArrivalOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[int]bool{}
-	var maxApplied uint64
-	for _, c := range calls {
-		if c.Transport != TransportSocket || c.Command != "pane report-agent" || c.Arrival < 1 || c.Arrival > n || seen[c.Arrival] {
-			t.Errorf("call %+v", c)
-		}
-		seen[c.Arrival] = true
-		if seq, _ := c.Seq(); c.Applied {
-			maxApplied = max(maxApplied, seq)
-		}
+	if len(calls) != n {
+		t.Fatalf("%d calls, want %d", len(calls), n)
 	}
-	if hwm, _ := h.HighWater(p, src); len(calls) != n || hwm != n || maxApplied != n {
-		t.Errorf("%d calls, high-water mark %d, largest applied seq %d; want %d each", len(calls), hwm, maxApplied, n)
+	// Replayed in arrival order, each report is applied exactly when its
+	// seq is above every earlier one: the server handled them in the order
+	// it numbered them, each whole.
+	slices.SortFunc(calls, func(a, b Call) int { return a.Arrival - b.Arrival })
+	var hwm uint64
+	for i, c := range calls {
+		seq, ok := c.Seq()
+		if c.Transport != TransportSocket || c.Command != "pane report-agent" || c.Arrival != i+1 || !ok {
+			t.Fatalf("call %+v", c)
+		}
+		if want := seq > hwm; c.Applied != want {
+			t.Errorf("arrival %d, seq %d after a high-water mark of %d: applied %v, want %v", c.Arrival, seq, hwm, c.Applied, want)
+		}
+		hwm = max(hwm, seq)
+	}
+	if got, _ := h.HighWater(p, src); got != n {
+		t.Errorf("high-water mark %d, want %d", got, n)
 	}
 }
 

@@ -14,9 +14,11 @@
 // One request per connection (§2.1): the client writes one JSON object and
 // a newline, the server answers with one JSON line and closes. The server
 // allows [RequestLineTimeout] to receive the line and [MaxRequestLine]
-// bytes for it; past either, or for a line that ends without a newline, it
-// closes the connection without a response. An empty line gets no response
-// either. [ReadRequestLine] is the server's side of that rule.
+// bytes for it; past either, for a line that ends without a newline, or
+// for one that is not UTF-8 (read from Herdr's src/api/server.rs, not in
+// the contract), it closes the connection without a response. An empty
+// line gets no response either. [ReadRequestLine] is the server's side of
+// that rule.
 //
 // # Shapes
 //
@@ -25,8 +27,10 @@
 // [ReportAgentSessionParams]; they marshal in Herdr's key order and omit
 // absent optional fields, as Herdr's CLI does. Their UnmarshalJSON methods
 // apply serde's rules on the server side: a missing required field, a
-// wrong type, a negative or fractional seq, or an unknown state fails, which
-// the server answers with [CodeInvalidRequest] and an empty id.
+// wrong type, a negative or fractional seq, an unknown state, a field given
+// twice or trailing characters fails, which the server answers with
+// [CodeInvalidRequest] and an empty id; keys match in their exact case
+// only, and unknown ones are ignored.
 //
 // A [Response] is either {"id","result":{"type":...}} or
 // {"id","error":{"code","message"}} (§2.3). [OK], [NewSuccess] and

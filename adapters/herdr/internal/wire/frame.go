@@ -18,14 +18,18 @@ var (
 	ErrNoNewline = errors.New("wire: request line ended without a newline")
 	// ErrLineTooLong: more than MaxRequestLine bytes without a newline.
 	ErrLineTooLong = errors.New("wire: request line is too large")
-	// ErrInvalidUTF8: the line is not valid UTF-8.
+	// ErrInvalidUTF8: the line is not valid UTF-8. Not in the contract;
+	// read from Herdr 0.8.2's source: the server turns the line into a
+	// String and fails the connection when it cannot
+	// (src/api/server.rs:529-533).
 	ErrInvalidUTF8 = errors.New("wire: request line is not valid UTF-8")
 )
 
 // ReadRequestLine reads one request line from r, a server's side of a
 // connection, and returns it without its newline. It reads at most
 // [MaxRequestLine] bytes plus the newline (Herdr counts the bytes read
-// before the newline against the limit). The caller sets the
+// before the newline against the limit: src/api/server.rs:527-539). The
+// caller sets the
 // [RequestLineTimeout] deadline on the connection; a timeout is returned as
 // the read's error.
 //

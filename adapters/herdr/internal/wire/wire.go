@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"time"
 )
 
@@ -131,12 +133,19 @@ func (r Request) Line() ([]byte, error) {
 
 // DecodeRequest parses a request line (already trimmed) as Herdr's server
 // does: the id, the method and the params must be present, with id and
-// method strings; unknown fields are ignored (§2.2). The params are checked
-// by the method's params type, see [Request.Decode].
+// method strings; unknown fields are ignored (§2.2). Keys match exactly, a
+// field given twice is an error and nothing may follow the object, as in
+// serde (see [strictObject]). The params are checked by the method's params
+// type, see [Request.Decode].
 //
 // Inferred: serde requires the params of every method, including ping's {};
-// a missing params member is therefore an error here too.
+// a missing params member is therefore an error here too. Also inferred:
+// the envelope rejects a second method or params as it does a second id.
 func DecodeRequest(line []byte) (Request, error) {
+	line, err := strictObject(line, "id", "method", "params")
+	if err != nil {
+		return Request{}, err
+	}
 	var raw struct {
 		ID     *string         `json:"id"`
 		Method *string         `json:"method"`
@@ -183,6 +192,10 @@ type ReportAgentParams struct {
 
 // UnmarshalJSON requires pane_id, source, agent and state.
 func (p *ReportAgentParams) UnmarshalJSON(data []byte) error {
+	data, err := strictObject(data, "pane_id", "source", "agent", "state", "message", "seq", "agent_session_id", "agent_session_path", "resume_argv")
+	if err != nil {
+		return err
+	}
 	var raw struct {
 		PaneID           *string     `json:"pane_id"`
 		Source           *string     `json:"source"`
@@ -221,6 +234,10 @@ type ReleaseAgentParams struct {
 
 // UnmarshalJSON requires pane_id, source and agent.
 func (p *ReleaseAgentParams) UnmarshalJSON(data []byte) error {
+	data, err := strictObject(data, "pane_id", "source", "agent", "seq")
+	if err != nil {
+		return err
+	}
 	var raw struct {
 		PaneID *string `json:"pane_id"`
 		Source *string `json:"source"`
@@ -252,6 +269,10 @@ type ReportAgentSessionParams struct {
 
 // UnmarshalJSON requires pane_id, source and agent.
 func (p *ReportAgentSessionParams) UnmarshalJSON(data []byte) error {
+	data, err := strictObject(data, "pane_id", "source", "agent", "seq", "agent_session_id", "agent_session_path", "session_start_source", "resume_argv")
+	if err != nil {
+		return err
+	}
 	var raw struct {
 		PaneID             *string  `json:"pane_id"`
 		Source             *string  `json:"source"`
@@ -283,6 +304,10 @@ type PaneTarget struct {
 
 // UnmarshalJSON requires pane_id.
 func (p *PaneTarget) UnmarshalJSON(data []byte) error {
+	data, err := strictObject(data, "pane_id")
+	if err != nil {
+		return err
+	}
 	var raw struct {
 		PaneID *string `json:"pane_id"`
 	}
@@ -304,6 +329,10 @@ type AgentTarget struct {
 
 // UnmarshalJSON requires target.
 func (p *AgentTarget) UnmarshalJSON(data []byte) error {
+	data, err := strictObject(data, "target")
+	if err != nil {
+		return err
+	}
 	var raw struct {
 		Target *string `json:"target"`
 	}
@@ -322,9 +351,82 @@ type PaneListParams struct {
 	WorkspaceID *string `json:"workspace_id,omitempty"`
 }
 
+// UnmarshalJSON applies serde's key rules ([strictObject]).
+func (p *PaneListParams) UnmarshalJSON(data []byte) error {
+	data, err := strictObject(data, "workspace_id")
+	if err != nil {
+		return err
+	}
+	type plain PaneListParams
+	return json.Unmarshal(data, (*plain)(p))
+}
+
 // PaneCurrentParams are the params of [MethodPaneCurrent].
 type PaneCurrentParams struct {
 	CallerPaneID *string `json:"caller_pane_id,omitempty"`
+}
+
+// UnmarshalJSON applies serde's key rules ([strictObject]).
+func (p *PaneCurrentParams) UnmarshalJSON(data []byte) error {
+	data, err := strictObject(data, "caller_pane_id")
+	if err != nil {
+		return err
+	}
+	type plain PaneCurrentParams
+	return json.Unmarshal(data, (*plain)(p))
+}
+
+// strictObject reads the JSON object data as serde's derived Deserialize
+// reads a struct with the fields known, and returns an object of just
+// those fields for encoding/json to decode: a key matches a field only in
+// the same case (encoding/json would fold case; for serde "Pane_ID" is an
+// unknown field, ignored), a known field given twice is an error (serde's
+// "duplicate field"), unknown fields are ignored, even twice, and nothing
+// but whitespace may follow the object (serde_json's "trailing
+// characters").
+func strictObject(data []byte, known ...string) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, truncated(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("invalid type: expected an object")
+	}
+	fields := make(map[string]json.RawMessage, len(known))
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, truncated(err)
+		}
+		key, _ := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, truncated(err)
+		}
+		if !slices.Contains(known, key) {
+			continue
+		}
+		if _, dup := fields[key]; dup {
+			return nil, fmt.Errorf("duplicate field `%s`", key)
+		}
+		fields[key] = value
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, truncated(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("trailing characters")
+	}
+	return json.Marshal(fields)
+}
+
+// truncated names a decoder's EOF inside a value for what it is.
+func truncated(err error) error {
+	if errors.Is(err, io.EOF) {
+		return errors.New("unexpected end of JSON input")
+	}
+	return err
 }
 
 // required fails for the first nil value of (name, value) pairs.
@@ -451,15 +553,18 @@ type ErrorCode string
 
 // Error codes. The first five are what the server answers to the agent
 // methods and ping (§2.4); agent_not_found answers agent.get and
-// agent.focus (§4). server_not_running and protocol_mismatch are never on
-// the socket: Herdr's CLI prints them (§1.5). The last two are Herdr
-// 0.9.2's answers to a resume argv (HERDR-0.9.md "Resume argv").
+// agent.focus (§4), workspace_not_found pane.list for a workspace that does
+// not exist (Herdr's src/app/creation.rs). server_not_running and
+// protocol_mismatch are never on the socket: Herdr's CLI prints them
+// (§1.5). The last two are Herdr 0.9.2's answers to a resume argv
+// (HERDR-0.9.md "Resume argv").
 const (
 	CodeInvalidRequest    ErrorCode = "invalid_request"
 	CodePaneNotFound      ErrorCode = "pane_not_found"
 	CodeInvalidAgent      ErrorCode = "invalid_agent"
 	CodeServerUnavailable ErrorCode = "server_unavailable"
 	CodeAgentNotFound     ErrorCode = "agent_not_found"
+	CodeWorkspaceNotFound ErrorCode = "workspace_not_found"
 	CodeServerNotRunning  ErrorCode = "server_not_running"
 	CodeProtocolMismatch  ErrorCode = "protocol_mismatch"
 	CodeResumeNotAccepted ErrorCode = "resume_not_accepted"

@@ -95,6 +95,18 @@ func TestDecodeRequest(t *testing.T) {
 		{name: "id_number", line: `{"id":1,"method":"ping","params":{}}`, wantErr: "cannot unmarshal"},
 		{name: "method_missing", line: `{"id":"a","params":{}}`, wantErr: "missing field `method`"},
 		{name: "not_json", line: `{"id":`, wantErr: "unexpected end"},
+		// serde matches field names exactly: a key in another case is an
+		// unknown field, ignored, so the field is missing.
+		{name: "key_case", line: `{"id":"a","method":"pane.report_agent","params":{"Pane_ID":"p","source":"s","agent":"x","state":"idle"}}`, wantErr: "missing field `pane_id`"},
+		{name: "envelope_key_case", line: `{"ID":"a","method":"ping","params":{}}`, wantErr: "missing field `id`"},
+		{name: "key_case_beside_the_field", line: `{"id":"a","method":"pane.report_agent","params":{"pane_id":"p","source":"s","agent":"x","state":"idle","SEQ":5}}`,
+			want: ReportAgentParams{PaneID: "p", Source: "s", Agent: "x", State: StateIdle}},
+		// A derived struct rejects a field given twice.
+		{name: "duplicate_field", line: `{"id":"a","method":"pane.report_agent","params":{"pane_id":"p","source":"s","agent":"x","state":"idle","seq":1,"seq":2}}`, wantErr: "duplicate field `seq`"},
+		{name: "duplicate_id", line: `{"id":"a","id":"b","method":"ping","params":{}}`, wantErr: "duplicate field `id`"},
+		{name: "duplicate_unknown_field", line: `{"id":"a","method":"pane.report_agent","params":{"pane_id":"p","source":"s","agent":"x","state":"idle","x":1,"x":2}}`,
+			want: ReportAgentParams{PaneID: "p", Source: "s", Agent: "x", State: StateIdle}},
+		{name: "trailing_characters", line: `{"id":"a","method":"ping","params":{}} {}`, wantErr: "trailing characters"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, err := DecodeRequest([]byte(tc.line))

@@ -9,10 +9,15 @@
 // rest, any outer HERDR_* and TMUX* variables removed) and its own stdin,
 // stdout and stderr, and when the command exits prints to stderr a
 // timeline of the requests the pane received (elapsed time, transport,
-// request, state reported, status shown, sequence number, message, answer)
-// and a one-line summary. Its exit status is the command's (128 plus the
-// signal number for a command killed by a signal; 127 when it cannot be
-// started; 2 for a usage error).
+// request, "+resume" when it carried a resume command, state reported,
+// status shown, sequence number, message, answer)
+// and a one-line summary (the counts, what the pane shows at the end, the
+// resume command a 0.9.3 server accepted, how the command ended). Its
+// exit status is the command's (128 plus the signal number for a command
+// killed by a signal; 127 when it cannot be started; 2 for a usage error).
+// Under go run, the go command reports any non-zero status as 1 and prints
+// "exit status N" (see go help run); build or install herdremu to script
+// on its status.
 //
 // Flags:
 //
@@ -37,6 +42,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -153,7 +159,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stop := forwardSignals(cmd.Process)
 	err = cmd.Wait()
 	stop()
-	code := exitCode(cmd, err)
+	code, how := exitStatus(cmd, err)
 
 	calls, cerr := h.Calls()
 	if cerr != nil {
@@ -162,7 +168,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	info, _ := h.Agent(h.Pane)
 	printTimeline(stderr, calls, start)
-	fmt.Fprintln(stderr, summary(h, calls, info, c.argv[0], code))
+	resume, _ := h.ResumeArgv(h.Pane)
+	fmt.Fprintln(stderr, summary(h, calls, info, resume, c.argv[0], how))
 	return code
 }
 
@@ -214,6 +221,10 @@ var agentCommands = map[string]bool{
 }
 
 func printTimeline(w io.Writer, calls []herdrtest.Call, start time.Time) {
+	if !slices.ContainsFunc(calls, func(c herdrtest.Call) bool { return agentCommands[c.Command] }) {
+		fmt.Fprintln(w, "herdremu: no report reached the pane")
+		return
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ELAPSED\tTRANSPORT\tREQUEST\tSTATE\tSHOWS\tSEQ\tMESSAGE\tANSWER")
 	for _, c := range calls {
@@ -227,8 +238,12 @@ func printTimeline(w io.Writer, calls []herdrtest.Call, start time.Time) {
 		if c.Arrival == 0 {
 			shows = "-"
 		}
+		request := strings.TrimPrefix(c.Command, "pane ")
+		if len(c.ResumeArgv()) > 0 {
+			request += "+resume" // it carried a resume command (0.9.2+)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", elapsed(c.Start.Sub(start)), c.Transport,
-			strings.TrimPrefix(c.Command, "pane "), dash(state), shows, dash(seq), quote(msg), answer(c))
+			request, dash(state), shows, dash(seq), quote(msg), answer(c))
 	}
 	_ = tw.Flush()
 }
@@ -276,7 +291,9 @@ func answer(c herdrtest.Call) string {
 	return "ignored"
 }
 
-func summary(h *herdrtest.Herdr, calls []herdrtest.Call, info herdrtest.AgentInfo, name string, code int) string {
+// summary is the last line: the requests, what the pane shows, the resume
+// command Herdr 0.9.2+ keeps for it, and how the command ended.
+func summary(h *herdrtest.Herdr, calls []herdrtest.Call, info herdrtest.AgentInfo, resume []string, name, how string) string {
 	var n, cli, socket, applied, failed int
 	for _, c := range calls {
 		if !agentCommands[c.Command] {
@@ -300,6 +317,9 @@ func summary(h *herdrtest.Herdr, calls []herdrtest.Call, info herdrtest.AgentInf
 	if info.Found {
 		shows = fmt.Sprintf("%s (%s)", info.AgentStatus, info.Agent)
 	}
-	return fmt.Sprintf("herdremu: Herdr %s, pane %s: %d requests (%d cli, %d socket), %d applied, %d ignored, %d failed; the pane shows %s; %s exited %d",
-		h.Version(), h.Pane, n, cli, socket, applied, n-applied-failed, failed, shows, name, code)
+	if resume != nil {
+		shows += fmt.Sprintf("; the server keeps the resume command %q", resume)
+	}
+	return fmt.Sprintf("herdremu: Herdr %s, pane %s: %d requests (%d cli, %d socket), %d applied, %d ignored, %d failed; the pane shows %s; %s %s",
+		h.Version(), h.Pane, n, cli, socket, applied, n-applied-failed, failed, shows, name, how)
 }

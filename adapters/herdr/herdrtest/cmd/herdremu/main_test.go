@@ -31,10 +31,15 @@ func TestMain(m *testing.M) {
 }
 
 // child is a host in the pane: it echoes a line of stdin, reports through
-// the CLI three times and once on the socket, and exits 3.
+// the CLI twice and once on the socket, then by mode releases ("release"),
+// stays ("stay") or gives a resume command ("resume"), and exits 3. In mode
+// "quiet" it reports nothing.
 func child(mode string) int {
 	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 	fmt.Printf("child got: %s", line)
+	if mode == "quiet" {
+		return 3
+	}
 	pane, bin := os.Getenv("HERDR_PANE_ID"), os.Getenv("HERDR_BIN_PATH")
 	cli := func(args ...string) {
 		cmd := exec.Command(bin, append([]string{"pane", args[0], pane, "--source", "custom:child", "--agent", "child"}, args[1:]...)...)
@@ -49,8 +54,11 @@ func child(mode string) int {
 	if _, err := wire.Do(context.Background(), os.Getenv("HERDR_SOCKET_PATH"), req); err != nil {
 		fmt.Fprintln(os.Stderr, "child: socket:", err)
 	}
-	if mode != "stay" {
+	switch mode {
+	case "release":
 		cli("release-agent", "--seq", "4")
+	case "resume":
+		cli("report-agent", "--state", "idle", "--seq", "4", "--", "child", "--resume", "abc")
 	}
 	return 3
 }
@@ -120,6 +128,12 @@ func TestFlags(t *testing.T) {
 			`cli report-agent blocked unknown 2 "Waiting for approval" server_unavailable`,
 			"socket report-agent idle unknown 3 - server_unavailable",
 		}, "3 requests (2 cli, 1 socket), 0 applied, 0 ignored, 3 failed; the pane shows no agent"},
+		{"resume_093", "resume", []string{"-version", "0.9.3"}, []string{
+			"cli report-agent working working 1 - applied",
+			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
+			"socket report-agent idle done 3 - applied",
+			"cli report-agent+resume idle done 4 - applied",
+		}, `the pane shows done (child); the server keeps the resume command ["child" "--resume" "abc"]; `},
 		{"slow", "stay", []string{"-fault", "slow", "-slow", "20ms"}, []string{
 			"cli report-agent working working 1 - applied",
 			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
@@ -138,6 +152,17 @@ func TestFlags(t *testing.T) {
 				t.Errorf("summary missing %q:\n%s", tc.summary, stderr)
 			}
 		})
+	}
+}
+
+func TestNoReport(t *testing.T) {
+	code, stdout, stderr := runEmu(t, "quiet")
+	if code != 3 || stdout != "child got: hello\n" {
+		t.Errorf("exit status %d, stdout %q", code, stdout)
+	}
+	if !strings.HasPrefix(stderr, "herdremu: no report reached the pane\n") || strings.Contains(stderr, "ELAPSED") ||
+		!strings.Contains(stderr, ": 0 requests (0 cli, 0 socket), 0 applied, 0 ignored, 0 failed; the pane shows no agent; ") {
+		t.Errorf("stderr:\n%s", stderr)
 	}
 }
 
