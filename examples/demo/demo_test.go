@@ -110,22 +110,32 @@ func TestDemo(t *testing.T) {
 		t.Errorf("timeline (-got +want):\n%s\noutput:\n%s", diff, out)
 	}
 	for _, want := range []string{
-		"herdr calls   7 report-agent, 2 release-agent; 0 failed",
+		"transport     setting auto, used socket; the server's ping: Herdr 0.8.2, protocol 20",
+		"herdr calls   11 over the socket, 0 CLI processes: 2 ping, 7 report-agent, 2 release-agent; 0 failed",
 		"reports       7 delivered, 2 unchanged (not resent), 1 unknown (nothing to send), 0 coalesced, 0 failed",
 		"diagnostics   0",
-		"first call    herdr pane report-agent w1:p1 --source custom:demo --agent demo --state idle --seq ",
-		"approval      herdr pane report-agent w1:p1 --source custom:demo --agent demo --state blocked --message 'Waiting for approval' --seq ",
 		`* Herdr shows a finished turn as "done"`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q\noutput:\n%s", want, out)
 		}
 	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^  first report  pane\.report_agent \{"pane_id":"w1:p1","source":"custom:demo","agent":"demo","state":"idle","seq":\d+,"agent_session_id":"demo-session-1","agent_session_path":"\$TMP/sessions/demo-session-1\.jsonl"\}$`),
+		regexp.MustCompile(`(?m)^  approval      pane\.report_agent \{"pane_id":"w1:p1","source":"custom:demo","agent":"demo","state":"blocked","message":"Waiting for approval","seq":\d+\}$`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("output has no line matching %s\noutput:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "resume ") {
+		t.Errorf("output mentions resume, but the demo set no resume command\noutput:\n%s", out)
+	}
 	// The prompt's title appears in the timeline (the host event) but in no
-	// argument sent to Herdr.
+	// request sent to Herdr.
 	for line := range strings.Lines(out) {
-		if strings.Contains(line, "herdr pane ") && strings.Contains(line, approvalTitle) {
-			t.Errorf("a herdr call carries the prompt title: %s", line)
+		if strings.Contains(line, "pane.report_agent") && strings.Contains(line, approvalTitle) {
+			t.Errorf("a request to Herdr carries the prompt title: %s", line)
 		}
 	}
 	checkEmpty()
@@ -147,7 +157,11 @@ func TestRealAgainstEmulator(t *testing.T) {
 	if diff := cmp.Diff(timeline(t, out), wantTimeline); diff != "" {
 		t.Errorf("timeline (-got +want):\n%s\noutput:\n%s", diff, out)
 	}
-	for _, want := range []string{"diagnostics   0", "(a real Herdr keeps no call log"} {
+	for _, want := range []string{
+		"diagnostics   0",
+		"(a real Herdr keeps no call log",
+		"transport     setting auto, used socket; the server's ping: Herdr 0.8.2, protocol 20",
+	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q\noutput:\n%s", want, out)
 		}
@@ -156,12 +170,15 @@ func TestRealAgainstEmulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The reporter's calls went over the socket; the demo's own looks at
+	// the pane ran the CLI, as a person's would.
 	count := map[string]int{}
 	for _, c := range calls {
-		count[c.Command]++
+		count[string(c.Transport)+" "+c.Command]++
 	}
-	if count["pane report-agent"] != 7 || count["pane release-agent"] != 2 || count["agent get"] == 0 {
-		t.Errorf("herdr calls by command = %v, want 7 report-agent, 2 release-agent and some agent get", count)
+	if count["socket ping"] != 2 || count["socket pane report-agent"] != 7 || count["socket pane release-agent"] != 2 ||
+		count["cli agent get"] == 0 || len(count) != 4 {
+		t.Errorf("herdr calls by transport and command = %v, want 2 ping, 7 report-agent, 2 release-agent over the socket and some agent get on the CLI", count)
 	}
 	checkEmpty()
 }
