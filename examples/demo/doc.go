@@ -5,7 +5,8 @@
 //
 // # What it shows
 //
-// The demo starts an emulated Herdr 0.8.2 (package herdrtest) in a temporary
+// The demo starts an emulated Herdr 0.8.2 (package herdrtest, a real server on
+// a Unix socket) in a temporary
 // directory, writes a global and a project settings file there, and feeds a
 // session.Store the events a chat service would: an agent turn with tool work,
 // an approval prompt, a background workflow that keeps the pane working after
@@ -17,8 +18,24 @@
 // For every step it waits until the effect is visible (the registry delivered
 // the report the reducer computed, and Herdr's `agent get` shows it), then
 // prints one line: elapsed time, the host event, the reduced report, and what
-// Herdr shows for the pane. A summary follows: the CLI calls made, the
-// registry's counters, the diagnostics, and the exact argv of a report.
+// Herdr shows for the pane. A summary follows: the transport the reporter
+// used (with the default settings, the socket, after a ping that gave the
+// server's version and protocol), the requests Herdr received by transport
+// and kind, the registry's counters, the diagnostics, and the first report
+// and the approval exactly as Herdr received them (method and params): the
+// approval carries the fixed "Waiting for approval", never the prompt's
+// own text.
+//
+// # Resume
+//
+//	go run ./examples/demo -herdr-version 0.9.3 -resume demo-session-1
+//
+// runs the emulator as Herdr 0.9.3 and gives the session a resume command,
+// session.Identity.Resume = ["demo", "--resume", "demo-session-1"]. The
+// summary lists each request that carried it (resume_argv) and the report
+// before it that made the demo the pane's holder: Herdr accepts the command
+// only from its holder, so it goes once per claim, right after the claim's
+// first report. At the default 0.8.2 the summary says that none was sent.
 //
 // A step that does not reach its expected state within the deadline makes the
 // demo exit 1, so that CI catches regressions.
@@ -36,6 +53,8 @@
 // # Flags
 //
 //	-real      use the real Herdr pane this runs in (HERDR_* environment)
+//	-herdr-version V  the emulated Herdr's version: 0.8.2 (default) or 0.9.3
+//	-resume ID play session ID and set its resume command (demo --resume ID)
 //	-pace D    pause between steps (default 0, or 1.5s with -real)
 //	-timeout D how long a step may take to show (default 3s)
 //	-v         debug logs of the registry and adapters on stderr

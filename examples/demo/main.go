@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -58,6 +60,8 @@ type config struct {
 	pace    time.Duration
 	timeout time.Duration
 	verbose bool
+	version string // the emulated Herdr's version
+	resume  string // the session to resume; "" sets no resume command
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -68,8 +72,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.pace, "pace", 0, "pause between steps (default 0, or 1.5s with -real)")
 	fs.DurationVar(&c.timeout, "timeout", 3*time.Second, "how long a step may take to show")
 	fs.BoolVar(&c.verbose, "v", false, "print the registry's and adapters' debug logs on stderr")
+	fs.StringVar(&c.version, "herdr-version", herdrtest.Version082, "the Herdr version to emulate: "+herdrtest.Version082+" or "+herdrtest.Version093)
+	fs.StringVar(&c.resume, "resume", "", "play session `ID` and give Herdr the command that reopens it (demo --resume ID), which Herdr 0.9.2 and later keep")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run ./examples/demo [-real] [-pace D] [-timeout D] [-v]\n\n"+
+		fmt.Fprintf(stderr, "usage: go run ./examples/demo [-real] [-herdr-version V] [-resume ID] [-pace D] [-timeout D] [-v]\n\n"+
 			"Plays a scripted chat session through panestate and prints what a Herdr pane shows.\n\n")
 		fs.PrintDefaults()
 	}
@@ -81,8 +87,27 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		fmt.Fprintf(stderr, "demo: unexpected argument %q\n", fs.Arg(0))
 		return c, errBadUsage
 	}
-	paceSet := false
-	fs.Visit(func(f *flag.Flag) { paceSet = paceSet || f.Name == "pace" })
+	paceSet, versionSet := false, false
+	fs.Visit(func(f *flag.Flag) {
+		paceSet = paceSet || f.Name == "pace"
+		versionSet = versionSet || f.Name == "herdr-version"
+	})
+	switch {
+	case c.real && versionSet:
+		fmt.Fprintln(stderr, "demo: -herdr-version sets the emulated Herdr's version; with -real the pane's own Herdr answers")
+		return c, errBadUsage
+	case c.version != herdrtest.Version082 && c.version != herdrtest.Version093:
+		fmt.Fprintf(stderr, "demo: -herdr-version %q: the emulator runs %s or %s\n", c.version, herdrtest.Version082, herdrtest.Version093)
+		return c, errBadUsage
+	}
+	if c.resume != "" {
+		// The same check a host makes before it hands out a command line:
+		// the argv must be what the demo itself would accept again.
+		if _, err := resumeArgv(c.resume); err != nil {
+			fmt.Fprintf(stderr, "demo: -resume: %v\n", err)
+			return c, errBadUsage
+		}
+	}
 	if c.real && !paceSet {
 		c.pace = 1500 * time.Millisecond // slow enough to watch the sidebar
 	}
@@ -196,9 +221,24 @@ type demo struct {
 
 	// Set while playing.
 	start   time.Time
-	enabled bool           // herdr.enabled in the project file
-	shown   adapter.Report // the last report delivered: what the pane shows
-	sawDone bool           // Herdr showed "done" at least once
+	enabled bool              // herdr.enabled in the project file
+	shown   adapter.Report    // the last report delivered: what the pane shows
+	sawDone bool              // Herdr showed "done" at least once
+	details map[string]string // the Herdr adapter's last Explain details
+}
+
+// defaultSession is the session id the demo plays without -resume.
+const defaultSession = "demo-session-1"
+
+// resumeArgv is the command that reopens session id: this demo, run again
+// with -resume id. Herdr 0.9.2 and later keep it for after a restart.
+func resumeArgv(id string) (session.Argv, error) {
+	if id == "" || id[0] == '-' || strings.ContainsFunc(id, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	}) || len(id) > 64 {
+		return session.Argv{}, fmt.Errorf("session id %q: use at most 64 letters, digits, '-', '_' or '.', not starting with '-'", id)
+	}
+	return session.NewArgv(app, "--resume", id)
 }
 
 // Settings file contents. The global file belongs to the host and holds its
@@ -222,9 +262,16 @@ func (d *demo) setup() error {
 		return err
 	}
 	d.enabled = true
+	id := cmp.Or(d.cfg.resume, defaultSession)
 	d.host = session.Host{
 		Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot,
-		Identity: session.Identity{ID: "demo-session-1", Path: filepath.Join(d.root, "sessions", "demo-session-1.jsonl")},
+		Identity: session.Identity{ID: id, Path: filepath.Join(d.root, "sessions", id+".jsonl")},
+	}
+	if d.cfg.resume != "" {
+		var err error
+		if d.host.Identity.Resume, err = resumeArgv(d.cfg.resume); err != nil {
+			return err
+		}
 	}
 
 	if d.cfg.real {
@@ -238,7 +285,7 @@ func (d *demo) setup() error {
 		return nil
 	}
 
-	h, err := herdrtest.Start(herdrtest.Options{Dir: filepath.Join(d.root, "herdr")})
+	h, err := herdrtest.Start(herdrtest.Options{Dir: filepath.Join(d.root, "herdr"), Version: d.cfg.version})
 	if err != nil {
 		return fmt.Errorf("start the emulated Herdr: %w", err)
 	}
@@ -305,13 +352,16 @@ func (d *demo) printHeader() {
 	if d.emu != nil {
 		fmt.Fprintln(w, "panestate demo: a scripted chat session, reported live to an emulated Herdr pane")
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "  herdr     emulated Herdr 0.8.2 (herdrtest), pane %s, not in view\n", d.emu.Pane)
+		fmt.Fprintf(w, "  herdr     emulated Herdr %s (herdrtest, socket protocol %d), pane %s, not in view\n", d.emu.Version(), d.emu.Protocol(), d.emu.Pane)
 	} else {
 		fmt.Fprintln(w, "panestate demo: a scripted chat session, reported live to this Herdr pane")
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "  herdr     %s, pane %s\n", os.Getenv("HERDR_BIN_PATH"), os.Getenv("HERDR_PANE_ID"))
 	}
-	fmt.Fprintf(w, "  reporter  app %q: source custom:%s, agent label %q; host tui, with UI, root session\n", app, app, app)
+	fmt.Fprintf(w, "  reporter  app %q: source custom:%s, agent label %q; host tui, with UI, root session %s\n", app, app, app, d.host.Identity.ID)
+	if r := d.host.Identity.Resume; r.Len() > 0 {
+		fmt.Fprintf(w, "  resume    %s (session.Identity.Resume)\n", argvText(r.Words()))
+	}
 	fmt.Fprintf(w, "  settings  global   %-40s %s\n", d.short(d.globalFile), globalSettings)
 	fmt.Fprintf(w, "            project  %-40s %s (trusted)\n", d.short(d.projectFile), fmt.Sprintf(projectSettings, true))
 	fmt.Fprintf(w, "            ($TMP is %s, removed at exit)\n", d.root)
@@ -327,22 +377,36 @@ func (d *demo) printSummary() (clean bool) {
 
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "summary")
-	var firstReport, approval []string
+	fmt.Fprintf(w, "  transport     %s\n", transportText(d.details))
+	var firstReport, approval *herdrtest.Call
+	var calls []herdrtest.Call
 	if d.emu != nil {
-		calls, err := d.emu.Calls()
+		var err error
+		calls, err = d.emu.Calls()
 		if err != nil {
 			fmt.Fprintf(w, "  herdr calls   cannot read the emulator's log: %v\n", err)
 		} else {
-			var reports, releases, other, failed int
-			for _, c := range calls {
+			// The log lists calls as they finished; the server's arrival
+			// order is what counts here.
+			slices.SortStableFunc(calls, func(a, b herdrtest.Call) int { return cmp.Compare(a.Arrival, b.Arrival) })
+			var socket, processes, pings, reports, releases, other, failed int
+			for i, c := range calls {
+				switch c.Transport {
+				case herdrtest.TransportSocket:
+					socket++
+				default:
+					processes++
+				}
 				switch c.Command {
+				case "ping":
+					pings++
 				case "pane report-agent":
 					reports++
 					if firstReport == nil {
-						firstReport = c.Args
+						firstReport = &calls[i]
 					}
 					if m, _ := c.Flag("message"); approval == nil && m == adapter.MessageWaitingForApproval.String() {
-						approval = c.Args
+						approval = &calls[i]
 					}
 				case "pane release-agent":
 					releases++
@@ -353,7 +417,8 @@ func (d *demo) printSummary() (clean bool) {
 					failed++
 				}
 			}
-			fmt.Fprintf(w, "  herdr calls   %d report-agent, %d release-agent", reports, releases)
+			fmt.Fprintf(w, "  herdr calls   %d over the socket, %d CLI processes: %d ping, %d report-agent, %d release-agent",
+				socket, processes, pings, reports, releases)
 			if other > 0 {
 				fmt.Fprintf(w, ", %d other", other)
 			}
@@ -378,11 +443,14 @@ func (d *demo) printSummary() (clean bool) {
 		fmt.Fprintf(w, "  settings      warning: %s\n", warn)
 	}
 	if firstReport != nil {
-		fmt.Fprintf(w, "  first call    %s\n", argv(firstReport))
+		fmt.Fprintf(w, "  first report  %s\n", d.requestText(*firstReport))
 	}
 	if approval != nil {
-		fmt.Fprintf(w, "  approval      %s\n", argv(approval))
+		fmt.Fprintf(w, "  approval      %s\n", d.requestText(*approval))
 		fmt.Fprintf(w, "                (the prompt's own text, %q, never leaves the process)\n", approvalTitle)
+	}
+	if r := d.host.Identity.Resume; r.Len() > 0 {
+		d.printResume(calls)
 	}
 	if d.sawDone {
 		fmt.Fprintln(w)

@@ -100,6 +100,9 @@ func (d *demo) play(ctx context.Context, steps []step) error {
 		if v.Status == "done" && v.claimed() {
 			d.sawDone = true
 		}
+		if st := d.herdrStatus(); st.Details != nil {
+			d.details = st.Details
+		}
 		d.row(fmt.Sprintf("%.3fs", time.Since(d.start).Seconds()), s.event, report, v.String())
 	}
 	return nil

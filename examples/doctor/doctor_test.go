@@ -298,8 +298,15 @@ func (w *world) checkReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range calls {
-		if c.Command != "--version" && c.Command != "status" && c.Command != "pane get" {
-			t.Errorf("the doctor ran herdr %q", c.Args)
+		switch c.Transport {
+		case herdrtest.TransportSocket:
+			if c.Method != "ping" {
+				t.Errorf("the doctor sent %s %s on the socket", c.Method, c.Params)
+			}
+		default:
+			if c.Command != "--version" && c.Command != "status" && c.Command != "pane get" {
+				t.Errorf("the doctor ran herdr %q", c.Args)
+			}
 		}
 	}
 }
@@ -630,6 +637,146 @@ func TestTmuxProbe(t *testing.T) {
 			}
 			if strings.Contains(stdout, "herdr probe") {
 				t.Errorf("a herdr probe outside Herdr:\n%s", stdout)
+			}
+		})
+	}
+}
+
+// TestTransport checks that the doctor says which transport the reporter
+// would use and what the server answered to its ping, against the emulated
+// Herdr at both versions, with each transport setting.
+func TestTransport(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		version   string
+		setting   string // herdr.transport in the global file; "" for none
+		fault     herdrtest.Fault
+		stop      bool // stop the server
+		wantCode  int
+		want      []string
+		wantProbe herdrProbe // the JSON fields Ping, Transport, TransportUsed
+	}{
+		{
+			name: "auto at 0.8.2", version: herdrtest.Version082, wantCode: exitReports,
+			want: []string{
+				"  ping: Herdr 0.8.2, protocol 20\n",
+				"  transport: auto, so the reporter would use socket: protocol 20 is one it speaks\n",
+			},
+			wantProbe: herdrProbe{Ping: &serverPing{Version: "0.8.2", Protocol: 20}, Transport: "auto", TransportUsed: "socket"},
+		},
+		{
+			name: "auto at 0.9.3", version: herdrtest.Version093, wantCode: exitReports,
+			want: []string{
+				"  ping: Herdr 0.9.3, protocol 22\n",
+				"  transport: auto, so the reporter would use socket: protocol 22 is one it speaks\n",
+			},
+			wantProbe: herdrProbe{Ping: &serverPing{Version: "0.9.3", Protocol: 22}, Transport: "auto", TransportUsed: "socket"},
+		},
+		{
+			name: "cli at 0.9.3", version: herdrtest.Version093, setting: "cli", wantCode: exitReports,
+			want: []string{
+				"  ping: Herdr 0.9.3, protocol 22\n",
+				"  transport: cli, so the reporter would use cli: the setting; it never dials the socket\n",
+			},
+			wantProbe: herdrProbe{Ping: &serverPing{Version: "0.9.3", Protocol: 22}, Transport: "cli", TransportUsed: "cli"},
+		},
+		{
+			name: "auto and an unknown protocol", version: herdrtest.Version082, fault: herdrtest.Fault{ProtocolMismatch: 19}, wantCode: exitNone,
+			want: []string{
+				"  ping: Herdr 0.8.2, protocol 19\n",
+				"  transport: auto, so the reporter would use cli: protocol 19 is not one it speaks (20, 22); the CLI may be\n",
+			},
+			wantProbe: herdrProbe{Ping: &serverPing{Version: "0.8.2", Protocol: 19}, Transport: "auto", TransportUsed: "cli"},
+		},
+		{
+			name: "socket and an unknown protocol", version: herdrtest.Version093, setting: "socket", fault: herdrtest.Fault{ProtocolMismatch: 23}, wantCode: exitNone,
+			want: []string{
+				"  transport: socket, so the reporter would use socket: the setting, but the server speaks protocol 23\n",
+				"  problem: transport socket: the server speaks protocol 23, not 20 or 22: every report would fail (protocol_mismatch)\n",
+			},
+			wantProbe: herdrProbe{Ping: &serverPing{Version: "0.9.3", Protocol: 23}, Transport: "socket", TransportUsed: "socket"},
+		},
+		{
+			name: "socket and no server", version: herdrtest.Version082, setting: "socket", stop: true, wantCode: exitNone,
+			want: []string{
+				"  ping: failed: cannot connect: ",
+				"  problem: transport socket: the server does not answer on HERDR_SOCKET_PATH (cannot connect: ",
+			},
+		},
+		{
+			name: "auto and no server", version: herdrtest.Version082, stop: true, wantCode: exitNone,
+			want: []string{
+				"  ping: failed: cannot connect: ",
+				"  transport: auto, so the reporter would use cli: the ping failed (cannot connect: ",
+				"  problem: no Herdr server is running at ",
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := &world{home: t.TempDir(), project: t.TempDir()}
+			w.h = herdrtest.StartT(t, herdrtest.Options{Version: tc.version})
+			w.env = append(w.h.PaneEnv(w.home), "USERPROFILE="+w.home)
+			if tc.setting != "" {
+				w.writeSettings(t, filepath.Join(w.home, ".chat", "agent"), fmt.Sprintf(`{"herdr": {"transport": %q}}`, tc.setting))
+			}
+			if err := w.h.SetFault(tc.fault); err != nil {
+				t.Fatal(err)
+			}
+			if tc.stop {
+				if err := w.h.StopServer(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, stdout, stderr := w.run(t)
+			if code != tc.wantCode || stderr != "" {
+				t.Fatalf("run = %d, stderr %q; want %d, empty\n%s", code, stderr, tc.wantCode, stdout)
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("output does not contain %q:\n%s", s, stdout)
+				}
+			}
+			if tc.wantProbe.Transport != "" {
+				code, stdout, _ = w.run(t, "--json")
+				if code != tc.wantCode {
+					t.Fatalf("run --json = %d, want %d", code, tc.wantCode)
+				}
+				var got struct {
+					Probe herdrProbe `json:"herdr_probe"`
+				}
+				if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+					t.Fatal(err)
+				}
+				p := got.Probe
+				if diff := cmp.Diff(herdrProbe{Ping: p.Ping, Transport: p.Transport, TransportUsed: p.TransportUsed}, tc.wantProbe); diff != "" {
+					t.Errorf("herdr_probe ping and transport (-got +want):\n%s", diff)
+				}
+			}
+			if !tc.stop {
+				w.checkReadOnly(t)
+			}
+		})
+	}
+}
+
+func TestParsePong(t *testing.T) {
+	for _, tc := range []struct {
+		name, line string
+		want       serverPing
+	}{
+		{name: "pong", line: `{"id":"x","result":{"type":"pong","version":"0.9.3","protocol":22,"capabilities":{}}}`,
+			want: serverPing{Version: "0.9.3", Protocol: 22}},
+		{name: "error answer", line: `{"id":"","error":{"code":"invalid_request","message":"no"}}`,
+			want: serverPing{Error: "error answer invalid_request"}},
+		{name: "not json, never quoted", line: "\xff secret\n", want: serverPing{Error: "not a JSON answer (9 bytes)"}},
+		{name: "another result", line: `{"id":"x","result":{"type":"pane_info"}}`, want: serverPing{Error: "no pong in the answer"}},
+		{name: "pong without protocol", line: `{"id":"x","result":{"type":"pong","version":"0.9.3"}}`, want: serverPing{Error: "no pong in the answer"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(parsePong([]byte(tc.line)), tc.want); diff != "" {
+				t.Errorf("parsePong (-got +want):\n%s", diff)
 			}
 		})
 	}

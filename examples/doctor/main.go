@@ -71,6 +71,15 @@
 // get $HERDR_PANE_ID`, with a 2 s deadline each. These only read: it never
 // reports or releases.
 //
+// Before those it pings the server on HERDR_SOCKET_PATH itself (on Windows
+// the named pipe `\\.\pipe\` followed by that path), as the reporter does
+// once per claim, and prints the version and protocol of the answer and the
+// transport the reporter would use with the herdr.transport setting: with
+// "auto" the socket when the protocol is 20 or 22, the CLI otherwise. The
+// registry's Explain cannot say this here: its herdr entry shows the
+// transport in use and the server's version only once the adapter has
+// claimed the pane, and the doctor never attaches.
+//
 // # The tmux probe
 //
 // Inside tmux (TMUX set) the doctor finds tmux in the environment's PATH and
@@ -81,6 +90,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -100,6 +110,7 @@ import (
 
 	"github.com/panestate/panestate/examples/internal/hostflags"
 	"github.com/panestate/panestate/registry"
+	"github.com/panestate/panestate/settings"
 )
 
 // probeTimeout bounds each herdr command the probe runs.
@@ -190,7 +201,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 	probeGiven := false
 	fs.Visit(func(f *flag.Flag) { probeGiven = probeGiven || f.Name == "probe" })
 	if *probe && (inHerdr || probeGiven) {
-		rep.Probe = probeHerdr(ctx, env)
+		rep.Probe = probeHerdr(ctx, env, herdrTransport(opts))
 	}
 	if *probe && tmuxVar != "" {
 		rep.TmuxProbe = probeTmux(ctx, env)
@@ -300,9 +311,75 @@ type herdrProbe struct {
 	Pane      string `json:"pane,omitempty"`
 	PaneFound bool   `json:"pane_found,omitempty"`
 	PaneError string `json:"pane_error,omitempty"`
+	// Ping is what the server answered to the doctor's own ping on
+	// HERDR_SOCKET_PATH (the question the reporter asks once per claim);
+	// nil when that variable is unset.
+	Ping *serverPing `json:"ping,omitempty"`
+	// Transport is the "transport" setting (auto, socket or cli);
+	// TransportUsed the route the reporter would take with it and this
+	// server ("socket" or "cli", "" for an invalid setting), and
+	// TransportWhy why.
+	Transport     string `json:"transport"`
+	TransportUsed string `json:"transport_used,omitempty"`
+	TransportWhy  string `json:"transport_why,omitempty"`
 	// Problems are the findings that keep Herdr from taking reports, in
 	// the order found. Empty means none was found.
 	Problems []string `json:"problems,omitempty"`
+}
+
+// transportInUse says which route the reporter would take with the
+// "transport" setting and the server's answer to a ping, and why; problem
+// is set when that route cannot deliver (the socket setting and a server
+// that does not answer in a protocol the reporter speaks) or the setting
+// is invalid. With auto, a server that does not answer leaves the CLI,
+// whose own failure the status check reports.
+func transportInUse(setting string, pong serverPing) (used, why, problem string) {
+	known := pong.Error == "" && slices.Contains(knownProtocols, pong.Protocol)
+	switch setting {
+	case "cli":
+		return "cli", "the setting; it never dials the socket", ""
+	case "socket":
+		switch {
+		case pong.Error != "":
+			return "socket", "the setting, but the ping failed: " + pong.Error,
+				"transport socket: the server does not answer on HERDR_SOCKET_PATH (" + pong.Error + ")"
+		case !known:
+			return "socket", fmt.Sprintf("the setting, but the server speaks protocol %d", pong.Protocol),
+				fmt.Sprintf("transport socket: the server speaks protocol %d, not 20 or 22: every report would fail (protocol_mismatch)", pong.Protocol)
+		}
+		return "socket", fmt.Sprintf("the setting; the server speaks protocol %d", pong.Protocol), ""
+	case "auto":
+		switch {
+		case pong.Error != "":
+			return "cli", "the ping failed (" + pong.Error + "), and the CLI reports why as Herdr words it", ""
+		case !known:
+			return "cli", fmt.Sprintf("protocol %d is not one it speaks (20, 22); the CLI may be", pong.Protocol), ""
+		}
+		return "socket", fmt.Sprintf("protocol %d is one it speaks", pong.Protocol), ""
+	}
+	return "", fmt.Sprintf("%q is not auto, socket or cli", bound(setting, 40)),
+		fmt.Sprintf("herdr.transport %q is not auto, socket or cli: the adapter would not open", bound(setting, 40))
+}
+
+// herdrTransport reads the herdr section's "transport" setting from the
+// settings files the registry options name: "auto" when none sets it.
+func herdrTransport(ro registry.Options) string {
+	opts := ro.Settings
+	opts.App = ro.App
+	// Only the herdr section's transport key: the registry, which reads
+	// every adapter's section, has already warned about the rest.
+	opts.Sections = []settings.Section{{Name: "herdr", Keys: []string{"transport"}}}
+	s, err := settings.Load(opts)
+	if err != nil {
+		return "auto" // the explanation shows the settings error
+	}
+	var section struct {
+		Transport *string `json:"transport"`
+	}
+	if raw := s.Section("herdr"); raw != nil && json.Unmarshal(raw, &section) == nil && section.Transport != nil {
+		return *section.Transport
+	}
+	return "auto"
 }
 
 // serverStatus is the part of `herdr status --json` the doctor reads.
@@ -317,8 +394,8 @@ type serverStatus struct {
 
 // probeHerdr looks at the Herdr installation env points to. It runs only
 // read-only commands.
-func probeHerdr(ctx context.Context, env []string) *herdrProbe {
-	p := &herdrProbe{Variables: map[string]string{}}
+func probeHerdr(ctx context.Context, env []string, transport string) *herdrProbe {
+	p := &herdrProbe{Variables: map[string]string{}, Transport: transport}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(k, "HERDR_") {
@@ -337,6 +414,15 @@ func probeHerdr(ctx context.Context, env []string) *herdrProbe {
 	}
 	if len(p.Missing) > 0 {
 		p.Problems = append(p.Problems, "missing "+strings.Join(p.Missing, ", "))
+	}
+	if socket, _ := lookup(env, "HERDR_SOCKET_PATH"); socket != "" {
+		pong := ping(ctx, socket)
+		p.Ping = &pong
+		var problem string
+		p.TransportUsed, p.TransportWhy, problem = transportInUse(transport, pong)
+		if problem != "" {
+			p.Problems = append(p.Problems, problem)
+		}
 	}
 	bin, _ := lookup(env, "HERDR_BIN_PATH")
 	p.BinProblem = checkExecutable(bin)
@@ -568,7 +654,7 @@ func (c *capped) Write(p []byte) (int, error) {
 // String renders the probe for people.
 func (p *herdrProbe) String() string {
 	var b strings.Builder
-	b.WriteString("herdr probe (read-only: --version, status --json, pane get):\n")
+	b.WriteString("herdr probe (read-only: a ping on the socket, --version, status --json, pane get):\n")
 	if len(p.Variables) == 0 {
 		b.WriteString("  no HERDR_* variable is set: this is not a Herdr pane\n")
 	}
@@ -577,6 +663,17 @@ func (p *herdrProbe) String() string {
 	}
 	if len(p.Missing) > 0 {
 		fmt.Fprintf(&b, "  missing: %s\n", strings.Join(p.Missing, ", "))
+	}
+	switch {
+	case p.Ping == nil:
+	case p.Ping.Error != "":
+		fmt.Fprintf(&b, "  ping: failed: %s\n", p.Ping.Error)
+	default:
+		fmt.Fprintf(&b, "  ping: Herdr %s, protocol %d\n", orUnknown(p.Ping.Version), p.Ping.Protocol)
+	}
+	if p.Ping != nil {
+		used := cmp.Or(p.TransportUsed, "nothing")
+		fmt.Fprintf(&b, "  transport: %s, so the reporter would use %s: %s\n", p.Transport, used, p.TransportWhy)
 	}
 	if p.BinProblem != "" {
 		fmt.Fprintf(&b, "  binary: %s\n", p.BinProblem)

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/internal/testenv"
 )
 
@@ -14,6 +15,9 @@ import (
 // developer's own settings: no HERDR_* or TMUX variable, and a home of
 // its own, so that ~/.mychat/agent/settings.json is a file of this run.
 func TestMain(m *testing.M) {
+	// The emulated Herdr of BenchmarkPublishToApplied may re-execute this
+	// binary as its herdr CLI.
+	herdrtest.Main()
 	testenv.ClearHerdr() // and every TMUX* variable
 	home, err := os.MkdirTemp("", "embedding-home-")
 	if err != nil {

@@ -224,7 +224,7 @@ var designed = []string{
 	"~/examples/internal/hostflags: flag ~/registry ~/session ~/settings ~/adapter github.com/hashicorp/go-hclog@" + modHclog,
 	"~/examples/chat: os ~/registry ~/session ~/reducer ~/examples/internal/hostflags github.com/hashicorp/go-hclog@" + modHclog +
 		" github.com/mattn/go-isatty@" + modIsatty,
-	"~/examples/doctor: os/exec ~/registry ~/examples/internal/hostflags",
+	"~/examples/doctor: os/exec net ~/registry ~/settings ~/examples/internal/hostflags",
 	"~/examples/customadapter: ~/registry ~/session ~/settings ~/adapter",
 	"~/examples/demo: ~/registry ~/session ~/settings ~/reducer ~/adapter ~/adapters/herdr/herdrtest github.com/hashicorp/go-hclog@" + modHclog,
 }

@@ -95,7 +95,10 @@ var rules = []rule{
 	// Options.Terminal when it is a terminal (go-isatty).
 	{pkg: "examples/chat", imports: []string{"registry", "session", "reducer", "examples/internal/..."},
 		modules: everywhere(modHclog, modIsatty)},
-	{pkg: "examples/doctor", imports: []string{"registry", "session", "settings", "examples/internal/..."}},
+	// doctor pings the Herdr server itself, as the reporter does (on
+	// Windows over the named pipe: go-winio).
+	{pkg: "examples/doctor", imports: []string{"registry", "session", "settings", "examples/internal/..."},
+		modules: []module{only("windows", modWinio)}},
 	// customadapter is an adapter of its own, so it imports the contract.
 	{pkg: "examples/customadapter", imports: []string{"registry", "session", "settings", "adapter"}},
 	// demo drives an emulated Herdr and compares what it shows with what was
