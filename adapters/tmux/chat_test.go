@@ -132,10 +132,22 @@ func TestChatInTmuxPane(t *testing.T) {
 			// reaped the chat: wait for the exit status (or the signal)
 			// itself, not for pane_dead.
 			var status string
-			eventuallyWithin(t, 30*time.Second, "the chat's exit status", func() bool {
+			deadline := time.Now().Add(30 * time.Second)
+			for status == "" {
 				status = strings.TrimSpace(s.run(t, "display-message", "-p", "-t", pane, "#{pane_dead_status}#{?pane_dead_signal,signal #{pane_dead_signal},}"))
-				return status != ""
-			})
+				if status == "" && time.Now().After(deadline) {
+					// Say what the chat was doing: its log, its screen and
+					// whether it still runs, so that a failure on a loaded
+					// CI machine can be read after the fact.
+					log, _ := os.ReadFile(stderr)
+					ps, _ := exec.Command("ps", "-eo", "pid,ppid,stat,etime,args").Output()
+					t.Fatalf("the chat's exit status did not appear within 30s (pane_dead=%s)\nstderr:\n%s\nscreen:\n%s\nprocesses:\n%s",
+						s.run(t, "display-message", "-p", "-t", pane, "#{pane_dead} #{pane_pid}"), log, s.run(t, "capture-pane", "-p", "-t", pane), ps)
+				}
+				if status == "" {
+					time.Sleep(10 * time.Millisecond) // another process: there is nothing to wait on
+				}
+			}
 			log, _ := os.ReadFile(stderr)
 			if status != "0" {
 				t.Errorf("chat exit status %s; want 0\nstderr:\n%s", status, log)
