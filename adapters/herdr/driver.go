@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/calls"
 	"github.com/panestate/panestate/adapter/cmdrun"
 )
 
@@ -192,11 +193,6 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		}
 		return nil, err
 	}
-	diagnose := p.Diagnose
-	if diagnose == nil {
-		diagnose = func(adapter.Diagnostic) {}
-	}
-
 	var s settings
 	if len(bytes.TrimSpace(p.Settings)) > 0 {
 		if err := json.Unmarshal(p.Settings, &s); err != nil {
@@ -247,9 +243,7 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	}
 	key := paneKey{socket: socket, pane: pane}
 	a := &Adapter{
-		name:     p.Name,
 		log:      logger,
-		diagnose: diagnose,
 		clock:    clock,
 		bin:      bin,
 		pane:     pane,
@@ -263,14 +257,13 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		key:      key,
 		own:      leases.newOwner(key),
 		stateDir: stateDir,
-		op:       make(chan struct{}, 1),
-		counts:   make(map[adapter.Kind]uint64),
-		emitted:  make(map[adapter.Kind]bool),
+		gate:     calls.NewGate(),
+		diags:    calls.NewDiagnostics(p.Name, p.Diagnose),
 	}
+	a.done = a.gate.Closing()
 	if mode != transportCLI {
 		a.sock = &socketTransport{path: socket}
 	}
-	a.done, a.stop = context.WithCancel(context.Background())
 	for _, c := range []string{clamped, refreshClamped} {
 		if c != "" {
 			a.diag(adapter.KindInvalidValue, "%s", c)
