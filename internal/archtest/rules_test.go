@@ -86,6 +86,7 @@ var rules = []rule{
 
 	// Shared helpers.
 	{pkg: "internal/filelock", modules: []module{only("windows", modXSys)}},
+	{pkg: "internal/proc"},
 	{pkg: "internal/testenv"},
 	{pkg: "internal/archtest"},
 
