@@ -13,6 +13,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/calls"
+	"github.com/panestate/panestate/internal/proc"
 	"github.com/panestate/panestate/session"
 )
 
@@ -451,7 +452,7 @@ func pidAlive(pid int, process uint64) bool {
 	if pid == os.Getpid() {
 		return process == processID()
 	}
-	return processAlive(pid)
+	return proc.Alive(pid)
 }
 
 // waitFailed turns an error from waiting for the pane into Report's or

@@ -71,7 +71,7 @@ var rules = []rule{
 	{pkg: "adapters/noop", imports: []string{"adapter", "session"}},
 	{pkg: "adapters/terminal", imports: []string{"adapter", "session"}, modules: everywhere(modHclog)},
 	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "adapter/cmdrun", "adapter/calls"}, modules: everywhere(modHclog)},
-	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "adapter/cmdrun", "adapter/calls", "adapters/herdr/internal/...", "internal/filelock"},
+	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "adapter/cmdrun", "adapter/calls", "adapters/herdr/internal/...", "internal/filelock", "internal/proc"},
 		modules: append(everywhere(modHclog, modXSys), only("windows", modWinio))},
 	// Herdr's socket wire, shared by the adapter and the emulator: named
 	// pipes on Windows.
