@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -275,40 +274,14 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	return a, nil
 }
 
-// parseDuration reads a duration setting: a Go duration string or a number
-// of milliseconds, def when absent or null. Values outside [lo, hi] are
-// clamped, and clamped says how; when zeroOff is set, 0 means off and is
-// kept.
+// parseDuration reads a duration setting with [adapter.ParseDuration], def
+// when absent or null. Values outside [lo, hi] are clamped, and clamped
+// says how; when zeroOff is set, 0 means off and is kept.
 func parseDuration(name string, raw json.RawMessage, def, lo, hi time.Duration, zeroOff bool) (d time.Duration, clamped string, err error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return def, "", nil
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, "", fmt.Errorf("herdr: settings: %s: %w", name, err)
-		}
-		d, err = time.ParseDuration(s)
-		if err != nil {
-			return 0, "", fmt.Errorf("herdr: settings: %s %q is not a duration (want e.g. \"5s\" or a number of milliseconds)", name, adapter.Bound(s, 40))
-		}
-	default:
-		var ms float64
-		if err := json.Unmarshal(raw, &ms); err != nil {
-			return 0, "", fmt.Errorf("herdr: settings: %s must be a duration string or a number of milliseconds: %w", name, err)
-		}
-		switch {
-		case math.IsNaN(ms) || ms < 0:
-			d = -1
-		case ms > float64(math.MaxInt64/int64(time.Millisecond)):
-			d = math.MaxInt64
-		default:
-			d = time.Duration(ms * float64(time.Millisecond))
-		}
-	}
+	d, err = adapter.ParseDuration(name, raw, def)
 	switch {
+	case err != nil:
+		return 0, "", fmt.Errorf("herdr: settings: %w", err)
 	case d == 0 && zeroOff:
 		return 0, "", nil
 	case d < lo:
