@@ -380,17 +380,10 @@ func (inv *invocation) extractSession(args []string, g *globals) (rest []string,
 	return rest, -1
 }
 
+// validSessionName reports whether name is 1-64 of A-Z a-z 0-9 . _ -, and
+// not "." or "..".
 func validSessionName(name string) bool {
-	if len(name) == 0 || len(name) > 64 || name == "." || name == ".." {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return len(name) > 0 && len(name) <= 64 && name != "." && name != ".." && nameChars(name)
 }
 
 // extractRemote removes --remote and --remote-keybindings (with their
