@@ -16,8 +16,8 @@ import (
 
 // Operations, as they appear in diagnostics and Explain.
 const (
-	OpReport  = "report"
-	OpRelease = "release"
+	opReport  = "report"
+	opRelease = "release"
 )
 
 // Adapter sets the pane options of the tmux pane the process runs in. It
@@ -87,7 +87,7 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	if fresh {
 		a.diags.Reset()
 	}
-	err := a.call(ctx, OpReport, a.reportArgs(r))
+	err := a.call(ctx, opReport, a.reportArgs(r))
 	if err == nil {
 		a.setDelivered(r.State.String())
 		a.log.Debug("tmux pane options set", "pane", a.pane, "state", r.State.String())
@@ -110,7 +110,7 @@ func (a *Adapter) Release(ctx context.Context) error {
 		return err
 	}
 	defer a.gate.Leave()
-	err := a.call(ctx, OpRelease, a.releaseArgs())
+	err := a.call(ctx, opRelease, a.releaseArgs())
 	if err != nil && !paneGone(err) {
 		return err
 	}
@@ -207,7 +207,7 @@ func (a *Adapter) call(ctx context.Context, op string, args []string) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &ce):
-		if op != OpRelease || !paneGone(err) {
+		if op != opRelease || !paneGone(err) {
 			a.diags.Emit(ce.Kind, "%s: %s", op, ce.Detail())
 		}
 		return &opError{op: op, err: ce}
