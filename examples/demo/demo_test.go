@@ -110,11 +110,12 @@ func TestDemo(t *testing.T) {
 		t.Errorf("timeline (-got +want):\n%s\noutput:\n%s", diff, out)
 	}
 	for _, want := range []string{
-		"herdr calls   7 report-agent, 2 release-agent; 0 failed",
+		"herdr calls   7 report-agent, 2 release-agent, 2 ping; 0 failed", // a ping per claim: the socket transport
+
 		"reports       7 delivered, 2 unchanged (not resent), 1 unknown (nothing to send), 0 coalesced, 0 failed",
 		"diagnostics   0",
-		"first call    herdr pane report-agent w1:p1 --source custom:demo --agent demo --state idle --seq ",
-		"approval      herdr pane report-agent w1:p1 --source custom:demo --agent demo --state blocked --message 'Waiting for approval' --seq ",
+		`first call    socket pane.report_agent {"pane_id":"w1:p1","source":"custom:demo","agent":"demo","state":"idle","seq":`,
+		`approval      socket pane.report_agent {"pane_id":"w1:p1","source":"custom:demo","agent":"demo","state":"blocked","message":"Waiting for approval","seq":`,
 		`* Herdr shows a finished turn as "done"`,
 	} {
 		if !strings.Contains(out, want) {
@@ -124,7 +125,7 @@ func TestDemo(t *testing.T) {
 	// The prompt's title appears in the timeline (the host event) but in no
 	// argument sent to Herdr.
 	for line := range strings.Lines(out) {
-		if strings.Contains(line, "herdr pane ") && strings.Contains(line, approvalTitle) {
+		if (strings.Contains(line, "herdr pane ") || strings.Contains(line, "socket pane.")) && strings.Contains(line, approvalTitle) {
 			t.Errorf("a herdr call carries the prompt title: %s", line)
 		}
 	}

@@ -327,25 +327,27 @@ func (d *demo) printSummary() (clean bool) {
 
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "summary")
-	var firstReport, approval []string
+	var firstReport, approval *herdrtest.Call
 	if d.emu != nil {
 		calls, err := d.emu.Calls()
 		if err != nil {
 			fmt.Fprintf(w, "  herdr calls   cannot read the emulator's log: %v\n", err)
 		} else {
-			var reports, releases, other, failed int
-			for _, c := range calls {
+			var reports, releases, pings, other, failed int
+			for i, c := range calls {
 				switch c.Command {
 				case "pane report-agent":
 					reports++
 					if firstReport == nil {
-						firstReport = c.Args
+						firstReport = &calls[i]
 					}
 					if m, _ := c.Flag("message"); approval == nil && m == adapter.MessageWaitingForApproval.String() {
-						approval = c.Args
+						approval = &calls[i]
 					}
 				case "pane release-agent":
 					releases++
+				case "ping":
+					pings++
 				default:
 					other++
 				}
@@ -354,6 +356,9 @@ func (d *demo) printSummary() (clean bool) {
 				}
 			}
 			fmt.Fprintf(w, "  herdr calls   %d report-agent, %d release-agent", reports, releases)
+			if pings > 0 {
+				fmt.Fprintf(w, ", %d ping", pings)
+			}
 			if other > 0 {
 				fmt.Fprintf(w, ", %d other", other)
 			}
@@ -378,10 +383,10 @@ func (d *demo) printSummary() (clean bool) {
 		fmt.Fprintf(w, "  settings      warning: %s\n", warn)
 	}
 	if firstReport != nil {
-		fmt.Fprintf(w, "  first call    %s\n", argv(firstReport))
+		fmt.Fprintf(w, "  first call    %s\n", callText(*firstReport))
 	}
 	if approval != nil {
-		fmt.Fprintf(w, "  approval      %s\n", argv(approval))
+		fmt.Fprintf(w, "  approval      %s\n", callText(*approval))
 		fmt.Fprintf(w, "                (the prompt's own text, %q, never leaves the process)\n", approvalTitle)
 	}
 	if d.sawDone {
