@@ -64,6 +64,18 @@
 // The registry logs them and shows them in Explain; they never become errors
 // of the agent.
 //
+// # Settings
+//
+// Params.Settings is the adapter's own section, raw JSON for the adapter to
+// decode. [ParseDuration] reads a duration value in the form every built-in
+// adapter takes (a Go duration string or a number of milliseconds).
+//
+// # Building on this package
+//
+// Package calls holds the call gate and the once-per-claim diagnostics of an
+// adapter that makes blocking calls to its workspace; package cmdrun runs a
+// workspace's CLI for one.
+//
 // # Testing an adapter
 //
 // Package adaptertest holds a conformance suite every adapter should pass

@@ -1,7 +1,9 @@
 package adapter_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/session"
@@ -34,4 +36,18 @@ func ExampleNewDiagnostic() {
 	d := adapter.NewDiagnostic("herdr", adapter.KindProtocolRejected, "exit %d: %s\n", 1, "server_not_running")
 	fmt.Println(d)
 	// Output: herdr: protocol_rejected: exit 1: server_not_running
+}
+
+// An adapter reads its duration settings in the common form, then checks
+// the range itself.
+func ExampleParseDuration() {
+	for _, raw := range []string{`"2s"`, `750`, ``, `"soon"`} {
+		d, err := adapter.ParseDuration("timeout", json.RawMessage(raw), 5*time.Second)
+		fmt.Println(d, err)
+	}
+	// Output:
+	// 2s <nil>
+	// 750ms <nil>
+	// 5s <nil>
+	// 0s timeout "soon" is not a duration (want e.g. "5s" or a number of milliseconds)
 }

@@ -22,10 +22,7 @@ func (r *Registry) onSettings(gen uint64, cur settings.Settings) {
 	for r.gen == gen && r.phase == phaseAttaching {
 		// Attach is still opening adapters: apply after it, so that no edit
 		// is lost. A Detach preempts that Attach, so this wait ends.
-		done := r.opDone
-		r.mu.Unlock()
-		<-done
-		r.mu.Lock()
+		_ = r.waitOpLocked(context.Background()) // never ends early
 	}
 	if r.gen != gen || r.phase != phaseAttached {
 		r.mu.Unlock()

@@ -61,8 +61,8 @@ func lookup(name string) (adapter.Driver, error) {
 	return d, nil
 }
 
-// ScrubEnv returns env without the variables of any registered workspace
-// (for Herdr: every HERDR_* variable). Give the result to the tool
+// ScrubEnv returns env without the pane variables of any registered
+// workspace (every HERDR_* variable, tmux's TMUX_PANE). Give the result to the tool
 // subprocesses the agent starts, so that a nested agent can never claim or
 // release the pane of the agent that started it. A nil env means the process
 // environment.

@@ -215,14 +215,9 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	}
 	r.mu.Lock()
 	for r.phase == phaseAttaching || r.phase == phaseDetaching {
-		done := r.opDone
-		r.mu.Unlock()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return fmt.Errorf("registry: attach: %w", ctx.Err())
+		if err := r.waitOpLocked(ctx); err != nil {
+			return fmt.Errorf("registry: attach: %w", err)
 		}
-		r.mu.Lock()
 	}
 	if r.phase.attached() {
 		r.mu.Unlock()
@@ -391,14 +386,9 @@ func (r *Registry) Detach(ctx context.Context) error {
 	ctxDone := ctx.Err() != nil
 	r.mu.Lock()
 	for r.phase == phaseDetaching {
-		done := r.opDone
-		r.mu.Unlock()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return fmt.Errorf("registry: detach: %w while another Detach was in progress", ctx.Err())
+		if err := r.waitOpLocked(ctx); err != nil {
+			return fmt.Errorf("registry: detach: %w while another Detach was in progress", err)
 		}
-		r.mu.Lock()
 	}
 	if r.phase == phaseDetached && len(r.unreleased) == 0 {
 		r.mu.Unlock()
@@ -498,4 +488,20 @@ func (r *Registry) Detach(ctx context.Context) error {
 	close(done)
 	r.mu.Unlock()
 	return errors.Join(errs...)
+}
+
+// waitOpLocked waits for the operation of the transient phase in progress
+// to end (opDone). r.mu is held on entry; it is held again when
+// waitOpLocked returns nil, and released when it returns ctx's error
+// because ctx ended first.
+func (r *Registry) waitOpLocked(ctx context.Context) error {
+	done := r.opDone
+	r.mu.Unlock()
+	select {
+	case <-done:
+		r.mu.Lock()
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/cmdrun"
+	"github.com/panestate/panestate/internal/proc"
 )
 
 func TestRunPassesArgvVerbatim(t *testing.T) {
@@ -225,7 +226,7 @@ func TestRunKillsAtDeadline(t *testing.T) {
 		t.Errorf("Run took %v; want it back soon after its 300ms deadline (limit %v)", took, limit)
 	}
 	pid := readPid(t, pidfile)
-	eventually(t, "the hung child to be dead", func() bool { return !processAlive(pid) })
+	eventually(t, "the hung child to be dead", func() bool { return !proc.Alive(pid) })
 }
 
 func TestRunCallerCancelKillsChild(t *testing.T) {
@@ -247,7 +248,7 @@ func TestRunCallerCancelKillsChild(t *testing.T) {
 	if errors.As(err, &e) {
 		t.Errorf("Run = %v; want no *cmdrun.Error for the caller's own cancellation", err)
 	}
-	eventually(t, "the cancelled child to be dead", func() bool { return !processAlive(pid) })
+	eventually(t, "the cancelled child to be dead", func() bool { return !proc.Alive(pid) })
 }
 
 func TestRunRelativePathNeverSearched(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/panestate/panestate/internal/proc"
 )
 
 func TestRunKillsGrandchildHoldingPipe(t *testing.T) {
@@ -19,5 +21,5 @@ func TestRunKillsGrandchildHoldingPipe(t *testing.T) {
 		t.Fatalf("Run = %v; want nil (the child exited 0)", err)
 	}
 	pid := readPid(t, pidfile)
-	eventually(t, "the grandchild to be dead", func() bool { return !processAlive(pid) })
+	eventually(t, "the grandchild to be dead", func() bool { return !proc.Alive(pid) })
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/panestate/panestate/internal/proc"
 )
 
 func TestChildDiesWithKilledHost(t *testing.T) {
@@ -18,7 +20,7 @@ func TestChildDiesWithKilledHost(t *testing.T) {
 	}
 	child := readPid(t, pidfile)
 	t.Cleanup(func() {
-		if processAlive(child) { // the test failed: do not leave it behind
+		if proc.Alive(child) { // the test failed: do not leave it behind
 			_ = syscall.Kill(child, syscall.SIGKILL)
 		}
 	})
@@ -26,5 +28,5 @@ func TestChildDiesWithKilledHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = host.Wait()
-	eventually(t, "the child of the killed host to be dead", func() bool { return !processAlive(child) })
+	eventually(t, "the child of the killed host to be dead", func() bool { return !proc.Alive(child) })
 }

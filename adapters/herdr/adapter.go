@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -13,6 +12,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/calls"
+	"github.com/panestate/panestate/internal/proc"
 	"github.com/panestate/panestate/session"
 )
 
@@ -24,9 +25,7 @@ import (
 // and RefreshInterval are safe for concurrent use with everything.
 type Adapter struct {
 	// Fixed at Open.
-	name     string
 	log      hclog.Logger
-	diagnose func(adapter.Diagnostic)
 	clock    func() time.Time
 	bin      string
 	pane     string
@@ -40,7 +39,10 @@ type Adapter struct {
 	sock     *socketTransport // nil when mode is cli
 	key      paneKey
 	stateDir string
-	own      owner // this adapter in the lease table
+	own      owner              // this adapter in the lease table
+	gate     *calls.Gate        // one Report, Release or Close at a time
+	done     context.Context    // gate.Closing(): cancelled by Close
+	diags    *calls.Diagnostics // once per kind and claim
 
 	onWait func() // tests: called before waiting for the pane's file lock
 
@@ -48,12 +50,7 @@ type Adapter struct {
 	dirMade bool // stateDir was created
 	pinged  bool // the server answered a ping in this claim
 
-	done context.Context    // cancelled by Close
-	stop context.CancelFunc // cancels done
-	op   chan struct{}      // held by a Report, Release or Close in progress
-
 	mu           sync.Mutex
-	closed       bool
 	rawIdent     session.Identity // as last given
 	ident        session.Identity // what may be sent: unusable parts dropped
 	identGen     uint64           // bumped when the identity changes
@@ -70,8 +67,6 @@ type Adapter struct {
 	lastSeq      uint64
 	lastOp       Op
 	lastState    string // state of the last delivered report
-	counts       map[adapter.Kind]uint64
-	emitted      map[adapter.Kind]bool // kinds already sent to Diagnose in this claim
 }
 
 // Guards: Adapter implements the optional interfaces it means to.
@@ -104,10 +99,10 @@ var (
 // a diagnostic of its kind, at most once per kind and claim), so the caller
 // may try again later. After Close, Report returns [adapter.ErrClosed].
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
-	if err := a.enter(ctx); err != nil {
+	if err := a.gate.Enter(ctx); err != nil {
 		return err
 	}
-	defer a.leave()
+	defer a.gate.Leave()
 	if !r.Valid() {
 		return fmt.Errorf("herdr: invalid report %s", r)
 	}
@@ -141,10 +136,10 @@ func (a *Adapter) releaseTimeout() time.Duration { return min(a.timeout, MaxRele
 // [MaxReleaseTimeout]), for waiting and calling together, within ctx.
 // After Close, Release returns [adapter.ErrClosed].
 func (a *Adapter) Release(ctx context.Context) error {
-	if err := a.enter(ctx); err != nil {
+	if err := a.gate.Enter(ctx); err != nil {
 		return err
 	}
-	defer a.leave()
+	defer a.gate.Leave()
 	if err := a.deliver(ctx, OpRelease, adapter.Report{}); err != nil {
 		return err
 	}
@@ -159,7 +154,7 @@ func (a *Adapter) Release(ctx context.Context) error {
 // back. A repeated idle leaves Herdr's done status as it is. A retired or
 // closed adapter returns 0. It is safe for concurrent use.
 func (a *Adapter) RefreshInterval(adapter.Report) time.Duration {
-	if a.isClosed() || leases.retired(a.own) {
+	if a.gate.Closed() || leases.retired(a.own) {
 		return 0
 	}
 	return a.refresh
@@ -172,22 +167,12 @@ func (a *Adapter) RefreshInterval(adapter.Report) time.Duration {
 // so that a successor may take over. Close is idempotent and safe for
 // concurrent use; after it, Report and Release return [adapter.ErrClosed].
 func (a *Adapter) Close(ctx context.Context) error {
-	a.mu.Lock()
-	if a.closed {
-		a.mu.Unlock()
-		return nil
+	err := a.gate.Close(ctx)
+	leases.free(a.own) // a no-op once freed: the lease's holder is another generation
+	if err != nil {
+		return fmt.Errorf("herdr: close: %w", err)
 	}
-	a.closed = true
-	a.mu.Unlock()
-	a.stop()
-	defer leases.free(a.own)
-	select {
-	case a.op <- struct{}{}:
-		<-a.op
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("herdr: close: waiting for the in-flight call: %w", ctx.Err())
-	}
+	return nil
 }
 
 // SetSession sets the session identity sent with reports. A changed
@@ -200,7 +185,7 @@ func (a *Adapter) Close(ctx context.Context) error {
 // Close it does nothing.
 func (a *Adapter) SetSession(id session.Identity) {
 	a.mu.Lock()
-	if a.closed || id == a.rawIdent {
+	if a.gate.Closed() || id == a.rawIdent {
 		a.mu.Unlock()
 		return
 	}
@@ -278,7 +263,7 @@ func (a *Adapter) Explain() map[string]string {
 	if a.fenced && lease == "holder" {
 		lease = "fenced"
 	}
-	if a.closed {
+	if a.gate.Closed() {
 		lease = "closed"
 	}
 	persist := a.stateDir
@@ -338,40 +323,8 @@ func (a *Adapter) Explain() map[string]string {
 	if a.lastState != "" {
 		m["last_state"] = a.lastState
 	}
-	kinds := make([]string, 0, len(a.counts))
-	for k := range a.counts {
-		kinds = append(kinds, string(k))
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
-		m["diag."+k] = strconv.FormatUint(a.counts[adapter.Kind(k)], 10)
-	}
+	a.diags.Explain(m)
 	return m
-}
-
-// enter admits one Report or Release at a time; it fails after Close.
-func (a *Adapter) enter(ctx context.Context) error {
-	if a.isClosed() {
-		return adapter.ErrClosed
-	}
-	select {
-	case a.op <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	if a.isClosed() {
-		<-a.op
-		return adapter.ErrClosed
-	}
-	return nil
-}
-
-func (a *Adapter) leave() { <-a.op }
-
-func (a *Adapter) isClosed() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.closed
 }
 
 // token is this adapter's claim token in pane files.
@@ -499,7 +452,7 @@ func pidAlive(pid int, process uint64) bool {
 	if pid == os.Getpid() {
 		return process == processID()
 	}
-	return processAlive(pid)
+	return proc.Alive(pid)
 }
 
 // waitFailed turns an error from waiting for the pane into Report's or
@@ -721,11 +674,12 @@ func (a *Adapter) takeSeq(pf *paneFile) uint64 {
 		a.mu.Lock()
 		first := !a.saturated
 		a.saturated = true
-		a.counts[adapter.KindInvalidValue]++
 		a.mu.Unlock()
-		if first {
-			a.diagnose(adapter.NewDiagnostic(a.name, adapter.KindInvalidValue,
-				"sequence numbers exhausted at 18446744073709551615: herdr will ignore this pane's reports until its server restarts; remove the pane's file under %s", a.stateDir))
+		if first { // once in the adapter's life, not once per claim
+			a.diags.Send(adapter.KindInvalidValue,
+				"sequence numbers exhausted at 18446744073709551615: herdr will ignore this pane's reports until its server restarts; remove the pane's file under %s", a.stateDir)
+		} else {
+			a.diags.Tally(adapter.KindInvalidValue)
 		}
 	}
 	return seq
@@ -784,9 +738,9 @@ func (a *Adapter) finish(op Op, r adapter.Report, seq uint64, req *request, err 
 // session identity and resume argv are sent again, and the server is
 // pinged again.
 func (a *Adapter) startClaim() {
+	a.diags.Reset()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	clear(a.emitted)
 	a.identPending = a.ident != session.Identity{}
 	a.resumePend = a.resume != nil
 	a.resumeOff = false
@@ -802,12 +756,5 @@ func (a *Adapter) staleOwner(op Op, by string) {
 // diag counts a diagnostic and sends it to Diagnose unless one of its kind
 // was already sent in this claim.
 func (a *Adapter) diag(kind adapter.Kind, format string, args ...any) {
-	a.mu.Lock()
-	a.counts[kind]++
-	seen := a.emitted[kind]
-	a.emitted[kind] = true
-	a.mu.Unlock()
-	if !seen {
-		a.diagnose(adapter.NewDiagnostic(a.name, kind, format, args...))
-	}
+	a.diags.Emit(kind, format, args...)
 }

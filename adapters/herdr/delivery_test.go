@@ -13,6 +13,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/proc"
 )
 
 func TestReportArgv(t *testing.T) {
@@ -257,7 +258,7 @@ func assertHungCallKilled(t *testing.T, f *fixture) {
 		return
 	}
 	pid := calls[0].PID
-	eventually(t, "the hung herdr process to die", func() bool { return !processAlive(pid) })
+	eventually(t, "the hung herdr process to die", func() bool { return !proc.Alive(pid) })
 }
 
 func TestFaultsThatDeliver(t *testing.T) {
@@ -291,7 +292,7 @@ func TestFaultsThatDeliver(t *testing.T) {
 					t.Fatalf("calls %+v, want one applied call", calls)
 				}
 				if pid := calls[0].GrandchildPID; pid > 0 && canKillGroups {
-					eventually(t, "the grandchild to be killed", func() bool { return !processAlive(pid) })
+					eventually(t, "the grandchild to be killed", func() bool { return !proc.Alive(pid) })
 				}
 			})
 		}
@@ -318,7 +319,7 @@ func TestGrandchildKilledAfterFailedCall(t *testing.T) {
 	// SIGKILL was sent before Report returned; wait only for the kernel to
 	// finish the process off (a minute's sleep otherwise).
 	pid := calls[0].GrandchildPID
-	eventually(t, "the grandchild to be killed", func() bool { return !processAlive(pid) })
+	eventually(t, "the grandchild to be killed", func() bool { return !proc.Alive(pid) })
 }
 
 // TestCloseWakesWaitForPane: an adapter waiting for the pane's child slot,

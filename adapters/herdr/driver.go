@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/calls"
 	"github.com/panestate/panestate/adapter/cmdrun"
 )
 
@@ -192,11 +192,6 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		}
 		return nil, err
 	}
-	diagnose := p.Diagnose
-	if diagnose == nil {
-		diagnose = func(adapter.Diagnostic) {}
-	}
-
 	var s settings
 	if len(bytes.TrimSpace(p.Settings)) > 0 {
 		if err := json.Unmarshal(p.Settings, &s); err != nil {
@@ -247,9 +242,7 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	}
 	key := paneKey{socket: socket, pane: pane}
 	a := &Adapter{
-		name:     p.Name,
 		log:      logger,
-		diagnose: diagnose,
 		clock:    clock,
 		bin:      bin,
 		pane:     pane,
@@ -263,14 +256,13 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		key:      key,
 		own:      leases.newOwner(key),
 		stateDir: stateDir,
-		op:       make(chan struct{}, 1),
-		counts:   make(map[adapter.Kind]uint64),
-		emitted:  make(map[adapter.Kind]bool),
+		gate:     calls.NewGate(),
+		diags:    calls.NewDiagnostics(p.Name, p.Diagnose),
 	}
+	a.done = a.gate.Closing()
 	if mode != transportCLI {
 		a.sock = &socketTransport{path: socket}
 	}
-	a.done, a.stop = context.WithCancel(context.Background())
 	for _, c := range []string{clamped, refreshClamped} {
 		if c != "" {
 			a.diag(adapter.KindInvalidValue, "%s", c)
@@ -282,40 +274,14 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	return a, nil
 }
 
-// parseDuration reads a duration setting: a Go duration string or a number
-// of milliseconds, def when absent or null. Values outside [lo, hi] are
-// clamped, and clamped says how; when zeroOff is set, 0 means off and is
-// kept.
+// parseDuration reads a duration setting with [adapter.ParseDuration], def
+// when absent or null. Values outside [lo, hi] are clamped, and clamped
+// says how; when zeroOff is set, 0 means off and is kept.
 func parseDuration(name string, raw json.RawMessage, def, lo, hi time.Duration, zeroOff bool) (d time.Duration, clamped string, err error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return def, "", nil
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, "", fmt.Errorf("herdr: settings: %s: %w", name, err)
-		}
-		d, err = time.ParseDuration(s)
-		if err != nil {
-			return 0, "", fmt.Errorf("herdr: settings: %s %q is not a duration (want e.g. \"5s\" or a number of milliseconds)", name, adapter.Bound(s, 40))
-		}
-	default:
-		var ms float64
-		if err := json.Unmarshal(raw, &ms); err != nil {
-			return 0, "", fmt.Errorf("herdr: settings: %s must be a duration string or a number of milliseconds: %w", name, err)
-		}
-		switch {
-		case math.IsNaN(ms) || ms < 0:
-			d = -1
-		case ms > float64(math.MaxInt64/int64(time.Millisecond)):
-			d = math.MaxInt64
-		default:
-			d = time.Duration(ms * float64(time.Millisecond))
-		}
-	}
+	d, err = adapter.ParseDuration(name, raw, def)
 	switch {
+	case err != nil:
+		return 0, "", fmt.Errorf("herdr: settings: %w", err)
 	case d == 0 && zeroOff:
 		return 0, "", nil
 	case d < lo:

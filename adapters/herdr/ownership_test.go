@@ -19,6 +19,7 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/internal/filelock"
+	"github.com/panestate/panestate/internal/proc"
 )
 
 // child is another host process in the pane, driven line by line.
@@ -315,7 +316,7 @@ func TestReleaseBudget(t *testing.T) {
 		}
 		calls := f.calls(t)
 		pid := calls[len(calls)-1].PID
-		eventually(t, "the hung herdr process to die", func() bool { return !processAlive(pid) })
+		eventually(t, "the hung herdr process to die", func() bool { return !proc.Alive(pid) })
 	})
 	// A slow Herdr, 1 s per request, with the claim's first report (on the
 	// socket: its ping) in flight when the host quits: the report is

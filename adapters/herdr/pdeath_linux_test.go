@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/proc"
 )
 
 // TestCLIChildDiesWithKilledHost: a host killed with SIGKILL while its
@@ -30,5 +31,5 @@ func TestCLIChildDiesWithKilledHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	host.Wait()
-	eventually(t, "the hung herdr child of the killed host to die", func() bool { return !processAlive(hung.PID) })
+	eventually(t, "the hung herdr child of the killed host to die", func() bool { return !proc.Alive(hung.PID) })
 }

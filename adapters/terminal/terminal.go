@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -170,37 +169,13 @@ func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, er
 	return a, nil
 }
 
-// parseRefresh reads the "refresh" setting: a Go duration string ("10s") or
-// a number of milliseconds, as herdr.timeout. Out-of-range values are
-// clamped; clamped says how.
+// parseRefresh reads the "refresh" setting with [adapter.ParseDuration]: a
+// Go duration string ("10s") or a number of milliseconds, as herdr.timeout.
+// Out-of-range values are clamped; clamped says how.
 func parseRefresh(raw json.RawMessage) (d time.Duration, clamped string, err error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return DefaultRefresh, "", nil
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, "", fmt.Errorf("terminal: settings: refresh: %w", err)
-		}
-		if d, err = time.ParseDuration(s); err != nil {
-			return 0, "", fmt.Errorf("terminal: settings: refresh %q is not a duration (want e.g. \"10s\" or a number of milliseconds)", adapter.Bound(s, 40))
-		}
-	} else {
-		var ms float64
-		if err := json.Unmarshal(raw, &ms); err != nil {
-			return 0, "", fmt.Errorf("terminal: settings: refresh must be a duration string or a number of milliseconds: %w", err)
-		}
-		// Saturate rather than overflow, so that the diagnostic names the
-		// value given (or the nearest duration to it).
-		switch limit := float64(math.MaxInt64 / int64(time.Millisecond)); {
-		case ms < -limit:
-			d = math.MinInt64
-		case ms > limit:
-			d = math.MaxInt64
-		default:
-			d = time.Duration(ms * float64(time.Millisecond))
-		}
+	d, err = adapter.ParseDuration("refresh", raw, DefaultRefresh)
+	if err != nil {
+		return 0, "", fmt.Errorf("terminal: settings: %w", err)
 	}
 	switch {
 	case d < MinRefresh:

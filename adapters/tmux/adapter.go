@@ -4,21 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/calls"
 	"github.com/panestate/panestate/adapter/cmdrun"
 )
 
 // Operations, as they appear in diagnostics and Explain.
 const (
-	OpReport  = "report"
-	OpRelease = "release"
+	opReport  = "report"
+	opRelease = "release"
 )
 
 // Adapter sets the pane options of the tmux pane the process runs in. It
@@ -29,28 +28,21 @@ const (
 // concurrent use with everything.
 type Adapter struct {
 	// Fixed at Open.
-	name     string
-	log      hclog.Logger
-	diagnose func(adapter.Diagnostic)
-	pane     string
-	socket   string
-	prefix   string
-	label    string
-	timeout  time.Duration
-	names    [3]string // @<prefix>_state, _message, _agent
-	runner   *cmdrun.Runner
-
-	done context.Context    // cancelled by Close
-	stop context.CancelFunc // cancels done
-	op   chan struct{}      // held by a Report, Release or Close in progress
+	log     hclog.Logger
+	pane    string
+	socket  string
+	prefix  string
+	label   string
+	timeout time.Duration
+	names   [3]string // @<prefix>_state, _message, _agent
+	runner  *cmdrun.Runner
+	gate    *calls.Gate        // one Report, Release or Close at a time
+	diags   *calls.Diagnostics // once per kind and claim
 
 	mu        sync.Mutex
-	closed    bool
 	claimed   bool   // a Report since Open or the last Release
 	lastOp    string // op of the last call attempted
 	lastState string // what the pane shows, as far as we know
-	counts    map[adapter.Kind]uint64
-	emitted   map[adapter.Kind]bool // kinds already sent to Diagnose in this claim
 }
 
 // Guards: Adapter implements the optional interfaces it means to.
@@ -81,20 +73,21 @@ var (
 // repeated, only a recognised code such as [CodePaneNotFound]. The registry
 // tries again later. After Close, Report returns [adapter.ErrClosed].
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
-	if err := a.enter(ctx); err != nil {
+	if err := a.gate.Enter(ctx); err != nil {
 		return err
 	}
-	defer a.leave()
+	defer a.gate.Leave()
 	if !r.Valid() {
 		return fmt.Errorf("tmux: invalid report %s", r)
 	}
 	a.mu.Lock()
-	if !a.claimed {
-		a.claimed = true
-		clear(a.emitted)
-	}
+	fresh := !a.claimed
+	a.claimed = true
 	a.mu.Unlock()
-	err := a.call(ctx, OpReport, a.reportArgs(r))
+	if fresh {
+		a.diags.Reset()
+	}
+	err := a.call(ctx, opReport, a.reportArgs(r))
 	if err == nil {
 		a.setDelivered(r.State.String())
 		a.log.Debug("tmux pane options set", "pane", a.pane, "state", r.State.String())
@@ -113,11 +106,11 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 // ctx bounds the call as in Report. After Close, Release returns
 // [adapter.ErrClosed].
 func (a *Adapter) Release(ctx context.Context) error {
-	if err := a.enter(ctx); err != nil {
+	if err := a.gate.Enter(ctx); err != nil {
 		return err
 	}
-	defer a.leave()
-	err := a.call(ctx, OpRelease, a.releaseArgs())
+	defer a.gate.Leave()
+	err := a.call(ctx, opRelease, a.releaseArgs())
 	if err != nil && !paneGone(err) {
 		return err
 	}
@@ -134,21 +127,10 @@ func (a *Adapter) Release(ctx context.Context) error {
 // clears them. Close is idempotent and safe for concurrent use; after it,
 // Report and Release return [adapter.ErrClosed].
 func (a *Adapter) Close(ctx context.Context) error {
-	a.mu.Lock()
-	if a.closed {
-		a.mu.Unlock()
-		return nil
+	if err := a.gate.Close(ctx); err != nil {
+		return fmt.Errorf("tmux: close: %w", err)
 	}
-	a.closed = true
-	a.mu.Unlock()
-	a.stop()
-	select {
-	case a.op <- struct{}{}:
-		<-a.op
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("tmux: close: waiting for the in-flight call: %w", ctx.Err())
-	}
+	return nil
 }
 
 // Explain returns what the adapter knows, for registry.Explain: the pane,
@@ -174,17 +156,10 @@ func (a *Adapter) Explain() map[string]string {
 	if a.lastState == "" {
 		m["last_state"] = "(none)"
 	}
-	if a.closed {
+	if a.gate.Closed() {
 		m["closed"] = "true"
 	}
-	kinds := make([]string, 0, len(a.counts))
-	for k := range a.counts {
-		kinds = append(kinds, string(k))
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
-		m["diag."+k] = strconv.FormatUint(a.counts[adapter.Kind(k)], 10)
-	}
+	a.diags.Explain(m)
 	return m
 }
 
@@ -222,7 +197,7 @@ func (a *Adapter) releaseArgs() []string {
 func (a *Adapter) call(ctx context.Context, op string, args []string) error {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer context.AfterFunc(a.done, cancel)() // Close kills an in-flight call
+	defer context.AfterFunc(a.gate.Closing(), cancel)() // Close kills an in-flight call
 	a.mu.Lock()
 	a.lastOp = op
 	a.mu.Unlock()
@@ -232,13 +207,13 @@ func (a *Adapter) call(ctx context.Context, op string, args []string) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &ce):
-		if op != OpRelease || !paneGone(err) {
-			a.diag(ce.Kind, "%s: %s", op, ce.Detail())
+		if op != opRelease || !paneGone(err) {
+			a.diags.Emit(ce.Kind, "%s: %s", op, ce.Detail())
 		}
 		return &opError{op: op, err: ce}
 	case ctx.Err() != nil:
 		return fmt.Errorf("tmux: %s: %w", op, ctx.Err())
-	case a.done.Err() != nil:
+	case a.gate.Closing().Err() != nil:
 		return adapter.ErrClosed
 	default:
 		return fmt.Errorf("tmux: %s: %w", op, err)
@@ -277,42 +252,4 @@ func (a *Adapter) setDelivered(state string) {
 	a.mu.Lock()
 	a.lastState = state
 	a.mu.Unlock()
-}
-
-// enter admits one Report or Release at a time; it fails after Close.
-func (a *Adapter) enter(ctx context.Context) error {
-	if a.isClosed() {
-		return adapter.ErrClosed
-	}
-	select {
-	case a.op <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	if a.isClosed() {
-		<-a.op
-		return adapter.ErrClosed
-	}
-	return nil
-}
-
-func (a *Adapter) leave() { <-a.op }
-
-func (a *Adapter) isClosed() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.closed
-}
-
-// diag counts a diagnostic and sends it to Diagnose unless one of its kind
-// was already sent in this claim.
-func (a *Adapter) diag(kind adapter.Kind, format string, args ...any) {
-	a.mu.Lock()
-	a.counts[kind]++
-	seen := a.emitted[kind]
-	a.emitted[kind] = true
-	a.mu.Unlock()
-	if !seen {
-		a.diagnose(adapter.NewDiagnostic(a.name, kind, format, args...))
-	}
 }

@@ -63,9 +63,10 @@
 //
 // # Child processes
 //
-// [ScrubEnv] removes TMUX_PANE, and only it, from the environment of the
-// agent's tool subprocesses, so that a nested agent cannot take the
-// parent's pane while tmux-aware tools keep working.
+// Hosts pass the environment of the agent's tool subprocesses through
+// registry.ScrubEnv, which asks this driver too: [Driver.ScrubEnv] removes
+// TMUX_PANE, and only it, so that a nested agent cannot take the parent's
+// pane while tmux-aware tools keep working.
 //
 // # Alongside Herdr
 //

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/calls"
 	"github.com/panestate/panestate/adapter/cmdrun"
 )
 
@@ -170,33 +171,25 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	diagnose := p.Diagnose
-	if diagnose == nil {
-		diagnose = func(adapter.Diagnostic) {}
-	}
 	a := &Adapter{
-		name:     p.Name,
-		log:      logger,
-		diagnose: diagnose,
-		pane:     act.pane,
-		socket:   act.socket,
-		prefix:   prefix,
-		label:    p.App,
-		timeout:  timeout,
+		log:     logger,
+		pane:    act.pane,
+		socket:  act.socket,
+		prefix:  prefix,
+		label:   p.App,
+		timeout: timeout,
 		runner: &cmdrun.Runner{
 			Path:      act.bin,
 			Env:       p.Env,
 			Timeout:   timeout,
 			Recognize: recognize,
 		},
-		op:      make(chan struct{}, 1),
-		counts:  make(map[adapter.Kind]uint64),
-		emitted: make(map[adapter.Kind]bool),
+		gate:  calls.NewGate(),
+		diags: calls.NewDiagnostics(p.Name, p.Diagnose),
 	}
-	a.done, a.stop = context.WithCancel(context.Background())
 	a.names = [3]string{"@" + prefix + "_state", "@" + prefix + "_message", "@" + prefix + "_agent"}
 	if clamped != "" {
-		a.diag(adapter.KindInvalidValue, "%s", clamped)
+		a.diags.Emit(adapter.KindInvalidValue, "%s", clamped)
 	}
 	return a, nil
 }

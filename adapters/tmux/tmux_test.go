@@ -71,7 +71,7 @@ func TestReportSetsPaneOptions(t *testing.T) {
 	if got := d.all(); len(got) != 0 {
 		t.Errorf("diagnostics %v; want none", got)
 	}
-	if e := a.Explain(); e["last_state"] != "released" || e["last_op"] != OpRelease {
+	if e := a.Explain(); e["last_state"] != "released" || e["last_op"] != opRelease {
 		t.Errorf("Explain last_state, last_op = %q, %q; want released, release", e["last_state"], e["last_op"])
 	}
 }

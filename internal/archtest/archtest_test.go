@@ -198,12 +198,13 @@ func synthetic(goos string, lines ...string) graph {
 }
 
 // designed is the module as the design draws it, including the packages
-// other work is adding (cmdrun, tmux, terminal, herdr's wire package).
+// other work is adding (cmdrun, calls, tmux, terminal, herdr's wire package).
 var designed = []string{
 	"~/session: encoding/json errors fmt strings sync sync/atomic",
 	"~/adapter: context fmt os ~/session github.com/hashicorp/go-hclog@" + modHclog,
 	"~/adapter/adaptertest: testing ~/adapter ~/session go.uber.org/goleak@" + modGoleak,
 	"~/adapter/cmdrun: context os/exec syscall ~/adapter golang.org/x/sys/unix@" + modXSys,
+	"~/adapter/calls: context sync ~/adapter",
 	"~/reducer: ~/adapter ~/session",
 	"~/settings: os path/filepath ~/internal/filelock github.com/knadh/koanf/v2@" + modKoanf +
 		" github.com/knadh/koanf/providers/confmap@" + modConfmap + " github.com/fsnotify/fsnotify@" + modFsnotify +
@@ -211,9 +212,9 @@ var designed = []string{
 	"~/registry: context os/signal ~/adapter ~/session ~/reducer ~/settings ~/adapters/herdr ~/adapters/noop ~/adapters/tmux ~/adapters/terminal github.com/hashicorp/go-hclog@" + modHclog,
 	"~/adapters/noop: context ~/adapter",
 	"~/adapters/terminal: io ~/adapter ~/session github.com/hashicorp/go-hclog@" + modHclog,
-	"~/adapters/tmux: ~/adapter ~/session ~/adapter/cmdrun github.com/hashicorp/go-hclog@" + modHclog,
+	"~/adapters/tmux: ~/adapter ~/session ~/adapter/cmdrun ~/adapter/calls github.com/hashicorp/go-hclog@" + modHclog,
 	"~/adapters/herdr/internal/wire: bufio encoding/json net",
-	"~/adapters/herdr: os/exec ~/adapter ~/session ~/adapter/cmdrun ~/adapters/herdr/internal/wire ~/internal/filelock github.com/hashicorp/go-hclog@" + modHclog,
+	"~/adapters/herdr: os/exec ~/adapter ~/session ~/adapter/cmdrun ~/adapter/calls ~/adapters/herdr/internal/wire ~/internal/filelock github.com/hashicorp/go-hclog@" + modHclog,
 	"~/adapters/herdr/herdrtest: testing net ~/adapters/herdr/internal/wire ~/internal/filelock golang.org/x/sys/unix@" + modXSys +
 		" github.com/fsnotify/fsnotify@" + modFsnotify,
 	"~/adapters/herdr/herdrtest/cmd/fakeherdr: ~/adapters/herdr/herdrtest",
@@ -343,7 +344,7 @@ func TestForbiddenImportFails(t *testing.T) {
 			name:  "tmux imports the registry",
 			lines: with("~/adapters/tmux", "~/registry"),
 			want: []string{
-				`adapters/tmux imports registry: rule "adapters/tmux" allows only adapter, session, adapter/cmdrun`,
+				`adapters/tmux imports registry: rule "adapters/tmux" allows only adapter, session, adapter/cmdrun, adapter/calls`,
 				`adapters/tmux depends on registry (adapters/tmux -> registry): breaks "adapters import adapter and session"`,
 				`adapters/tmux depends on registry (adapters/tmux -> registry): breaks "only registry ties everything together"`,
 			},
@@ -352,7 +353,7 @@ func TestForbiddenImportFails(t *testing.T) {
 			name:  "tmux imports herdr",
 			lines: with("~/adapters/tmux", "~/adapters/herdr"),
 			want: []string{
-				`adapters/tmux imports adapters/herdr: rule "adapters/tmux" allows only adapter, session, adapter/cmdrun`,
+				`adapters/tmux imports adapters/herdr: rule "adapters/tmux" allows only adapter, session, adapter/cmdrun, adapter/calls`,
 				`adapters/tmux depends on adapters/herdr (adapters/tmux -> adapters/herdr): breaks "an adapter never imports another adapter"`,
 			},
 		},

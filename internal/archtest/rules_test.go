@@ -55,6 +55,7 @@ var rules = []rule{
 	{pkg: "adapter", imports: []string{"session"}, modules: everywhere(modHclog)},
 	{pkg: "adapter/adaptertest", imports: []string{"adapter", "session"}, modules: everywhere(modGoleak)},
 	{pkg: "adapter/cmdrun", imports: []string{"adapter"}, modules: everywhere(modXSys)},
+	{pkg: "adapter/calls", imports: []string{"adapter"}},
 
 	{pkg: "reducer", imports: []string{"session", "adapter"}, banned: noIO,
 		bannedWhy: "the reducer does no I/O"},
@@ -65,12 +66,12 @@ var rules = []rule{
 	{pkg: "registry", imports: []string{"session", "adapter", "reducer", "settings", "adapters/...", "internal/..."},
 		modules: everywhere(modHclog)},
 
-	// Adapters import adapter and session (plus their own internals and the
-	// shared subprocess runner).
+	// Adapters import adapter and session (plus their own internals, the
+	// shared subprocess runner and the call gate).
 	{pkg: "adapters/noop", imports: []string{"adapter", "session"}},
 	{pkg: "adapters/terminal", imports: []string{"adapter", "session"}, modules: everywhere(modHclog)},
-	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "adapter/cmdrun"}, modules: everywhere(modHclog)},
-	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "adapter/cmdrun", "adapters/herdr/internal/...", "internal/filelock"},
+	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "adapter/cmdrun", "adapter/calls"}, modules: everywhere(modHclog)},
+	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "adapter/cmdrun", "adapter/calls", "adapters/herdr/internal/...", "internal/filelock", "internal/proc"},
 		modules: append(everywhere(modHclog, modXSys), only("windows", modWinio))},
 	// Herdr's socket wire, shared by the adapter and the emulator: named
 	// pipes on Windows.
@@ -85,6 +86,7 @@ var rules = []rule{
 
 	// Shared helpers.
 	{pkg: "internal/filelock", modules: []module{only("windows", modXSys)}},
+	{pkg: "internal/proc"},
 	{pkg: "internal/testenv"},
 	{pkg: "internal/archtest"},
 

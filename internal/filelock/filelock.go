@@ -23,14 +23,7 @@ func Lock(path string) (func() error, error) {
 		f.Close()
 		return nil, fmt.Errorf("filelock: lock %s: %w", path, err)
 	}
-	return func() error {
-		uerr := unlockFile(f)
-		cerr := f.Close()
-		if uerr != nil {
-			return fmt.Errorf("filelock: unlock %s: %w", path, uerr)
-		}
-		return cerr
-	}, nil
+	return unlocker(f, path), nil
 }
 
 // errWouldBlock is what tryLockFile returns when another holder has the lock.
@@ -64,6 +57,12 @@ func LockContext(ctx context.Context, path string) (func() error, error) {
 		}
 		wait = min(2*wait, 10*time.Millisecond)
 	}
+	return unlocker(f, path), nil
+}
+
+// unlocker returns the Unlock of a held lock on f: it releases the lock and
+// closes the file.
+func unlocker(f *os.File, path string) func() error {
 	return func() error {
 		uerr := unlockFile(f)
 		cerr := f.Close()
@@ -71,5 +70,5 @@ func LockContext(ctx context.Context, path string) (func() error, error) {
 			return fmt.Errorf("filelock: unlock %s: %w", path, uerr)
 		}
 		return cerr
-	}, nil
+	}
 }

@@ -1,27 +1,13 @@
 package herdrtest
 
-import (
-	"net"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// peerPID returns the pid of the process at the other end of c (SO_PEERCRED),
-// or 0.
-func peerPID(c net.Conn) int {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return 0
-	}
-	raw, err := uc.SyscallConn()
+// sockPeerPID returns the pid of the peer of the Unix socket fd
+// (SO_PEERCRED), or 0.
+func sockPeerPID(fd int) int {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
 		return 0
 	}
-	pid := 0
-	_ = raw.Control(func(fd uintptr) {
-		if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
-			pid = int(cred.Pid)
-		}
-	})
-	return pid
+	return int(cred.Pid)
 }

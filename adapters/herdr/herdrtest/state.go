@@ -249,11 +249,14 @@ func checkResume(p *paneState, req *agentRequest, agent string) *wire.Error {
 // plainCommand reports whether w matches [A-Za-z0-9_.-]+ and does not start
 // with '-'.
 func plainCommand(w string) bool {
-	if w == "" || w[0] == '-' {
-		return false
-	}
-	for i := 0; i < len(w); i++ {
-		c := w[i]
+	return w != "" && w[0] != '-' && nameChars(w)
+}
+
+// nameChars reports whether every byte of s is one of A-Z a-z 0-9 _ . -,
+// the characters Herdr allows in a command name and in a session name.
+func nameChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
 			return false
 		}

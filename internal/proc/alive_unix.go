@@ -1,6 +1,6 @@
 //go:build unix
 
-package herdr
+package proc
 
 import (
 	"errors"
@@ -10,9 +10,9 @@ import (
 	"syscall"
 )
 
-// processAlive reports whether pid runs (a zombie that nobody reaped yet
+// Alive reports whether pid runs (a zombie that nobody reaped yet
 // counts as dead, where /proc tells).
-func processAlive(pid int) bool {
+func Alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

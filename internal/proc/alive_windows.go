@@ -1,12 +1,12 @@
 //go:build windows
 
-package herdr
+package proc
 
 import "os"
 
-// processAlive reports whether pid runs: whether a process of that id can
+// Alive reports whether pid runs: whether a process of that id can
 // be opened.
-func processAlive(pid int) bool {
+func Alive(pid int) bool {
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return false
