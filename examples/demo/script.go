@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/reducer"
 	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/session"
@@ -288,15 +287,6 @@ func (d *demo) row(elapsed, event, report, herdr string) {
 }
 
 // argv renders a herdr invocation as a person would type it.
-// callText shows a call as it crossed to Herdr: the request line's method
-// and params for a socket call, the command line for a CLI one.
-func callText(c herdrtest.Call) string {
-	if c.Transport == herdrtest.TransportSocket {
-		return "socket " + c.Method + " " + string(c.Params)
-	}
-	return argv(c.Args)
-}
-
 func argv(args []string) string {
 	out := []string{"herdr"}
 	for _, a := range args {
