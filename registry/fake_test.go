@@ -294,7 +294,7 @@ var driverSeq atomic.Int64
 
 // register registers d under a fresh name and returns the name.
 func register(d *fakeDriver) string {
-	name := fmt.Sprintf("fake%d", driverSeq.Add(1))
+	name := fmt.Sprintf("fake%04d", driverSeq.Add(1)) // padded: registered order is name order
 	Register(name, d)
 	return name
 }
