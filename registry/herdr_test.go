@@ -335,7 +335,8 @@ func BenchmarkStorm(b *testing.B) {
 
 // Detach against a real emulated Herdr with a report in flight: a slow Herdr
 // (1 s per call) still receives the release; a hung one (ignoring SIGTERM)
-// gets a release attempt that is killed at its deadline, and Detach says so.
+// gets a release attempt that is killed at its deadline, and Detach says so;
+// the next Detach releases it.
 func TestHerdrDetachWithASlowOrHungHerdr(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
@@ -365,13 +366,11 @@ func TestHerdrDetachWithASlowOrHungHerdr(t *testing.T) {
 			if released := !info.Found; released != tt.released || (err == nil) != tt.released {
 				t.Errorf("pane released %t, Detach error %v; want released %t", released, err, tt.released)
 			}
-			calls, cerr := f.h.Calls()
-			if cerr != nil {
-				t.Fatal(cerr)
-			}
-			if last := calls[len(calls)-1]; last.Command != "pane release-agent" {
-				t.Errorf("last call %q, want the release attempt", last.Command)
-			}
+			// The release was attempted. Whether a hung Herdr's CLI got as
+			// far as the emulator before its deadline depends on how fast
+			// the machine starts a process, so the hook tells, not the
+			// emulator's log.
+			f.hook.next(t, "release", func(_ adapter.Report, rerr error) bool { return (rerr == nil) == tt.released })
 			if !tt.released {
 				// Herdr is back: the next Detach tries the release again.
 				if err := f.h.SetFault(herdrtest.Fault{}); err != nil {
