@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
@@ -124,9 +122,7 @@ func (r *Registry) Explain() Explanation {
 	r.mu.Unlock()
 	if !attached {
 		// Read the files once, silently: Explain describes, it does not log.
-		so := r.settingsOptions()
-		so.Logger = hclog.NewNullLogger()
-		cur, _ = settings.Load(so)
+		cur, _ = r.readSettings()
 	}
 	// The files' own state (errors, last good content kept, polling,
 	// warnings) is the watcher's newest, even when the effective settings,

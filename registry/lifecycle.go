@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
@@ -279,9 +277,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	so := r.settingsOptions()
 	// The first read is silent: when a watcher follows, it reads the files
 	// again and reports their problems once; otherwise they are logged below.
-	quiet := so
-	quiet.Logger = hclog.NewNullLogger()
-	cur, loadErr := settings.Load(quiet)
+	cur, loadErr := r.readSettings()
 	r.apply(opCtx, gen, cur)
 	var watching bool
 	if !r.opts.StaticSettings && r.watchUseful(gen, cur) {

@@ -100,6 +100,14 @@ type Registry struct {
 	// them, as its own adapters take over.
 	unreleased []*worker
 
+	// reader reads the settings for Attach and for Explain before Attach,
+	// silently; nil when the settings options are invalid (readerErr says
+	// why). Fixed by New. One Reader, rather than a settings.Load per
+	// call, keeps a trust function that hangs from being waited for, and
+	// left with one more goroutine, on every call.
+	reader    *settings.Reader
+	readerErr error
+
 	// fanout lists the running workers. notify reads it without a lock so
 	// that publishing never waits; it is replaced under mu.
 	fanout atomic.Pointer[[]*worker]
@@ -182,7 +190,22 @@ func New(opts Options) (*Registry, error) {
 		}
 		return 0
 	})
+	quiet := r.settingsOptions()
+	quiet.Logger = hclog.NewNullLogger()
+	// Invalid settings options (a negative Debounce, no home directory)
+	// are not an error of New: Attach logs them and Explain shows them,
+	// and the adapters run with their defaults, as with unreadable files.
+	r.reader, r.readerErr = settings.NewReader(quiet)
 	return r, nil
+}
+
+// readSettings reads the settings once, silently. It is safe for concurrent
+// use; reads run one at a time.
+func (r *Registry) readSettings() (settings.Settings, error) {
+	if r.readerErr != nil {
+		return settings.Settings{}, r.readerErr
+	}
+	return r.reader.Read()
 }
 
 // mustBeMade panics on a Registry not made by New: a zero Registry has no

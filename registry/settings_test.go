@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -383,4 +384,35 @@ func TestSettingsHomeComesFromEnv(t *testing.T) {
 	if got := r.Explain().Files[0].Path; got != want {
 		t.Errorf("global settings at %s, want %s (from the given HOME)", got, want)
 	}
+}
+
+// A trust function that hangs is called once, not once per Explain or
+// Attach: each settings.Load would wait for it again and leave one more
+// goroutine in the host's function.
+func TestHungTrustFunctionIsCalledOnce(t *testing.T) {
+	d := &fakeDriver{def: true}
+	opts := testOptions(t, register(d))
+	opts.Settings.ProjectRoot = t.TempDir()
+	unhang := make(chan struct{})
+	var calls atomic.Int32
+	opts.Settings.Trust = func(string) (bool, error) {
+		calls.Add(1)
+		<-unhang
+		return true, nil
+	}
+	r := mustNew(t, opts)
+	for range 3 {
+		r.Explain()
+	}
+	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Detach(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	r.Explain()
+	if n := calls.Load(); n != 1 {
+		t.Errorf("the hung trust function was called %d times, want 1", n)
+	}
+	close(unhang)
 }
