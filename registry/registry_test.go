@@ -956,3 +956,24 @@ func TestDetachBoundsTheRelease(t *testing.T) {
 		})
 	}
 }
+
+// A notification that leaves the report as it is (a token count, a
+// streamed chunk) does not cut a failed delivery's backoff short: only the
+// retry timer, or a new report, calls the adapter again.
+func TestUnchangedNotificationsKeepTheBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedFake(t)
+		a.fail.Store(1 << 30)
+		store.AgentStart()
+		for range 100 { // 10 s of notifications, every 100 ms
+			time.Sleep(100 * time.Millisecond)
+			r.notify()
+		}
+		synctest.Wait()
+		// The first report, the failed working, and the retries at 0.5, 1.5,
+		// 3.5 and 7.5 s.
+		if n := a.calls.Load(); n != 6 {
+			t.Errorf("Report called %d times in 10 s of failures, want 6", n)
+		}
+	})
+}
