@@ -416,3 +416,27 @@ func TestHungTrustFunctionIsCalledOnce(t *testing.T) {
 	}
 	close(unhang)
 }
+
+// A disabled adapter's Why follows the layer that now turns it off.
+func TestDisabledWhyFollowsTheLayer(t *testing.T) {
+	d := &fakeDriver{def: false}
+	name := register(d)
+	r := mustNew(t, testOptions(t, name))
+	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		body string
+		want settings.Layer
+	}{
+		{`{}`, settings.LayerDefault},
+		{`{"` + name + `": {"enabled": false}}`, settings.LayerGlobal},
+		{`{}`, settings.LayerDefault},
+	} {
+		applySettings(t, r, tt.body)
+		a := r.Explain().Adapters[0]
+		if a.Lifecycle != LifecycleDisabled || a.EnabledBy != tt.want || !strings.HasPrefix(a.Why, disabledWhy(tt.want)) {
+			t.Errorf("after %s: %s by %s, why %q; want disabled by %s", tt.body, a.Lifecycle, a.EnabledBy, a.Why, tt.want)
+		}
+	}
+}
