@@ -368,10 +368,11 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 // less than 500 ms from the call, so that a ctx that is already done (a
 // host's signal.NotifyContext context) still gets one short release attempt.
 // Cancelled deliveries have until ctx ends, plus one shared 100 ms grace
-// (and never past the release deadline), to return; an adapter that ignores
-// cancellation is not released by this Detach (the error says so) and is
-// closed when it returns. Detach returns by the release deadline plus the close and
-// cancellation budgets.
+// (and never past the release deadline), to return; Detach does not wait
+// for an adapter that ignores cancellation (the error says so): when it
+// returns, it is released if the deadline has not passed, and otherwise
+// left [LifecycleUnreleased]. Detach returns by the release deadline plus
+// the close and cancellation budgets.
 //
 // A release that fails leaves its adapter open and Explain shows it as
 // [LifecycleUnreleased]; the error says which, and the next Detach tries
