@@ -440,3 +440,41 @@ func TestDisabledWhyFollowsTheLayer(t *testing.T) {
 		}
 	}
 }
+
+// What the registry hands an adapter's Open beyond its section: the host's
+// terminal (Options.Terminal) and whether a layer set "enabled": true.
+func TestOpenParams(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		def    bool
+		body   string // global settings; %s is the adapter's name
+		forced bool
+	}{
+		{"on by default, no setting", true, `{}`, false},
+		{"on by default, enabled true", true, `{"%s": {"enabled": true}}`, true},
+		{"off by default, enabled true", false, `{"%s": {"enabled": true}}`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []adapter.Params
+			d := &fakeDriver{def: tt.def, openErr: func(p adapter.Params) error {
+				got = append(got, p)
+				return nil
+			}}
+			name := register(d)
+			opts := testOptions(t, name)
+			term := &strings.Builder{}
+			opts.Terminal = term
+			r := mustNew(t, opts)
+			writeSettings(t, r, strings.ReplaceAll(tt.body, "%s", name))
+			if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 {
+				t.Fatalf("Open called %d times, want 1", len(got))
+			}
+			if got[0].Terminal != term || got[0].Forced != tt.forced {
+				t.Errorf("Open got Terminal %v, Forced %t; want the host's terminal, Forced %t", got[0].Terminal, got[0].Forced, tt.forced)
+			}
+		})
+	}
+}
