@@ -884,7 +884,8 @@ func TestFailedRefreshIsRetried(t *testing.T) {
 			t.Errorf("retried refresh delivered %v, want idle", got)
 		}
 		time.Sleep(10 * time.Second)
-		a.next(t) // refreshing resumed
+		a.next(t)       // refreshing resumed
+		synctest.Wait() // the worker has counted the delivery
 		if c := r.Explain().Adapters[0].Counters; c.Failed != 1 || c.Retries != 1 || c.Refreshes != 1 {
 			t.Errorf("counters %+v, want 1 failed, 1 retry, 1 refresh (only the delivered refresh counts)", c)
 		}
