@@ -20,6 +20,10 @@ type fakeDriver struct {
 	tag      string // names the driver in the event log
 	def      bool   // enabled by default
 	inactive error  // Open and Check return this
+	// needsForce makes Open and Check inactive unless a layer set
+	// "enabled": true (Params.Forced), as the terminal adapter in a
+	// terminal it does not know.
+	needsForce bool
 	openErr  func(p adapter.Params) error
 	keys     []string
 	discard  bool          // adapters do not record reports (benchmarks)
@@ -43,13 +47,19 @@ type fakeDriver struct {
 
 func (d *fakeDriver) EnabledByDefault() bool { return d.def }
 func (d *fakeDriver) SettingsKeys() []string { return d.keys }
-func (d *fakeDriver) Check(adapter.Params) error {
+func (d *fakeDriver) Check(p adapter.Params) error {
+	if d.needsForce && !p.Forced {
+		return errNotForced
+	}
 	return d.inactive
 }
 
+// errNotForced is the inactive error of a driver with needsForce.
+var errNotForced = fmt.Errorf("%w: not forced on", adapter.ErrInactive)
+
 func (d *fakeDriver) Open(_ context.Context, p adapter.Params) (adapter.Adapter, error) {
-	if d.inactive != nil {
-		return nil, d.inactive
+	if err := d.Check(p); err != nil {
+		return nil, err
 	}
 	if d.openErr != nil {
 		if err := d.openErr(p); err != nil {

@@ -198,7 +198,10 @@ func isNilSource(src session.Source) bool {
 //
 // Attach on an attached registry does nothing and returns nil; a concurrent
 // Attach waits for the first. When no adapter applies (outside every
-// workspace), Attach starts no goroutine, timer or subprocess. Settings
+// workspace), and no settings edit could make one apply, Attach starts no
+// goroutine, timer or subprocess; an adapter that applies only when a
+// layer sets "enabled": true (the terminal adapter in a terminal it does
+// not know) keeps the settings watched. Settings
 // files that cannot be read are logged and shown in Explain; they are not an
 // error of Attach, nor is an adapter that fails to open (Explain shows it as
 // open_failed, with the reason, ctx's end included). Attach returns an
@@ -333,7 +336,8 @@ func (r *Registry) keep(gen uint64, f func()) bool {
 
 // watchUseful reports whether a settings change could change what runs: some
 // adapter is running, or one that would run by default and applies here is
-// turned off, or one failed to open with settings that an edit could fix.
+// turned off, or one failed to open with settings that an edit could fix,
+// or one is inactive only because no layer forces it on.
 // Outside every workspace it is false, so nothing is watched.
 func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 	for _, s := range r.slots {
@@ -347,6 +351,15 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 		case LifecycleDisabled:
 			if s.def && r.check(s, cur) == nil {
 				return true
+			}
+		case LifecycleInactive:
+			// An edit that sets "enabled": true may make it apply (the
+			// terminal adapter in a terminal it does not know).
+			if p := r.params(s, cur); !p.Forced {
+				p.Forced = true
+				if r.checkParams(s, p) == nil {
+					return true
+				}
 			}
 		}
 	}

@@ -276,8 +276,13 @@ func (r *Registry) guard(s *slot, what string, f func()) (panicked bool) {
 }
 
 // check asks s's driver whether it applies here, guarded.
-func (r *Registry) check(s *slot, cur settings.Settings) (err error) {
-	if r.guard(s, "Check", func() { err = adapter.Check(s.driver, r.params(s, cur)) }) {
+func (r *Registry) check(s *slot, cur settings.Settings) error {
+	return r.checkParams(s, r.params(s, cur))
+}
+
+// checkParams asks s's driver whether it applies with p, guarded.
+func (r *Registry) checkParams(s *slot, p adapter.Params) (err error) {
+	if r.guard(s, "Check", func() { err = adapter.Check(s.driver, p) }) {
 		return fmt.Errorf("registry: driver %s panicked in Check", s.name)
 	}
 	return err

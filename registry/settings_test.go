@@ -478,3 +478,25 @@ func TestOpenParams(t *testing.T) {
 		})
 	}
 }
+
+// An adapter that applies only when forced on ("enabled": true, as the
+// terminal adapter in a terminal it does not know) is watched for: forcing
+// it on in the settings starts it live, even when nothing else runs.
+func TestForcingAnAdapterOnStartsItLive(t *testing.T) {
+	log := &eventLog{}
+	d := &fakeDriver{def: true, needsForce: true, tag: "t", events: log}
+	name := register(d)
+	opts := testOptions(t, name)
+	opts.StaticSettings = false
+	opts.Settings.Debounce = 5 * time.Millisecond
+	r := mustNew(t, opts)
+	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Explain().Adapters[0].Lifecycle; got != LifecycleInactive {
+		t.Fatalf("before forcing: %s, want inactive", got)
+	}
+	writeSettings(t, r, `{"`+name+`": {"enabled": true}}`)
+	log.wait(t, "open t0")
+	d.adapters()[0].next(t)
+}
