@@ -24,10 +24,10 @@ type fakeDriver struct {
 	// "enabled": true (Params.Forced), as the terminal adapter in a
 	// terminal it does not know.
 	needsForce bool
-	openErr  func(p adapter.Params) error
-	keys     []string
-	discard  bool          // adapters do not record reports (benchmarks)
-	block    chan struct{} // adapters start blocked on this
+	openErr    func(p adapter.Params) error
+	keys       []string
+	discard    bool          // adapters do not record reports (benchmarks)
+	block      chan struct{} // adapters start blocked on this
 	// onOpen, when set, runs inside Open, before the adapter exists.
 	onOpen func()
 	// refresh is the adapters' RefreshInterval.
