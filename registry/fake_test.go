@@ -150,11 +150,13 @@ type fakeAdapter struct {
 	releaseFails atomic.Int32 // fail this many more releases
 	releaseTakes time.Duration
 
-	fail    atomic.Int32 // fail this many more calls
-	calls   atomic.Int32
-	block   chan struct{} // when set, Report waits for it or ctx
-	blockMu sync.Mutex
-	panicky atomic.Bool
+	fail  atomic.Int32 // fail this many more calls
+	calls atomic.Int32
+	block chan struct{} // when set, Report waits for it or ctx
+	// refreshBlock, when set, holds RefreshInterval until it is closed.
+	refreshBlock chan struct{}
+	blockMu      sync.Mutex
+	panicky      atomic.Bool
 	// panicIn names a method other than Report that panics ("SetSession",
 	// "Explain").
 	panicIn   atomic.Value
@@ -247,7 +249,23 @@ func (a *fakeAdapter) Close(context.Context) error {
 	return nil
 }
 
-func (a *fakeAdapter) RefreshInterval(adapter.Report) time.Duration { return a.refresh }
+// RefreshInterval waits for the refresh block, when one is set: a worker
+// busy outside Report, which no cancellation reaches.
+func (a *fakeAdapter) RefreshInterval(adapter.Report) time.Duration {
+	a.blockMu.Lock()
+	block := a.refreshBlock
+	a.blockMu.Unlock()
+	if block != nil {
+		<-block
+	}
+	return a.refresh
+}
+
+func (a *fakeAdapter) setRefreshBlock(ch chan struct{}) {
+	a.blockMu.Lock()
+	a.refreshBlock = ch
+	a.blockMu.Unlock()
+}
 
 func (a *fakeAdapter) releases() int {
 	a.mu.Lock()

@@ -127,11 +127,13 @@ func releaseDeadline(ctx context.Context, start time.Time) time.Time {
 }
 
 // waitAllReturned waits until every worker in ws has no delivery in flight
-// (each was cancelled), and returns those that have not and those that
-// have. It waits while ctx lasts, then one shared grace, and never past
+// (each was cancelled), and returns those that have not (stuck) and the
+// others. It waits while ctx lasts, then one shared grace, and never past
 // deadline: an adapter slow to return from a cancelled call is still
 // released, while one that ignores cancellation costs one grace after ctx
-// ends, not one per adapter.
+// ends, not one per adapter. Only a worker still inside Report is stuck: one
+// that has not yet seen its stop (busy elsewhere, or not yet scheduled) is
+// returned, so that Detach waits for its release.
 func waitAllReturned(ctx context.Context, ws []*worker, deadline time.Time) (returned, stuck []*worker) {
 	limit := time.NewTimer(time.Until(deadline))
 	defer limit.Stop()
@@ -165,8 +167,12 @@ func waitAllReturned(ctx context.Context, ws []*worker, deadline time.Time) (ret
 			select {
 			case <-w.returned:
 			default:
-				stuck = append(stuck, w)
-				continue
+				if w.inFlight() {
+					stuck = append(stuck, w)
+					continue
+				}
+				// No delivery in flight: the worker never calls Report
+				// again, and its release is waited for like any other.
 			}
 		}
 		returned = append(returned, w)

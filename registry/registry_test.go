@@ -978,3 +978,30 @@ func TestUnchangedNotificationsKeepTheBackoff(t *testing.T) {
 		}
 	})
 }
+
+// The grace after ctx is for cancelled deliveries. A worker with none in
+// flight (here busy in RefreshInterval; on a loaded machine, not yet
+// scheduled) never calls Report again, so Detach waits for its release,
+// bounded by the release deadline, even with a done ctx.
+func TestDetachWaitsForAWorkerWithNoDeliveryInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedFake(t)
+		busy := make(chan struct{})
+		a.setRefreshBlock(busy)
+		store.AgentStart()
+		a.next(t)
+		synctest.Wait() // the worker is in RefreshInterval
+		go func() {
+			time.Sleep(2 * cancelGrace) // past the grace, within the release budget
+			close(busy)
+		}()
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel() // a host's signal context, already done
+		if err := r.Detach(ctx); err != nil {
+			t.Errorf("Detach: %v", err)
+		}
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d, closed %t; want released once and closed", a.releases(), a.closed.Load())
+		}
+	})
+}

@@ -123,6 +123,15 @@ func (w *worker) stop(release bool, deadline time.Time) {
 	}
 }
 
+// inFlight reports whether a delivery is in flight: the worker is inside
+// the adapter's Report. Once the worker is stopped and this is false, it
+// never calls Report again.
+func (w *worker) inFlight() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cancel != nil
+}
+
 // result is the outcome of the worker's release and close; valid once done
 // is closed.
 func (w *worker) result() error {
