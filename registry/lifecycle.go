@@ -249,6 +249,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	r.phase = phaseAttaching
 	done := make(chan struct{})
 	r.opDone = done
+	r.preempt = make(chan struct{})
 	opCtx, cancel := context.WithCancel(ctx)
 	r.opCancel = cancel
 	r.src = src
@@ -423,6 +424,10 @@ func (r *Registry) Detach(ctx context.Context) error {
 	if r.opCancel != nil {
 		r.opCancel() // an attach or settings change in progress gives up
 		r.opCancel = nil
+	}
+	if r.preempt != nil {
+		close(r.preempt) // a settings change waiting for Attach gives up
+		r.preempt = nil
 	}
 	r.gen++
 	gen := r.gen

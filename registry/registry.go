@@ -87,6 +87,9 @@ type Registry struct {
 	attachGen uint64        // gen of the latest Attach: its workers' generation
 	opDone    chan struct{} // closed when the operation of a transient phase ends
 	opCancel  func()        // cancels the attach or settings change in progress
+	// preempt is closed by the Detach that ends the current attachment, so
+	// that a settings change waiting for its Attach stops waiting.
+	preempt chan struct{}
 
 	src         session.Source
 	unsubscribe func()

@@ -500,3 +500,44 @@ func TestForcingAnAdapterOnStartsItLive(t *testing.T) {
 	log.wait(t, "open t0")
 	d.adapters()[0].next(t)
 }
+
+// A settings change that waits for Attach to finish gives up when a Detach
+// preempts that Attach, even while Attach is stuck in a driver's Open that
+// ignores its ctx: otherwise closing the settings watcher, which waits for
+// the change, would outlast Detach.
+func TestDetachEndsASettingsChangeWaitingForAStuckAttach(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opening, unblock := make(chan struct{}), make(chan struct{})
+		d := &fakeDriver{def: true, onOpen: func() {
+			close(opening)
+			<-unblock // ignores ctx
+		}}
+		r := mustNew(t, testOptions(t, register(d)))
+		attached := make(chan error, 1)
+		go func() { attached <- r.Attach(context.Background(), session.NewStore()) }()
+		<-opening
+		r.mu.Lock()
+		gen := r.gen
+		r.mu.Unlock()
+		changed := make(chan struct{})
+		go func() {
+			r.onSettings(gen, settings.Settings{})
+			close(changed)
+		}()
+		synctest.Wait() // the change waits for Attach
+		if err := r.Detach(t.Context()); err != nil {
+			t.Errorf("Detach: %v", err)
+		}
+		synctest.Wait()
+		select {
+		case <-changed:
+		default:
+			t.Error("the settings change still waits for the preempted Attach after Detach")
+		}
+		close(unblock)
+		<-changed
+		if err := <-attached; !errors.Is(err, errDetached) {
+			t.Errorf("preempted Attach: %v, want errDetached", err)
+		}
+	})
+}
