@@ -300,7 +300,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 			return errDetached
 		default:
 			watching = true
-			// An edit between Load and Watch is in w.Current().
+			// An edit between the read and Watch is in w.Current().
 			r.apply(opCtx, gen, w.Current())
 		}
 	}
