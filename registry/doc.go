@@ -59,9 +59,8 @@
 // inactive (it does not apply here), open failed, panicked, or unreleased.
 // What a settings change does to each adapter (open, keep, reopen with its
 // new section, stop, mark disabled, or nothing) is one pure decision over
-// four facts: its
-// lifecycle, whether it is enabled, whether its section changed, and
-// whether it applies. Detach preempts an Attach or a settings change in
+// four facts: its lifecycle, whether it is enabled, whether its section
+// changed, and whether it applies. Detach preempts an Attach or a settings change in
 // progress. Every wait is bounded: Detach cancels every delivery in flight
 // at once, releases all adapters in parallel with a deadline of their own
 // (1.5 s without a ctx deadline, never under 500 ms), and leaves an adapter
