@@ -21,8 +21,15 @@ func (r *Registry) onSettings(gen uint64, cur settings.Settings) {
 	r.mu.Lock()
 	for r.gen == gen && r.phase == phaseAttaching {
 		// Attach is still opening adapters: apply after it, so that no edit
-		// is lost. A Detach preempts that Attach, so this wait ends.
-		_ = r.waitOpLocked(context.Background()) // never ends early
+		// is lost. A Detach that preempts that Attach ends the wait at once,
+		// even while the Attach is stuck in a driver.
+		done, preempt := r.opDone, r.preempt
+		r.mu.Unlock()
+		select {
+		case <-done:
+		case <-preempt:
+		}
+		r.mu.Lock()
 	}
 	if r.gen != gen || r.phase != phaseAttached {
 		r.mu.Unlock()

@@ -9,8 +9,8 @@ package registry
 type action uint8
 
 const (
-	// actNothing leaves the adapter as it is: not running, and nothing that
-	// could change that has changed.
+	// actNothing leaves the adapter as it is: turned on but not running,
+	// and nothing that could change that has changed.
 	actNothing action = iota
 	// actKeep keeps the running adapter: its settings did not change.
 	actKeep
@@ -25,7 +25,7 @@ const (
 	// cancelled: the release supersedes it), releases and closes it.
 	actStop
 	// actMarkDisabled records that the settings (or the default) turn the
-	// adapter off. Nothing runs.
+	// adapter off, and which layer does. Nothing runs.
 	actMarkDisabled
 )
 
@@ -46,7 +46,8 @@ type facts struct {
 //
 //   - A running adapter is stopped when turned off, reopened when its section
 //     changed, kept otherwise.
-//   - A stopped adapter turned off is marked disabled.
+//   - A stopped adapter turned off is marked disabled, again when it
+//     already is: the layer that turns it off may be another one now.
 //   - A stopped adapter turned on is opened when it has not been tried
 //     (before Attach, or disabled until now): Open is the authority on
 //     whether it applies, and an inactive driver's Open starts nothing.
@@ -66,9 +67,6 @@ func decide(f facts) action {
 		}
 	}
 	if !f.enabled {
-		if f.life == LifecycleDisabled {
-			return actNothing
-		}
 		return actMarkDisabled
 	}
 	switch {

@@ -29,7 +29,7 @@ func TestDecide(t *testing.T) {
 		//                    !app  app        !app app  !app app     !app app
 		LifecycleActive:      {S, S, S, S, K, K, R, R},
 		LifecycleNotAttached: {D, D, D, D, O, O, O, O},
-		LifecycleDisabled:    {N, N, N, N, O, O, O, O},
+		LifecycleDisabled:    {D, D, D, D, O, O, O, O},
 		LifecycleInactive:    {D, D, D, D, N, O, O, O},
 		LifecycleOpenFailed:  {D, D, D, D, N, N, O, O},
 		LifecyclePanicked:    {D, D, D, D, N, N, O, O},

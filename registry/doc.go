@@ -24,7 +24,10 @@
 // and then ends the process by that signal.
 //
 // Outside every workspace Attach starts nothing: no goroutine, no timer, no
-// subprocess, not even a settings watcher.
+// subprocess, not even a settings watcher. The one exception is an adapter
+// that a settings edit could turn on (the terminal adapter, given
+// [Options].Terminal, in a terminal it does not know: "enabled": true
+// forces it): then the settings are watched, so that the edit applies live.
 //
 // # Adapters
 //
@@ -55,9 +58,9 @@
 // Each adapter is in one [Lifecycle]: not attached, active, disabled,
 // inactive (it does not apply here), open failed, panicked, or unreleased.
 // What a settings change does to each adapter (open, keep, reopen with its
-// new section, stop, or nothing) is one pure decision over four facts: its
-// lifecycle, whether it is enabled, whether its section changed, and
-// whether it applies. Detach preempts an Attach or a settings change in
+// new section, stop, mark disabled, or nothing) is one pure decision over
+// four facts: its lifecycle, whether it is enabled, whether its section
+// changed, and whether it applies. Detach preempts an Attach or a settings change in
 // progress. Every wait is bounded: Detach cancels every delivery in flight
 // at once, releases all adapters in parallel with a deadline of their own
 // (1.5 s without a ctx deadline, never under 500 ms), and leaves an adapter

@@ -36,8 +36,10 @@ func Example() {
 	}
 	defer reg.Detach(ctx)
 
-	// Wait for each delivery so that the output is the same on every run;
-	// a chat service never waits.
+	// Wait for each delivery so that the output is the same on every run
+	// (without the waits, changes that come faster than the recorder takes
+	// them are merged: only the newest state counts); a chat service never
+	// waits.
 	deliveries := func(n int) {
 		if err := rec.Wait(ctx, func(r []adapter.Report) bool { return len(r) >= n }); err != nil {
 			panic(err)
@@ -49,8 +51,9 @@ func Example() {
 	store.PromptStart("tool-1", session.PromptApproval)
 	deliveries(3)
 	store.PromptEnd("tool-1")
-	store.AgentSettled()
 	deliveries(4)
+	store.AgentSettled()
+	deliveries(5)
 	for _, r := range rec.Reports() {
 		fmt.Println(r)
 	}
@@ -58,6 +61,7 @@ func Example() {
 	// idle (quiescent)
 	// working (executing)
 	// blocked (awaiting_input) "Waiting for approval"
+	// working (executing)
 	// idle (quiescent)
 }
 

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
@@ -88,9 +86,12 @@ const diagPrefix = "diag."
 // Explain describes every adapter of the registry. On an attached registry it
 // shows the live state. Before Attach (or after Detach) it reads the settings
 // once and asks each driver whether it would apply here, without opening
-// anything. It never waits for an adapter or a settings change, is safe to
-// call at any time from any goroutine, and a panic in an adapter's Explain
-// is recovered (recorded as adapter_panic; the adapter keeps running).
+// anything; a trust function (settings.Options.Trust) that hangs delays
+// that read by up to settings.TrustTimeout once, not on every call, as the
+// registry keeps one settings.Reader. It never waits for an adapter or a
+// settings change, is safe to call at any time from any goroutine, and a
+// panic in an adapter's Explain is recovered (recorded as adapter_panic;
+// the adapter keeps running).
 func (r *Registry) Explain() Explanation {
 	r.mustBeMade()
 	type seen struct {
@@ -124,9 +125,7 @@ func (r *Registry) Explain() Explanation {
 	r.mu.Unlock()
 	if !attached {
 		// Read the files once, silently: Explain describes, it does not log.
-		so := r.settingsOptions()
-		so.Logger = hclog.NewNullLogger()
-		cur, _ = settings.Load(so)
+		cur, _ = r.readSettings()
 	}
 	// The files' own state (errors, last good content kept, polling,
 	// warnings) is the watcher's newest, even when the effective settings,

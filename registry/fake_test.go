@@ -20,10 +20,14 @@ type fakeDriver struct {
 	tag      string // names the driver in the event log
 	def      bool   // enabled by default
 	inactive error  // Open and Check return this
-	openErr  func(p adapter.Params) error
-	keys     []string
-	discard  bool          // adapters do not record reports (benchmarks)
-	block    chan struct{} // adapters start blocked on this
+	// needsForce makes Open and Check inactive unless a layer set
+	// "enabled": true (Params.Forced), as the terminal adapter in a
+	// terminal it does not know.
+	needsForce bool
+	openErr    func(p adapter.Params) error
+	keys       []string
+	discard    bool          // adapters do not record reports (benchmarks)
+	block      chan struct{} // adapters start blocked on this
 	// onOpen, when set, runs inside Open, before the adapter exists.
 	onOpen func()
 	// refresh is the adapters' RefreshInterval.
@@ -43,13 +47,19 @@ type fakeDriver struct {
 
 func (d *fakeDriver) EnabledByDefault() bool { return d.def }
 func (d *fakeDriver) SettingsKeys() []string { return d.keys }
-func (d *fakeDriver) Check(adapter.Params) error {
+func (d *fakeDriver) Check(p adapter.Params) error {
+	if d.needsForce && !p.Forced {
+		return errNotForced
+	}
 	return d.inactive
 }
 
+// errNotForced is the inactive error of a driver with needsForce.
+var errNotForced = fmt.Errorf("%w: not forced on", adapter.ErrInactive)
+
 func (d *fakeDriver) Open(_ context.Context, p adapter.Params) (adapter.Adapter, error) {
-	if d.inactive != nil {
-		return nil, d.inactive
+	if err := d.Check(p); err != nil {
+		return nil, err
 	}
 	if d.openErr != nil {
 		if err := d.openErr(p); err != nil {
@@ -140,11 +150,13 @@ type fakeAdapter struct {
 	releaseFails atomic.Int32 // fail this many more releases
 	releaseTakes time.Duration
 
-	fail    atomic.Int32 // fail this many more calls
-	calls   atomic.Int32
-	block   chan struct{} // when set, Report waits for it or ctx
-	blockMu sync.Mutex
-	panicky atomic.Bool
+	fail  atomic.Int32 // fail this many more calls
+	calls atomic.Int32
+	block chan struct{} // when set, Report waits for it or ctx
+	// refreshBlock, when set, holds RefreshInterval until it is closed.
+	refreshBlock chan struct{}
+	blockMu      sync.Mutex
+	panicky      atomic.Bool
 	// panicIn names a method other than Report that panics ("SetSession",
 	// "Explain").
 	panicIn   atomic.Value
@@ -237,7 +249,23 @@ func (a *fakeAdapter) Close(context.Context) error {
 	return nil
 }
 
-func (a *fakeAdapter) RefreshInterval(adapter.Report) time.Duration { return a.refresh }
+// RefreshInterval waits for the refresh block, when one is set: a worker
+// busy outside Report, which no cancellation reaches.
+func (a *fakeAdapter) RefreshInterval(adapter.Report) time.Duration {
+	a.blockMu.Lock()
+	block := a.refreshBlock
+	a.blockMu.Unlock()
+	if block != nil {
+		<-block
+	}
+	return a.refresh
+}
+
+func (a *fakeAdapter) setRefreshBlock(ch chan struct{}) {
+	a.blockMu.Lock()
+	a.refreshBlock = ch
+	a.blockMu.Unlock()
+}
 
 func (a *fakeAdapter) releases() int {
 	a.mu.Lock()
@@ -294,7 +322,7 @@ var driverSeq atomic.Int64
 
 // register registers d under a fresh name and returns the name.
 func register(d *fakeDriver) string {
-	name := fmt.Sprintf("fake%d", driverSeq.Add(1))
+	name := fmt.Sprintf("fake%04d", driverSeq.Add(1)) // padded: registered order is name order
 	Register(name, d)
 	return name
 }

@@ -241,21 +241,22 @@ func TestHerdrSettingsToggle(t *testing.T) {
 	}
 }
 
-// A storm of state changes against a slow CLI: the one-slot mailbox and the
-// one child per pane keep the calls to what the CLI can take, and the last
-// state is the one Herdr shows.
+// A storm of state changes against a slow Herdr (10 ms per call, over the
+// transport the adapter picks, the socket here): the one-slot mailbox and
+// one call per pane at a time keep the reports to what Herdr can take, and
+// the last state is the one Herdr shows.
 func TestHerdrStormCoalesces(t *testing.T) {
 	f := newHerdrFixture(t, false)
 	if err := f.h.SetFault(herdrtest.Fault{SleepMs: 10}); err != nil {
 		t.Fatal(err)
 	}
 	calls := stormOnce(t, f.h, f.hook, f.reg, f.store)
-	// A tight loop of 100,000 changes reaches the CLI at most three times:
+	// A tight loop of 100,000 changes reaches Herdr with at most three reports:
 	// the state at Attach, the one in flight when the storm began (the gate
 	// holds the first call for the whole storm, however slow the machine),
 	// and the final state.
 	if calls > 3 {
-		t.Errorf("%d CLI calls for a storm of 100,000 changes, want at most 3", calls)
+		t.Errorf("%d reports reached Herdr for a storm of 100,000 changes, want at most 3", calls)
 	}
 	if info, _ := f.h.Agent(f.h.Pane); info.AgentStatus != "blocked" {
 		t.Errorf("herdr shows %q after the storm, want the final state blocked", info.AgentStatus)
@@ -263,8 +264,8 @@ func TestHerdrStormCoalesces(t *testing.T) {
 }
 
 // stormOnce attaches reg, publishes a storm of 100,000 changes in a tight
-// loop, waits until the final state was delivered, and returns how many CLI
-// calls the emulator received meanwhile.
+// loop, waits until the final state was delivered, and returns how many
+// reports the emulator received meanwhile.
 func stormOnce(tb testing.TB, h *herdrtest.Herdr, hook *hookDriver, reg *Registry, store *session.Store) int {
 	before, err := h.Calls()
 	if err != nil {
@@ -282,7 +283,15 @@ func stormOnce(tb testing.TB, h *herdrtest.Herdr, hook *hookDriver, reg *Registr
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return len(after) - len(before)
+	// Only the reports count: the adapter may also ask the server its
+	// version (a socket status call) before its first report.
+	reports := 0
+	for _, c := range after[len(before):] {
+		if c.Command == "pane report-agent" {
+			reports++
+		}
+	}
+	return reports
 }
 
 // storm publishes n state changes as fast as possible, ending blocked.
@@ -301,8 +310,8 @@ func storm(store *session.Store, n int) {
 	store.PromptStart("final", session.PromptApproval)
 }
 
-// BenchmarkStorm reports the CLI calls per storm of 100,000 changes against
-// a CLI that takes 10 ms, and fails above 3. Only the storm is timed: from
+// BenchmarkStorm reports the reports per storm of 100,000 changes against a
+// Herdr that takes 10 ms per call, and fails above 3. Only the storm is timed: from
 // Attach to the final state delivered; the emulator starts once.
 func BenchmarkStorm(b *testing.B) {
 	h := herdrtest.StartT(b, herdrtest.Options{})
@@ -327,15 +336,16 @@ func BenchmarkStorm(b *testing.B) {
 		}
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(most), "max-cli-calls")
+	b.ReportMetric(float64(most), "max-reports")
 	if most > 3 {
-		b.Fatalf("a storm reached the CLI %d times, want at most 3", most)
+		b.Fatalf("a storm reached Herdr with %d reports, want at most 3", most)
 	}
 }
 
 // Detach against a real emulated Herdr with a report in flight: a slow Herdr
 // (1 s per call) still receives the release; a hung one (ignoring SIGTERM)
-// gets a release attempt that is killed at its deadline, and Detach says so.
+// gets a release attempt that is killed at its deadline, and Detach says so;
+// the next Detach releases it.
 func TestHerdrDetachWithASlowOrHungHerdr(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
@@ -365,13 +375,11 @@ func TestHerdrDetachWithASlowOrHungHerdr(t *testing.T) {
 			if released := !info.Found; released != tt.released || (err == nil) != tt.released {
 				t.Errorf("pane released %t, Detach error %v; want released %t", released, err, tt.released)
 			}
-			calls, cerr := f.h.Calls()
-			if cerr != nil {
-				t.Fatal(cerr)
-			}
-			if last := calls[len(calls)-1]; last.Command != "pane release-agent" {
-				t.Errorf("last call %q, want the release attempt", last.Command)
-			}
+			// The release was attempted. Whether a hung Herdr's CLI got as
+			// far as the emulator before its deadline depends on how fast
+			// the machine starts a process, so the hook tells, not the
+			// emulator's log.
+			f.hook.next(t, "release", func(_ adapter.Report, rerr error) bool { return (rerr == nil) == tt.released })
 			if !tt.released {
 				// Herdr is back: the next Detach tries the release again.
 				if err := f.h.SetFault(herdrtest.Fault{}); err != nil {

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
@@ -129,11 +127,13 @@ func releaseDeadline(ctx context.Context, start time.Time) time.Time {
 }
 
 // waitAllReturned waits until every worker in ws has no delivery in flight
-// (each was cancelled), and returns those that have not and those that
-// have. It waits while ctx lasts, then one shared grace, and never past
+// (each was cancelled), and returns those that have not (stuck) and the
+// others. It waits while ctx lasts, then one shared grace, and never past
 // deadline: an adapter slow to return from a cancelled call is still
 // released, while one that ignores cancellation costs one grace after ctx
-// ends, not one per adapter.
+// ends, not one per adapter. Only a worker still inside Report is stuck: one
+// that has not yet seen its stop (busy elsewhere, or not yet scheduled) is
+// returned, so that Detach waits for its release.
 func waitAllReturned(ctx context.Context, ws []*worker, deadline time.Time) (returned, stuck []*worker) {
 	limit := time.NewTimer(time.Until(deadline))
 	defer limit.Stop()
@@ -167,8 +167,12 @@ func waitAllReturned(ctx context.Context, ws []*worker, deadline time.Time) (ret
 			select {
 			case <-w.returned:
 			default:
-				stuck = append(stuck, w)
-				continue
+				if w.inFlight() {
+					stuck = append(stuck, w)
+					continue
+				}
+				// No delivery in flight: the worker never calls Report
+				// again, and its release is waited for like any other.
 			}
 		}
 		returned = append(returned, w)
@@ -200,7 +204,10 @@ func isNilSource(src session.Source) bool {
 //
 // Attach on an attached registry does nothing and returns nil; a concurrent
 // Attach waits for the first. When no adapter applies (outside every
-// workspace), Attach starts no goroutine, timer or subprocess. Settings
+// workspace), and no settings edit could make one apply, Attach starts no
+// goroutine, timer or subprocess; an adapter that applies only when a
+// layer sets "enabled": true (the terminal adapter in a terminal it does
+// not know) keeps the settings watched. Settings
 // files that cannot be read are logged and shown in Explain; they are not an
 // error of Attach, nor is an adapter that fails to open (Explain shows it as
 // open_failed, with the reason, ctx's end included). Attach returns an
@@ -237,6 +244,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	r.phase = phaseAttaching
 	done := make(chan struct{})
 	r.opDone = done
+	r.preempt = make(chan struct{})
 	opCtx, cancel := context.WithCancel(ctx)
 	r.opCancel = cancel
 	r.src = src
@@ -274,9 +282,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	so := r.settingsOptions()
 	// The first read is silent: when a watcher follows, it reads the files
 	// again and reports their problems once; otherwise they are logged below.
-	quiet := so
-	quiet.Logger = hclog.NewNullLogger()
-	cur, loadErr := settings.Load(quiet)
+	cur, loadErr := r.readSettings()
 	r.apply(opCtx, gen, cur)
 	var watching bool
 	if !r.opts.StaticSettings && r.watchUseful(gen, cur) {
@@ -289,7 +295,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 			return errDetached
 		default:
 			watching = true
-			// An edit between Load and Watch is in w.Current().
+			// An edit between the read and Watch is in w.Current().
 			r.apply(opCtx, gen, w.Current())
 		}
 	}
@@ -332,7 +338,8 @@ func (r *Registry) keep(gen uint64, f func()) bool {
 
 // watchUseful reports whether a settings change could change what runs: some
 // adapter is running, or one that would run by default and applies here is
-// turned off, or one failed to open with settings that an edit could fix.
+// turned off, or one failed to open with settings that an edit could fix,
+// or one is inactive only because no layer forces it on.
 // Outside every workspace it is false, so nothing is watched.
 func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 	for _, s := range r.slots {
@@ -346,6 +353,15 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 		case LifecycleDisabled:
 			if s.def && r.check(s, cur) == nil {
 				return true
+			}
+		case LifecycleInactive:
+			// An edit that sets "enabled": true may make it apply (the
+			// terminal adapter in a terminal it does not know).
+			if p := r.params(s, cur); !p.Forced {
+				p.Forced = true
+				if r.checkParams(s, p) == nil {
+					return true
+				}
 			}
 		}
 	}
@@ -367,10 +383,11 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 // less than 500 ms from the call, so that a ctx that is already done (a
 // host's signal.NotifyContext context) still gets one short release attempt.
 // Cancelled deliveries have until ctx ends, plus one shared 100 ms grace
-// (and never past the release deadline), to return; an adapter that ignores
-// cancellation is not released by this Detach (the error says so) and is
-// closed when it returns. Detach returns by the release deadline plus the close and
-// cancellation budgets.
+// (and never past the release deadline), to return; Detach does not wait
+// for an adapter that ignores cancellation (the error says so): when it
+// returns, it is released if the deadline has not passed, and otherwise
+// left [LifecycleUnreleased]. Detach returns by the release deadline plus
+// the close and cancellation budgets.
 //
 // A release that fails leaves its adapter open and Explain shows it as
 // [LifecycleUnreleased]; the error says which, and the next Detach tries
@@ -397,6 +414,10 @@ func (r *Registry) Detach(ctx context.Context) error {
 	if r.opCancel != nil {
 		r.opCancel() // an attach or settings change in progress gives up
 		r.opCancel = nil
+	}
+	if r.preempt != nil {
+		close(r.preempt) // a settings change waiting for Attach gives up
+		r.preempt = nil
 	}
 	r.gen++
 	gen := r.gen

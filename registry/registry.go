@@ -87,6 +87,9 @@ type Registry struct {
 	attachGen uint64        // gen of the latest Attach: its workers' generation
 	opDone    chan struct{} // closed when the operation of a transient phase ends
 	opCancel  func()        // cancels the attach or settings change in progress
+	// preempt is closed by the Detach that ends the current attachment, so
+	// that a settings change waiting for its Attach stops waiting.
+	preempt chan struct{}
 
 	src         session.Source
 	unsubscribe func()
@@ -99,6 +102,14 @@ type Registry struct {
 	// open so that the next Detach can try again; the next Attach closes
 	// them, as its own adapters take over.
 	unreleased []*worker
+
+	// reader reads the settings for Attach and for Explain before Attach,
+	// silently; nil when the settings options are invalid (readerErr says
+	// why). Fixed by New. One Reader, rather than a settings.Load per
+	// call, keeps a trust function that hangs from being waited for, and
+	// left with one more goroutine, on every call.
+	reader    *settings.Reader
+	readerErr error
 
 	// fanout lists the running workers. notify reads it without a lock so
 	// that publishing never waits; it is replaced under mu.
@@ -182,7 +193,22 @@ func New(opts Options) (*Registry, error) {
 		}
 		return 0
 	})
+	quiet := r.settingsOptions()
+	quiet.Logger = hclog.NewNullLogger()
+	// Invalid settings options (a negative Debounce, no home directory)
+	// are not an error of New: Attach logs them and Explain shows them,
+	// and the adapters run with their defaults, as with unreadable files.
+	r.reader, r.readerErr = settings.NewReader(quiet)
 	return r, nil
+}
+
+// readSettings reads the settings once, silently. It is safe for concurrent
+// use; reads run one at a time.
+func (r *Registry) readSettings() (settings.Settings, error) {
+	if r.readerErr != nil {
+		return settings.Settings{}, r.readerErr
+	}
+	return r.reader.Read()
 }
 
 // mustBeMade panics on a Registry not made by New: a zero Registry has no
@@ -253,8 +279,13 @@ func (r *Registry) guard(s *slot, what string, f func()) (panicked bool) {
 }
 
 // check asks s's driver whether it applies here, guarded.
-func (r *Registry) check(s *slot, cur settings.Settings) (err error) {
-	if r.guard(s, "Check", func() { err = adapter.Check(s.driver, r.params(s, cur)) }) {
+func (r *Registry) check(s *slot, cur settings.Settings) error {
+	return r.checkParams(s, r.params(s, cur))
+}
+
+// checkParams asks s's driver whether it applies with p, guarded.
+func (r *Registry) checkParams(s *slot, p adapter.Params) (err error) {
+	if r.guard(s, "Check", func() { err = adapter.Check(s.driver, p) }) {
 		return fmt.Errorf("registry: driver %s panicked in Check", s.name)
 	}
 	return err

@@ -884,7 +884,8 @@ func TestFailedRefreshIsRetried(t *testing.T) {
 			t.Errorf("retried refresh delivered %v, want idle", got)
 		}
 		time.Sleep(10 * time.Second)
-		a.next(t) // refreshing resumed
+		a.next(t)       // refreshing resumed
+		synctest.Wait() // the worker has counted the delivery
 		if c := r.Explain().Adapters[0].Counters; c.Failed != 1 || c.Retries != 1 || c.Refreshes != 1 {
 			t.Errorf("counters %+v, want 1 failed, 1 retry, 1 refresh (only the delivered refresh counts)", c)
 		}
@@ -955,4 +956,52 @@ func TestDetachBoundsTheRelease(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A notification that leaves the report as it is (a token count, a
+// streamed chunk) does not cut a failed delivery's backoff short: only the
+// retry timer, or a new report, calls the adapter again.
+func TestUnchangedNotificationsKeepTheBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedFake(t)
+		a.fail.Store(1 << 30)
+		store.AgentStart()
+		for range 100 { // 10 s of notifications, every 100 ms
+			time.Sleep(100 * time.Millisecond)
+			r.notify()
+		}
+		synctest.Wait()
+		// The first report, the failed working, and the retries at 0.5, 1.5,
+		// 3.5 and 7.5 s.
+		if n := a.calls.Load(); n != 6 {
+			t.Errorf("Report called %d times in 10 s of failures, want 6", n)
+		}
+	})
+}
+
+// The grace after ctx is for cancelled deliveries. A worker with none in
+// flight (here busy in RefreshInterval; on a loaded machine, not yet
+// scheduled) never calls Report again, so Detach waits for its release,
+// bounded by the release deadline, even with a done ctx.
+func TestDetachWaitsForAWorkerWithNoDeliveryInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedFake(t)
+		busy := make(chan struct{})
+		a.setRefreshBlock(busy)
+		store.AgentStart()
+		a.next(t)
+		synctest.Wait() // the worker is in RefreshInterval
+		go func() {
+			time.Sleep(2 * cancelGrace) // past the grace, within the release budget
+			close(busy)
+		}()
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel() // a host's signal context, already done
+		if err := r.Detach(ctx); err != nil {
+			t.Errorf("Detach: %v", err)
+		}
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d, closed %t; want released once and closed", a.releases(), a.closed.Load())
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -383,4 +384,160 @@ func TestSettingsHomeComesFromEnv(t *testing.T) {
 	if got := r.Explain().Files[0].Path; got != want {
 		t.Errorf("global settings at %s, want %s (from the given HOME)", got, want)
 	}
+}
+
+// A trust function that hangs is called once, not once per Explain or
+// Attach: each settings.Load would wait for it again and leave one more
+// goroutine in the host's function.
+func TestHungTrustFunctionIsCalledOnce(t *testing.T) {
+	d := &fakeDriver{def: true}
+	opts := testOptions(t, register(d))
+	opts.Settings.ProjectRoot = t.TempDir()
+	unhang := make(chan struct{})
+	var calls atomic.Int32
+	opts.Settings.Trust = func(string) (bool, error) {
+		calls.Add(1)
+		<-unhang
+		return true, nil
+	}
+	r := mustNew(t, opts)
+	for range 3 {
+		r.Explain()
+	}
+	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Detach(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	r.Explain()
+	if n := calls.Load(); n != 1 {
+		t.Errorf("the hung trust function was called %d times, want 1", n)
+	}
+	close(unhang)
+}
+
+// A disabled adapter's Why follows the layer that now turns it off.
+func TestDisabledWhyFollowsTheLayer(t *testing.T) {
+	d := &fakeDriver{def: false}
+	name := register(d)
+	r := mustNew(t, testOptions(t, name))
+	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		body string
+		want settings.Layer
+	}{
+		{`{}`, settings.LayerDefault},
+		{`{"` + name + `": {"enabled": false}}`, settings.LayerGlobal},
+		{`{}`, settings.LayerDefault},
+	} {
+		applySettings(t, r, tt.body)
+		a := r.Explain().Adapters[0]
+		if a.Lifecycle != LifecycleDisabled || a.EnabledBy != tt.want || !strings.HasPrefix(a.Why, disabledWhy(tt.want)) {
+			t.Errorf("after %s: %s by %s, why %q; want disabled by %s", tt.body, a.Lifecycle, a.EnabledBy, a.Why, tt.want)
+		}
+	}
+}
+
+// What the registry hands an adapter's Open beyond its section: the host's
+// terminal (Options.Terminal) and whether a layer set "enabled": true.
+func TestOpenParams(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		def    bool
+		body   string // global settings; %s is the adapter's name
+		forced bool
+	}{
+		{"on by default, no setting", true, `{}`, false},
+		{"on by default, enabled true", true, `{"%s": {"enabled": true}}`, true},
+		{"off by default, enabled true", false, `{"%s": {"enabled": true}}`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []adapter.Params
+			d := &fakeDriver{def: tt.def, openErr: func(p adapter.Params) error {
+				got = append(got, p)
+				return nil
+			}}
+			name := register(d)
+			opts := testOptions(t, name)
+			term := &strings.Builder{}
+			opts.Terminal = term
+			r := mustNew(t, opts)
+			writeSettings(t, r, strings.ReplaceAll(tt.body, "%s", name))
+			if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 {
+				t.Fatalf("Open called %d times, want 1", len(got))
+			}
+			if got[0].Terminal != term || got[0].Forced != tt.forced {
+				t.Errorf("Open got Terminal %v, Forced %t; want the host's terminal, Forced %t", got[0].Terminal, got[0].Forced, tt.forced)
+			}
+		})
+	}
+}
+
+// An adapter that applies only when forced on ("enabled": true, as the
+// terminal adapter in a terminal it does not know) is watched for: forcing
+// it on in the settings starts it live, even when nothing else runs.
+func TestForcingAnAdapterOnStartsItLive(t *testing.T) {
+	log := &eventLog{}
+	d := &fakeDriver{def: true, needsForce: true, tag: "t", events: log}
+	name := register(d)
+	opts := testOptions(t, name)
+	opts.StaticSettings = false
+	opts.Settings.Debounce = 5 * time.Millisecond
+	r := mustNew(t, opts)
+	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Explain().Adapters[0].Lifecycle; got != LifecycleInactive {
+		t.Fatalf("before forcing: %s, want inactive", got)
+	}
+	writeSettings(t, r, `{"`+name+`": {"enabled": true}}`)
+	log.wait(t, "open t0")
+	d.adapters()[0].next(t)
+}
+
+// A settings change that waits for Attach to finish gives up when a Detach
+// preempts that Attach, even while Attach is stuck in a driver's Open that
+// ignores its ctx: otherwise closing the settings watcher, which waits for
+// the change, would outlast Detach.
+func TestDetachEndsASettingsChangeWaitingForAStuckAttach(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opening, unblock := make(chan struct{}), make(chan struct{})
+		d := &fakeDriver{def: true, onOpen: func() {
+			close(opening)
+			<-unblock // ignores ctx
+		}}
+		r := mustNew(t, testOptions(t, register(d)))
+		attached := make(chan error, 1)
+		go func() { attached <- r.Attach(context.Background(), session.NewStore()) }()
+		<-opening
+		r.mu.Lock()
+		gen := r.gen
+		r.mu.Unlock()
+		changed := make(chan struct{})
+		go func() {
+			r.onSettings(gen, settings.Settings{})
+			close(changed)
+		}()
+		synctest.Wait() // the change waits for Attach
+		if err := r.Detach(t.Context()); err != nil {
+			t.Errorf("Detach: %v", err)
+		}
+		synctest.Wait()
+		select {
+		case <-changed:
+		default:
+			t.Error("the settings change still waits for the preempted Attach after Detach")
+		}
+		close(unblock)
+		<-changed
+		if err := <-attached; !errors.Is(err, errDetached) {
+			t.Errorf("preempted Attach: %v, want errDetached", err)
+		}
+	})
 }

@@ -52,21 +52,33 @@ func (r *Registry) DetachOnSignal() (stop func()) {
 	signal.Notify(ch, sigs...)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
+	onSignal := func(sig os.Signal) {
+		ctx, cancel := context.WithTimeout(context.Background(), signalDetachTimeout)
+		if err := r.Detach(ctx); err != nil {
+			r.log.Warn("detach on signal", "signal", sig.String(), "error", err)
+		}
+		cancel()
+		// Restore the default action and raise the signal again. The
+		// process ends by it; this goroutine, and so stop, never returns,
+		// so that no other exit can race the signal's.
+		signal.Reset(sig)
+		raise(sig)
+		select {}
+	}
 	wg.Go(func() {
 		select {
 		case sig := <-ch:
-			ctx, cancel := context.WithTimeout(context.Background(), signalDetachTimeout)
-			if err := r.Detach(ctx); err != nil {
-				r.log.Warn("detach on signal", "signal", sig.String(), "error", err)
-			}
-			cancel()
-			// Restore the default action and raise the signal again. The
-			// process ends by it; this goroutine, and so stop, never
-			// returns, so that no other exit can race the signal's.
-			signal.Reset(sig)
-			raise(sig)
-			select {}
+			onSignal(sig)
 		case <-done:
+			// A signal that came as stop was called still ends the process
+			// by the signal. After Stop none is delivered to ch any more:
+			// one that comes later has its default action.
+			signal.Stop(ch)
+			select {
+			case sig := <-ch:
+				onSignal(sig)
+			default:
+			}
 		}
 	})
 	var once sync.Once
@@ -74,7 +86,6 @@ func (r *Registry) DetachOnSignal() (stop func()) {
 		once.Do(func() {
 			close(done)
 			wg.Wait()
-			signal.Stop(ch)
 		})
 	}
 }

@@ -123,6 +123,15 @@ func (w *worker) stop(release bool, deadline time.Time) {
 	}
 }
 
+// inFlight reports whether a delivery is in flight: the worker is inside
+// the adapter's Report. Once the worker is stopped and this is false, it
+// never calls Report again.
+func (w *worker) inFlight() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cancel != nil
+}
+
 // result is the outcome of the worker's release and close; valid once done
 // is closed.
 func (w *worker) result() error {
@@ -263,10 +272,16 @@ func (w *worker) deliverLoop() (panicked bool) {
 	var (
 		last     adapter.Report
 		haveLast bool
-		identity = w.r.opts.Host.Identity
-		retry    timer
-		refresh  timer
-		shift    int // the next retry waits retryInitial << shift
+		// failed is the report whose delivery failed, while its retry is
+		// pending: a notification that reduces to it again waits for the
+		// retry, so that the backoff holds however often the host
+		// publishes.
+		failed     adapter.Report
+		haveFailed bool
+		identity   = w.r.opts.Host.Identity
+		retry      timer
+		refresh    timer
+		shift      int // the next retry waits retryInitial << shift
 	)
 	defer retry.stop()
 	defer refresh.stop()
@@ -277,13 +292,14 @@ func (w *worker) deliverLoop() (panicked bool) {
 			return false
 		default:
 		}
-		refreshing := false
+		refreshing, retrying := false, false
 		select {
 		case <-w.stopc:
 			return false
 		case <-w.kickc:
 		case <-retry.c:
 			retry.fired()
+			retrying = true
 			w.s.retries.Add(1)
 		case <-refresh.c:
 			refresh.fired()
@@ -301,7 +317,7 @@ func (w *worker) deliverLoop() (panicked bool) {
 			w.s.unknown.Add(1)
 			continue
 		}
-		if haveLast && rep == last && !refreshing {
+		if (haveLast && rep == last && !refreshing) || (haveFailed && rep == failed && !retrying) {
 			w.s.unchanged.Add(1)
 			continue
 		}
@@ -315,7 +331,7 @@ func (w *worker) deliverLoop() (panicked bool) {
 			if refreshing && haveLast && rep == last {
 				w.s.refreshes.Add(1)
 			}
-			last, haveLast = rep, true
+			last, haveLast, haveFailed = rep, true, false
 			w.s.delivered.Add(1)
 			w.r.mu.Lock()
 			w.s.last, w.s.lastAt, w.s.haveLast = rep, time.Now(), true
@@ -329,9 +345,10 @@ func (w *worker) deliverLoop() (panicked bool) {
 			refresh.set(every)
 		default:
 			// Not delivered: forget "last delivered" so the same state is
-			// tried again, with backoff, for as long as it is the newest (a
-			// newer state wakes the worker first and is tried at once).
+			// tried again when the backoff ends, for as long as it is the
+			// newest (a newer state is tried at once).
 			haveLast = false
+			failed, haveFailed = rep, true
 			w.s.failed.Add(1)
 			w.r.log.Debug("delivery failed", "adapter", w.s.name, "state", rep.State.String(), "error", err)
 			refresh.stop()
