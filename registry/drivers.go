@@ -62,10 +62,15 @@ func lookup(name string) (adapter.Driver, error) {
 }
 
 // ScrubEnv returns env without the pane variables of any registered
-// workspace (every HERDR_* variable, tmux's TMUX_PANE). Give the result to the tool
-// subprocesses the agent starts, so that a nested agent can never claim or
-// release the pane of the agent that started it. A nil env means the process
-// environment.
+// workspace (every HERDR_* variable, tmux's TMUX_PANE). Give the result to
+// the tool subprocesses the agent starts, so that a nested agent can never
+// claim or release the pane of the agent that started it. A nil env means
+// the process environment.
+//
+// It asks the drivers of the process-wide table ([Register], which holds
+// every built-in one). A driver given only through [Options.Drivers] under
+// a name the table lacks is not asked: register its package as well, or
+// scrub its variables yourself. It is safe for concurrent use.
 func ScrubEnv(env []string) []string {
 	e := adapter.Env(env)
 	if env == nil {
