@@ -539,8 +539,8 @@ func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.R
 		if errors.As(err, &ce) && ce.socketLevel {
 			a.pinged = false // ping again before the next call
 		}
-		if req.resume != nil && errors.As(err, &ce) && (ce.Code == codeInvalidResume || ce.Code == codeResumeNotAccepted) {
-			a.resumeRefused(ce.Code)
+		if req.resume != nil && errors.As(err, &ce) && resumeRefusal(ce) != "" {
+			a.resumeRefused(resumeRefusal(ce))
 			if delivered {
 				return nil
 			}
@@ -688,18 +688,39 @@ func (a *Adapter) hasResume() bool {
 	return a.resume != nil && a.resumePend && !a.resumeOff
 }
 
+// resumeRefusal returns why Herdr refused a report that carried the resume
+// argv because of it, or "": invalid_resume_argv, resume_not_accepted, or
+// a CLI usage error (exit 2), which is how a Herdr CLI before 0.9.2 refuses
+// the "--" before the argv (HERDR-0.9.md). Without the last, a server whose
+// version said 0.9.2 or later (or a stale answer) behind such a CLI would
+// fail every later report of the claim.
+func resumeRefusal(ce *CallError) string {
+	switch {
+	case ce.Code == codeInvalidResume || ce.Code == codeResumeNotAccepted:
+		return ce.Code
+	case !ce.socket && ce.Exit == 2 && ce.Kind == adapter.KindProtocolRejected:
+		return refusalUsage
+	}
+	return ""
+}
+
+// refusalUsage is resumeRefusal's answer for a CLI usage error.
+const refusalUsage = "usage error, exit 2"
+
 // resumeRefused records Herdr's refusal of the resume argv: an invalid one
-// is off for the rest of the claim; one sent before the pane was held
-// (after a server restart, say) waits for the next delivered report.
+// (or one the CLI cannot parse) is off for the rest of the claim; one sent
+// before the pane was held (after a server restart, say) waits for the next
+// delivered report.
 func (a *Adapter) resumeRefused(code string) {
+	off := code != codeResumeNotAccepted
 	a.mu.Lock()
-	if code == codeInvalidResume {
+	if off {
 		a.resumeOff = true
 	} else {
 		a.held = false
 	}
 	a.mu.Unlock()
-	if code == codeInvalidResume {
+	if off {
 		a.diag(adapter.KindInvalidValue, "resume command refused by herdr (%s); not sent again in this claim", code)
 	}
 }

@@ -115,8 +115,9 @@
 // first delivered report of a claim, the same report goes again with it
 // (as `-- argv...` on the CLI, resume_argv on the socket). An argv Herdr
 // would refuse is dropped with an invalid_value diagnostic; when Herdr
-// answers invalid_resume_argv the report is sent again without it, and
-// resume is off for the rest of the claim.
+// answers invalid_resume_argv, or the CLI exits 2 (a CLI before 0.9.2
+// refuses the "--"), the report is sent again without it, and resume is
+// off for the rest of the claim.
 //
 // # Lifecycle
 //
