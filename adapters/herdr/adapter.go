@@ -384,6 +384,11 @@ func (a *Adapter) token() claimToken {
 // another) held it past the deadline.
 var errWaitTimeout = errors.New("waiting for another call on the pane")
 
+// errNoTimeLeft is the error inside the timeout CallError of a CLI call
+// whose deadline had passed before it could start (spent by an earlier
+// exchange of the same Report).
+var errNoTimeLeft = errors.New("no time left before the deadline")
+
 // deliver claims the pane if needed, waits for the pane (this process's
 // call slot, then the cross-process file lock), decides whether this
 // adapter may call, and makes the exchange while holding both.
@@ -610,12 +615,13 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 	}
 	if !a.pinged {
 		p, err := a.sock.ping(ctx, a.done, deadline)
-		if err == nil {
+		switch {
+		case err == nil:
 			a.mu.Lock()
 			a.server = p
 			a.mu.Unlock()
 			a.pinged = true
-		} else if a.mode == transportSocket {
+		case a.mode == transportSocket, !pingFallsBack(err):
 			a.setRoute(transportSocket)
 			return nil, err
 		}
@@ -635,6 +641,15 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 	}
 	a.setRoute(transportCLI)
 	return a.cli, nil
+}
+
+// pingFallsBack reports whether auto mode may try the CLI after the ping
+// failed with err: not after a timeout (the server is wedged, the CLI would
+// wait on it as well, and no time is left) nor when the call was abandoned
+// (ctx's error, ErrClosed).
+func pingFallsBack(err error) bool {
+	var ce *CallError
+	return errors.As(err, &ce) && ce.Kind != adapter.KindTimeout
 }
 
 // setRoute records the transport in use, for Explain.

@@ -36,8 +36,10 @@
 // The "transport" setting picks how calls reach Herdr. "auto" (the
 // default) pings the server once per claim, and again after a failed
 // connection, and uses the socket when the server answers with protocol 20
-// or 22; otherwise (no answer, another protocol) it runs the CLI, which
-// gives the same diagnostics. A release is never preceded by a ping: it
+// or 22; otherwise (nothing listening, a failed connection, another
+// protocol) it runs the CLI, which gives the same diagnostics. A ping not
+// answered before the deadline is a timeout: the CLI would wait on the
+// same wedged server. A release is never preceded by a ping: it
 // goes by the last answer, or tries the socket. "socket" never spawns a
 // process and fails a call to a server of another protocol; "cli" never
 // dials. On Windows the
