@@ -43,6 +43,7 @@ type Adapter struct {
 	own      owner // this adapter in the lease table
 
 	onWait func() // tests: called before waiting for the pane's file lock
+	onSlot func() // tests: called before waiting for the pane's call slot
 
 	// Used only by the call in progress (under op).
 	dirMade bool // stateDir was created
@@ -415,6 +416,9 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
 	defer cancel()
 	stopClose := context.AfterFunc(a.done, cancel) // Close ends the wait
 	defer stopClose()
+	if a.onSlot != nil {
+		a.onSlot()
+	}
 	if err := l.acquire(wctx, a.done); err != nil {
 		return a.waitFailed(ctx, op, err)
 	}

@@ -338,9 +338,14 @@ func testCloseWakesWaitForPane(t *testing.T, transport string) {
 	go func() { oldDone <- old.Report(context.Background(), working) }()
 	waitForHungCall(t, f)
 	succDone := make(chan error, 1)
+	waiting := make(chan struct{})
+	succ.onSlot = func() { close(waiting) }
 	go func() { succDone <- succ.Report(context.Background(), idle) }()
 	// The successor claims the pane, then waits for the old child's slot.
-	eventually(t, "the successor to claim the pane", func() bool { return succ.Explain()["lease"] == "holder" })
+	<-waiting
+	if got := succ.Explain()["lease"]; got != "holder" {
+		t.Fatalf("the waiting successor's lease %q, want holder", got)
+	}
 
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
