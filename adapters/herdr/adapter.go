@@ -55,19 +55,20 @@ type Adapter struct {
 
 	mu           sync.Mutex
 	closed       bool
-	rawIdent     session.Identity // as last given
-	ident        session.Identity // what may be sent: unusable parts dropped
-	identGen     uint64           // bumped when the identity changes
-	identPending bool             // ident goes out with reports until one is delivered
-	resume       []string         // the validated resume argv, or nil
-	resumePend   bool             // resume goes out (once allowed) until delivered
-	resumeOff    bool             // Herdr refused the argv in this claim
-	held         bool             // a report was delivered in this claim
-	fenced       bool             // another process holds the pane
-	saturated    bool             // sequence numbers reached 2^64-1
-	server       pong             // the last ping's answer, if any
-	route        transportMode    // the transport of the last call
-	routed       bool             // route is set
+	abandon      context.CancelFunc // cancels the Report in flight, if any
+	rawIdent     session.Identity   // as last given
+	ident        session.Identity   // what may be sent: unusable parts dropped
+	identGen     uint64             // bumped when the identity changes
+	identPending bool               // ident goes out with reports until one is delivered
+	resume       []string           // the validated resume argv, or nil
+	resumePend   bool               // resume goes out (once allowed) until delivered
+	resumeOff    bool               // Herdr refused the argv in this claim
+	held         bool               // a report was delivered in this claim
+	fenced       bool               // another process holds the pane
+	saturated    bool               // sequence numbers reached 2^64-1
+	server       pong               // the last ping's answer, if any
+	route        transportMode      // the transport of the last call
+	routed       bool               // route is set
 	lastSeq      uint64
 	lastOp       Op
 	lastState    string // state of the last delivered report
@@ -103,8 +104,12 @@ var (
 // with no diagnostic: only the adapter's own deadline is a timeout. A call
 // that did not deliver returns an error wrapping a [*CallError] (and emits
 // a diagnostic of its kind, at most once per kind and claim), so the caller
-// may try again later. After Close, Report returns [adapter.ErrClosed].
+// may try again later. A Release supersedes a Report in flight: the
+// Report is abandoned at once, as if ctx had been cancelled. After Close,
+// Report returns [adapter.ErrClosed].
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	if err := a.enter(ctx); err != nil {
 		return err
 	}
@@ -112,6 +117,14 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	if !r.Valid() {
 		return fmt.Errorf("herdr: invalid report %s", r)
 	}
+	a.mu.Lock()
+	a.abandon = cancel
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.abandon = nil
+		a.mu.Unlock()
+	}()
 	return a.deliver(ctx, OpReport, r)
 }
 
@@ -126,8 +139,10 @@ func (a *Adapter) releaseTimeout() time.Duration { return min(a.timeout, MaxRele
 
 // Release hands the pane back (pane.release_agent, with a sequence number
 // above every earlier one) after any in-flight call for the pane has
-// finished, and once delivered frees the pane's lease. A later Report
-// claims the pane afresh.
+// finished, and once delivered frees the pane's lease. A Report of this
+// adapter in flight is abandoned at once (it returns an error wrapping
+// context.Canceled): the release supersedes it, so a hung Herdr costs the
+// release's budget only. A later Report claims the pane afresh.
 //
 // Release sends nothing, and returns nil with one stale_owner diagnostic,
 // when the pane is not this adapter's to release: when a newer adapter of
@@ -142,6 +157,11 @@ func (a *Adapter) releaseTimeout() time.Duration { return min(a.timeout, MaxRele
 // [MaxReleaseTimeout]), for waiting and calling together, within ctx.
 // After Close, Release returns [adapter.ErrClosed].
 func (a *Adapter) Release(ctx context.Context) error {
+	a.mu.Lock()
+	if a.abandon != nil {
+		a.abandon() // the release supersedes the report in flight
+	}
+	a.mu.Unlock()
 	if err := a.enter(ctx); err != nil {
 		return err
 	}

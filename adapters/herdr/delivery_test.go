@@ -559,3 +559,36 @@ func TestErrorCode(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseSupersedesInFlightReport: a Release called while a Report of
+// the same adapter is stuck on a hung Herdr does not wait for that report's
+// deadline (60 s here): the report is abandoned at once (an error wrapping
+// context.Canceled, no diagnostic) and the release is delivered.
+func TestReleaseSupersedesInFlightReport(t *testing.T) {
+	forTransports(t, testReleaseSupersedesInFlightReport)
+}
+
+func testReleaseSupersedesInFlightReport(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
+	f.set = `{"timeout":"60s"}`
+	a := f.open(t)
+	warmUp(t, f, a)
+	f.setFault(t, herdrtest.Fault{Hang: true})
+	done := make(chan error, 1)
+	go func() { done <- a.Report(context.Background(), working) }()
+	waitForHungCall(t, f)
+	f.setFault(t, herdrtest.Fault{})
+	if err := a.Release(t.Context()); err != nil {
+		t.Fatalf("Release = %v, want it delivered", err)
+	}
+	var ce *CallError
+	if err := <-done; !errors.Is(err, context.Canceled) || errors.As(err, &ce) {
+		t.Errorf("the superseded Report = %v, want context.Canceled", err)
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.Found {
+		t.Errorf("after the release the pane shows %+v", info)
+	}
+	if d := f.diags.all(); len(d) != 0 {
+		t.Errorf("diagnostics %v", d)
+	}
+}

@@ -123,9 +123,10 @@
 //
 // # Lifecycle
 //
-// [Adapter.Release] waits for the in-flight call, then hands the pane back
-// with a fresh sequence number, within a budget of its own: min(timeout,
-// [MaxReleaseTimeout]) for waiting and calling together. [Adapter.Close]
+// [Adapter.Release] abandons the adapter's own report in flight (the
+// release supersedes it), waits for any other call on the pane, then hands
+// the pane back with a fresh sequence number, within a budget of its own:
+// min(timeout, [MaxReleaseTimeout]) for waiting and calling together. [Adapter.Close]
 // abandons any in-flight call and frees the lease without telling Herdr.
 // Nothing runs between calls: the adapter has no goroutine, timer or
 // background process.
