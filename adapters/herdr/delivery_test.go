@@ -175,59 +175,61 @@ func TestFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			forTransports(t, func(t *testing.T, tr string) {
+			for _, tr := range transports {
 				w := tt.cli
 				if tr == "socket" {
 					w = tt.socket
 				}
 				if w.detail == "" {
-					return // a fault of the fake CLI only
+					continue // a fault of the fake CLI only: no subtest
 				}
-				f := newFixtureOn(t, tr, herdrtest.Options{})
-				f.set = tt.settings
-				a := f.open(t)
-				if tr == "socket" && tt.kind == adapter.KindTimeout {
-					// The fault would hold up the claim's ping too; the
-					// case is about the report.
-					warmUp(t, f, a)
-				}
-				f.setFault(t, tt.fault)
-				if tt.stop {
-					if err := f.h.StopServer(); err != nil {
-						t.Fatal(err)
+				t.Run(tr, func(t *testing.T) {
+					f := newFixtureOn(t, tr, herdrtest.Options{})
+					f.set = tt.settings
+					a := f.open(t)
+					if tr == "socket" && tt.kind == adapter.KindTimeout {
+						// The fault would hold up the claim's ping too; the
+						// case is about the report.
+						warmUp(t, f, a)
 					}
-				}
-				err := a.Report(t.Context(), working)
-				var ce *CallError
-				if !errors.As(err, &ce) {
-					t.Fatalf("Report = %v, want a *CallError", err)
-				}
-				if ce.Op != OpReport || ce.Kind != tt.kind || ce.Code != w.code || ce.Exit != w.exit {
-					t.Errorf("CallError %+v, want op %s kind %s code %q exit %d", ce, OpReport, tt.kind, w.code, w.exit)
-				}
-				got := f.diags.all()
-				if len(got) != 1 || got[0].Kind != tt.kind || !strings.Contains(got[0].Detail, w.detail) {
-					t.Fatalf("diagnostics %v, want one %s saying %q", got, tt.kind, w.detail)
-				}
-				for _, leak := range []string{"panic", "spew", "\ufffd", "{", "no herdr server"} {
-					if strings.Contains(got[0].Detail, leak) || strings.Contains(err.Error(), leak) {
-						t.Errorf("output %q leaked into %q / %q", leak, got[0].Detail, err)
+					f.setFault(t, tt.fault)
+					if tt.stop {
+						if err := f.h.StopServer(); err != nil {
+							t.Fatal(err)
+						}
 					}
-				}
-				if tt.hangs {
-					assertHungCallKilled(t, f)
-				}
-				if tt.kind == adapter.KindTimeout && (tr == "cli" || tt.hangs) {
-					// The abandoned call is in the emulator's log, unfinished
-					// (a socket request still sleeping is not logged yet).
-					if calls := f.calls(t); len(calls) != 1 || !calls[0].Unfinished || calls[0].Exit != -1 {
-						t.Errorf("calls %+v, want the one abandoned call, unfinished", calls)
+					err := a.Report(t.Context(), working)
+					var ce *CallError
+					if !errors.As(err, &ce) {
+						t.Fatalf("Report = %v, want a *CallError", err)
 					}
-				}
-				if n := a.Explain()["diag."+string(tt.kind)]; n != "1" {
-					t.Errorf("Explain diag.%s = %q, want 1", tt.kind, n)
-				}
-			})
+					if ce.Op != OpReport || ce.Kind != tt.kind || ce.Code != w.code || ce.Exit != w.exit {
+						t.Errorf("CallError %+v, want op %s kind %s code %q exit %d", ce, OpReport, tt.kind, w.code, w.exit)
+					}
+					got := f.diags.all()
+					if len(got) != 1 || got[0].Kind != tt.kind || !strings.Contains(got[0].Detail, w.detail) {
+						t.Fatalf("diagnostics %v, want one %s saying %q", got, tt.kind, w.detail)
+					}
+					for _, leak := range []string{"panic", "spew", "\ufffd", "{", "no herdr server"} {
+						if strings.Contains(got[0].Detail, leak) || strings.Contains(err.Error(), leak) {
+							t.Errorf("output %q leaked into %q / %q", leak, got[0].Detail, err)
+						}
+					}
+					if tt.hangs {
+						assertHungCallKilled(t, f)
+					}
+					if tt.kind == adapter.KindTimeout && (tr == "cli" || tt.hangs) {
+						// The abandoned call is in the emulator's log, unfinished
+						// (a socket request still sleeping is not logged yet).
+						if calls := f.calls(t); len(calls) != 1 || !calls[0].Unfinished || calls[0].Exit != -1 {
+							t.Errorf("calls %+v, want the one abandoned call, unfinished", calls)
+						}
+					}
+					if n := a.Explain()["diag."+string(tt.kind)]; n != "1" {
+						t.Errorf("Explain diag.%s = %q, want 1", tt.kind, n)
+					}
+				})
+			}
 		})
 	}
 }
