@@ -629,11 +629,15 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 			// The CLI's own answer to a ping, once per claim, and only when
 			// there is a resume argv that needs the server's version.
 			a.pinged = true
-			if p, err := a.cli.status(ctx, a.done, deadline); err == nil {
-				a.mu.Lock()
-				a.server = p
-				a.mu.Unlock()
+			p, err := a.cli.status(ctx, a.done, deadline)
+			if err != nil {
+				// Not an earlier claim's answer: the server may have
+				// changed since.
+				p = pong{}
 			}
+			a.mu.Lock()
+			a.server = p
+			a.mu.Unlock()
 		}
 		return a.cli, nil
 	}

@@ -85,3 +85,64 @@ func TestResumeRefusedByUsageError(t *testing.T) {
 		t.Errorf("Explain resume %q, want refused by herdr", got)
 	}
 }
+
+// TestResumeNotSentOnAStaleStatus: with the cli transport, a claim whose
+// `herdr status server --json` fails does not go by an earlier claim's
+// answer: the resume argv is not sent to a server whose version is not
+// known now.
+func TestResumeNotSentOnAStaleStatus(t *testing.T) {
+	bin, log := oldCLI(t)
+	// This CLI accepts "--"; from the second status on, it says no server
+	// runs.
+	script, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flag := filepath.Join(t.TempDir(), "asked")
+	script = []byte(strings.Replace(string(script), `if [ "$a" = "--" ]; then`, `if false; then`, 1))
+	script = []byte(strings.Replace(string(script), `if [ "$1" = status ]; then`,
+		`if [ "$1" = status ] && [ -e '`+flag+`' ]; then
+	echo '{"status":"not_running","running":false,"version":null,"protocol":null}'
+	exit 0
+fi
+if [ "$1" = status ]; then
+	touch '`+flag+`'`, 1))
+	if err := os.WriteFile(bin, script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixtureOn(t, "cli", herdrtest.Options{})
+	f.env = f.env.With(EnvBin, bin)
+	f.host.Identity = session.Identity{Resume: resumeCmd}
+	a := f.open(t)
+	if err := a.Report(t.Context(), working); err != nil { // status: 0.9.3
+		t.Fatal(err)
+	}
+	if err := a.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Report(t.Context(), idle); err != nil { // a new claim; status: none
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resumes int
+	for line := range strings.Lines(string(data)) {
+		if strings.Contains(line, "--state idle") && strings.Contains(line, " -- ") {
+			resumes++
+		}
+	}
+	if resumes != 0 {
+		t.Errorf("the second claim sent the resume argv %d times on a stale version:\n%s", resumes, data)
+	}
+	if got := a.Explain()["server_version"]; got != "(unknown)" {
+		t.Errorf("Explain server_version %q, want (unknown)", got)
+	}
+	if strings.Count(string(data), " -- ") != 1 {
+		t.Errorf("want the first claim's resume argv delivered once:\n%s", data)
+	}
+	if d := f.diags.all(); len(d) != 0 {
+		t.Errorf("diagnostics %v", d)
+	}
+}
