@@ -278,12 +278,10 @@ func TestFaultsThatDeliver(t *testing.T) {
 				f := newFixtureOn(t, tr, herdrtest.Options{})
 				a := f.open(t)
 				f.setFault(t, tt.fault)
-				start := time.Now()
+				// A call held up past the 5 s deadline (by a grandchild
+				// keeping stdout open, say) would fail as a timeout.
 				if err := a.Report(t.Context(), working); err != nil {
 					t.Fatalf("Report: %v", err)
-				}
-				if elapsed := time.Since(start); elapsed > 10*time.Second {
-					t.Errorf("Report took %v", elapsed)
 				}
 				if got := f.diags.all(); len(got) != 0 {
 					t.Errorf("diagnostics %v", got)
