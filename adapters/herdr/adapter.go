@@ -45,25 +45,27 @@ type Adapter struct {
 	diags    *calls.Diagnostics // once per kind and claim
 
 	onWait func() // tests: called before waiting for the pane's file lock
+	onSlot func() // tests: called before waiting for the pane's call slot
 
 	// Used only by the call in progress (under op).
 	dirMade bool // stateDir was created
 	pinged  bool // the server answered a ping in this claim
 
 	mu           sync.Mutex
-	rawIdent     session.Identity // as last given
-	ident        session.Identity // what may be sent: unusable parts dropped
-	identGen     uint64           // bumped when the identity changes
-	identPending bool             // ident goes out with reports until one is delivered
-	resume       []string         // the validated resume argv, or nil
-	resumePend   bool             // resume goes out (once allowed) until delivered
-	resumeOff    bool             // Herdr refused the argv in this claim
-	held         bool             // a report was delivered in this claim
-	fenced       bool             // another process holds the pane
-	saturated    bool             // sequence numbers reached 2^64-1
-	server       pong             // the last ping's answer, if any
-	route        transportMode    // the transport of the last call
-	routed       bool             // route is set
+	abandon      context.CancelFunc // cancels the Report in flight, if any
+	rawIdent     session.Identity   // as last given
+	ident        session.Identity   // what may be sent: unusable parts dropped
+	identGen     uint64             // bumped when the identity changes
+	identPending bool               // ident goes out with reports until one is delivered
+	resume       []string           // the validated resume argv, or nil
+	resumePend   bool               // resume goes out (once allowed) until delivered
+	resumeOff    bool               // Herdr refused the argv in this claim
+	held         bool               // a report was delivered in this claim
+	fenced       bool               // another process holds the pane
+	saturated    bool               // sequence numbers reached 2^64-1
+	server       pong               // the last ping's answer, if any
+	route        transportMode      // the transport of the last call
+	routed       bool               // route is set
 	lastSeq      uint64
 	lastOp       Op
 	lastState    string // state of the last delivered report
@@ -97,8 +99,12 @@ var (
 // with no diagnostic: only the adapter's own deadline is a timeout. A call
 // that did not deliver returns an error wrapping a [*CallError] (and emits
 // a diagnostic of its kind, at most once per kind and claim), so the caller
-// may try again later. After Close, Report returns [adapter.ErrClosed].
+// may try again later. A Release supersedes a Report in flight: the
+// Report is abandoned at once, as if ctx had been cancelled. After Close,
+// Report returns [adapter.ErrClosed].
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	if err := a.gate.Enter(ctx); err != nil {
 		return err
 	}
@@ -106,6 +112,14 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	if !r.Valid() {
 		return fmt.Errorf("herdr: invalid report %s", r)
 	}
+	a.mu.Lock()
+	a.abandon = cancel
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.abandon = nil
+		a.mu.Unlock()
+	}()
 	return a.deliver(ctx, OpReport, r)
 }
 
@@ -120,8 +134,10 @@ func (a *Adapter) releaseTimeout() time.Duration { return min(a.timeout, MaxRele
 
 // Release hands the pane back (pane.release_agent, with a sequence number
 // above every earlier one) after any in-flight call for the pane has
-// finished, and once delivered frees the pane's lease. A later Report
-// claims the pane afresh.
+// finished, and once delivered frees the pane's lease. A Report of this
+// adapter in flight is abandoned at once (it returns an error wrapping
+// context.Canceled): the release supersedes it, so a hung Herdr costs the
+// release's budget only. A later Report claims the pane afresh.
 //
 // Release sends nothing, and returns nil with one stale_owner diagnostic,
 // when the pane is not this adapter's to release: when a newer adapter of
@@ -136,6 +152,11 @@ func (a *Adapter) releaseTimeout() time.Duration { return min(a.timeout, MaxRele
 // [MaxReleaseTimeout]), for waiting and calling together, within ctx.
 // After Close, Release returns [adapter.ErrClosed].
 func (a *Adapter) Release(ctx context.Context) error {
+	a.mu.Lock()
+	if a.abandon != nil {
+		a.abandon() // the release supersedes the report in flight
+	}
+	a.mu.Unlock()
 	if err := a.gate.Enter(ctx); err != nil {
 		return err
 	}
@@ -337,6 +358,11 @@ func (a *Adapter) token() claimToken {
 // another) held it past the deadline.
 var errWaitTimeout = errors.New("waiting for another call on the pane")
 
+// errNoTimeLeft is the error inside the timeout CallError of a CLI call
+// whose deadline had passed before it could start (spent by an earlier
+// exchange of the same Report).
+var errNoTimeLeft = errors.New("no time left before the deadline")
+
 // deliver claims the pane if needed, waits for the pane (this process's
 // call slot, then the cross-process file lock), decides whether this
 // adapter may call, and makes the exchange while holding both.
@@ -363,6 +389,9 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
 	defer cancel()
 	stopClose := context.AfterFunc(a.done, cancel) // Close ends the wait
 	defer stopClose()
+	if a.onSlot != nil {
+		a.onSlot()
+	}
 	if err := l.acquire(wctx, a.done); err != nil {
 		return a.waitFailed(ctx, op, err)
 	}
@@ -492,8 +521,8 @@ func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.R
 		if errors.As(err, &ce) && ce.socketLevel {
 			a.pinged = false // ping again before the next call
 		}
-		if req.resume != nil && errors.As(err, &ce) && (ce.Code == codeInvalidResume || ce.Code == codeResumeNotAccepted) {
-			a.resumeRefused(ce.Code)
+		if req.resume != nil && errors.As(err, &ce) && resumeRefusal(ce) != "" {
+			a.resumeRefused(resumeRefusal(ce))
 			if delivered {
 				return nil
 			}
@@ -553,22 +582,27 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 			// The CLI's own answer to a ping, once per claim, and only when
 			// there is a resume argv that needs the server's version.
 			a.pinged = true
-			if p, err := a.cli.status(ctx, a.done, deadline); err == nil {
-				a.mu.Lock()
-				a.server = p
-				a.mu.Unlock()
+			p, err := a.cli.status(ctx, a.done, deadline)
+			if err != nil {
+				// Not an earlier claim's answer: the server may have
+				// changed since.
+				p = pong{}
 			}
+			a.mu.Lock()
+			a.server = p
+			a.mu.Unlock()
 		}
 		return a.cli, nil
 	}
 	if !a.pinged {
 		p, err := a.sock.ping(ctx, a.done, deadline)
-		if err == nil {
+		switch {
+		case err == nil:
 			a.mu.Lock()
 			a.server = p
 			a.mu.Unlock()
 			a.pinged = true
-		} else if a.mode == transportSocket {
+		case a.mode == transportSocket, !pingFallsBack(err):
 			a.setRoute(transportSocket)
 			return nil, err
 		}
@@ -588,6 +622,15 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 	}
 	a.setRoute(transportCLI)
 	return a.cli, nil
+}
+
+// pingFallsBack reports whether auto mode may try the CLI after the ping
+// failed with err: not after a timeout (the server is wedged, the CLI would
+// wait on it as well, and no time is left) nor when the call was abandoned
+// (ctx's error, ErrClosed).
+func pingFallsBack(err error) bool {
+	var ce *CallError
+	return errors.As(err, &ce) && ce.Kind != adapter.KindTimeout
 }
 
 // setRoute records the transport in use, for Explain.
@@ -641,18 +684,39 @@ func (a *Adapter) hasResume() bool {
 	return a.resume != nil && a.resumePend && !a.resumeOff
 }
 
+// resumeRefusal returns why Herdr refused a report that carried the resume
+// argv because of it, or "": invalid_resume_argv, resume_not_accepted, or
+// a CLI usage error (exit 2), which is how a Herdr CLI before 0.9.2 refuses
+// the "--" before the argv (HERDR-0.9.md). Without the last, a server whose
+// version said 0.9.2 or later (or a stale answer) behind such a CLI would
+// fail every later report of the claim.
+func resumeRefusal(ce *CallError) string {
+	switch {
+	case ce.Code == codeInvalidResume || ce.Code == codeResumeNotAccepted:
+		return ce.Code
+	case !ce.socket && ce.Exit == 2 && ce.Kind == adapter.KindProtocolRejected:
+		return refusalUsage
+	}
+	return ""
+}
+
+// refusalUsage is resumeRefusal's answer for a CLI usage error.
+const refusalUsage = "usage error, exit 2"
+
 // resumeRefused records Herdr's refusal of the resume argv: an invalid one
-// is off for the rest of the claim; one sent before the pane was held
-// (after a server restart, say) waits for the next delivered report.
+// (or one the CLI cannot parse) is off for the rest of the claim; one sent
+// before the pane was held (after a server restart, say) waits for the next
+// delivered report.
 func (a *Adapter) resumeRefused(code string) {
+	off := code != codeResumeNotAccepted
 	a.mu.Lock()
-	if code == codeInvalidResume {
+	if off {
 		a.resumeOff = true
 	} else {
 		a.held = false
 	}
 	a.mu.Unlock()
-	if code == codeInvalidResume {
+	if off {
 		a.diag(adapter.KindInvalidValue, "resume command refused by herdr (%s); not sent again in this claim", code)
 	}
 }

@@ -61,6 +61,8 @@ func (e *CallError) Detail() string {
 	switch {
 	case e.Kind == adapter.KindTimeout && errors.Is(e.Err, errWaitTimeout):
 		return "another call on the pane did not finish in time"
+	case e.Kind == adapter.KindTimeout && errors.Is(e.Err, errNoTimeLeft):
+		return "the deadline passed before the call could start"
 	case e.socket:
 		return socketDetail(e)
 	case e.Kind == adapter.KindTimeout:
@@ -94,7 +96,7 @@ type cliTransport struct {
 func (t *cliTransport) send(ctx, closed context.Context, deadline time.Time, req *request) error {
 	left := time.Until(deadline)
 	if left <= 0 {
-		return &CallError{Op: req.op, Kind: adapter.KindTimeout, Exit: -1, Err: errWaitTimeout}
+		return &CallError{Op: req.op, Kind: adapter.KindTimeout, Exit: -1, Err: errNoTimeLeft}
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -36,8 +36,10 @@
 // The "transport" setting picks how calls reach Herdr. "auto" (the
 // default) pings the server once per claim, and again after a failed
 // connection, and uses the socket when the server answers with protocol 20
-// or 22; otherwise (no answer, another protocol) it runs the CLI, which
-// gives the same diagnostics. A release is never preceded by a ping: it
+// or 22; otherwise (nothing listening, a failed connection, another
+// protocol) it runs the CLI, which gives the same diagnostics. A ping not
+// answered before the deadline is a timeout: the CLI would wait on the
+// same wedged server. A release is never preceded by a ping: it
 // goes by the last answer, or tries the socket. "socket" never spawns a
 // process and fails a call to a server of another protocol; "cli" never
 // dials. On Windows the
@@ -115,14 +117,16 @@
 // first delivered report of a claim, the same report goes again with it
 // (as `-- argv...` on the CLI, resume_argv on the socket). An argv Herdr
 // would refuse is dropped with an invalid_value diagnostic; when Herdr
-// answers invalid_resume_argv the report is sent again without it, and
-// resume is off for the rest of the claim.
+// answers invalid_resume_argv, or the CLI exits 2 (a CLI before 0.9.2
+// refuses the "--"), the report is sent again without it, and resume is
+// off for the rest of the claim.
 //
 // # Lifecycle
 //
-// [Adapter.Release] waits for the in-flight call, then hands the pane back
-// with a fresh sequence number, within a budget of its own: min(timeout,
-// [MaxReleaseTimeout]) for waiting and calling together. [Adapter.Close]
+// [Adapter.Release] abandons the adapter's own report in flight (the
+// release supersedes it), waits for any other call on the pane, then hands
+// the pane back with a fresh sequence number, within a budget of its own:
+// min(timeout, [MaxReleaseTimeout]) for waiting and calling together. [Adapter.Close]
 // abandons any in-flight call and frees the lease without telling Herdr.
 // Nothing runs between calls: the adapter has no goroutine, timer or
 // background process.

@@ -253,8 +253,10 @@ func lastSeq(t *testing.T, f *fixture) uint64 {
 	return seqOf(t, calls[len(calls)-1])
 }
 
-func TestSequenceSaturates(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+func TestSequenceSaturates(t *testing.T) { forTransports(t, testSequenceSaturates) }
+
+func testSequenceSaturates(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	path := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".seq")
 	if err := os.WriteFile(path, []byte(strconv.FormatUint(math.MaxUint64-1, 10)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -458,8 +460,10 @@ func TestRefreshIntervalStopsWhenRetiredOrClosed(t *testing.T) {
 // TestRefreshRestoresWipedState is what the registry's refresh does after a
 // Herdr server restart: the same report again, with a fresh number, puts
 // the state back; a repeated idle leaves done as it is.
-func TestRefreshRestoresWipedState(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+func TestRefreshRestoresWipedState(t *testing.T) { forTransports(t, testRefreshRestoresWipedState) }
+
+func testRefreshRestoresWipedState(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	a := f.open(t)
 	ctx := t.Context()
 	if err := a.Report(ctx, working); err != nil {
@@ -562,8 +566,10 @@ func TestCloseEndsWaitForAnotherProcess(t *testing.T) {
 
 // TestReleaseAfterPaneFileLost: a pane file that lost its record (corrupt,
 // removed) names no holder; the release still goes out.
-func TestReleaseAfterPaneFileLost(t *testing.T) {
-	f := newFixture(t, herdrtest.Options{})
+func TestReleaseAfterPaneFileLost(t *testing.T) { forTransports(t, testReleaseAfterPaneFileLost) }
+
+func testReleaseAfterPaneFileLost(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
 	a := f.open(t)
 	if err := a.Report(t.Context(), working); err != nil {
 		t.Fatal(err)

@@ -602,3 +602,25 @@ func TestResumeAgainstEmulatedHerdr(t *testing.T) {
 		})
 	}
 }
+
+// TestAutoPingTimeout: in auto mode, a server that never answers the ping
+// is a timeout of the socket, reported as such; the CLI, which would find
+// no time left (and hang on the same server), is not started.
+func TestAutoPingTimeout(t *testing.T) {
+	f := newFixtureOn(t, "auto", herdrtest.Options{})
+	f.set = `{"timeout":"200ms"}`
+	f.setFault(t, herdrtest.Fault{Hang: true})
+	a := f.open(t)
+	var ce *CallError
+	if err := a.Report(t.Context(), working); !errors.As(err, &ce) || ce.Kind != adapter.KindTimeout {
+		t.Fatalf("Report to a server that never answers the ping = %v, want a timeout", err)
+	}
+	if d := f.diags.all(); len(d) != 1 || d[0].Detail != "report-agent: socket: no answer before the deadline" {
+		t.Errorf("diagnostics %v, want one socket timeout", d)
+	}
+	for _, c := range f.allCalls(t) {
+		if c.Transport == herdrtest.TransportCLI {
+			t.Errorf("a CLI process was started: %+v", c)
+		}
+	}
+}
