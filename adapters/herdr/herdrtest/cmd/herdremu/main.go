@@ -10,7 +10,8 @@
 // stdout and stderr, and when the command exits prints to stderr a
 // timeline of the requests the pane received (elapsed time, transport,
 // request, "+resume" when it carried a resume command, state reported,
-// status shown, sequence number, message, answer)
+// status shown ("no agent" once the pane has none, as after a release),
+// sequence number, message, answer)
 // and a one-line summary (the counts, what the pane shows at the end, the
 // resume command a 0.9.3 server accepted, how the command ended). Its
 // exit status is the command's (128 plus the signal number for a command
@@ -234,18 +235,28 @@ func printTimeline(w io.Writer, calls []herdrtest.Call, start time.Time) {
 		state, _ := c.Flag("state")
 		seq, _ := c.Flag("seq")
 		msg, _ := c.Flag("message")
-		shows := string(c.Status)
-		if c.Arrival == 0 {
-			shows = "-"
-		}
 		request := strings.TrimPrefix(c.Command, "pane ")
 		if len(c.ResumeArgv()) > 0 {
 			request += "+resume" // it carried a resume command (0.9.2+)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", elapsed(c.Start.Sub(start)), c.Transport,
-			request, dash(state), shows, dash(seq), quote(msg), answer(c))
+			request, dash(state), shows(c), dash(seq), quote(msg), answer(c))
 	}
 	_ = tw.Flush()
+}
+
+// shows is what the call's pane showed right after the server handled
+// it: its status, "no agent" when it had no agent label (after a release,
+// or before any report took), as the summary says, or "-" when the call
+// never reached the pane.
+func shows(c herdrtest.Call) string {
+	switch {
+	case c.Arrival == 0 || c.Status == "":
+		return "-"
+	case c.Agent == "":
+		return "no agent"
+	}
+	return string(c.Status)
 }
 
 func elapsed(d time.Duration) string {

@@ -32,7 +32,8 @@ func TestMain(m *testing.M) {
 
 // child is a host in the pane: it echoes a line of stdin, reports through
 // the CLI twice and once on the socket, then by mode releases ("release"),
-// stays ("stay") or gives a resume command ("resume"), and exits 3. In mode
+// stays ("stay"), gives a resume command ("resume") or reports the state
+// unknown ("unknown"), and exits 3. In mode
 // "quiet" it reports nothing.
 func child(mode string) int {
 	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
@@ -59,6 +60,8 @@ func child(mode string) int {
 		cli("release-agent", "--seq", "4")
 	case "resume":
 		cli("report-agent", "--state", "idle", "--seq", "4", "--", "child", "--resume", "abc")
+	case "unknown":
+		cli("report-agent", "--state", "unknown", "--seq", "4")
 	}
 	return 3
 }
@@ -76,7 +79,7 @@ func runEmu(t *testing.T, mode string, flags ...string) (int, string, string) {
 
 // row matches one timeline row: elapsed, transport, request, state, shows,
 // seq, message, answer.
-var row = regexp.MustCompile(`(?m)^\d+\.\d{3}s +(\S+) +(\S+) +(\S+) +(\S+) +(\S+) +("[^"]*"|-) +(\S+)$`)
+var row = regexp.MustCompile(`(?m)^\d+\.\d{3}s +(\S+) +(\S+) +(\S+) +(no agent|\S+) +(\S+) +("[^"]*"|-) +(\S+)$`)
 
 func rows(stderr string) []string {
 	var out []string
@@ -98,7 +101,7 @@ func TestTimeline(t *testing.T) {
 		"cli report-agent working working 1 - applied",
 		`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
 		"socket report-agent idle done 3 - applied",
-		"cli release-agent - unknown 4 - applied",
+		"cli release-agent - no agent 4 - applied",
 	}
 	if got := rows(stderr); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("timeline rows:\n%s\nwant:\n%s\nstderr:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), stderr)
@@ -124,9 +127,9 @@ func TestFlags(t *testing.T) {
 			"socket report-agent idle idle 3 - applied",
 		}, "herdremu: Herdr 0.9.3, pane w1:p1: 3 requests (2 cli, 1 socket), 3 applied, 0 ignored, 0 failed; the pane shows idle (child)"},
 		{"fail", "stay", []string{"-fault", "fail", "-private-home"}, []string{
-			"cli report-agent working unknown 1 - server_unavailable",
-			`cli report-agent blocked unknown 2 "Waiting for approval" server_unavailable`,
-			"socket report-agent idle unknown 3 - server_unavailable",
+			"cli report-agent working no agent 1 - server_unavailable",
+			`cli report-agent blocked no agent 2 "Waiting for approval" server_unavailable`,
+			"socket report-agent idle no agent 3 - server_unavailable",
 		}, "3 requests (2 cli, 1 socket), 0 applied, 0 ignored, 3 failed; the pane shows no agent"},
 		{"resume_093", "resume", []string{"-version", "0.9.3"}, []string{
 			"cli report-agent working working 1 - applied",
@@ -134,6 +137,12 @@ func TestFlags(t *testing.T) {
 			"socket report-agent idle done 3 - applied",
 			"cli report-agent+resume idle done 4 - applied",
 		}, `the pane shows done (child); the server keeps the resume command ["child" "--resume" "abc"]; `},
+		{"agent_in_state_unknown", "unknown", nil, []string{
+			"cli report-agent working working 1 - applied",
+			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
+			"socket report-agent idle done 3 - applied",
+			"cli report-agent unknown unknown 4 - applied",
+		}, "the pane shows unknown (child); "},
 		{"slow", "stay", []string{"-fault", "slow", "-slow", "20ms"}, []string{
 			"cli report-agent working working 1 - applied",
 			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
