@@ -26,8 +26,18 @@
 //	-in-view              the pane is in the focused tab, so idle after working shows idle, not done
 //	-fault hang|fail|slow every request hangs, fails with server_unavailable, or is answered after -slow
 //	-slow duration        the delay of -fault slow (default 300ms)
-//	-private-home         give the command a new, empty HOME and XDG directories
+//	-private-home         give the command a new, empty HOME and XDG directories (Go caches kept)
 //	-keep                 keep the emulator's directory and print its path
+//
+// With -private-home the command reads and writes its settings and state
+// under a new, empty home that is removed when it exits, never your real
+// ~/.<app> files. Only the Go build and module caches stay yours, so that
+// "herdremu -private-home -- go run ./mychat" does not rebuild everything
+// from empty caches: GOMODCACHE, GOCACHE and GOPATH are set to the values
+// "go env" gives herdremu when the go command is on PATH, or else to those
+// in herdremu's environment, or else to Go's defaults under your real home
+// and user cache directory. No other Go setting (from "go env -w", say)
+// carries over.
 //
 // Ctrl-C reaches the command through the terminal; herdremu itself waits
 // for the command to exit and then prints the timeline. SIGTERM and SIGHUP
@@ -35,6 +45,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -43,6 +54,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -78,7 +90,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.inView, "in-view", false, "the pane is in view: idle after working shows idle, not done")
 	fs.StringVar(&c.fault, "fault", "", "make every request hang, fail or slow")
 	fs.DurationVar(&c.slow, "slow", 300*time.Millisecond, "the delay of -fault slow")
-	fs.BoolVar(&c.privateHome, "private-home", false, "give the command a new, empty HOME and XDG directories")
+	fs.BoolVar(&c.privateHome, "private-home", false, "give the command a new, empty HOME and XDG directories, keeping the Go caches")
 	fs.BoolVar(&c.keep, "keep", false, "keep the emulator's directory")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -146,7 +158,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer os.RemoveAll(home)
-		env = h.PaneEnv(home)
+		env = setVars(h.PaneEnv(home), goCaches())
 	}
 
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
@@ -186,6 +198,75 @@ func paneEnv(h *herdrtest.Herdr) []string {
 		env = append(env, kv)
 	}
 	return append(env, h.Env()...)
+}
+
+// goCacheVars are the Go variables a private home keeps: the caches that
+// make a build in the command fast, none of the user's other settings.
+var goCacheVars = []string{"GOMODCACHE", "GOCACHE", "GOPATH"}
+
+// goCaches returns goCacheVars as KEY=value entries, as the go command on
+// PATH resolves them for this process, or else as this process's
+// environment sets them, or else Go's defaults (GOPATH ~/go, GOMODCACHE
+// its first element's pkg/mod, GOCACHE the user cache directory's
+// go-build). A variable with no value is left out.
+func goCaches() []string {
+	vals := map[string]string{}
+	if gobin, err := exec.LookPath("go"); err == nil {
+		cmd := exec.Command(gobin, append([]string{"env", "-json"}, goCacheVars...)...)
+		// A go.mod asking for a newer Go must not make go env download one.
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
+		out, err := cmd.Output()
+		if err != nil || json.Unmarshal(out, &vals) != nil {
+			vals = map[string]string{}
+		}
+	}
+	if len(vals) == 0 {
+		vals = goCacheDefaults()
+	}
+	var env []string
+	for _, k := range goCacheVars {
+		if v := vals[k]; v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// goCacheDefaults is what the go command would use for goCacheVars in this
+// process's environment.
+func goCacheDefaults() map[string]string {
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			gopath = filepath.Join(home, "go")
+		}
+	}
+	mod := os.Getenv("GOMODCACHE")
+	if list := filepath.SplitList(gopath); mod == "" && len(list) > 0 && list[0] != "" {
+		mod = filepath.Join(list[0], "pkg", "mod")
+	}
+	cache := os.Getenv("GOCACHE")
+	if cache == "" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			cache = filepath.Join(dir, "go-build")
+		}
+	}
+	return map[string]string{"GOPATH": gopath, "GOMODCACHE": mod, "GOCACHE": cache}
+}
+
+// setVars returns env with the KEY=value entries of vars in place of any
+// earlier ones of the same keys.
+func setVars(env, vars []string) []string {
+	keys := map[string]bool{}
+	for _, kv := range vars {
+		k, _, _ := strings.Cut(kv, "=")
+		keys[strings.ToUpper(k)] = true
+	}
+	env = slices.DeleteFunc(env, func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return keys[strings.ToUpper(k)]
+	})
+	return append(env, vars...)
 }
 
 // forwardSignals passes the signals herdremu is sent on to p until stop is

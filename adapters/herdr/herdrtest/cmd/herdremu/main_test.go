@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
@@ -34,11 +36,18 @@ func TestMain(m *testing.M) {
 // the CLI twice and once on the socket, then by mode releases ("release"),
 // stays ("stay"), gives a resume command ("resume") or reports the state
 // unknown ("unknown"), and exits 3. In mode
-// "quiet" it reports nothing.
+// "quiet" it reports nothing; in mode "env" it prints the variables of
+// envShown instead.
 func child(mode string) int {
 	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 	fmt.Printf("child got: %s", line)
-	if mode == "quiet" {
+	switch mode {
+	case "quiet":
+		return 3
+	case "env":
+		for _, k := range envShown {
+			fmt.Printf("%s=%s\n", k, os.Getenv(k))
+		}
 		return 3
 	}
 	pane, bin := os.Getenv("HERDR_PANE_ID"), os.Getenv("HERDR_BIN_PATH")
@@ -65,6 +74,9 @@ func child(mode string) int {
 	}
 	return 3
 }
+
+// envShown are the variables the child prints in mode "env".
+var envShown = []string{"HOME", "XDG_CONFIG_HOME", "GOMODCACHE", "GOCACHE", "GOPATH"}
 
 // runEmu runs herdremu with flags around the child and returns its exit
 // status, stdout and stderr.
@@ -193,5 +205,85 @@ func TestUsage(t *testing.T) {
 				t.Errorf("run(%q) = %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
 			}
 		})
+	}
+}
+
+// TestPrivateHomeKeepsGoCaches proves that -private-home hands the command
+// the caller's Go caches, however the caller's go resolves them, and
+// nothing else of the caller's home.
+func TestPrivateHomeKeepsGoCaches(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// setup prepares the caller's environment in dir and returns the
+		// GOMODCACHE, GOCACHE and GOPATH the command must see.
+		setup func(t *testing.T, dir string) (mod, cache, gopath string)
+	}{
+		{"from_environment", func(t *testing.T, dir string) (string, string, string) {
+			mod, cache, gopath := filepath.Join(dir, "mod"), filepath.Join(dir, "cache"), filepath.Join(dir, "gopath")
+			t.Setenv("GOMODCACHE", mod)
+			t.Setenv("GOCACHE", cache)
+			t.Setenv("GOPATH", gopath)
+			return mod, cache, gopath
+		}},
+		{"from_go_env_file", func(t *testing.T, dir string) (string, string, string) {
+			if _, err := exec.LookPath("go"); err != nil {
+				t.Skip("no go command on PATH:", err)
+			}
+			unsetGo(t)
+			mod, cache, gopath := filepath.Join(dir, "m"), filepath.Join(dir, "c"), filepath.Join(dir, "p")
+			file := filepath.Join(dir, "goenv")
+			if err := os.WriteFile(file, []byte("GOMODCACHE="+mod+"\nGOCACHE="+cache+"\nGOPATH="+gopath+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("GOENV", file)
+			return mod, cache, gopath
+		}},
+		{"defaults_without_go_on_path", func(t *testing.T, dir string) (string, string, string) {
+			unsetGo(t)
+			t.Setenv("PATH", filepath.Join(dir, "empty"))
+			home := filepath.Join(dir, "realhome")
+			t.Setenv("HOME", home)
+			t.Setenv("USERPROFILE", home)
+			t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "xdgcache"))
+			t.Setenv("LocalAppData", filepath.Join(dir, "localappdata"))
+			userCache, err := os.UserCacheDir()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(home, "go", "pkg", "mod"), filepath.Join(userCache, "go-build"), filepath.Join(home, "go")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			mod, cache, gopath := tc.setup(t, dir)
+			callerHome, _ := os.UserHomeDir()
+			code, stdout, stderr := runEmu(t, "env", "-private-home")
+			if code != 3 {
+				t.Fatalf("exit status %d\n%s", code, stderr)
+			}
+			got := map[string]string{}
+			for line := range strings.Lines(strings.TrimPrefix(stdout, "child got: hello\n")) {
+				k, v, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "=")
+				got[k] = v
+			}
+			home := got["HOME"]
+			if home == "" || home == callerHome || got["XDG_CONFIG_HOME"] != filepath.Join(home, ".config") {
+				t.Errorf("HOME %q, XDG_CONFIG_HOME %q: want a private home, not %q", home, got["XDG_CONFIG_HOME"], callerHome)
+			}
+			want := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "GOMODCACHE": mod, "GOCACHE": cache, "GOPATH": gopath}
+			if diff := cmp.Diff(got, want); diff != "" {
+				t.Errorf("child environment (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+// unsetGo removes the Go variables herdremu passes on, and GOENV, from the
+// environment for the rest of the test.
+func unsetGo(t *testing.T) {
+	t.Helper()
+	for _, k := range []string{"GOMODCACHE", "GOCACHE", "GOPATH", "GOENV"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
 	}
 }
