@@ -36,8 +36,9 @@
 // from empty caches: GOMODCACHE, GOCACHE and GOPATH are set to the values
 // "go env" gives herdremu when the go command is on PATH, or else to those
 // in herdremu's environment, or else to Go's defaults under your real home
-// and user cache directory. No other Go setting (from "go env -w", say)
-// carries over.
+// and user cache directory. No other setting stored under your real home
+// carries over (a GOPROXY set with "go env -w", say); variables in
+// herdremu's environment still pass through, as without -private-home.
 //
 // Ctrl-C reaches the command through the terminal; herdremu itself waits
 // for the command to exit and then prints the timeline. SIGTERM and SIGHUP
