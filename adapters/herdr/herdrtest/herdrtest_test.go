@@ -37,7 +37,7 @@ func TestCallsLog(t *testing.T) {
 	want := []Call{
 		{Transport: TransportCLI, Args: report(r.h.Pane, src, lbl, "working", "--seq", "1", "--seq", "2"), Env: wantEnv, Command: "pane report-agent", Pane: "w1:p1",
 			Arrival: 2, Method: "pane.report_agent", Params: json.RawMessage(`{"pane_id":"w1:p1","source":"custom:test","agent":"test-agent","state":"working","seq":2}`),
-			Applied: true, Status: StatusWorking},
+			Applied: true, Status: StatusWorking, Agent: lbl},
 		{Transport: TransportCLI, Args: []string{"pane", "release-agent", "w1:p1"}, Env: wantEnv, Exit: 2, Stderr: len("missing required --source\n"), Command: "pane release-agent", Pane: "w1:p1"},
 		{Transport: TransportCLI, Args: []string{"--version"}, Env: wantEnv, Stdout: len("herdr 0.8.2\n"), Command: "--version"},
 	}

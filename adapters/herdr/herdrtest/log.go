@@ -111,6 +111,10 @@ type Call struct {
 	// Status is what the call's pane showed right after the server handled
 	// it, when Arrival is set and the pane exists.
 	Status Status `json:"-"`
+	// Agent is the agent label the call's pane showed right after the
+	// server handled it, when Status is set: "" when it showed no agent
+	// (after a release, say), whatever Status says.
+	Agent string `json:"-"`
 	// Handled is when the server handled the request (applied it, or
 	// decided to ignore it), when Arrival is set: for a CLI call, before
 	// the process exits; for a socket call, just before the answer is
@@ -209,7 +213,7 @@ func (h *Herdr) Calls() ([]Call, error) {
 				continue
 			}
 			c.Arrival, c.Method, c.Params, c.Code = r.arrival, string(r.method), r.params, string(r.code)
-			c.Applied, c.Status, c.Handled = r.applied, r.status, r.end
+			c.Applied, c.Status, c.Agent, c.Handled = r.applied, r.status, r.agent, r.end
 		}
 		calls = append(calls, c)
 	}
@@ -230,7 +234,7 @@ func socketCall(r *record) Call {
 		Transport: TransportSocket, Start: r.start, End: r.end, Exit: r.exit, PID: r.pid,
 		Hung: r.hung, Unfinished: r.hung, Command: commandOfMethod(r.method), Pane: r.pane,
 		Arrival: r.arrival, Method: string(r.method), Params: r.params, Code: string(r.code),
-		Applied: r.applied, Status: r.status, Handled: r.end,
+		Applied: r.applied, Status: r.status, Agent: r.agent, Handled: r.end,
 	}
 	if r.exit == -1 {
 		c.End = time.Time{}

@@ -73,6 +73,7 @@ type record struct {
 	applied bool
 	pane    string
 	status  Status // what the pane showed after the request
+	agent   string // the agent label it showed then, "" for none
 }
 
 func newServer(v version, socket, dir string, panes []string, inView map[string]bool) *server {
@@ -362,7 +363,7 @@ func (s *server) handle(line []byte, pid int, cli bool, start time.Time, recordO
 	}
 	if s.st != nil {
 		if p := s.st.pane(rec.pane); p != nil {
-			rec.status = p.status()
+			rec.status, rec.agent = p.status(), p.Label
 		}
 	}
 	return received{rec, resp}

@@ -10,7 +10,8 @@
 // stdout and stderr, and when the command exits prints to stderr a
 // timeline of the requests the pane received (elapsed time, transport,
 // request, "+resume" when it carried a resume command, state reported,
-// status shown, sequence number, message, answer)
+// status shown ("no agent" once the pane has none, as after a release),
+// sequence number, message, answer)
 // and a one-line summary (the counts, what the pane shows at the end, the
 // resume command a 0.9.3 server accepted, how the command ended). Its
 // exit status is the command's (128 plus the signal number for a command
@@ -25,8 +26,19 @@
 //	-in-view              the pane is in the focused tab, so idle after working shows idle, not done
 //	-fault hang|fail|slow every request hangs, fails with server_unavailable, or is answered after -slow
 //	-slow duration        the delay of -fault slow (default 300ms)
-//	-private-home         give the command a new, empty HOME and XDG directories
+//	-private-home         give the command a new, empty HOME and XDG directories (Go caches kept)
 //	-keep                 keep the emulator's directory and print its path
+//
+// With -private-home the command reads and writes its settings and state
+// under a new, empty home that is removed when it exits, never your real
+// ~/.<app> files. Only the Go build and module caches stay yours, so that
+// "herdremu -private-home -- go run ./mychat" does not rebuild everything
+// from empty caches: GOMODCACHE, GOCACHE and GOPATH are set to the values
+// "go env" gives herdremu when the go command is on PATH, or else to those
+// in herdremu's environment, or else to Go's defaults under your real home
+// and user cache directory. No other setting stored under your real home
+// carries over (a GOPROXY set with "go env -w", say); variables in
+// herdremu's environment still pass through, as without -private-home.
 //
 // Ctrl-C reaches the command through the terminal; herdremu itself waits
 // for the command to exit and then prints the timeline. SIGTERM and SIGHUP
@@ -34,6 +46,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -42,6 +55,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -77,7 +91,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.inView, "in-view", false, "the pane is in view: idle after working shows idle, not done")
 	fs.StringVar(&c.fault, "fault", "", "make every request hang, fail or slow")
 	fs.DurationVar(&c.slow, "slow", 300*time.Millisecond, "the delay of -fault slow")
-	fs.BoolVar(&c.privateHome, "private-home", false, "give the command a new, empty HOME and XDG directories")
+	fs.BoolVar(&c.privateHome, "private-home", false, "give the command a new, empty HOME and XDG directories, keeping the Go caches")
 	fs.BoolVar(&c.keep, "keep", false, "keep the emulator's directory")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -145,7 +159,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer os.RemoveAll(home)
-		env = h.PaneEnv(home)
+		env = setVars(h.PaneEnv(home), goCaches())
 	}
 
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
@@ -185,6 +199,75 @@ func paneEnv(h *herdrtest.Herdr) []string {
 		env = append(env, kv)
 	}
 	return append(env, h.Env()...)
+}
+
+// goCacheVars are the Go variables a private home keeps: the caches that
+// make a build in the command fast, none of the user's other settings.
+var goCacheVars = []string{"GOMODCACHE", "GOCACHE", "GOPATH"}
+
+// goCaches returns goCacheVars as KEY=value entries, as the go command on
+// PATH resolves them for this process, or else as this process's
+// environment sets them, or else Go's defaults (GOPATH ~/go, GOMODCACHE
+// its first element's pkg/mod, GOCACHE the user cache directory's
+// go-build). A variable with no value is left out.
+func goCaches() []string {
+	vals := map[string]string{}
+	if gobin, err := exec.LookPath("go"); err == nil {
+		cmd := exec.Command(gobin, append([]string{"env", "-json"}, goCacheVars...)...)
+		// A go.mod asking for a newer Go must not make go env download one.
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
+		out, err := cmd.Output()
+		if err != nil || json.Unmarshal(out, &vals) != nil {
+			vals = map[string]string{}
+		}
+	}
+	if len(vals) == 0 {
+		vals = goCacheDefaults()
+	}
+	var env []string
+	for _, k := range goCacheVars {
+		if v := vals[k]; v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// goCacheDefaults is what the go command would use for goCacheVars in this
+// process's environment.
+func goCacheDefaults() map[string]string {
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			gopath = filepath.Join(home, "go")
+		}
+	}
+	mod := os.Getenv("GOMODCACHE")
+	if list := filepath.SplitList(gopath); mod == "" && len(list) > 0 && list[0] != "" {
+		mod = filepath.Join(list[0], "pkg", "mod")
+	}
+	cache := os.Getenv("GOCACHE")
+	if cache == "" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			cache = filepath.Join(dir, "go-build")
+		}
+	}
+	return map[string]string{"GOPATH": gopath, "GOMODCACHE": mod, "GOCACHE": cache}
+}
+
+// setVars returns env with the KEY=value entries of vars in place of any
+// earlier ones of the same keys.
+func setVars(env, vars []string) []string {
+	keys := map[string]bool{}
+	for _, kv := range vars {
+		k, _, _ := strings.Cut(kv, "=")
+		keys[strings.ToUpper(k)] = true
+	}
+	env = slices.DeleteFunc(env, func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return keys[strings.ToUpper(k)]
+	})
+	return append(env, vars...)
 }
 
 // forwardSignals passes the signals herdremu is sent on to p until stop is
@@ -234,18 +317,28 @@ func printTimeline(w io.Writer, calls []herdrtest.Call, start time.Time) {
 		state, _ := c.Flag("state")
 		seq, _ := c.Flag("seq")
 		msg, _ := c.Flag("message")
-		shows := string(c.Status)
-		if c.Arrival == 0 {
-			shows = "-"
-		}
 		request := strings.TrimPrefix(c.Command, "pane ")
 		if len(c.ResumeArgv()) > 0 {
 			request += "+resume" // it carried a resume command (0.9.2+)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", elapsed(c.Start.Sub(start)), c.Transport,
-			request, dash(state), shows, dash(seq), quote(msg), answer(c))
+			request, dash(state), shows(c), dash(seq), quote(msg), answer(c))
 	}
 	_ = tw.Flush()
+}
+
+// shows is what the call's pane showed right after the server handled
+// it: its status, "no agent" when it had no agent label (after a release,
+// or before any report took), as the summary says, or "-" when the call
+// never reached the pane.
+func shows(c herdrtest.Call) string {
+	switch {
+	case c.Arrival == 0 || c.Status == "":
+		return "-"
+	case c.Agent == "":
+		return "no agent"
+	}
+	return string(c.Status)
 }
 
 func elapsed(d time.Duration) string {

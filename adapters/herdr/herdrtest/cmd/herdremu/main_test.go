@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
@@ -32,12 +34,20 @@ func TestMain(m *testing.M) {
 
 // child is a host in the pane: it echoes a line of stdin, reports through
 // the CLI twice and once on the socket, then by mode releases ("release"),
-// stays ("stay") or gives a resume command ("resume"), and exits 3. In mode
-// "quiet" it reports nothing.
+// stays ("stay"), gives a resume command ("resume") or reports the state
+// unknown ("unknown"), and exits 3. In mode
+// "quiet" it reports nothing; in mode "env" it prints the variables of
+// envShown instead.
 func child(mode string) int {
 	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 	fmt.Printf("child got: %s", line)
-	if mode == "quiet" {
+	switch mode {
+	case "quiet":
+		return 3
+	case "env":
+		for _, k := range envShown {
+			fmt.Printf("%s=%s\n", k, os.Getenv(k))
+		}
 		return 3
 	}
 	pane, bin := os.Getenv("HERDR_PANE_ID"), os.Getenv("HERDR_BIN_PATH")
@@ -59,9 +69,14 @@ func child(mode string) int {
 		cli("release-agent", "--seq", "4")
 	case "resume":
 		cli("report-agent", "--state", "idle", "--seq", "4", "--", "child", "--resume", "abc")
+	case "unknown":
+		cli("report-agent", "--state", "unknown", "--seq", "4")
 	}
 	return 3
 }
+
+// envShown are the variables the child prints in mode "env".
+var envShown = []string{"HOME", "XDG_CONFIG_HOME", "GOMODCACHE", "GOCACHE", "GOPATH"}
 
 // runEmu runs herdremu with flags around the child and returns its exit
 // status, stdout and stderr.
@@ -76,7 +91,7 @@ func runEmu(t *testing.T, mode string, flags ...string) (int, string, string) {
 
 // row matches one timeline row: elapsed, transport, request, state, shows,
 // seq, message, answer.
-var row = regexp.MustCompile(`(?m)^\d+\.\d{3}s +(\S+) +(\S+) +(\S+) +(\S+) +(\S+) +("[^"]*"|-) +(\S+)$`)
+var row = regexp.MustCompile(`(?m)^\d+\.\d{3}s +(\S+) +(\S+) +(\S+) +(no agent|\S+) +(\S+) +("[^"]*"|-) +(\S+)$`)
 
 func rows(stderr string) []string {
 	var out []string
@@ -98,7 +113,7 @@ func TestTimeline(t *testing.T) {
 		"cli report-agent working working 1 - applied",
 		`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
 		"socket report-agent idle done 3 - applied",
-		"cli release-agent - unknown 4 - applied",
+		"cli release-agent - no agent 4 - applied",
 	}
 	if got := rows(stderr); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("timeline rows:\n%s\nwant:\n%s\nstderr:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), stderr)
@@ -124,9 +139,9 @@ func TestFlags(t *testing.T) {
 			"socket report-agent idle idle 3 - applied",
 		}, "herdremu: Herdr 0.9.3, pane w1:p1: 3 requests (2 cli, 1 socket), 3 applied, 0 ignored, 0 failed; the pane shows idle (child)"},
 		{"fail", "stay", []string{"-fault", "fail", "-private-home"}, []string{
-			"cli report-agent working unknown 1 - server_unavailable",
-			`cli report-agent blocked unknown 2 "Waiting for approval" server_unavailable`,
-			"socket report-agent idle unknown 3 - server_unavailable",
+			"cli report-agent working no agent 1 - server_unavailable",
+			`cli report-agent blocked no agent 2 "Waiting for approval" server_unavailable`,
+			"socket report-agent idle no agent 3 - server_unavailable",
 		}, "3 requests (2 cli, 1 socket), 0 applied, 0 ignored, 3 failed; the pane shows no agent"},
 		{"resume_093", "resume", []string{"-version", "0.9.3"}, []string{
 			"cli report-agent working working 1 - applied",
@@ -134,6 +149,12 @@ func TestFlags(t *testing.T) {
 			"socket report-agent idle done 3 - applied",
 			"cli report-agent+resume idle done 4 - applied",
 		}, `the pane shows done (child); the server keeps the resume command ["child" "--resume" "abc"]; `},
+		{"agent_in_state_unknown", "unknown", nil, []string{
+			"cli report-agent working working 1 - applied",
+			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
+			"socket report-agent idle done 3 - applied",
+			"cli report-agent unknown unknown 4 - applied",
+		}, "the pane shows unknown (child); "},
 		{"slow", "stay", []string{"-fault", "slow", "-slow", "20ms"}, []string{
 			"cli report-agent working working 1 - applied",
 			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
@@ -184,5 +205,85 @@ func TestUsage(t *testing.T) {
 				t.Errorf("run(%q) = %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
 			}
 		})
+	}
+}
+
+// TestPrivateHomeKeepsGoCaches proves that -private-home hands the command
+// the caller's Go caches, however the caller's go resolves them, and
+// nothing else of the caller's home.
+func TestPrivateHomeKeepsGoCaches(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// setup prepares the caller's environment in dir and returns the
+		// GOMODCACHE, GOCACHE and GOPATH the command must see.
+		setup func(t *testing.T, dir string) (mod, cache, gopath string)
+	}{
+		{"from_environment", func(t *testing.T, dir string) (string, string, string) {
+			mod, cache, gopath := filepath.Join(dir, "mod"), filepath.Join(dir, "cache"), filepath.Join(dir, "gopath")
+			t.Setenv("GOMODCACHE", mod)
+			t.Setenv("GOCACHE", cache)
+			t.Setenv("GOPATH", gopath)
+			return mod, cache, gopath
+		}},
+		{"from_go_env_file", func(t *testing.T, dir string) (string, string, string) {
+			if _, err := exec.LookPath("go"); err != nil {
+				t.Skip("no go command on PATH:", err)
+			}
+			unsetGo(t)
+			mod, cache, gopath := filepath.Join(dir, "m"), filepath.Join(dir, "c"), filepath.Join(dir, "p")
+			file := filepath.Join(dir, "goenv")
+			if err := os.WriteFile(file, []byte("GOMODCACHE="+mod+"\nGOCACHE="+cache+"\nGOPATH="+gopath+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("GOENV", file)
+			return mod, cache, gopath
+		}},
+		{"defaults_without_go_on_path", func(t *testing.T, dir string) (string, string, string) {
+			unsetGo(t)
+			t.Setenv("PATH", filepath.Join(dir, "empty"))
+			home := filepath.Join(dir, "realhome")
+			t.Setenv("HOME", home)
+			t.Setenv("USERPROFILE", home)
+			t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "xdgcache"))
+			t.Setenv("LocalAppData", filepath.Join(dir, "localappdata"))
+			userCache, err := os.UserCacheDir()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(home, "go", "pkg", "mod"), filepath.Join(userCache, "go-build"), filepath.Join(home, "go")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			mod, cache, gopath := tc.setup(t, dir)
+			callerHome, _ := os.UserHomeDir()
+			code, stdout, stderr := runEmu(t, "env", "-private-home")
+			if code != 3 {
+				t.Fatalf("exit status %d\n%s", code, stderr)
+			}
+			got := map[string]string{}
+			for line := range strings.Lines(strings.TrimPrefix(stdout, "child got: hello\n")) {
+				k, v, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "=")
+				got[k] = v
+			}
+			home := got["HOME"]
+			if home == "" || home == callerHome || got["XDG_CONFIG_HOME"] != filepath.Join(home, ".config") {
+				t.Errorf("HOME %q, XDG_CONFIG_HOME %q: want a private home, not %q", home, got["XDG_CONFIG_HOME"], callerHome)
+			}
+			want := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "GOMODCACHE": mod, "GOCACHE": cache, "GOPATH": gopath}
+			if diff := cmp.Diff(got, want); diff != "" {
+				t.Errorf("child environment (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+// unsetGo removes the Go variables herdremu passes on, and GOENV, from the
+// environment for the rest of the test.
+func unsetGo(t *testing.T) {
+	t.Helper()
+	for _, k := range []string{"GOMODCACHE", "GOCACHE", "GOPATH", "GOENV"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
 	}
 }
