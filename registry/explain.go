@@ -153,7 +153,9 @@ func (r *Registry) Explain() Explanation {
 
 // whetherApplies completes st for an adapter that is not running: before
 // Attach every adapter says whether it applies here; a disabled one says
-// whether it would.
+// whether it would. One that applies but whose settings section the driver
+// rejects (adapter.SettingsValidator) says so: before Attach it is
+// LifecycleOpenFailed, as Open would leave it.
 func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur settings.Settings) {
 	if attached && st.Lifecycle != LifecycleDisabled {
 		return
@@ -168,6 +170,10 @@ func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur
 		}
 	}
 	err := r.check(s, cur)
+	var bad error // the settings error Open would fail with
+	if err == nil {
+		bad = r.validate(s, cur)
+	}
 	switch {
 	case err != nil && !st.Enabled:
 		st.Why += "; it would not apply here anyway: " + err.Error()
@@ -175,6 +181,10 @@ func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur
 		st.Lifecycle, st.Why = LifecycleInactive, err.Error()
 	case err != nil:
 		st.Lifecycle, st.Why = LifecycleOpenFailed, err.Error()
+	case bad != nil && !st.Enabled:
+		st.Why += "; it applies here, but its settings would make it fail to open: " + bad.Error()
+	case bad != nil:
+		st.Lifecycle, st.Why = LifecycleOpenFailed, "it applies here, but would fail to open: "+bad.Error()
 	case !st.Enabled:
 		st.Why += "; it applies here"
 	default:
