@@ -554,35 +554,37 @@ func TestExplainShowsASettingsErrorBeforeOpen(t *testing.T) {
 		}
 		return nil
 	}
+	boom := func(json.RawMessage) error { panic("boom") }
+	notInAPane := errors.Join(adapter.ErrInactive, errors.New("not in a pane"))
 	tests := []struct {
 		name     string
-		driver   fakeDriver
-		section  string // the adapter's settings section
+		validate func(json.RawMessage) error // the driver's ValidateSettings
+		inactive error                       // the driver's Check
+		section  string                      // the adapter's settings section
 		attach   bool
 		wantLife Lifecycle
 		wantWhy  string // a substring of Why
 	}{
-		{name: "bad setting", driver: fakeDriver{def: true, validate: colour}, section: `{"colour":"nope"}`,
+		{name: "bad setting", validate: colour, section: `{"colour":"nope"}`,
 			wantLife: LifecycleOpenFailed, wantWhy: `it applies here, but would fail to open: fake: settings: colour "nope" is not a colour`},
-		{name: "good setting", driver: fakeDriver{def: true, validate: colour}, section: `{"colour":"red"}`,
+		{name: "good setting", validate: colour, section: `{"colour":"red"}`,
 			wantLife: LifecycleNotAttached, wantWhy: "it applies here and runs when reporting is attached"},
-		{name: "no validator", driver: fakeDriver{def: true}, section: `{"colour":"nope"}`,
+		{name: "no validator", section: `{"colour":"nope"}`,
 			wantLife: LifecycleNotAttached, wantWhy: "it applies here and runs when reporting is attached"},
-		{name: "inactive comes first", driver: fakeDriver{def: true, validate: colour, inactive: errors.Join(adapter.ErrInactive, errors.New("not in a pane"))},
-			section: `{"colour":"nope"}`, wantLife: LifecycleInactive, wantWhy: "not in a pane"},
-		{name: "disabled mentions it", driver: fakeDriver{def: true, validate: colour}, section: `{"enabled":false,"colour":"nope"}`,
+		{name: "inactive comes first", validate: colour, inactive: notInAPane, section: `{"colour":"nope"}`,
+			wantLife: LifecycleInactive, wantWhy: "not in a pane"},
+		{name: "disabled mentions it", validate: colour, section: `{"enabled":false,"colour":"nope"}`,
 			wantLife: LifecycleDisabled, wantWhy: `; it applies here, but its settings would make it fail to open: fake: settings: colour "nope"`},
-		{name: "disabled while attached mentions it", driver: fakeDriver{def: true, validate: colour}, section: `{"enabled":false,"colour":"nope"}`,
+		{name: "disabled while attached mentions it", validate: colour, section: `{"enabled":false,"colour":"nope"}`,
 			attach: true, wantLife: LifecycleDisabled, wantWhy: `its settings would make it fail to open`},
-		{name: "attach agrees", driver: fakeDriver{def: true, validate: colour}, section: `{"colour":"nope"}`,
+		{name: "attach agrees", validate: colour, section: `{"colour":"nope"}`,
 			attach: true, wantLife: LifecycleOpenFailed, wantWhy: `colour "nope" is not a colour`},
-		{name: "panicking validator", driver: fakeDriver{def: true, validate: func(json.RawMessage) error { panic("boom") }},
+		{name: "panicking validator", validate: boom,
 			wantLife: LifecycleOpenFailed, wantWhy: "panicked in ValidateSettings"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := &tt.driver
-			d.keys = []string{"colour"}
+			d := &fakeDriver{def: true, validate: tt.validate, inactive: tt.inactive, keys: []string{"colour"}}
 			name := register(d)
 			r := mustNew(t, testOptions(t, name))
 			if tt.section != "" {
