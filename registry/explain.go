@@ -85,8 +85,9 @@ const diagPrefix = "diag."
 
 // Explain describes every adapter of the registry. On an attached registry it
 // shows the live state. Before Attach (or after Detach) it reads the settings
-// once and asks each driver whether it would apply here, without opening
-// anything; a trust function (settings.Options.Trust) that hangs delays
+// once and asks each driver whether it would apply here and, for one that
+// would, whether its settings section would make Open fail
+// (adapter.SettingsValidator), without opening anything; a trust function (settings.Options.Trust) that hangs delays
 // that read by up to settings.TrustTimeout once, not on every call, as the
 // registry keeps one settings.Reader. It never waits for an adapter or a
 // settings change, is safe to call at any time from any goroutine, and a
