@@ -259,3 +259,25 @@ func Check(d Driver, p Params) error {
 	}
 	return nil
 }
+
+// SettingsValidator is implemented by drivers whose settings section can be
+// wrong. ValidateSettings decodes section (the adapter's raw section, nil
+// when there is none, without "enabled") exactly as Open would, and returns
+// the error Open would return for it, naming the key, or nil. It must have
+// no side effect and do no I/O: it starts nothing, emits no diagnostic and
+// may be called concurrently, at any time. The registry uses it for adapters
+// it has not opened (before Attach in Explain, or disabled in the
+// settings), so that a bad setting is shown before it makes Open fail.
+// Values Open would clamp are valid. Fallback: every section is valid.
+type SettingsValidator interface {
+	ValidateSettings(section json.RawMessage) error
+}
+
+// ValidateSettings returns the error d's Open would return for section, as
+// [SettingsValidator] describes; nil when d cannot tell.
+func ValidateSettings(d Driver, section json.RawMessage) error {
+	if v, ok := d.(SettingsValidator); ok {
+		return v.ValidateSettings(section)
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -170,6 +171,12 @@ func (fullDriver) EnabledByDefault() bool { return false }
 func (fullDriver) SettingsKeys() []string { return []string{"enabled", "color"} }
 func (fullDriver) ScrubEnv(e Env) Env     { return e.Without(func(k string) bool { return k == "X" }) }
 func (fullDriver) Check(Params) error     { return ErrInactive }
+func (fullDriver) ValidateSettings(section json.RawMessage) error {
+	if string(section) == `{"color":1}` {
+		return errors.New("color: not a string")
+	}
+	return nil
+}
 
 func TestOptionalInterfaceHelpers(t *testing.T) {
 	ctx := t.Context()
@@ -193,7 +200,7 @@ func TestOptionalInterfaceHelpers(t *testing.T) {
 	}
 
 	plain := DriverFunc(func(context.Context, Params) (Adapter, error) { return bare{}, nil })
-	if !EnabledByDefault(plain) || Check(plain, Params{}) != nil {
+	if !EnabledByDefault(plain) || Check(plain, Params{}) != nil || ValidateSettings(plain, json.RawMessage(`{"color":1}`)) != nil {
 		t.Error("driver fallbacks")
 	}
 	if diff := cmp.Diff(SettingsKeys(plain), []string{"enabled"}); diff != "" {
@@ -205,6 +212,12 @@ func TestOptionalInterfaceHelpers(t *testing.T) {
 	d := fullDriver{plain}
 	if EnabledByDefault(d) || !errors.Is(Check(d, Params{}), ErrInactive) {
 		t.Error("driver capabilities not used")
+	}
+	if err := ValidateSettings(d, json.RawMessage(`{"color":1}`)); err == nil || !strings.Contains(err.Error(), "color") {
+		t.Errorf("ValidateSettings of a bad section = %v, want the driver's error", err)
+	}
+	if err := ValidateSettings(d, nil); err != nil {
+		t.Errorf("ValidateSettings of no section = %v, want nil", err)
 	}
 	if diff := cmp.Diff(SettingsKeys(d), []string{"enabled", "color"}); diff != "" {
 		t.Errorf("SettingsKeys: %s", diff)

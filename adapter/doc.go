@@ -47,6 +47,9 @@
 //     child process's environment. Helper [ScrubEnv]; fallback: unchanged.
 //   - [Checker] (on drivers): whether the adapter applies here, without
 //     opening it. Helper [Check]; fallback: assumed to apply.
+//   - [SettingsValidator] (on drivers): whether the settings section would
+//     make Open fail, without opening it. Helper [ValidateSettings];
+//     fallback: valid.
 //
 // # Host context
 //

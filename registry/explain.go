@@ -85,8 +85,9 @@ const diagPrefix = "diag."
 
 // Explain describes every adapter of the registry. On an attached registry it
 // shows the live state. Before Attach (or after Detach) it reads the settings
-// once and asks each driver whether it would apply here, without opening
-// anything; a trust function (settings.Options.Trust) that hangs delays
+// once and asks each driver whether it would apply here and, for one that
+// would, whether its settings section would make Open fail
+// (adapter.SettingsValidator), without opening anything; a trust function (settings.Options.Trust) that hangs delays
 // that read by up to settings.TrustTimeout once, not on every call, as the
 // registry keeps one settings.Reader. It never waits for an adapter or a
 // settings change, is safe to call at any time from any goroutine, and a
@@ -153,7 +154,9 @@ func (r *Registry) Explain() Explanation {
 
 // whetherApplies completes st for an adapter that is not running: before
 // Attach every adapter says whether it applies here; a disabled one says
-// whether it would.
+// whether it would. One that applies but whose settings section the driver
+// rejects (adapter.SettingsValidator) says so: before Attach it is
+// LifecycleOpenFailed, as Open would leave it.
 func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur settings.Settings) {
 	if attached && st.Lifecycle != LifecycleDisabled {
 		return
@@ -168,6 +171,10 @@ func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur
 		}
 	}
 	err := r.check(s, cur)
+	var bad error // the settings error Open would fail with
+	if err == nil {
+		bad = r.validate(s, cur)
+	}
 	switch {
 	case err != nil && !st.Enabled:
 		st.Why += "; it would not apply here anyway: " + err.Error()
@@ -175,6 +182,10 @@ func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur
 		st.Lifecycle, st.Why = LifecycleInactive, err.Error()
 	case err != nil:
 		st.Lifecycle, st.Why = LifecycleOpenFailed, err.Error()
+	case bad != nil && !st.Enabled:
+		st.Why += "; it applies here, but its settings would make it fail to open: " + bad.Error()
+	case bad != nil:
+		st.Lifecycle, st.Why = LifecycleOpenFailed, "it applies here, but would fail to open: "+bad.Error()
 	case !st.Enabled:
 		st.Why += "; it applies here"
 	default:

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -25,9 +26,12 @@ type fakeDriver struct {
 	// terminal it does not know.
 	needsForce bool
 	openErr    func(p adapter.Params) error
-	keys       []string
-	discard    bool          // adapters do not record reports (benchmarks)
-	block      chan struct{} // adapters start blocked on this
+	// validate, when set, is the driver's ValidateSettings, and Open
+	// fails with its error after Check passes, as a real driver does.
+	validate func(section json.RawMessage) error
+	keys     []string
+	discard  bool          // adapters do not record reports (benchmarks)
+	block    chan struct{} // adapters start blocked on this
 	// onOpen, when set, runs inside Open, before the adapter exists.
 	onOpen func()
 	// refresh is the adapters' RefreshInterval.
@@ -57,8 +61,19 @@ func (d *fakeDriver) Check(p adapter.Params) error {
 // errNotForced is the inactive error of a driver with needsForce.
 var errNotForced = fmt.Errorf("%w: not forced on", adapter.ErrInactive)
 
+// ValidateSettings calls d.validate, if set.
+func (d *fakeDriver) ValidateSettings(section json.RawMessage) error {
+	if d.validate == nil {
+		return nil
+	}
+	return d.validate(section)
+}
+
 func (d *fakeDriver) Open(_ context.Context, p adapter.Params) (adapter.Adapter, error) {
 	if err := d.Check(p); err != nil {
+		return nil, err
+	}
+	if err := d.ValidateSettings(p.Settings); err != nil {
 		return nil, err
 	}
 	if d.openErr != nil {

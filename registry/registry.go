@@ -291,6 +291,15 @@ func (r *Registry) checkParams(s *slot, p adapter.Params) (err error) {
 	return err
 }
 
+// validate asks s's driver whether its settings section would make Open
+// fail, guarded.
+func (r *Registry) validate(s *slot, cur settings.Settings) (err error) {
+	if r.guard(s, "ValidateSettings", func() { err = adapter.ValidateSettings(s.driver, cur.Section(s.name)) }) {
+		return fmt.Errorf("registry: driver %s panicked in ValidateSettings", s.name)
+	}
+	return err
+}
+
 func (r *Registry) settingsOptions() settings.Options {
 	so := r.opts.Settings
 	so.App = r.opts.App

@@ -541,3 +541,68 @@ func TestDetachEndsASettingsChangeWaitingForAStuckAttach(t *testing.T) {
 		}
 	})
 }
+
+// TestExplainShowsASettingsErrorBeforeOpen proves that, before Attach and
+// for adapters not opened, Explain asks the driver's ValidateSettings: an
+// enabled adapter that applies but would fail to open on its settings says
+// open_failed and why, as Attach then leaves it; applicability comes first,
+// and a disabled adapter only mentions it.
+func TestExplainShowsASettingsErrorBeforeOpen(t *testing.T) {
+	colour := func(section json.RawMessage) error {
+		if strings.Contains(string(section), `"nope"`) {
+			return errors.New(`fake: settings: colour "nope" is not a colour`)
+		}
+		return nil
+	}
+	boom := func(json.RawMessage) error { panic("boom") }
+	notInAPane := errors.Join(adapter.ErrInactive, errors.New("not in a pane"))
+	tests := []struct {
+		name     string
+		validate func(json.RawMessage) error // the driver's ValidateSettings
+		inactive error                       // the driver's Check
+		section  string                      // the adapter's settings section
+		attach   bool
+		wantLife Lifecycle
+		wantWhy  string // a substring of Why
+	}{
+		{name: "bad setting", validate: colour, section: `{"colour":"nope"}`,
+			wantLife: LifecycleOpenFailed, wantWhy: `it applies here, but would fail to open: fake: settings: colour "nope" is not a colour`},
+		{name: "good setting", validate: colour, section: `{"colour":"red"}`,
+			wantLife: LifecycleNotAttached, wantWhy: "it applies here and runs when reporting is attached"},
+		{name: "no validator", section: `{"colour":"nope"}`,
+			wantLife: LifecycleNotAttached, wantWhy: "it applies here and runs when reporting is attached"},
+		{name: "inactive comes first", validate: colour, inactive: notInAPane, section: `{"colour":"nope"}`,
+			wantLife: LifecycleInactive, wantWhy: "not in a pane"},
+		{name: "disabled mentions it", validate: colour, section: `{"enabled":false,"colour":"nope"}`,
+			wantLife: LifecycleDisabled, wantWhy: `; it applies here, but its settings would make it fail to open: fake: settings: colour "nope"`},
+		{name: "disabled while attached mentions it", validate: colour, section: `{"enabled":false,"colour":"nope"}`,
+			attach: true, wantLife: LifecycleDisabled, wantWhy: `its settings would make it fail to open`},
+		{name: "attach agrees", validate: colour, section: `{"colour":"nope"}`,
+			attach: true, wantLife: LifecycleOpenFailed, wantWhy: `colour "nope" is not a colour`},
+		{name: "panicking validator", validate: boom,
+			wantLife: LifecycleOpenFailed, wantWhy: "panicked in ValidateSettings"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &fakeDriver{def: true, validate: tt.validate, inactive: tt.inactive, keys: []string{"colour"}}
+			name := register(d)
+			r := mustNew(t, testOptions(t, name))
+			if tt.section != "" {
+				writeSettings(t, r, `{"`+name+`":`+tt.section+`}`)
+			}
+			if tt.attach {
+				if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+					t.Fatal(err)
+				}
+				defer r.Detach(t.Context())
+			}
+			st := r.Explain().Adapters[0]
+			if st.Lifecycle != tt.wantLife || !strings.Contains(st.Why, tt.wantWhy) {
+				t.Errorf("lifecycle %s, why %q; want %s, why containing %q", st.Lifecycle, st.Why, tt.wantLife, tt.wantWhy)
+			}
+			if !tt.attach && len(d.adapters()) != 0 {
+				t.Error("Explain before Attach opened an adapter")
+			}
+		})
+	}
+}

@@ -100,11 +100,12 @@ type Driver struct {
 
 // Guards: Driver implements the driver interfaces it means to.
 var (
-	_ adapter.Driver         = Driver{}
-	_ adapter.DefaultEnabler = Driver{}
-	_ adapter.SettingsKeyer  = Driver{}
-	_ adapter.EnvScrubber    = Driver{}
-	_ adapter.Checker        = Driver{}
+	_ adapter.Driver            = Driver{}
+	_ adapter.DefaultEnabler    = Driver{}
+	_ adapter.SettingsKeyer     = Driver{}
+	_ adapter.EnvScrubber       = Driver{}
+	_ adapter.Checker           = Driver{}
+	_ adapter.SettingsValidator = Driver{}
 )
 
 // EnabledByDefault reports true: inside an eligible Herdr pane the adapter
@@ -147,6 +148,59 @@ type settings struct {
 	Timeout   json.RawMessage `json:"timeout"`
 	Refresh   json.RawMessage `json:"refresh"`
 	Transport *string         `json:"transport"`
+}
+
+// config is a decoded and checked settings section.
+type config struct {
+	source, label    *string // nil: derived from the app name
+	timeout, refresh time.Duration
+	mode             transportMode
+	clamped          [2]string // how timeout and refresh were clamped, if they were
+}
+
+// decodeSettings decodes and checks the adapter's settings section, for
+// Open and ValidateSettings alike. It does no I/O.
+func decodeSettings(raw json.RawMessage) (config, error) {
+	var s settings
+	if len(bytes.TrimSpace(raw)) > 0 {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return config{}, fmt.Errorf("herdr: settings: %w", err)
+		}
+	}
+	c := config{source: s.Source, label: s.Agent, mode: transportAuto}
+	if s.Source != nil {
+		if err := checkSource(*s.Source); err != nil {
+			return config{}, err
+		}
+	}
+	if s.Agent != nil {
+		if err := checkLabel(*s.Agent); err != nil {
+			return config{}, err
+		}
+	}
+	var err error
+	if c.timeout, c.clamped[0], err = parseDuration("timeout", s.Timeout, DefaultTimeout, MinTimeout, MaxTimeout, false); err != nil {
+		return config{}, err
+	}
+	if c.refresh, c.clamped[1], err = parseDuration("refresh", s.Refresh, DefaultRefresh, MinRefresh, MaxRefresh, true); err != nil {
+		return config{}, err
+	}
+	if s.Transport != nil {
+		var ok bool
+		if c.mode, ok = parseTransport(*s.Transport); !ok {
+			return config{}, fmt.Errorf("herdr: settings: transport %q is not auto, socket or cli", adapter.Bound(*s.Transport, 40))
+		}
+	}
+	return c, nil
+}
+
+// ValidateSettings returns the error Open would return for section, as
+// [adapter.SettingsValidator] describes: a bad source, agent, timeout,
+// refresh or transport. It does no I/O. The source and label Open derives
+// from the app name when the section sets none are not checked here.
+func (Driver) ValidateSettings(section json.RawMessage) error {
+	_, err := decodeSettings(section)
+	return err
 }
 
 // Open returns an [Adapter] for the pane this process runs in.
@@ -192,41 +246,24 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		}
 		return nil, err
 	}
-	var s settings
-	if len(bytes.TrimSpace(p.Settings)) > 0 {
-		if err := json.Unmarshal(p.Settings, &s); err != nil {
-			return nil, fmt.Errorf("herdr: settings: %w", err)
-		}
+	c, err := decodeSettings(p.Settings)
+	if err != nil {
+		return nil, err
 	}
 	source := "custom:" + p.App
-	if s.Source != nil {
-		source = *s.Source
-	}
-	if err := checkSource(source); err != nil {
+	if c.source != nil {
+		source = *c.source
+	} else if err := checkSource(source); err != nil {
 		return nil, err
 	}
 	label := p.App
-	if s.Agent != nil {
-		label = *s.Agent
-	}
-	if err := checkLabel(label); err != nil {
+	if c.label != nil {
+		label = *c.label
+	} else if err := checkLabel(label); err != nil {
 		return nil, err
 	}
-	timeout, clamped, err := parseDuration("timeout", s.Timeout, DefaultTimeout, MinTimeout, MaxTimeout, false)
-	if err != nil {
-		return nil, err
-	}
-	refresh, refreshClamped, err := parseDuration("refresh", s.Refresh, DefaultRefresh, MinRefresh, MaxRefresh, true)
-	if err != nil {
-		return nil, err
-	}
-	mode := transportAuto
-	if s.Transport != nil {
-		var ok bool
-		if mode, ok = parseTransport(*s.Transport); !ok {
-			return nil, fmt.Errorf("herdr: settings: transport %q is not auto, socket or cli", adapter.Bound(*s.Transport, 40))
-		}
-	}
+	timeout, refresh, mode := c.timeout, c.refresh, c.mode
+	clamped, refreshClamped := c.clamped[0], c.clamped[1]
 
 	logger := p.Logger
 	if logger == nil {
@@ -313,8 +350,8 @@ func defaultStateDir(env adapter.Env) string {
 // Check reports whether the adapter would apply here, as [adapter.Checker]
 // describes: the same environment, host and conflict conditions as Open, in
 // the same order, with no diagnostic and no I/O besides a stat and an
-// access check of HERDR_BIN_PATH. Bad settings are not checked; Open
-// reports them.
+// access check of HERDR_BIN_PATH. Bad settings are not checked here
+// ([Driver.ValidateSettings] does that).
 func (d Driver) Check(p adapter.Params) error {
 	_, _, _, _, err := d.activation(p)
 	return err

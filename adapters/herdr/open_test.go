@@ -1,6 +1,7 @@
 package herdr
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -319,6 +320,56 @@ func TestDefaultStateDir(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := defaultStateDir(tt.env); got != tt.want {
 				t.Errorf("defaultStateDir = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestValidateSettings proves ValidateSettings returns exactly the error Open
+// returns for the same section inside a pane, naming the key, and nil for a
+// good section (clamped values included).
+func TestValidateSettings(t *testing.T) {
+	f := newFixture(t, herdrtest.Options{})
+	tests := []struct {
+		name    string
+		section string
+		key     string // named by the error; "" = valid
+	}{
+		{name: "none", section: ``},
+		{name: "empty object", section: `{}`},
+		{name: "good", section: `{"source":"custom:x","agent":"x","timeout":"2s","refresh":0,"transport":"cli"}`},
+		{name: "clamped timeout is valid", section: `{"timeout":"10ms"}`},
+		{name: "timeout not a duration", section: `{"timeout":"nope"}`, key: "timeout"},
+		{name: "refresh not a duration", section: `{"refresh":true}`, key: "refresh"},
+		{name: "unknown transport", section: `{"transport":"pigeon"}`, key: "transport"},
+		{name: "bad source", section: `{"source":"herdr:x"}`, key: "source"},
+		{name: "empty agent", section: `{"agent":""}`, key: "agent"},
+		{name: "not an object", section: `[1]`, key: "settings"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var section json.RawMessage
+			if tt.section != "" {
+				section = json.RawMessage(tt.section)
+			}
+			err := Driver{}.ValidateSettings(section)
+			p := f.params()
+			p.Settings = section
+			a, openErr := f.drv.open(t.Context(), p)
+			if openErr == nil {
+				a.Close(t.Context())
+			}
+			if tt.key == "" {
+				if err != nil || openErr != nil {
+					t.Fatalf("ValidateSettings = %v, Open = %v; want both nil", err, openErr)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.key) {
+				t.Fatalf("ValidateSettings = %v, want an error naming %q", err, tt.key)
+			}
+			if openErr == nil || openErr.Error() != err.Error() {
+				t.Errorf("Open = %v, want the same error as ValidateSettings", openErr)
 			}
 		})
 	}

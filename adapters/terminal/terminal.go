@@ -45,10 +45,11 @@ const maxLabel = 64
 type Driver struct{}
 
 var (
-	_ adapter.Driver         = Driver{}
-	_ adapter.DefaultEnabler = Driver{}
-	_ adapter.SettingsKeyer  = Driver{}
-	_ adapter.Checker        = Driver{}
+	_ adapter.Driver            = Driver{}
+	_ adapter.DefaultEnabler    = Driver{}
+	_ adapter.SettingsKeyer     = Driver{}
+	_ adapter.Checker           = Driver{}
+	_ adapter.SettingsValidator = Driver{}
 )
 
 // EnabledByDefault returns true: the adapter decides for itself, from the
@@ -77,6 +78,28 @@ func decode(raw json.RawMessage) (settings, error) {
 		return settings{}, fmt.Errorf("terminal: settings: %w", err)
 	}
 	return s, nil
+}
+
+// decodeSettings decodes and checks the section, for Open and
+// ValidateSettings alike: s is the decoded section, refresh its refresh
+// interval and clamped how it was clamped, if it was. It does no I/O.
+func decodeSettings(raw json.RawMessage) (s settings, refresh time.Duration, clamped string, err error) {
+	if s, err = decode(raw); err != nil {
+		return settings{}, 0, "", err
+	}
+	if refresh, clamped, err = parseRefresh(s.Refresh); err != nil {
+		return settings{}, 0, "", err
+	}
+	return s, refresh, clamped, nil
+}
+
+// ValidateSettings returns the error Open would return for section, as
+// [adapter.SettingsValidator] describes: a section that is not an object,
+// a notify that is not a boolean, a refresh that is not a duration. It does
+// no I/O.
+func (Driver) ValidateSettings(section json.RawMessage) error {
+	_, _, _, err := decodeSettings(section)
+	return err
 }
 
 // Check reports whether the adapter applies here without opening anything:
@@ -138,17 +161,13 @@ func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, er
 	// Whether the adapter applies comes first, as in Check: a bad setting
 	// in a terminal that shows nothing leaves the adapter inactive, not
 	// failed. An undecodable section forces nothing.
-	s, badSettings := decode(p.Settings)
+	s, refresh, clamped, badSettings := decodeSettings(p.Settings)
 	term, err := activation(p, s)
 	if err != nil {
 		return nil, err
 	}
 	if badSettings != nil {
 		return nil, badSettings
-	}
-	refresh, clamped, err := parseRefresh(s.Refresh)
-	if err != nil {
-		return nil, err
 	}
 	diagnose := p.Diagnose
 	if diagnose == nil {

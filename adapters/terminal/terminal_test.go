@@ -752,3 +752,39 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("wrote %q after Close", w)
 	}
 }
+
+// TestValidateSettings proves ValidateSettings finds, without a terminal,
+// the settings errors Open returns, naming the key, and accepts good
+// sections.
+func TestValidateSettings(t *testing.T) {
+	tests := []struct {
+		name    string
+		section string
+		key     string // named by the error; "" = valid
+	}{
+		{name: "none", section: ``},
+		{name: "good", section: `{"refresh":"5s","notify":true}`},
+		{name: "clamped refresh is valid", section: `{"refresh":"1h"}`},
+		{name: "refresh not a duration", section: `{"refresh":"nope"}`, key: "refresh"},
+		{name: "notify not a boolean", section: `{"notify":"yes"}`, key: "notify"},
+		{name: "not an object", section: `"x"`, key: "settings"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var section json.RawMessage
+			if tt.section != "" {
+				section = json.RawMessage(tt.section)
+			}
+			err := terminal.Driver{}.ValidateSettings(section)
+			if tt.key == "" {
+				if err != nil {
+					t.Fatalf("ValidateSettings = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.key) {
+				t.Fatalf("ValidateSettings = %v, want an error naming %q", err, tt.key)
+			}
+		})
+	}
+}

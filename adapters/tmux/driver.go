@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -50,11 +51,12 @@ type Driver struct{}
 
 // Guards: Driver implements the driver interfaces it means to.
 var (
-	_ adapter.Driver         = Driver{}
-	_ adapter.DefaultEnabler = Driver{}
-	_ adapter.SettingsKeyer  = Driver{}
-	_ adapter.EnvScrubber    = Driver{}
-	_ adapter.Checker        = Driver{}
+	_ adapter.Driver            = Driver{}
+	_ adapter.DefaultEnabler    = Driver{}
+	_ adapter.SettingsKeyer     = Driver{}
+	_ adapter.EnvScrubber       = Driver{}
+	_ adapter.Checker           = Driver{}
+	_ adapter.SettingsValidator = Driver{}
 )
 
 // EnabledByDefault reports true: inside an eligible tmux pane the adapter
@@ -147,25 +149,13 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	var s settings
-	if len(bytes.TrimSpace(p.Settings)) > 0 {
-		if err := json.Unmarshal(p.Settings, &s); err != nil {
-			return nil, fmt.Errorf("tmux: settings: %w", err)
-		}
-	}
-	prefix := DefaultPrefix
-	if s.Prefix != nil {
-		prefix = *s.Prefix
-	}
-	if err := checkPrefix(prefix); err != nil {
+	c, err := decodeSettings(p.Settings)
+	if err != nil {
 		return nil, err
 	}
+	prefix, timeout, clamped := c.prefix, c.timeout, c.clamped
 	if !validLabel.MatchString(p.App) {
 		return nil, fmt.Errorf("tmux: agent label (the app name) %q must be 1-64 characters of letters, digits, '.', '_' or '-'", adapter.Bound(p.App, 80))
-	}
-	timeout, clamped, err := cmdrun.ParseTimeout(s.Timeout)
-	if err != nil {
-		return nil, fmt.Errorf("tmux: settings: %w", err)
 	}
 	logger := p.Logger
 	if logger == nil {
@@ -194,6 +184,44 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	return a, nil
 }
 
+// config is a decoded and checked settings section.
+type config struct {
+	prefix  string
+	timeout time.Duration
+	clamped string // how the timeout was clamped, if it was
+}
+
+// decodeSettings decodes and checks the adapter's settings section, for
+// Open and ValidateSettings alike. It does no I/O.
+func decodeSettings(raw json.RawMessage) (config, error) {
+	var s settings
+	if len(bytes.TrimSpace(raw)) > 0 {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return config{}, fmt.Errorf("tmux: settings: %w", err)
+		}
+	}
+	c := config{prefix: DefaultPrefix}
+	if s.Prefix != nil {
+		c.prefix = *s.Prefix
+	}
+	if err := checkPrefix(c.prefix); err != nil {
+		return config{}, err
+	}
+	var err error
+	if c.timeout, c.clamped, err = cmdrun.ParseTimeout(s.Timeout); err != nil {
+		return config{}, fmt.Errorf("tmux: settings: %w", err)
+	}
+	return c, nil
+}
+
+// ValidateSettings returns the error Open would return for section, as
+// [adapter.SettingsValidator] describes: a bad prefix or timeout. It does
+// no I/O.
+func (Driver) ValidateSettings(section json.RawMessage) error {
+	_, err := decodeSettings(section)
+	return err
+}
+
 // checkPrefix reports why prefix cannot name the pane options.
 func checkPrefix(prefix string) error {
 	if strings.HasPrefix(prefix, "@") {
@@ -207,8 +235,8 @@ func checkPrefix(prefix string) error {
 
 // Check reports whether the adapter would apply here, as [adapter.Checker]
 // describes: the same conditions as Open, in the same order, with no
-// diagnostic and no I/O besides the PATH search. Settings are not checked;
-// Open reports them.
+// diagnostic and no I/O besides the PATH search. Settings are not checked here;
+// [Driver.ValidateSettings] does that, and Open reports them.
 func (Driver) Check(p adapter.Params) error {
 	_, err := activation(p)
 	return err

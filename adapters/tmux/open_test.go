@@ -1,6 +1,7 @@
 package tmux
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -238,5 +239,40 @@ func TestArgv(t *testing.T) {
 	}
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("argv (-got +want):\n%s", diff)
+	}
+}
+
+// TestValidateSettings proves ValidateSettings finds, without a pane, the
+// settings errors Open returns, naming the key, and accepts good sections.
+func TestValidateSettings(t *testing.T) {
+	tests := []struct {
+		name    string
+		section string
+		key     string // named by the error; "" = valid
+	}{
+		{name: "none", section: ``},
+		{name: "good", section: `{"prefix":"agent-1","timeout":250}`},
+		{name: "clamped timeout is valid", section: `{"timeout":"2m"}`},
+		{name: "timeout not a duration", section: `{"timeout":"nope"}`, key: "timeout"},
+		{name: "prefix with @", section: `{"prefix":"@x"}`, key: "prefix"},
+		{name: "prefix not a string", section: `{"prefix":3}`, key: "prefix"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var section json.RawMessage
+			if tt.section != "" {
+				section = json.RawMessage(tt.section)
+			}
+			err := Driver{}.ValidateSettings(section)
+			if tt.key == "" {
+				if err != nil {
+					t.Fatalf("ValidateSettings = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.key) || errors.Is(err, adapter.ErrInactive) {
+				t.Fatalf("ValidateSettings = %v, want a plain error naming %q", err, tt.key)
+			}
+		})
 	}
 }

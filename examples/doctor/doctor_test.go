@@ -194,6 +194,35 @@ func TestText(t *testing.T) {
 				"\nverdict: this other session would report to herdr\n"},
 		},
 		{
+			name:     "bad setting in a pane",
+			inHerdr:  true,
+			global:   `{"herdr":{"timeout":"nope"}}`,
+			wantCode: exitNone,
+			want: []string{
+				"\nadapter herdr: open failed, enabled by default\n",
+				`  why: it applies here, but would fail to open: herdr: settings: timeout "nope" is not a duration`,
+				`verdict: this chat session would report nowhere: herdr: it applies here, but would fail to open: herdr: settings: timeout "nope" is not a duration`,
+			},
+			wantNot: []string{"would report to herdr", "adapter herdr: not attached"},
+		},
+		{
+			name:     "bad setting of a disabled adapter",
+			inHerdr:  true,
+			global:   `{"herdr":{"enabled":false,"timeout":"nope"}}`,
+			wantCode: exitNone,
+			want: []string{
+				"\nadapter herdr: disabled by global settings\n",
+				"its settings would make it fail to open: herdr: settings: timeout",
+			},
+		},
+		{
+			name:     "good setting in a pane",
+			inHerdr:  true,
+			global:   `{"herdr":{"timeout":"2s"}}`,
+			wantCode: exitReports,
+			want:     []string{"\nverdict: this chat session would report to herdr\n"},
+		},
+		{
 			name:     "probe off",
 			inHerdr:  true,
 			args:     []string{"--probe=false"},
@@ -242,24 +271,27 @@ func TestText(t *testing.T) {
 }
 
 // TestFirstLine checks that the first line names the app and the settings
-// files read, so that a plain run says it checked ~/.chat.
+// files read, so that a plain run says it checked ~/.chat, and points at
+// --app only when it was not given.
 func TestFirstLine(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string
 		app  string
+		hint string // the end of the line
 	}{
-		{"default app", nil, "chat"},
-		{"--app", []string{"--app", "mychat"}, "mychat"},
+		{"default app", nil, "chat", "; pass --app to check another app"},
+		{"--app given", []string{"--app", "mychat"}, "mychat", ""},
+		{"--app given as the default", []string{"--app", "chat"}, "chat", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, false)
 			_, stdout, _ := w.run(t, tc.args...)
 			first, _, _ := strings.Cut(stdout, "\n")
-			want := fmt.Sprintf("doctor: app %q: settings from %s (missing) and %s (untrusted); pass --app to check another app",
-				tc.app, filepath.Join(w.home, "."+tc.app, "agent", "settings.json"), filepath.Join(w.project, "."+tc.app, "settings.json"))
+			want := fmt.Sprintf("doctor: app %q: settings from %s (missing) and %s (untrusted)%s",
+				tc.app, filepath.Join(w.home, "."+tc.app, "agent", "settings.json"), filepath.Join(w.project, "."+tc.app, "settings.json"), tc.hint)
 			if first != want {
 				t.Errorf("first line:\n%s\nwant:\n%s", first, want)
 			}

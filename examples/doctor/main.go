@@ -6,12 +6,15 @@
 // it also probes the installation: the binary, the server and the pane.
 //
 // Its first line says which application's settings files it read (--app,
-// default chat: ~/.chat/agent/settings.json). It ends with a verdict: the
+// default chat: ~/.chat/agent/settings.json), and, when --app was not given,
+// that --app checks another app. It ends with a verdict: the
 // adapters that would report, or none and why. The verdict follows the
 // probe: an adapter the registry would open does not count when the probe
 // found that its workspace cannot take reports (no Herdr server running,
 // HERDR_PANE_ID naming a pane that does not exist, an incompatible server,
-// no tmux server or pane).
+// no tmux server or pane), nor does one whose settings would make it fail
+// to open (a timeout that is not a duration: the registry asks the
+// driver's settings validator, and shows the adapter as "open failed").
 //
 // It never attaches, so it never claims or releases a pane: the registry's
 // Explain, called before Attach, reads the settings once and asks each
@@ -198,8 +201,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 
 	// Explain before Attach: nothing is opened, nothing is claimed.
 	rep := report{App: host.App, Explanation: reg.Explain(), WouldReport: []string{}}
-	probeGiven := false
-	fs.Visit(func(f *flag.Flag) { probeGiven = probeGiven || f.Name == "probe" })
+	probeGiven, appGiven := false, false
+	fs.Visit(func(f *flag.Flag) {
+		probeGiven = probeGiven || f.Name == "probe"
+		appGiven = appGiven || f.Name == "app"
+	})
 	if *probe && (inHerdr || probeGiven) {
 		rep.Probe = probeHerdr(ctx, env, herdrTransport(opts))
 	}
@@ -216,6 +222,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 	}
 	var blocked []string // why an adapter the registry would open cannot report
 	for _, a := range rep.Explanation.Adapters {
+		if failsToOpen(a) {
+			blocked = append(blocked, a.Name+": "+a.Why)
+			continue
+		}
 		if !wouldOpen(a) {
 			continue
 		}
@@ -248,7 +258,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 		}
 		fmt.Fprintf(stdout, "%s\n", out)
 	default:
-		fmt.Fprintf(stdout, "doctor: app %q: %s\n\n", host.App, filesRead(rep.Explanation))
+		fmt.Fprintf(stdout, "doctor: app %q: %s\n\n", host.App, filesRead(rep.Explanation, appGiven))
 		fmt.Fprint(stdout, rep.Explanation.String())
 		if rep.Probe != nil {
 			fmt.Fprintf(stdout, "\n%s", rep.Probe)
@@ -265,15 +275,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 // Before Attach, Explain shows an adapter that is enabled and applies here
 // as "not attached"; every other state says why it would not run.
 //
-// This is the one place that reads Explain's lifecycle: adapt it when
-// AdapterStatus changes.
+// This and failsToOpen are the places that read Explain's lifecycle: adapt
+// them when AdapterStatus changes.
 func wouldOpen(a registry.AdapterStatus) bool {
 	return a.Enabled && a.Lifecycle == registry.LifecycleNotAttached
 }
 
+// failsToOpen reports whether the registry would try to open the adapter on
+// Attach and fail: it is enabled and applies, but its settings are bad (Why
+// says how). Explain shows such an adapter as "open failed" before Attach.
+func failsToOpen(a registry.AdapterStatus) bool {
+	return a.Enabled && a.Lifecycle == registry.LifecycleOpenFailed
+}
+
 // filesRead names the settings files of the explanation and their conditions,
-// for the first line.
-func filesRead(e registry.Explanation) string {
+// for the first line; unless --app was given, it says how to check another
+// app.
+func filesRead(e registry.Explanation, appGiven bool) string {
 	var files []string
 	for _, f := range e.Files {
 		if f.TrustStore {
@@ -281,10 +299,14 @@ func filesRead(e registry.Explanation) string {
 		}
 		files = append(files, fmt.Sprintf("%s (%s)", f.Path, f.Condition))
 	}
-	if len(files) == 0 {
-		return "no settings file; pass --app to check another app"
+	read := "no settings file"
+	if len(files) > 0 {
+		read = "settings from " + strings.Join(files, " and ")
 	}
-	return "settings from " + strings.Join(files, " and ") + "; pass --app to check another app"
+	if !appGiven {
+		read += "; pass --app to check another app"
+	}
+	return read
 }
 
 // herdrProbe is what the doctor found out about the Herdr installation.
