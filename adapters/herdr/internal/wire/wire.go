@@ -304,21 +304,7 @@ type PaneTarget struct {
 
 // UnmarshalJSON requires pane_id.
 func (p *PaneTarget) UnmarshalJSON(data []byte) error {
-	data, err := strictObject(data, "pane_id")
-	if err != nil {
-		return err
-	}
-	var raw struct {
-		PaneID *string `json:"pane_id"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	if err := required("pane_id", raw.PaneID); err != nil {
-		return err
-	}
-	p.PaneID = *raw.PaneID
-	return nil
+	return oneString(data, "pane_id", &p.PaneID)
 }
 
 // AgentTarget are the params of [MethodAgentGet] and [MethodAgentFocus]
@@ -329,20 +315,24 @@ type AgentTarget struct {
 
 // UnmarshalJSON requires target.
 func (p *AgentTarget) UnmarshalJSON(data []byte) error {
-	data, err := strictObject(data, "target")
+	return oneString(data, "target", &p.Target)
+}
+
+// oneString decodes an object whose only field is the required string key
+// into dst, under serde's key rules ([strictObject]).
+func oneString(data []byte, key string, dst *string) error {
+	data, err := strictObject(data, key)
 	if err != nil {
 		return err
 	}
-	var raw struct {
-		Target *string `json:"target"`
-	}
+	var raw map[string]*string
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	if err := required("target", raw.Target); err != nil {
+	if err := required(key, raw[key]); err != nil {
 		return err
 	}
-	p.Target = *raw.Target
+	*dst = *raw[key]
 	return nil
 }
 
