@@ -79,9 +79,13 @@ type Adapter interface {
 	// Report delivers r and returns when the workspace has it or the
 	// attempt failed. The registry calls Report from one goroutine per
 	// adapter, never concurrently, and never with a report equal to the last
-	// one delivered, except to refresh it (see [Refresher]). ctx bounds the
-	// call, and is cancelled when the report is superseded at Detach: return
-	// promptly then. An adapter should also apply its own deadline. An error
+	// one delivered, except to refresh it (see [Refresher]). When reporting
+	// stops (Detach, the adapter turned off) the report in flight is
+	// withdrawn ([Withdrawn]): a request not yet sent is dropped, one that
+	// may have left the process is waited for, and the release follows after
+	// Report returns. ctx bounds the call and ends when the registry's
+	// release budget runs out (a hung workspace): return promptly then. An
+	// adapter should also apply its own deadline. An error
 	// means "not delivered": the registry tries the same state again, with
 	// capped backoff, for as long as it is the newest. After Close, Report
 	// returns ErrClosed.

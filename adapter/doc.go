@@ -23,6 +23,14 @@
 // goroutine per adapter, with latest-wins coalescing in front, so an adapter
 // delivers synchronously and never queues.
 //
+// # Withdrawal
+//
+// When reporting stops, the report in flight is withdrawn rather than
+// cancelled: [Withdrawn] tells an adapter not to send a request that has not
+// left the process yet ([ErrWithdrawn]), while one that may have left is
+// waited for, so that the release that follows can never be overtaken by it.
+// [WithWithdraw] makes such a context for an adapter's own tests.
+//
 // # Optional interfaces
 //
 // Everything else is optional, found by type assertion. The helpers in this

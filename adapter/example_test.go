@@ -1,6 +1,7 @@
 package adapter_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -50,4 +51,26 @@ func ExampleParseDuration() {
 	// 750ms <nil>
 	// 5s <nil>
 	// 0s timeout "soon" is not a duration (want e.g. "5s" or a number of milliseconds)
+}
+
+// An adapter checks for withdrawal just before a request leaves the process;
+// once it has left, it waits for the answer.
+func ExampleWithdrawn() {
+	send := func(ctx context.Context) error {
+		select {
+		case <-adapter.Withdrawn(ctx):
+			return fmt.Errorf("report: %w", adapter.ErrWithdrawn)
+		default:
+		}
+		// write the request, then wait for the answer or ctx
+		return nil
+	}
+	ctx, withdraw := adapter.WithWithdraw(context.Background())
+	fmt.Println(send(ctx))
+	withdraw()
+	withdraw() // idempotent
+	fmt.Println(send(ctx))
+	// Output:
+	// <nil>
+	// report: adapter: report withdrawn before it was sent
 }
