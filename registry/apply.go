@@ -100,7 +100,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 			r.keep(gen, func() { s.life, s.why, s.seen = notOpened(err), err.Error(), seen })
 			return
 		}
-		if r.start(gen, s, a, seen) {
+		if r.start(gen, s, a, seen, nil) {
 			r.log.Info("adapter attached", "adapter", s.name)
 		}
 	case actReopen:
@@ -116,12 +116,17 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 			closePreempted(a) // preempted, or the adapter stopped meanwhile
 			return
 		}
-		// The old adapter's delivery in flight is cancelled; the successor
-		// starts once it has returned, so that their calls do not cross.
-		old.stop(false, time.Now())
-		waitReturned(ctx, old)
-		if r.start(gen, s, a, seen) {
+		// The old adapter's delivery in flight is withdrawn; its fate
+		// waits for the successor: closed without a release once the
+		// successor runs (which waits for it before its first call, so
+		// their calls never cross), released if a Detach preempts the swap.
+		old.stop(fateUndecided, time.Now())
+		if r.start(gen, s, a, seen, old) {
 			r.log.Info("adapter re-opened with new settings", "adapter", s.name)
+		} else {
+			// A Detach took the old worker over (it is still live) and
+			// decided its release; this makes sure of it.
+			old.stop(fateRelease, time.Now())
 		}
 	case actStop:
 		r.log.Info("adapter disabled by settings", "adapter", s.name, "layer", c.from.String())
@@ -134,7 +139,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 		// release before anything else opens, so that a claim that
 		// follows never crosses it; a Detach cuts the wait short and
 		// takes the worker over.
-		w.stop(true, time.Now().Add(releaseTimeout))
+		w.stop(fateRelease, time.Now())
 		select {
 		case <-w.done:
 		case <-ctx.Done():
@@ -169,15 +174,20 @@ func (r *Registry) open(ctx context.Context, s *slot, cur settings.Settings) (a 
 }
 
 // start hands a to a new worker for s and reports the current state at
-// once. If a Detach preempted the operation, a is closed instead (it never
-// reported, so there is nothing to release) and start returns false.
-func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view) bool {
+// once. pred, when not nil, is the worker a replaces: it is closed without a
+// release, and the new worker makes no call before pred is done. If a Detach
+// preempted the operation, a is closed instead (it never reported, so there
+// is nothing to release) and start returns false.
+func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view, pred *worker) bool {
 	var w *worker
 	if !r.keep(gen, func() {
-		w = newWorker(r, s, a, r.src, r.attachGen)
+		w = newWorker(r, s, a, r.src, r.attachGen, pred)
 		s.w, s.life, s.why, s.seen, s.settingsErr = w, LifecycleActive, "", seen, ""
 		r.live[w] = struct{}{}
 		r.addFanout(w)
+		if pred != nil {
+			pred.stop(fateClose, time.Now()) // the successor holds the pane now
+		}
 	}) {
 		closePreempted(a)
 		return false
@@ -203,16 +213,4 @@ func (r *Registry) take(gen uint64, s *slot, life Lifecycle, why string) *worker
 		r.removeFanout(w)
 	})
 	return w
-}
-
-// waitReturned waits until w has no delivery in flight, for at most
-// cancelGrace (the delivery was cancelled) or until ctx ends.
-func waitReturned(ctx context.Context, w *worker) {
-	t := time.NewTimer(cancelGrace)
-	defer t.Stop()
-	select {
-	case <-w.returned:
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }
