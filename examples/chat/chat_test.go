@@ -794,6 +794,9 @@ func TestWorkspaceFailureExitsZero(t *testing.T) {
 			// deadline keeps the hung case quick.
 			w.writeSettings(t, filepath.Join(w.home, ".chat", "agent"), `{"herdr":{"timeout":"300ms","transport":"cli"}}`)
 			cmd, stdin, out := w.startProcess(t, "-v", "--log-level", "warn")
+			// The idle claim at attach is answered before the change, which
+			// latest-wins would otherwise rightly merge into it.
+			w.waitCalls(t, 1)
 			if _, err := io.WriteString(stdin, "{\"op\":\"agent_start\"}\n"); err != nil {
 				t.Fatal(err)
 			}
