@@ -431,7 +431,8 @@ func (w *worker) deliverLoop() (panicked string) {
 		switch {
 		case panicked:
 			return adapterPanicked
-		case stopped:
+		case stopped, errors.Is(err, adapter.ErrWithdrawn):
+			// Withdrawn before it was sent: reporting has stopped.
 			return ""
 		case err == nil:
 			if refreshing && haveLast && rep == last {
