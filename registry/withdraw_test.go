@@ -62,6 +62,25 @@ func (a *queueAdapter) Release(context.Context) error {
 	return nil
 }
 
+// attachedQueue attaches a registry with one queueAdapter, waits until the
+// state at Attach is delivered, and publishes a change: its report is
+// queued. It runs inside a synctest bubble.
+func attachedQueue(t *testing.T) (*Registry, *session.Store, *queueAdapter, *eventLog) {
+	t.Helper()
+	log := &eventLog{}
+	a := &queueAdapter{queue: make(chan struct{}), answer: make(chan struct{}), events: log}
+	opts := testOptions(t)
+	opts.Drivers = map[string]adapter.Driver{"q": adapter.DriverFunc(func(context.Context, adapter.Params) (adapter.Adapter, error) { return a, nil })}
+	r := mustNew(t, opts)
+	store := session.NewStore()
+	if err := r.Attach(t.Context(), store); err != nil {
+		t.Fatal(err)
+	}
+	synctest.Wait() // the state at Attach is delivered
+	store.AgentStart()
+	return r, store, a, log
+}
+
 // The registry withdraws the report in flight when reporting stops, by
 // Detach or by the settings turning the adapter off: one still queued is
 // dropped at once; one sent is waited for, and the release never comes
@@ -82,17 +101,7 @@ func TestWithdrawal(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				log := &eventLog{}
-				a := &queueAdapter{queue: make(chan struct{}), answer: make(chan struct{}), events: log}
-				opts := testOptions(t)
-				opts.Drivers = map[string]adapter.Driver{"q": adapter.DriverFunc(func(context.Context, adapter.Params) (adapter.Adapter, error) { return a, nil })}
-				r := mustNew(t, opts)
-				store := session.NewStore()
-				if err := r.Attach(t.Context(), store); err != nil {
-					t.Fatal(err)
-				}
-				synctest.Wait() // the state at Attach is delivered
-				store.AgentStart()
+				r, _, a, log := attachedQueue(t)
 				if tt.sent {
 					close(a.queue)
 				}
@@ -132,17 +141,7 @@ func TestWithdrawal(t *testing.T) {
 // delivery to retry.
 func TestWithdrawnReportIsNotRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		log := &eventLog{}
-		a := &queueAdapter{queue: make(chan struct{}), answer: make(chan struct{}), events: log}
-		opts := testOptions(t)
-		opts.Drivers = map[string]adapter.Driver{"q": adapter.DriverFunc(func(context.Context, adapter.Params) (adapter.Adapter, error) { return a, nil })}
-		r := mustNew(t, opts)
-		store := session.NewStore()
-		if err := r.Attach(t.Context(), store); err != nil {
-			t.Fatal(err)
-		}
-		synctest.Wait() // the state at Attach is delivered
-		store.AgentStart()
+		r, _, a, _ := attachedQueue(t)
 		synctest.Wait()
 		if err := r.Detach(context.Background()); err != nil {
 			t.Errorf("Detach: %v", err)
