@@ -18,39 +18,12 @@ import (
 // onSettings is the settings watcher's callback for the attachment of
 // generation gen. It runs on the watcher's goroutine.
 func (r *Registry) onSettings(gen uint64, cur settings.Settings) {
-	r.mu.Lock()
-	for r.gen == gen && r.phase == phaseAttaching {
-		// Attach is still opening adapters: apply after it, so that no edit
-		// is lost. A Detach that preempts that Attach ends the wait at once,
-		// even while the Attach is stuck in a driver.
-		done, preempt := r.opDone, r.preempt
-		r.mu.Unlock()
-		select {
-		case <-done:
-		case <-preempt:
-		}
-		r.mu.Lock()
-	}
-	if r.gen != gen || r.phase != phaseAttached {
-		r.mu.Unlock()
+	o, ok := r.beginApply(gen)
+	if !ok {
 		return
 	}
-	r.phase = phaseApplying
-	done := make(chan struct{})
-	r.opDone = done
-	ctx, cancel := context.WithCancel(context.Background())
-	r.opCancel = cancel
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		if r.gen == gen && r.phase == phaseApplying {
-			r.phase, r.opCancel = phaseAttached, nil
-		}
-		close(done)
-		r.mu.Unlock()
-		cancel()
-	}()
-	r.apply(ctx, gen, cur)
+	defer r.endOp(o, phaseApplying)
+	r.apply(o.ctx, gen, cur)
 }
 
 // apply makes the adapters match cur, one adapter after the other.
@@ -171,46 +144,4 @@ func (r *Registry) open(ctx context.Context, s *slot, cur settings.Settings) (a 
 		err = fmt.Errorf("registry: driver %s returned a nil adapter", s.name)
 	}
 	return a, err
-}
-
-// start hands a to a new worker for s and reports the current state at
-// once. pred, when not nil, is the worker a replaces: it is closed without a
-// release, and the new worker makes no call before pred is done. If a Detach
-// preempted the operation, a is closed instead (it never reported, so there
-// is nothing to release) and start returns false.
-func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view, pred *worker) bool {
-	var w *worker
-	if !r.keep(gen, func() {
-		w = newWorker(r, s, a, r.src, r.attachGen, pred)
-		s.w, s.life, s.why, s.seen, s.settingsErr = w, LifecycleActive, "", seen, ""
-		r.live[w] = struct{}{}
-		r.addFanout(w)
-		if pred != nil {
-			pred.stop(fateClose, time.Now()) // the successor holds the pane now
-		}
-	}) {
-		closePreempted(a)
-		return false
-	}
-	go w.run()
-	w.kick()
-	return true
-}
-
-// take removes s's running worker from s and from the fan-out and returns
-// it, leaving s in life (nil when s runs nothing, or when a Detach
-// preempted the operation). The slot changes first, so Explain never shows
-// an adapter that is being stopped as active; the worker stays in r.live
-// until it has finished, so that a Detach finds it.
-func (r *Registry) take(gen uint64, s *slot, life Lifecycle, why string) *worker {
-	var w *worker
-	r.keep(gen, func() {
-		w = s.w
-		if w == nil {
-			return
-		}
-		s.w, s.life, s.why = nil, life, why
-		r.removeFanout(w)
-	})
-	return w
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -154,50 +153,17 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	if isNilSource(src) {
 		return errors.New("registry: Attach with a nil session.Source; pass the store the chat service feeds (session.NewStore())")
 	}
-	r.mu.Lock()
-	for r.phase == phaseAttaching || r.phase == phaseDetaching {
-		if err := r.waitOpLocked(ctx); err != nil {
-			return fmt.Errorf("registry: attach: %w", err)
-		}
+	o, stale, already, err := r.beginAttach(ctx, src)
+	if err != nil || already {
+		return err
 	}
-	if r.phase.attached() {
-		r.mu.Unlock()
-		return nil
-	}
-	if err := ctx.Err(); err != nil {
-		r.mu.Unlock()
-		return fmt.Errorf("registry: attach: %w", err)
-	}
-	// Adapters an earlier Detach could not release are closed: the new
-	// ones take the pane over.
-	stale := r.unreleased
-	r.unreleased = nil
-	r.gen++
-	gen := r.gen
-	r.attachGen = gen
-	r.phase = phaseAttaching
-	done := make(chan struct{})
-	r.opDone = done
-	r.preempt = make(chan struct{})
-	opCtx, cancel := context.WithCancel(ctx)
-	r.opCancel = cancel
-	r.src = src
-	for _, s := range r.slots {
-		s.life, s.why, s.seen, s.settingsErr, s.w = LifecycleNotAttached, "", view{}, "", nil
-	}
-	r.mu.Unlock()
+	gen, opCtx := o.gen, o.ctx
 	// orphan is a watcher started for an attachment that a Detach
-	// preempted. It is closed only after done: its callback may be waiting
-	// for this Attach to end.
+	// preempted. It is closed only after the operation ends: its callback
+	// may be waiting for this Attach to end.
 	var orphan *settings.Watcher
 	defer func() {
-		r.mu.Lock()
-		if r.gen == gen && r.phase == phaseAttaching {
-			r.phase, r.opCancel = phaseAttached, nil
-		}
-		close(done)
-		r.mu.Unlock()
-		cancel()
+		r.endOp(o, phaseAttaching)
 		if orphan != nil {
 			r.bg.Go(func() { orphan.Close() })
 		}
@@ -210,7 +176,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	// every change made before it, and every later change wakes it.
 	unsub, err := r.subscribe(src)
 	if err != nil {
-		r.keep(gen, func() { r.phase, r.src, r.opCancel = phaseDetached, nil, nil })
+		r.failAttach(gen)
 		return err
 	}
 	if !r.keep(gen, func() { r.unsubscribe = unsub }) {
@@ -262,20 +228,6 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 		}
 	}
 	return nil
-}
-
-// keep runs f under the lock if gen is still the current generation, and
-// reports whether it did. An operation uses it to hand over what it built;
-// when it returns false, a Detach has preempted the operation, which must
-// then undo what it built itself.
-func (r *Registry) keep(gen uint64, f func()) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.gen != gen {
-		return false
-	}
-	f()
-	return true
 }
 
 // watchUseful reports whether a settings change could change what runs: some
@@ -348,47 +300,12 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 // concurrent Detach waits for the first, bounded by its ctx.
 func (r *Registry) Detach(ctx context.Context) error {
 	r.mustBeMade()
-	r.mu.Lock()
-	for r.phase == phaseDetaching {
-		if err := r.waitOpLocked(ctx); err != nil {
-			return fmt.Errorf("registry: detach: %w while another Detach was in progress", err)
-		}
-	}
-	if r.phase == phaseDetached && len(r.unreleased) == 0 {
-		r.mu.Unlock()
-		return nil
-	}
 	start := time.Now()
-	if r.opCancel != nil {
-		r.opCancel() // an attach or settings change in progress gives up
-		r.opCancel = nil
+	p, ok, err := r.beginDetach(ctx, start)
+	if err != nil || !ok {
+		return err
 	}
-	if r.preempt != nil {
-		close(r.preempt) // a settings change waiting for Attach gives up
-		r.preempt = nil
-	}
-	r.gen++
-	gen := r.gen
-	r.phase = phaseDetaching
-	done := make(chan struct{})
-	r.opDone = done
-	r.fanout.Store(nil)
-	unsub, watcher := r.unsubscribe, r.watcher
-	r.unsubscribe, r.watcher = nil, nil
-	ws := slices.Collect(maps.Keys(r.live))
-	stale := r.unreleased
-	r.unreleased = nil
-	for _, s := range r.slots {
-		s.w = nil
-		s.life, s.why = LifecycleNotAttached, ""
-	}
-	// Every delivery in flight is withdrawn now, and every adapter is
-	// released and closed by its own worker, in parallel. A worker being
-	// replaced by a successor that has not started yet is released too.
-	for _, w := range ws {
-		w.stop(fateRelease, start)
-	}
-	r.mu.Unlock()
+	ws, stale, unsub, watcher := p.ws, p.stale, p.unsub, p.watcher
 	for _, w := range stale {
 		ws = append(ws, w.retryRelease(start))
 	}
@@ -436,28 +353,6 @@ func (r *Registry) Detach(ctx context.Context) error {
 		}
 	}
 
-	r.mu.Lock()
-	if r.gen == gen {
-		r.phase = phaseDetached
-		r.src = nil
-	}
-	close(done)
-	r.mu.Unlock()
+	r.endDetach(p)
 	return errors.Join(errs...)
-}
-
-// waitOpLocked waits for the operation of the transient phase in progress
-// to end (opDone). r.mu is held on entry; it is held again when
-// waitOpLocked returns nil, and released when it returns ctx's error
-// because ctx ended first.
-func (r *Registry) waitOpLocked(ctx context.Context) error {
-	done := r.opDone
-	r.mu.Unlock()
-	select {
-	case <-done:
-		r.mu.Lock()
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

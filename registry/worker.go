@@ -303,40 +303,6 @@ func (w *worker) retryRelease(now time.Time) *worker {
 	return n
 }
 
-// finished takes back a worker that has finished with its adapter.
-func (r *Registry) finished(w *worker, unreleased bool, err error) {
-	r.mu.Lock()
-	delete(r.live, w)
-	if !unreleased {
-		r.mu.Unlock()
-		return
-	}
-	if r.attachGen != w.gen && r.phase.attached() {
-		// A newer attachment runs its own adapter: close this one.
-		r.mu.Unlock()
-		w.closeOnly()
-		return
-	}
-	r.unreleased = append(r.unreleased, w)
-	if w.s.w == nil && !r.phase.attached() {
-		w.s.life, w.s.why = LifecycleUnreleased, err.Error()+"; the next Detach tries again"
-	}
-	r.mu.Unlock()
-	r.log.Warn("adapter not released", "adapter", w.s.name, "error", err)
-}
-
-// retirePanicked takes a worker whose adapter (or the host's source)
-// panicked out of its slot, saying why, and stops it with a release.
-func (r *Registry) retirePanicked(w *worker, why string) {
-	r.mu.Lock()
-	if w.s.w == w {
-		w.s.w, w.s.life, w.s.why = nil, LifecyclePanicked, why
-		r.removeFanout(w)
-	}
-	r.mu.Unlock()
-	w.stop(fateRelease, time.Now())
-}
-
 // call runs f, a call into the adapter, recovering a panic as an
 // adapter_panic diagnostic and an error.
 func (w *worker) call(what string, f func() error) (panicked bool, err error) {
