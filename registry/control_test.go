@@ -2,7 +2,10 @@ package registry
 
 import (
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/session"
 )
@@ -149,4 +152,47 @@ func TestControlDetachDecidesEveryFate(t *testing.T) {
 	r.live = map[*worker]struct{}{}
 	r.mu.Unlock()
 	r.endDetach(p)
+}
+
+// After a reopen, the successor makes no call before its predecessor has
+// returned from the report it had sent and has closed: their calls for
+// the pane never cross, and the old one is closed without a release.
+func TestSuccessorWaitsForItsPredecessor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		log := &eventLog{}
+		d := &fakeDriver{def: true, tag: "h", events: log, keys: []string{"color"}}
+		name := register(d)
+		r := mustNew(t, testOptions(t, name))
+		store := session.NewStore()
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		old := d.adapters()[0]
+		old.inReport(t)
+		old.next(t)
+		answer := make(chan struct{})
+		old.ignoreCtx.Store(true) // a sent request: only its answer ends it
+		old.setBlock(answer)
+		store.AgentStart()
+		old.inReport(t)
+		go func() {
+			time.Sleep(200 * time.Millisecond)
+			log.add("answered h0")
+			close(answer)
+		}()
+		start := time.Now()
+		applySettings(t, r, `{"`+name+`": {"color": "green"}}`)
+		succ := d.adapters()[1]
+		succ.inReport(t)
+		if took := time.Since(start); took != 200*time.Millisecond {
+			t.Errorf("the successor's first call came %v after the swap, want after the predecessor's answer (200ms)", took)
+		}
+		want := []string{"open h0", "open h1", "answered h0", "close h0"}
+		if diff := cmp.Diff(log.all(), want); diff != "" {
+			t.Errorf("events before the successor's first call (-got +want):\n%s", diff)
+		}
+		if old.releases() != 0 {
+			t.Errorf("the replaced adapter was released %d times, want 0: the successor holds the pane", old.releases())
+		}
+	})
 }
