@@ -108,10 +108,10 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 			return
 		}
 		r.keep(gen, func() { s.seen = seen })
-		// The release supersedes the delivery in flight. Wait for the
-		// release before anything else opens, so that a claim that
-		// follows never crosses it; a Detach cuts the wait short and
-		// takes the worker over.
+		// The delivery in flight is withdrawn, and the release follows
+		// it. Wait for the release before anything else opens, so that a
+		// claim that follows never crosses it; a Detach cuts the wait
+		// short and takes the worker over.
 		w.stop(fateRelease, time.Now())
 		select {
 		case <-w.done:
