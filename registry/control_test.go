@@ -161,15 +161,8 @@ func TestSuccessorWaitsForItsPredecessor(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		log := &eventLog{}
 		d := &fakeDriver{def: true, tag: "h", events: log, keys: []string{"color"}}
-		name := register(d)
-		r := mustNew(t, testOptions(t, name))
-		store := session.NewStore()
-		if err := r.Attach(t.Context(), store); err != nil {
-			t.Fatal(err)
-		}
-		old := d.adapters()[0]
-		old.inReport(t)
-		old.next(t)
+		r, store, old := attachedDriver(t, d)
+		name := r.slots[0].name
 		answer := make(chan struct{})
 		old.ignoreCtx.Store(true) // a sent request: only its answer ends it
 		old.setBlock(answer)

@@ -892,15 +892,7 @@ func TestFailedRefreshIsRetried(t *testing.T) {
 func TestDetachWaitsForASlowReportThenReleases(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		log := &eventLog{}
-		d := &fakeDriver{def: true, tag: "h", events: log}
-		r := mustNew(t, testOptions(t, register(d)))
-		store := session.NewStore()
-		if err := r.Attach(t.Context(), store); err != nil {
-			t.Fatal(err)
-		}
-		a := d.adapters()[0]
-		a.inReport(t)
-		a.next(t)
+		r, store, a := attachedDriver(t, &fakeDriver{def: true, tag: "h", events: log})
 		unblock := make(chan struct{})
 		a.ignoreCtx.Store(true)
 		a.setBlock(unblock)
