@@ -52,7 +52,9 @@ type Params struct {
 	// and Close.
 	Terminal io.Writer
 	// Diagnose records a diagnostic. Never nil; safe for concurrent use;
-	// never blocks for long.
+	// never blocks for long. Call it every time: the registry counts every
+	// call by kind and passes on only the first of each kind per Open (to
+	// the log, the host's callback and Explain).
 	Diagnose func(Diagnostic)
 }
 
@@ -78,17 +80,20 @@ func (f DriverFunc) Open(ctx context.Context, p Params) (Adapter, error) { retur
 type Adapter interface {
 	// Report delivers r and returns when the workspace has it or the
 	// attempt failed. The registry calls Report from one goroutine per
-	// adapter, never concurrently, and never with a report equal to the last
-	// one delivered, except to refresh it (see [Refresher]). When reporting
-	// stops (Detach, the adapter turned off) the report in flight is
-	// withdrawn ([Withdrawn]): a request not yet sent is dropped, one that
-	// may have left the process is waited for, and the release follows after
-	// Report returns. ctx bounds the call and ends when the registry's
-	// release budget runs out (a hung workspace): return promptly then. An
-	// adapter should also apply its own deadline. An error
-	// means "not delivered": the registry tries the same state again, with
-	// capped backoff, for as long as it is the newest. After Close, Report
-	// returns ErrClosed.
+	// adapter, never concurrently, never with a report equal to the last
+	// one delivered, except to refresh it (see [Refresher]), and at most
+	// once per 50 ms window for changes (newer changes merge). An adapter
+	// that replaces another (a settings change) gets no call before its
+	// predecessor's last call has returned. When reporting stops (Detach,
+	// the adapter turned off or replaced) the report in flight is withdrawn
+	// ([Withdrawn]): a request not yet sent is dropped (return an error
+	// wrapping [ErrWithdrawn]), one that may have left the process is
+	// waited for, and the release follows after Report returns. ctx bounds
+	// the call and ends when half the registry's release budget has passed
+	// since the stop (a hung workspace): return promptly then. An adapter
+	// should also apply its own deadline. An error means "not delivered":
+	// the registry tries the same state again, with capped backoff, for as
+	// long as it is the newest. After Close, Report returns ErrClosed.
 	Report(ctx context.Context, r Report) error
 }
 
@@ -99,15 +104,19 @@ type Adapter interface {
 // (Herdr: the pane's agent slot) and can hand it back. The registry calls
 // Release once when reporting stops for good (Detach, or the adapter being
 // disabled), after the last Report returned and before Close, never
-// concurrently with Report; never when an adapter is replaced by a
-// successor. ctx bounds the call: when it ends, Release returns promptly
-// with its error and nothing is retried. Fallback: nothing is released.
+// concurrently with Report; when an adapter is replaced by a successor,
+// only if a Detach comes before the successor runs. ctx bounds the call (it
+// ends at five sixths of the registry's release budget, counted from the
+// stop): when it ends, Release returns promptly with its error, and the
+// adapter is left open for the next Detach to try again. Fallback: nothing
+// is released.
 type Releaser interface {
 	Release(ctx context.Context) error
 }
 
 // Closer is implemented by adapters that own resources. The registry calls
-// Close last, once; Close must be idempotent, bounded by ctx, and must leave
+// Close last, once, with a ctx that ends with the release budget; Close
+// must be idempotent, bounded by ctx, and must leave
 // no goroutine, timer or subprocess behind. After Close, Report and Release
 // return ErrClosed. Fallback: nothing to close.
 type Closer interface {

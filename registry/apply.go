@@ -18,39 +18,12 @@ import (
 // onSettings is the settings watcher's callback for the attachment of
 // generation gen. It runs on the watcher's goroutine.
 func (r *Registry) onSettings(gen uint64, cur settings.Settings) {
-	r.mu.Lock()
-	for r.gen == gen && r.phase == phaseAttaching {
-		// Attach is still opening adapters: apply after it, so that no edit
-		// is lost. A Detach that preempts that Attach ends the wait at once,
-		// even while the Attach is stuck in a driver.
-		done, preempt := r.opDone, r.preempt
-		r.mu.Unlock()
-		select {
-		case <-done:
-		case <-preempt:
-		}
-		r.mu.Lock()
-	}
-	if r.gen != gen || r.phase != phaseAttached {
-		r.mu.Unlock()
+	o, ok := r.beginApply(gen)
+	if !ok {
 		return
 	}
-	r.phase = phaseApplying
-	done := make(chan struct{})
-	r.opDone = done
-	ctx, cancel := context.WithCancel(context.Background())
-	r.opCancel = cancel
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		if r.gen == gen && r.phase == phaseApplying {
-			r.phase, r.opCancel = phaseAttached, nil
-		}
-		close(done)
-		r.mu.Unlock()
-		cancel()
-	}()
-	r.apply(ctx, gen, cur)
+	defer r.endOp(o, phaseApplying)
+	r.apply(o.ctx, gen, cur)
 }
 
 // apply makes the adapters match cur, one adapter after the other.
@@ -100,7 +73,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 			r.keep(gen, func() { s.life, s.why, s.seen = notOpened(err), err.Error(), seen })
 			return
 		}
-		if r.start(gen, s, a, seen) {
+		if r.start(gen, s, a, seen, nil) {
 			r.log.Info("adapter attached", "adapter", s.name)
 		}
 	case actReopen:
@@ -116,12 +89,17 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 			closePreempted(a) // preempted, or the adapter stopped meanwhile
 			return
 		}
-		// The old adapter's delivery in flight is cancelled; the successor
-		// starts once it has returned, so that their calls do not cross.
-		old.stop(false, time.Now())
-		waitReturned(ctx, old)
-		if r.start(gen, s, a, seen) {
+		// The old adapter's delivery in flight is withdrawn; its fate
+		// waits for the successor: closed without a release once the
+		// successor runs (which waits for it before its first call, so
+		// their calls never cross), released if a Detach preempts the swap.
+		old.stop(fateUndecided, time.Now())
+		if r.start(gen, s, a, seen, old) {
 			r.log.Info("adapter re-opened with new settings", "adapter", s.name)
+		} else {
+			// A Detach took the old worker over (it is still live) and
+			// decided its release; this makes sure of it.
+			old.stop(fateRelease, time.Now())
 		}
 	case actStop:
 		r.log.Info("adapter disabled by settings", "adapter", s.name, "layer", c.from.String())
@@ -130,11 +108,11 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 			return
 		}
 		r.keep(gen, func() { s.seen = seen })
-		// The release supersedes the delivery in flight. Wait for the
-		// release before anything else opens, so that a claim that
-		// follows never crosses it; a Detach cuts the wait short and
-		// takes the worker over.
-		w.stop(true, time.Now().Add(releaseTimeout))
+		// The delivery in flight is withdrawn, and the release follows
+		// it. Wait for the release before anything else opens, so that a
+		// claim that follows never crosses it; a Detach cuts the wait
+		// short and takes the worker over.
+		w.stop(fateRelease, time.Now())
 		select {
 		case <-w.done:
 		case <-ctx.Done():
@@ -166,53 +144,4 @@ func (r *Registry) open(ctx context.Context, s *slot, cur settings.Settings) (a 
 		err = fmt.Errorf("registry: driver %s returned a nil adapter", s.name)
 	}
 	return a, err
-}
-
-// start hands a to a new worker for s and reports the current state at
-// once. If a Detach preempted the operation, a is closed instead (it never
-// reported, so there is nothing to release) and start returns false.
-func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view) bool {
-	var w *worker
-	if !r.keep(gen, func() {
-		w = newWorker(r, s, a, r.src, r.attachGen)
-		s.w, s.life, s.why, s.seen, s.settingsErr = w, LifecycleActive, "", seen, ""
-		r.live[w] = struct{}{}
-		r.addFanout(w)
-	}) {
-		closePreempted(a)
-		return false
-	}
-	go w.run()
-	w.kick()
-	return true
-}
-
-// take removes s's running worker from s and from the fan-out and returns
-// it, leaving s in life (nil when s runs nothing, or when a Detach
-// preempted the operation). The slot changes first, so Explain never shows
-// an adapter that is being stopped as active; the worker stays in r.live
-// until it has finished, so that a Detach finds it.
-func (r *Registry) take(gen uint64, s *slot, life Lifecycle, why string) *worker {
-	var w *worker
-	r.keep(gen, func() {
-		w = s.w
-		if w == nil {
-			return
-		}
-		s.w, s.life, s.why = nil, life, why
-		r.removeFanout(w)
-	})
-	return w
-}
-
-// waitReturned waits until w has no delivery in flight, for at most
-// cancelGrace (the delivery was cancelled) or until ctx ends.
-func waitReturned(ctx context.Context, w *worker) {
-	t := time.NewTimer(cancelGrace)
-	defer t.Stop()
-	select {
-	case <-w.returned:
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }

@@ -19,10 +19,12 @@ const (
 	actOpen
 	// actReopen opens a successor with the new section, swaps it in and
 	// closes the old one without a release (the successor takes the pane
-	// over). If the successor fails to open, the old one keeps running.
+	// over, and makes no call before the old one is done). If the
+	// successor fails to open, the old one keeps running.
 	actReopen
 	// actStop drains the running adapter (its delivery in flight is
-	// cancelled: the release supersedes it), releases and closes it.
+	// withdrawn: dropped if not sent, waited for if it may have been),
+	// releases and closes it.
 	actStop
 	// actMarkDisabled records that the settings (or the default) turn the
 	// adapter off, and which layer does. Nothing runs.

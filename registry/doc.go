@@ -8,8 +8,8 @@
 // Build a [Registry] with [New], [Registry.Attach] it to a session.Source
 // (usually a session.Store the chat service feeds), and [Registry.Detach] it
 // when the session ends. The first choice for the end is the host's own
-// signal context: Detach gives a done context one short release attempt of
-// its own, so the pane is handed back however main ends:
+// signal context: Detach gives every adapter its whole release budget
+// whatever its ctx, so the pane is handed back however main ends:
 //
 //	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 //	defer stop()
@@ -45,7 +45,10 @@
 // mailbox (a newer change merges into a pending one: latest wins); the
 // goroutine pulls the newest snapshot, reduces it (package reducer) and
 // calls the adapter's Report, unless the report equals the last one
-// delivered. Publishing never waits on an adapter, however slow. A failed
+// delivered. A change within 50 ms of the start of the last delivery waits
+// for that window to end, merged with the changes after it, so that the
+// cost never follows the change rate; one after a quiet window goes out at
+// once. Publishing never waits on an adapter, however slow. A failed
 // delivery is retried with backoff (0.5 s doubling, capped at 30 s) for as
 // long as it is the newest state: the registry never gives up. An adapter
 // that implements adapter.Refresher gets the current report again after
@@ -60,11 +63,23 @@
 // What a settings change does to each adapter (open, keep, reopen with its
 // new section, stop, mark disabled, or nothing) is one pure decision over
 // four facts: its lifecycle, whether it is enabled, whether its section
-// changed, and whether it applies. Detach preempts an Attach or a settings change in
-// progress. Every wait is bounded: Detach cancels every delivery in flight
-// at once, releases all adapters in parallel with a deadline of their own
-// (1.5 s without a ctx deadline, never under 500 ms), and leaves an adapter
-// whose release failed open for the next Detach to try again.
+// changed, and whether it applies. Detach preempts an Attach or a settings
+// change in progress, and an adapter being replaced by a successor that is
+// not running yet is released like any other. Every wait is bounded by one
+// release budget per adapter ([Options].ReleaseTimeout, 1.5 s by default):
+// Detach withdraws every delivery in flight (adapter.Withdrawn: dropped if
+// not sent, waited for if it may have reached the workspace, abandoned at
+// half the budget), releases all adapters in parallel, and leaves an
+// adapter whose release failed open for the next Detach to try again. An
+// adapter and its successor never call the workspace at once.
+//
+// # Faults
+//
+// A panic in an adapter is recovered, reported as an adapter_panic
+// diagnostic, and the adapter is stopped and released. So are the host's
+// own faults: a session.Source whose Snapshot panics (Explain says so), a
+// panic in Subscribe (an error from Attach) or in the function it returns
+// (an error from Detach), a Logger whose writer panics (the line is lost).
 //
 // # Settings
 //
@@ -80,8 +95,10 @@
 //
 // [Registry.Explain] says, for every adapter, whether it is enabled and by
 // which settings layer, whether it applies here and if not why, what it last
-// delivered, and its diagnostics (one count per kind) and counters. An
-// [Explanation] is plain data for encoding/json.
+// delivered, and its diagnostics (one count per kind) and counters. The
+// registry counts every diagnostic an adapter emits, and passes the first
+// of each kind per claim (one Open) on to the log and Options.OnDiagnostic.
+// An [Explanation] is plain data for encoding/json.
 //
 // # Child processes
 //

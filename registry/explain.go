@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -47,9 +46,10 @@ type AdapterStatus struct {
 	// LastReport is the last report delivered, if any.
 	LastReport *ReportRecord `json:"last_report,omitempty"`
 	Counters   Counters      `json:"counters"`
-	// Diagnostics are the most recent diagnostics, oldest first.
-	// DiagnosticCounts counts every diagnostic by kind, including those the
-	// adapter counted without emitting again (its "diag.<kind>" details).
+	// Diagnostics are the most recent diagnostics, oldest first: the first
+	// of each kind in each claim (each time the adapter was opened), as the
+	// registry logs them and passes them to Options.OnDiagnostic.
+	// DiagnosticCounts counts every diagnostic by kind, repeats included.
 	Diagnostics      []DiagnosticRecord      `json:"diagnostics,omitempty"`
 	DiagnosticCounts map[adapter.Kind]uint64 `json:"diagnostic_counts,omitempty"`
 	// Details are the adapter's own (adapter.Explainer).
@@ -78,10 +78,6 @@ type Counters struct {
 	Unchanged uint64 `json:"unchanged"` // reports not sent because equal to the last delivered
 	Unknown   uint64 `json:"unknown"`   // snapshots that gave no new report (workflow state unknown)
 }
-
-// diagPrefix marks the per-kind diagnostic counts an adapter keeps in its
-// Explain details ("diag.timeout": "3").
-const diagPrefix = "diag."
 
 // Explain describes every adapter of the registry. On an attached registry it
 // shows the live state. Before Attach (or after Detach) it reads the settings
@@ -144,7 +140,6 @@ func (r *Registry) Explain() Explanation {
 		st.Enabled, st.EnabledBy = cur.Enabled(s.name, s.def)
 		if a := views[i].a; a != nil {
 			r.guard(s, "Explain", func() { st.Details = adapter.Explain(a) })
-			mergeDiagCounts(&st)
 		}
 		r.whetherApplies(s, &st, attached, cur)
 		e.Adapters = append(e.Adapters, st)
@@ -190,27 +185,6 @@ func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur
 		st.Why += "; it applies here"
 	default:
 		st.Why = "it applies here and runs when reporting is attached"
-	}
-}
-
-// mergeDiagCounts moves the adapter's own per-kind counts ("diag.<kind>"
-// details) into DiagnosticCounts, keeping the larger of the two counts, so
-// that each kind is counted once.
-func mergeDiagCounts(st *AdapterStatus) {
-	for k, v := range st.Details {
-		kind, ok := strings.CutPrefix(k, diagPrefix)
-		if !ok {
-			continue
-		}
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			continue
-		}
-		if st.DiagnosticCounts == nil {
-			st.DiagnosticCounts = make(map[adapter.Kind]uint64)
-		}
-		st.DiagnosticCounts[adapter.Kind(kind)] = max(st.DiagnosticCounts[adapter.Kind(kind)], n)
-		delete(st.Details, k)
 	}
 }
 

@@ -347,7 +347,13 @@ func register(d *fakeDriver) string {
 // Attach).
 func attachedFake(t *testing.T) (*Registry, *session.Store, *fakeAdapter) {
 	t.Helper()
-	d := &fakeDriver{def: true}
+	return attachedDriver(t, &fakeDriver{def: true})
+}
+
+// attachedDriver is attachedFake with the given driver, registered under a
+// fresh name (d's first adapter is the one returned).
+func attachedDriver(t *testing.T, d *fakeDriver) (*Registry, *session.Store, *fakeAdapter) {
+	t.Helper()
 	r := mustNew(t, testOptions(t, register(d)))
 	store := session.NewStore()
 	if err := r.Attach(t.Context(), store); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -95,92 +94,24 @@ func (p phase) attached() bool {
 // Time budgets. A budget a user can feel is bounded; every one is measured
 // by a benchmark (docs/benchmarks.md).
 const (
-	// releaseTimeout is a release's deadline when Detach's ctx has none.
-	// A hung workspace makes Detach return after it; a healthy but slow one
-	// (1 s per call) still receives the release.
-	releaseTimeout = 1500 * time.Millisecond
-	// minReleaseBudget is the least a release gets, even when Detach's ctx
-	// is already done (a host's signal.NotifyContext) or ends sooner.
-	minReleaseBudget = 500 * time.Millisecond
-	// closeTimeout bounds Close after the release.
-	closeTimeout = 500 * time.Millisecond
-	// cancelGrace is how long past the end of its ctx Detach gives every
-	// cancelled delivery, all at once, to return before it stops waiting
-	// for those that did not.
+	// defaultReleaseTimeout is the release budget when
+	// Options.ReleaseTimeout is zero.
+	defaultReleaseTimeout = 1500 * time.Millisecond
+	// closeShare: the last budget/closeShare of the release budget is kept
+	// for Close; the release must end before it.
+	closeShare = 6
+	// closeMin is the least Close gets (an adapter left unreleased, or one
+	// preempted before it reported).
+	closeMin = 250 * time.Millisecond
+	// cancelGrace is how long past the end of the budget Detach, or a
+	// successor, waits for an adapter to return from a cancelled call
+	// before it stops waiting.
 	cancelGrace = 100 * time.Millisecond
+	// throttleWindow is the least time between the starts of two
+	// deliveries of a change to one adapter (docs/architecture.md says
+	// why 50 ms). A change after a quiet window goes out at once.
+	throttleWindow = 50 * time.Millisecond
 )
-
-// releaseDeadline is the deadline of the releases of a Detach started at
-// start: ctx's deadline, or releaseTimeout without one, and never sooner
-// than minReleaseBudget.
-func releaseDeadline(ctx context.Context, start time.Time) time.Time {
-	least := start.Add(minReleaseBudget)
-	if ctx.Err() != nil {
-		return least
-	}
-	d, ok := ctx.Deadline()
-	if !ok {
-		d = start.Add(releaseTimeout)
-	}
-	if d.Before(least) {
-		return least
-	}
-	return d
-}
-
-// waitAllReturned waits until every worker in ws has no delivery in flight
-// (each was cancelled), and returns those that have not (stuck) and the
-// others. It waits while ctx lasts, then one shared grace, and never past
-// deadline: an adapter slow to return from a cancelled call is still
-// released, while one that ignores cancellation costs one grace after ctx
-// ends, not one per adapter. Only a worker still inside Report is stuck: one
-// that has not yet seen its stop (busy elsewhere, or not yet scheduled) is
-// returned, so that Detach waits for its release.
-func waitAllReturned(ctx context.Context, ws []*worker, deadline time.Time) (returned, stuck []*worker) {
-	limit := time.NewTimer(time.Until(deadline))
-	defer limit.Stop()
-	ctxDone := ctx.Done()
-	var grace <-chan time.Time
-	if ctx.Err() != nil {
-		t := time.NewTimer(cancelGrace)
-		defer t.Stop()
-		grace, ctxDone = t.C, nil
-	}
-	expired := false
-	for _, w := range ws {
-		for !expired {
-			select {
-			case <-w.returned:
-			case <-ctxDone:
-				t := time.NewTimer(cancelGrace)
-				defer t.Stop()
-				grace, ctxDone = t.C, nil
-				continue
-			case <-grace:
-				expired = true
-				continue
-			case <-limit.C:
-				expired = true
-				continue
-			}
-			break
-		}
-		if expired {
-			select {
-			case <-w.returned:
-			default:
-				if w.inFlight() {
-					stuck = append(stuck, w)
-					continue
-				}
-				// No delivery in flight: the worker never calls Report
-				// again, and its release is waited for like any other.
-			}
-		}
-		returned = append(returned, w)
-	}
-	return returned, stuck
-}
 
 // errDetached is returned by an Attach that a concurrent Detach preempted.
 var errDetached = errors.New("registry: attach: Detach was called before Attach completed")
@@ -222,52 +153,19 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	if isNilSource(src) {
 		return errors.New("registry: Attach with a nil session.Source; pass the store the chat service feeds (session.NewStore())")
 	}
-	r.mu.Lock()
-	for r.phase == phaseAttaching || r.phase == phaseDetaching {
-		if err := r.waitOpLocked(ctx); err != nil {
-			return fmt.Errorf("registry: attach: %w", err)
-		}
+	o, stale, already, err := r.beginAttach(ctx, src)
+	if err != nil || already {
+		return err
 	}
-	if r.phase.attached() {
-		r.mu.Unlock()
-		return nil
-	}
-	if err := ctx.Err(); err != nil {
-		r.mu.Unlock()
-		return fmt.Errorf("registry: attach: %w", err)
-	}
-	// Adapters an earlier Detach could not release are closed: the new
-	// ones take the pane over.
-	stale := r.unreleased
-	r.unreleased = nil
-	r.gen++
-	gen := r.gen
-	r.attachGen = gen
-	r.phase = phaseAttaching
-	done := make(chan struct{})
-	r.opDone = done
-	r.preempt = make(chan struct{})
-	opCtx, cancel := context.WithCancel(ctx)
-	r.opCancel = cancel
-	r.src = src
-	for _, s := range r.slots {
-		s.life, s.why, s.seen, s.settingsErr, s.w = LifecycleNotAttached, "", view{}, "", nil
-	}
-	r.mu.Unlock()
+	gen, opCtx := o.gen, o.ctx
 	// orphan is a watcher started for an attachment that a Detach
-	// preempted. It is closed only after done: its callback may be waiting
-	// for this Attach to end.
+	// preempted. It is closed only after the operation ends: its callback
+	// may be waiting for this Attach to end.
 	var orphan *settings.Watcher
 	defer func() {
-		r.mu.Lock()
-		if r.gen == gen {
-			r.phase, r.opCancel = phaseAttached, nil
-		}
-		close(done)
-		r.mu.Unlock()
-		cancel()
+		r.endOp(o, phaseAttaching)
 		if orphan != nil {
-			orphan.Close()
+			r.bg.Go(func() { orphan.Close() })
 		}
 	}()
 	for _, w := range stale {
@@ -276,9 +174,15 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 
 	// Subscribe before any worker starts: a worker's first pull then sees
 	// every change made before it, and every later change wakes it.
-	unsub := src.Subscribe(r.notify)
+	unsub, err := r.subscribe(src)
+	if err != nil {
+		r.failAttach(gen)
+		return err
+	}
 	if !r.keep(gen, func() { r.unsubscribe = unsub }) {
-		unsub()
+		if err := r.unsubscribeGuarded(unsub); err != nil {
+			r.log.Warn("unsubscribing", "error", err)
+		}
 		return errDetached
 	}
 	so := r.settingsOptions()
@@ -319,23 +223,11 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 		return errDetached
 	}
 	if idle != nil {
-		idle()
+		if err := r.unsubscribeGuarded(idle); err != nil {
+			return err
+		}
 	}
 	return nil
-}
-
-// keep runs f under the lock if gen is still the current generation, and
-// reports whether it did. An operation uses it to hand over what it built;
-// when it returns false, a Detach has preempted the operation, which must
-// then undo what it built itself.
-func (r *Registry) keep(gen uint64, f func()) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.gen != gen {
-		return false
-	}
-	f()
-	return true
 }
 
 // watchUseful reports whether a settings change could change what runs: some
@@ -370,161 +262,97 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 	return false
 }
 
-// Detach stops reporting and hands back what the adapters hold, within a
-// bounded time, whatever ctx. In order, all at once for every adapter:
+// Detach stops reporting and hands back what the adapters hold, within the
+// release budget ([Options].ReleaseTimeout, 1.5 s by default), whatever ctx.
+// In order, all at once for every adapter:
 //
 //   - no new state reaches any adapter, and every delivery in flight is
-//     cancelled: the release supersedes it;
+//     withdrawn (adapter.Withdrawn): a request not yet sent is dropped at
+//     once; one that may have reached the workspace is waited for, for the
+//     first half of the budget, so that the release never overtakes it;
 //   - each adapter is released (the Herdr pane is handed back with a fresh
-//     sequence number) and closed, each on its own goroutine, so that no
-//     adapter waits for another;
-//   - the settings watcher is closed, beside the releases rather than
-//     before them, so that closing it never delays them.
+//     sequence number), by the budget minus one sixth, and closed, by the
+//     end of the budget, each on its own goroutine, so that no adapter
+//     waits for another;
+//   - the settings watcher is closed on a goroutine of the registry's own
+//     that Detach does not wait for: closing it never delays the host.
 //
-// Releases share one deadline: ctx's, or 1.5 s when ctx has none, and never
-// less than 500 ms from the call, so that a ctx that is already done (a
-// host's signal.NotifyContext context) still gets one short release attempt.
-// Cancelled deliveries have until ctx ends, plus one shared 100 ms grace
-// (and never past the release deadline), to return; Detach does not wait
-// for an adapter that ignores cancellation (the error says so): when it
-// returns, it is released if the deadline has not passed, and otherwise
-// left [LifecycleUnreleased]. Detach returns by the release deadline plus
-// the close and cancellation budgets.
+// A delivery still in flight when half the budget has passed (a hung
+// workspace) has its ctx cancelled and is abandoned: the error says so,
+// because the workspace may still apply that request after the release.
+// An adapter that does not return from a call by the end of the budget
+// (plus 100 ms for a cancelled call to return) is not waited for: Detach
+// returns an error naming it, and it is released when it returns, if the
+// budget allows, or left [LifecycleUnreleased]. Detach itself returns within
+// the budget plus those 100 ms.
+//
+// ctx bounds only the wait for a concurrent Detach: a ctx that is already
+// done (a host's signal.NotifyContext context) or ends sooner still gets
+// the whole budget, and a longer one does not lengthen it.
 //
 // A release that fails leaves its adapter open and Explain shows it as
 // [LifecycleUnreleased]; the error says which, and the next Detach tries
 // again (the next Attach closes it instead: its own adapter takes over).
 // Errors are joined. Detach during Attach or a settings change preempts
-// them. Detach is idempotent, safe on a registry never attached, and safe to
-// call concurrently with anything else; a concurrent Detach waits for the
-// first, bounded by its ctx.
+// them: an adapter being replaced by a successor that had not started is
+// released like every other. Detach is idempotent, safe on a registry
+// never attached, and safe to call concurrently with anything else; a
+// concurrent Detach waits for the first, bounded by its ctx.
 func (r *Registry) Detach(ctx context.Context) error {
 	r.mustBeMade()
 	start := time.Now()
-	deadline := releaseDeadline(ctx, start)
-	ctxDone := ctx.Err() != nil
-	r.mu.Lock()
-	for r.phase == phaseDetaching {
-		if err := r.waitOpLocked(ctx); err != nil {
-			return fmt.Errorf("registry: detach: %w while another Detach was in progress", err)
+	p, ok, err := r.beginDetach(ctx, start)
+	if err != nil || !ok {
+		return err
+	}
+	ws, stale, unsub, watcher := p.ws, p.stale, p.unsub, p.watcher
+	for _, w := range stale {
+		ws = append(ws, w.retryRelease(start))
+	}
+	var errs []error
+	if unsub != nil {
+		if err := r.unsubscribeGuarded(unsub); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	if r.phase == phaseDetached && len(r.unreleased) == 0 {
-		r.mu.Unlock()
-		return nil
-	}
-	if r.opCancel != nil {
-		r.opCancel() // an attach or settings change in progress gives up
-		r.opCancel = nil
-	}
-	if r.preempt != nil {
-		close(r.preempt) // a settings change waiting for Attach gives up
-		r.preempt = nil
-	}
-	r.gen++
-	gen := r.gen
-	r.phase = phaseDetaching
-	done := make(chan struct{})
-	r.opDone = done
-	r.fanout.Store(nil)
-	unsub, watcher := r.unsubscribe, r.watcher
-	r.unsubscribe, r.watcher = nil, nil
-	ws := slices.Collect(maps.Keys(r.live))
-	stale := r.unreleased
-	r.unreleased = nil
-	for _, s := range r.slots {
-		s.w = nil
-		s.life, s.why = LifecycleNotAttached, ""
-	}
-	r.mu.Unlock()
-	if unsub != nil {
-		unsub()
-	}
-
-	// Every delivery in flight is cancelled now, and every adapter is
-	// released and closed by its own worker, in parallel.
-	for _, w := range ws {
-		w.stop(true, deadline)
-	}
-	for _, w := range stale {
-		ws = append(ws, w.retryRelease(deadline))
-	}
-	watcherDone := make(chan struct{})
-	var watcherErr error // set before watcherDone is closed
 	if watcher != nil {
-		// Closing the watcher waits for a settings change in progress
-		// (which this Detach has preempted); it runs beside the releases so
-		// that it never delays them. Detach waits for it, bounded.
-		go func() {
-			watcherErr = watcher.Close()
-			close(watcherDone)
-		}()
-	} else {
-		close(watcherDone)
+		// Closing the watcher waits for the kernel to drop its watches and
+		// for a settings change in progress (which this Detach has
+		// preempted): the registry's own goroutine does it, and Detach does
+		// not wait.
+		r.bg.Go(func() {
+			if err := watcher.Close(); err != nil {
+				r.log.Warn("closing the settings watcher", "error", err)
+			}
+		})
 	}
 
-	var errs []error
-	returned, stuck := waitAllReturned(ctx, ws, deadline)
-	for _, w := range stuck {
-		errs = append(errs, fmt.Errorf("registry: detach %s: the adapter did not return from its cancelled Report within %v of the end of ctx; it is released (if still before the deadline) and closed when it returns, or left for the next Detach", w.s.name, cancelGrace))
-	}
-	final := time.NewTimer(time.Until(deadline.Add(closeTimeout + cancelGrace)))
+	final := time.NewTimer(time.Until(start.Add(r.budget + cancelGrace)))
 	defer final.Stop()
 	expired := false
-	wait := func(c <-chan struct{}) bool {
+	for _, w := range ws {
 		if !expired {
 			select {
-			case <-c:
-				return true
+			case <-w.done:
 			case <-final.C:
 				expired = true
 			}
 		}
 		select {
-		case <-c:
-			return true
+		case <-w.done:
+			if err := w.result(); err != nil {
+				errs = append(errs, fmt.Errorf("registry: detach %s: %w", w.s.name, err))
+			}
+			continue
 		default:
-			return false
 		}
-	}
-	for _, w := range returned {
-		if !wait(w.done) {
-			errs = append(errs, fmt.Errorf("registry: detach %s: release and close did not return by their deadline", w.s.name))
-		} else if err := w.result(); err != nil {
-			errs = append(errs, fmt.Errorf("registry: detach %s: %w", w.s.name, err))
+		if w.inFlight() {
+			errs = append(errs, fmt.Errorf("registry: detach %s: the adapter did not return from its report in flight within the release budget (%v; its ctx was cancelled after %v): the workspace may still apply that report; the adapter is released when it returns if the budget allows, or left for the next Detach", w.s.name, r.budget, r.budget/2))
+		} else {
+			errs = append(errs, fmt.Errorf("registry: detach %s: release and close did not return within the release budget (%v)", w.s.name, r.budget))
 		}
-	}
-	if !wait(watcherDone) {
-		errs = append(errs, errors.New("registry: detach: the settings watcher did not close in time"))
-	} else if watcherErr != nil {
-		errs = append(errs, watcherErr)
-	}
-	if ctxDone && len(errs) > 0 {
-		errs = append(errs, fmt.Errorf("registry: detach was called with a done context (%w): each release had %v", ctx.Err(), minReleaseBudget))
 	}
 
-	r.mu.Lock()
-	if r.gen == gen {
-		r.phase = phaseDetached
-		r.src = nil
-	}
-	close(done)
-	r.mu.Unlock()
+	r.endDetach(p)
 	return errors.Join(errs...)
-}
-
-// waitOpLocked waits for the operation of the transient phase in progress
-// to end (opDone). r.mu is held on entry; it is held again when
-// waitOpLocked returns nil, and released when it returns ctx's error
-// because ctx ended first.
-func (r *Registry) waitOpLocked(ctx context.Context) error {
-	done := r.opDone
-	r.mu.Unlock()
-	select {
-	case <-done:
-		r.mu.Lock()
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"regexp"
 	"slices"
 	"sync"
@@ -56,6 +57,14 @@ type Options struct {
 	// or a test's recorder. Names follow Register's rules; a nil driver is
 	// an error from New.
 	Drivers map[string]adapter.Driver
+	// ReleaseTimeout is the release budget: the longest [Registry.Detach],
+	// or turning an adapter off, takes to hand back what each adapter
+	// holds, covering the wait for a report in flight (the first half),
+	// the release, and Close (the last sixth), whatever each adapter's own
+	// timeout and whatever Detach's ctx. Zero means 1.5 s; a negative value
+	// is an error from New. A healthy but slow workspace (1 s per call)
+	// still receives the release within 1.5 s; a hung one costs the budget.
+	ReleaseTimeout time.Duration
 	// Terminal is the host's controlling terminal, for adapters that signal
 	// through it (OSC progress sequences on the tab). Nil keeps them
 	// inactive. The host's TUI owns the screen; adapters write only
@@ -69,9 +78,14 @@ var validApp = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // [New]: the methods of a zero Registry panic. All methods are safe for
 // concurrent use.
 type Registry struct {
-	made  bool // set by New
-	opts  Options
-	log   hclog.Logger
+	made   bool // set by New
+	opts   Options
+	log    hclog.Logger
+	budget time.Duration // the release budget (Options.ReleaseTimeout)
+	window time.Duration // the throttle window (throttleWindow; tests change it)
+	// bg owns the goroutines that close settings watchers after Detach,
+	// which Detach does not wait for. They end once the watcher is closed.
+	bg    sync.WaitGroup
 	env   adapter.Env
 	slots []*slot // one per driver, sorted by name; fixed by New
 
@@ -130,6 +144,9 @@ func New(opts Options) (*Registry, error) {
 	case opts.Settings.Logger != nil:
 		return nil, errors.New("registry: Options.Settings.Logger is set; set Options.Logger instead: the registry derives the settings logger from it")
 	}
+	if opts.ReleaseTimeout < 0 {
+		return nil, fmt.Errorf("registry: Options.ReleaseTimeout is negative (%v)", opts.ReleaseTimeout)
+	}
 	table := opts.Drivers
 	if table != nil {
 		for _, name := range slices.Sorted(maps.Keys(table)) {
@@ -141,12 +158,18 @@ func New(opts Options) (*Registry, error) {
 			}
 		}
 	}
-	log := opts.Logger
-	if log == nil {
-		log = hclog.NewNullLogger()
+	var log hclog.Logger = hclog.NewNullLogger()
+	if opts.Logger != nil {
+		// A logger whose writer panics never crashes the host: every
+		// call through it, the adapters' included, is guarded.
+		log = guardLogger(opts.Logger)
+	}
+	budget := opts.ReleaseTimeout
+	if budget == 0 {
+		budget = defaultReleaseTimeout
 	}
 	r := &Registry{made: true, opts: opts, log: log.Named("panestate"), env: adapter.Env(opts.Env),
-		live: make(map[*worker]struct{})}
+		budget: budget, window: throttleWindow, live: make(map[*worker]struct{})}
 	if opts.Env == nil {
 		r.env = adapter.Environ()
 	}
@@ -195,9 +218,17 @@ func New(opts Options) (*Registry, error) {
 	})
 	quiet := r.settingsOptions()
 	quiet.Logger = hclog.NewNullLogger()
-	// Invalid settings options (a negative Debounce, no home directory)
-	// are not an error of New: Attach logs them and Explain shows them,
+	// Invalid settings options (ProjectPath without ProjectRoot, a negative
+	// Debounce) are an error of New. A home directory that cannot be found
+	// is not a mistake of the host's: Attach logs it and Explain shows it,
 	// and the adapters run with their defaults, as with unreadable files.
+	probe := quiet
+	if probe.Home == "" && probe.GlobalPath == "" {
+		probe.Home = os.TempDir() // only to check the rest of the options
+	}
+	if _, err := settings.NewReader(probe); err != nil {
+		return nil, fmt.Errorf("registry: Options.Settings: %w", err)
+	}
 	r.reader, r.readerErr = settings.NewReader(quiet)
 	return r, nil
 }
@@ -253,11 +284,16 @@ type slot struct {
 // maxRecentDiagnostics bounds the diagnostics kept per adapter for Explain.
 const maxRecentDiagnostics = 8
 
-func (s *slot) recordDiagnostic(d adapter.Diagnostic, at time.Time) {
+// recordDiagnostic counts d and, when it is the first of its kind in its
+// claim, keeps it for Explain.
+func (s *slot) recordDiagnostic(d adapter.Diagnostic, at time.Time, first bool) {
 	if s.kinds == nil {
 		s.kinds = make(map[adapter.Kind]uint64)
 	}
 	s.kinds[d.Kind]++
+	if !first {
+		return
+	}
 	if len(s.recent) == maxRecentDiagnostics {
 		copy(s.recent, s.recent[1:])
 		s.recent = s.recent[:maxRecentDiagnostics-1]
@@ -271,7 +307,7 @@ func (r *Registry) guard(s *slot, what string, f func()) (panicked bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			panicked = true
-			r.diagnose(s, adapter.NewDiagnostic(s.name, adapter.KindAdapterPanic, "%s: %v", what, p))
+			r.diagnose(s, nil, adapter.NewDiagnostic(s.name, adapter.KindAdapterPanic, "%s: %v", what, p))
 		}
 	}()
 	f()
@@ -321,6 +357,7 @@ func (r *Registry) settingsOptions() settings.Options {
 }
 
 func (r *Registry) params(s *slot, cur settings.Settings) adapter.Params {
+	claim := new(claimKinds) // one per Open: the adapter's claim
 	return adapter.Params{
 		Name:     s.name,
 		App:      r.opts.App,
@@ -330,17 +367,45 @@ func (r *Registry) params(s *slot, cur settings.Settings) adapter.Params {
 		Env:      r.env,
 		Host:     r.opts.Host,
 		Terminal: r.opts.Terminal,
-		Diagnose: func(d adapter.Diagnostic) { r.diagnose(s, d) },
+		Diagnose: func(d adapter.Diagnostic) { r.diagnose(s, claim, d) },
 	}
 }
 
-// diagnose records d for s, logs it and passes it to the host's callback.
-func (r *Registry) diagnose(s *slot, d adapter.Diagnostic) {
+// claimKinds is the set of diagnostic kinds one adapter (one Open: its
+// claim) has already emitted. The registry passes each kind on once per
+// claim, and counts every one.
+type claimKinds struct {
+	mu   sync.Mutex
+	seen map[adapter.Kind]bool
+}
+
+// first reports whether k is new for this claim, and marks it seen.
+func (c *claimKinds) first(k adapter.Kind) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen[k] {
+		return false
+	}
+	if c.seen == nil {
+		c.seen = make(map[adapter.Kind]bool)
+	}
+	c.seen[k] = true
+	return true
+}
+
+// diagnose counts d for s and, the first time its kind is seen in this
+// claim (c; nil for the registry's own diagnostics, which are always new),
+// records it for Explain, logs it and passes it to the host's callback.
+func (r *Registry) diagnose(s *slot, c *claimKinds, d adapter.Diagnostic) {
 	d.Adapter = s.name
 	d.Detail = adapter.Bound(d.Detail, adapter.MaxDetail)
+	first := c == nil || c.first(d.Kind)
 	r.mu.Lock()
-	s.recordDiagnostic(d, time.Now())
+	s.recordDiagnostic(d, time.Now(), first)
 	r.mu.Unlock()
+	if !first {
+		return
+	}
 	r.log.Warn("adapter diagnostic", "adapter", d.Adapter, "kind", string(d.Kind), "detail", d.Detail)
 	if f := r.opts.OnDiagnostic; f != nil {
 		defer func() {

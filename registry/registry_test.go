@@ -35,12 +35,16 @@ func testOptions(t testing.TB, names ...string) Options {
 	}
 }
 
+// mustNew returns a registry for opts, detached when the test ends. Its
+// throttle is off, so that a test of something else sees each change
+// delivered at once; throttle_test.go tests the throttle.
 func mustNew(t testing.TB, opts Options) *Registry {
 	t.Helper()
 	r, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.window = 0
 	t.Cleanup(func() {
 		if err := r.Detach(context.Background()); err != nil {
 			t.Errorf("cleanup Detach: %v", err)
@@ -115,6 +119,10 @@ func TestNewErrors(t *testing.T) {
 		{"nil driver", Options{App: "x", Drivers: map[string]adapter.Driver{"rec": nil}}, `driver "rec" is nil`},
 		{"bad driver name", Options{App: "x", Drivers: map[string]adapter.Driver{"Rec": &fakeDriver{}}}, `adapter name "Rec" must match`},
 		{"adapter not among drivers", Options{App: "x", Drivers: map[string]adapter.Driver{"rec": &fakeDriver{}}, Adapters: []string{"herdr"}}, `not in Options.Drivers`},
+		{"project path without root", Options{App: "x", Settings: settings.Options{Home: "/h", ProjectPath: "/p/s.json"}}, "ProjectPath is set without ProjectRoot"},
+		{"negative debounce", Options{App: "x", Settings: settings.Options{Home: "/h", Debounce: -1}}, "Debounce is negative"},
+		{"negative grace, no home given", Options{App: "x", Settings: settings.Options{Grace: -1}}, "Grace is negative"},
+		{"negative release timeout", Options{App: "x", ReleaseTimeout: -time.Second}, "ReleaseTimeout is negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -506,20 +514,23 @@ func TestDetachWithoutAttachAndAttachTwice(t *testing.T) {
 	}
 }
 
-// At Detach, the delivery in flight is superseded by the release: it is
-// cancelled at once, and the release follows.
-func TestDetachCancelsTheDeliveryInFlightAndReleases(t *testing.T) {
+// At Detach, a delivery in flight that the workspace never answers (its
+// Report returns only when ctx ends) is waited for during the first half of
+// the release budget, then cancelled, and the release follows; the error
+// says the abandoned report may still land.
+func TestDetachCancelsAHungDeliveryAtHalfTheBudget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r, store, a := attachedFake(t)
 		a.setBlock(make(chan struct{})) // never unblocked: only ctx ends it
 		store.AgentStart()
 		a.inReport(t)
 		start := time.Now()
-		if err := r.Detach(context.Background()); err != nil {
-			t.Errorf("Detach: %v", err)
+		err := r.Detach(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "may still apply") {
+			t.Errorf("Detach = %v, want an error saying the abandoned report may still land", err)
 		}
-		if took := time.Since(start); took != 0 {
-			t.Errorf("Detach took %v of fake time, want 0: the cancelled delivery returns at once", took)
+		if took, want := time.Since(start), defaultReleaseTimeout/2; took != want {
+			t.Errorf("Detach took %v of fake time, want half the budget, %v", took, want)
 		}
 		if a.releases() != 1 || !a.closed.Load() {
 			t.Errorf("released %d times, closed %t; want released once and closed", a.releases(), a.closed.Load())
@@ -527,9 +538,10 @@ func TestDetachCancelsTheDeliveryInFlightAndReleases(t *testing.T) {
 	})
 }
 
-// Six adapters that ignore cancellation share one grace: Detach returns by
-// its ctx plus one grace, not one grace per adapter.
-func TestDetachSharesOneGraceAmongStuckAdapters(t *testing.T) {
+// Six adapters that ignore cancellation share one budget: Detach returns by
+// the budget plus one grace, not one per adapter, and leaves them
+// unreleased for the next Detach, however short its ctx.
+func TestDetachSharesOneBudgetAmongStuckAdapters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		block := make(chan struct{})
 		var names []string
@@ -556,10 +568,10 @@ func TestDetachSharesOneGraceAmongStuckAdapters(t *testing.T) {
 		defer cancel()
 		start := time.Now()
 		err := r.Detach(ctx)
-		if took, want := time.Since(start), 20*time.Millisecond+cancelGrace; took != want {
-			t.Errorf("Detach took %v, want its ctx plus one shared grace, %v", took, want)
+		if took, want := time.Since(start), defaultReleaseTimeout+cancelGrace; took != want {
+			t.Errorf("Detach took %v, want the budget plus one shared grace, %v", took, want)
 		}
-		if err == nil || strings.Count(err.Error(), "did not return from its cancelled Report") != 6 {
+		if err == nil || strings.Count(err.Error(), "did not return from its report in flight") != 6 {
 			t.Errorf("Detach = %v, want an error naming the six adapters that did not return", err)
 		}
 		for _, d := range drivers {
@@ -569,9 +581,17 @@ func TestDetachSharesOneGraceAmongStuckAdapters(t *testing.T) {
 		}
 		close(block)
 		synctest.Wait()
+		for _, st := range r.Explain().Adapters {
+			if st.Lifecycle != LifecycleUnreleased {
+				t.Errorf("%s after returning past the budget: %v, want unreleased", st.Name, st.Lifecycle)
+			}
+		}
+		if err := r.Detach(t.Context()); err != nil {
+			t.Errorf("second Detach: %v", err)
+		}
 		for _, d := range drivers {
 			if a := d.adapters()[0]; !a.closed.Load() || a.releases() != 1 {
-				t.Errorf("after returning: closed %t, released %d; want closed and released (before the deadline)", a.closed.Load(), a.releases())
+				t.Errorf("after the second Detach: closed %t, released %d; want closed and released", a.closed.Load(), a.releases())
 			}
 		}
 		if r.Explain().Attached {
@@ -599,32 +619,6 @@ func TestDetachWithADoneContextStillReleases(t *testing.T) {
 			t.Errorf("Report called %d times after Detach, want only the first", n)
 		}
 	})
-}
-
-func TestReleaseDeadline(t *testing.T) {
-	start := time.Now()
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
-	soon, cancel2 := context.WithDeadline(context.Background(), start.Add(20*time.Millisecond))
-	defer cancel2()
-	late, cancel3 := context.WithDeadline(context.Background(), start.Add(10*time.Second))
-	defer cancel3()
-	for _, tt := range []struct {
-		name string
-		ctx  context.Context
-		want time.Duration
-	}{
-		{"no deadline", context.Background(), releaseTimeout},
-		{"already done", done, minReleaseBudget},
-		{"deadline sooner than the least budget", soon, minReleaseBudget},
-		{"later deadline", late, 10 * time.Second},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := releaseDeadline(tt.ctx, start).Sub(start); got != tt.want {
-				t.Errorf("release budget %v, want %v", got, tt.want)
-			}
-		})
-	}
 }
 
 // A release that fails leaves the adapter open, shown as unreleased; the
@@ -712,8 +706,9 @@ func TestTwoAdaptersDoNotWaitForEachOther(t *testing.T) {
 		}
 		close(unblock)
 		synctest.Wait()
-		if !s.closed.Load() {
-			t.Error("the stuck adapter was not closed once it returned")
+		// Back past the budget, it is left for the next Detach.
+		if err := r.Detach(context.Background()); err != nil || s.releases() != 1 || !s.closed.Load() {
+			t.Errorf("second Detach: %v, released %d, closed %t; want the stuck adapter released and closed", err, s.releases(), s.closed.Load())
 		}
 	})
 }
@@ -846,12 +841,12 @@ func writeSettings(t testing.TB, r *Registry, body string) {
 	}
 }
 
-// A done context whose release fails: the error names the failure and
-// says the release had only the short budget of a done context.
+// A done context whose release fails: the error names the failure.
 func TestDetachWithADoneContextSaysWhatFailed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		d := &fakeDriver{def: true, releaseFails: 1}
-		r := mustNew(t, testOptions(t, register(d)))
+		name := register(d)
+		r := mustNew(t, testOptions(t, name))
 		if err := r.Attach(t.Context(), session.NewStore()); err != nil {
 			t.Fatal(err)
 		}
@@ -859,7 +854,7 @@ func TestDetachWithADoneContextSaysWhatFailed(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		err := r.Detach(ctx)
-		for _, want := range []string{"fake release failure", "done context", minReleaseBudget.String()} {
+		for _, want := range []string{"fake release failure", "registry: detach " + name} {
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("Detach = %v, want it to mention %q", err, want)
 			}
@@ -892,40 +887,53 @@ func TestFailedRefreshIsRetried(t *testing.T) {
 	})
 }
 
-// An adapter slow to return from a cancelled Report (a process being
-// reaped on a loaded machine) is still released while ctx lasts.
-func TestDetachWaitsForASlowCancellationWhileCtxLasts(t *testing.T) {
+// A report the workspace answers slowly (500 ms) is waited for, never
+// overtaken: the release follows its answer, and Detach reports no error.
+func TestDetachWaitsForASlowReportThenReleases(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r, store, a := attachedFake(t)
+		log := &eventLog{}
+		r, store, a := attachedDriver(t, &fakeDriver{def: true, tag: "h", events: log})
 		unblock := make(chan struct{})
 		a.ignoreCtx.Store(true)
 		a.setBlock(unblock)
 		store.AgentStart()
 		a.inReport(t)
 		go func() {
-			time.Sleep(time.Second) // far past the grace, within the release deadline
+			time.Sleep(500 * time.Millisecond) // within half the budget
+			log.add("answered h0")
 			close(unblock)
 		}()
+		start := time.Now()
 		if err := r.Detach(context.Background()); err != nil {
 			t.Errorf("Detach: %v", err)
 		}
-		if a.releases() != 1 || !a.closed.Load() {
-			t.Errorf("released %d, closed %t; want released once and closed", a.releases(), a.closed.Load())
+		if took := time.Since(start); took != 500*time.Millisecond {
+			t.Errorf("Detach took %v, want the 500 ms the report took", took)
+		}
+		want := []string{"open h0", "answered h0", "release h0", "close h0"}
+		if diff := cmp.Diff(log.all(), want); diff != "" {
+			t.Errorf("lifecycle (-got +want):\n%s", diff)
 		}
 	})
 }
 
-// The release has a deadline of its own: a workspace taking 1 s per call
-// still receives it, a hung one costs releaseTimeout, not more.
+// The release budget bounds every adapter's release, whatever Detach's
+// ctx: a workspace taking 1 s per call still receives it, a hung one costs
+// the budget's release share, not the ctx's 30 s.
 func TestDetachBoundsTheRelease(t *testing.T) {
+	releaseShare := defaultReleaseTimeout - defaultReleaseTimeout/closeShare
 	for _, tt := range []struct {
 		name     string
+		ctx      func() (context.Context, context.CancelFunc)
 		takes    time.Duration
 		took     time.Duration
 		released bool
 	}{
-		{"slow workspace, 1 s per call", time.Second, time.Second, true},
-		{"hung workspace", -1, releaseTimeout, false},
+		{"slow workspace, 1 s per call", noDeadline, time.Second, time.Second, true},
+		{"hung workspace", noDeadline, -1, releaseShare, false},
+		{"hung workspace, ctx of 30 s", within(30 * time.Second), -1, releaseShare, false},
+		{"hung workspace, done ctx", doneCtx, -1, releaseShare, false},
+		{"hung workspace, ctx of 10 ms", within(10 * time.Millisecond), -1, releaseShare, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -939,8 +947,10 @@ func TestDetachBoundsTheRelease(t *testing.T) {
 				}
 				a := d.adapters()[0]
 				a.next(t)
+				ctx, cancel := tt.ctx()
+				defer cancel()
 				start := time.Now()
-				err = r.Detach(context.Background())
+				err = r.Detach(ctx)
 				if took := time.Since(start); took != tt.took {
 					t.Errorf("Detach took %v, want %v", took, tt.took)
 				}
@@ -956,6 +966,20 @@ func TestDetachBoundsTheRelease(t *testing.T) {
 			})
 		})
 	}
+}
+
+func noDeadline() (context.Context, context.CancelFunc) {
+	return context.WithCancel(context.Background())
+}
+
+func doneCtx() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx, cancel
+}
+
+func within(d time.Duration) func() (context.Context, context.CancelFunc) {
+	return func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), d) }
 }
 
 // A notification that leaves the report as it is (a token count, a
@@ -986,13 +1010,16 @@ func TestUnchangedNotificationsKeepTheBackoff(t *testing.T) {
 func TestDetachWaitsForAWorkerWithNoDeliveryInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r, store, a := attachedFake(t)
+		// The worker is idle, past the RefreshInterval of the first report,
+		// before the block is set: only the working report's blocks.
+		synctest.Wait()
 		busy := make(chan struct{})
 		a.setRefreshBlock(busy)
 		store.AgentStart()
 		a.next(t)
 		synctest.Wait() // the worker is in RefreshInterval
 		go func() {
-			time.Sleep(2 * cancelGrace) // past the grace, within the release budget
+			time.Sleep(defaultReleaseTimeout / 2) // within the release share of the budget
 			close(busy)
 		}()
 		ctx, cancel := context.WithCancel(t.Context())

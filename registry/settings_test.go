@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -322,32 +323,71 @@ func TestExplainJSON(t *testing.T) {
 	})
 }
 
-// explainingAdapter counts its own diagnostics, as the Herdr adapter does.
-type explainingAdapter struct{ *fakeAdapter }
-
-func (explainingAdapter) Explain() map[string]string {
-	return map[string]string{"diag.timeout": "3", "pane": "w1:p1"}
+// capturingDriver is a fakeDriver that shows each Open's params to a test.
+type capturingDriver struct {
+	*fakeDriver
+	opened func(adapter.Params)
 }
 
-func TestExplainShowsOneCountPerDiagnosticKind(t *testing.T) {
-	fd := &fakeDriver{def: true}
+func (d capturingDriver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
+	d.opened(p)
+	return d.fakeDriver.Open(ctx, p)
+}
+
+// The registry passes each diagnostic kind on once per claim (one Open of
+// the adapter: logged, given to OnDiagnostic, kept for Explain) and counts
+// every one, as typed data; a new claim passes it on again.
+func TestDiagnosticsOncePerKindAndClaimCountedByTheRegistry(t *testing.T) {
+	fd := &fakeDriver{def: true, keys: []string{"x"}}
+	var mu sync.Mutex
 	var diagnose func(adapter.Diagnostic)
-	d := adapter.DriverFunc(func(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
-		a, err := fd.Open(ctx, p)
+	d := capturingDriver{fd, func(p adapter.Params) {
+		mu.Lock()
 		diagnose = p.Diagnose
-		return explainingAdapter{a.(*fakeAdapter)}, err
-	})
+		mu.Unlock()
+	}}
 	opts := testOptions(t)
 	opts.Drivers = map[string]adapter.Driver{"h": d}
+	var got []adapter.Kind
+	opts.OnDiagnostic = func(d adapter.Diagnostic) {
+		mu.Lock()
+		got = append(got, d.Kind)
+		mu.Unlock()
+	}
 	r := mustNew(t, opts)
 	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
 		t.Fatal(err)
 	}
 	fd.adapters()[0].next(t)
-	diagnose(adapter.NewDiagnostic("h", adapter.KindTimeout, "call timed out")) // emitted once, counted 3 times
-	text := r.Explain().String()
-	if strings.Count(text, "timeout: 3") != 1 || strings.Contains(text, "diag.") || !strings.Contains(text, "pane: w1:p1") {
-		t.Errorf("Explain does not show one count per kind:\n%s", text)
+	emit := func(k adapter.Kind) {
+		mu.Lock()
+		f := diagnose
+		mu.Unlock()
+		f(adapter.NewDiagnostic("h", k, "call failed"))
+	}
+	for range 3 {
+		emit(adapter.KindTimeout)
+	}
+	emit(adapter.KindProtocolRejected)
+	st := r.Explain().Adapters[0]
+	if diff := cmp.Diff(st.DiagnosticCounts, map[adapter.Kind]uint64{adapter.KindTimeout: 3, adapter.KindProtocolRejected: 1}); diff != "" {
+		t.Errorf("counts (-got +want):\n%s", diff)
+	}
+	if len(st.Diagnostics) != 2 {
+		t.Errorf("kept %d diagnostics, want 2 (one per kind)", len(st.Diagnostics))
+	}
+	// A new claim: the adapter is opened again with a new section.
+	applySettings(t, r, `{"h": {"x": 1}}`)
+	fd.adapters()[1].next(t)
+	emit(adapter.KindTimeout)
+	mu.Lock()
+	defer mu.Unlock()
+	want := []adapter.Kind{adapter.KindTimeout, adapter.KindProtocolRejected, adapter.KindTimeout}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("passed on (-got +want):\n%s", diff)
+	}
+	if c := r.Explain().Adapters[0].DiagnosticCounts[adapter.KindTimeout]; c != 4 {
+		t.Errorf("timeout count %d, want 4", c)
 	}
 }
 

@@ -61,34 +61,60 @@ func (r *Registry) removeFanout(w *worker) {
 	r.fanout.Store(&next)
 }
 
+// fate is what happens to a worker's adapter once its goroutine stops
+// delivering: decided by whoever retires it, once.
+type fate uint8
+
+const (
+	// fateUndecided: retired for a successor that is not running yet. The
+	// worker waits for the decision: fateClose once the successor runs, or
+	// fateRelease from a Detach that preempts the swap.
+	fateUndecided fate = iota
+	// fateRelease: release, then close.
+	fateRelease
+	// fateClose: close without a release; the successor holds the pane.
+	fateClose
+)
+
 // worker owns one adapter: its goroutine delivers reports until stopped,
-// then releases (when asked) and closes the adapter itself. Whoever stops a
-// worker waits for returned and done, each bounded.
+// then releases (when its fate says so) and closes the adapter itself.
+// Whoever stops a worker waits for done, bounded by the release budget.
 type worker struct {
 	r   *Registry
 	s   *slot
 	a   adapter.Adapter
 	src session.Source // fixed for the worker's life
 	gen uint64         // the attachment it belongs to
+	// pred is the worker this one succeeds (a reopen), nil when none. No
+	// call reaches a before pred is done (released or closed), or until
+	// pred's budget has run out: calls for one pane never cross.
+	pred *worker
 
 	kickc    chan struct{} // capacity 1: a pending "something changed"
 	stopc    chan struct{} // closed by the first stop
 	returned chan struct{} // closed when no delivery is in flight any more, for good
+	decided  chan struct{} // closed when fate is decided
+	done     chan struct{} // closed when the adapter is released and closed, or left unreleased
 
 	mu       sync.Mutex // guards the fields below
 	stopped  bool
-	release  bool               // release before closing
-	deadline time.Time          // the release's deadline
+	stopAt   time.Time // when the worker was stopped: its budget starts
+	fate     fate
+	deadline time.Time          // end of the release budget
+	withdraw func()             // withdraws the delivery in flight
 	cancel   context.CancelFunc // cancels the delivery in flight
-	done     chan struct{}      // closed when the adapter is released and closed, or left unreleased
-	err      error              // what went wrong releasing or closing
-	closed   bool               // Close was called
+	cancelT  *time.Timer        // cancels a withdrawn delivery when its share of the budget ends
+	// abandoned: a withdrawn delivery was cancelled before it returned; the
+	// workspace may still apply it.
+	abandoned bool
+	err       error // what went wrong releasing or closing
+	closed    bool  // Close was called
 }
 
-func newWorker(r *Registry, s *slot, a adapter.Adapter, src session.Source, gen uint64) *worker {
-	return &worker{r: r, s: s, a: a, src: src, gen: gen,
+func newWorker(r *Registry, s *slot, a adapter.Adapter, src session.Source, gen uint64, pred *worker) *worker {
+	return &worker{r: r, s: s, a: a, src: src, gen: gen, pred: pred,
 		kickc: make(chan struct{}, 1), stopc: make(chan struct{}), returned: make(chan struct{}),
-		done: make(chan struct{})}
+		decided: make(chan struct{}), done: make(chan struct{})}
 }
 
 // kick marks the mailbox full. It never blocks.
@@ -100,27 +126,42 @@ func (w *worker) kick() {
 	}
 }
 
-// stop ends the worker's intake and cancels its delivery in flight at once.
-// With release, the adapter is released before it is closed, by deadline
-// (the later one, when stop is called again before the release starts). It
-// never blocks and may be called more than once: a release asked by any
-// call is made.
-func (w *worker) stop(release bool, deadline time.Time) {
+// stop ends the worker's intake and withdraws its delivery in flight
+// (adapter.Withdrawn): one not yet sent is dropped, one that may have been
+// sent is waited for, until the first half of the release budget from now
+// has passed; then its ctx is cancelled. f decides the adapter's fate, unless
+// it is fateUndecided or the fate is already decided: the first decision
+// wins. The release and close must end within the budget from now. stop
+// never blocks and may be called more than once.
+func (w *worker) stop(f fate, now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if release {
-		w.release = true
-		if deadline.After(w.deadline) {
-			w.deadline = deadline
+	if !w.stopped {
+		w.stopped, w.stopAt = true, now
+		close(w.stopc)
+		if w.withdraw != nil {
+			w.withdraw()
+			w.armCancelLocked()
 		}
 	}
-	if !w.stopped {
-		w.stopped = true
-		close(w.stopc)
+	if f != fateUndecided && w.fate == fateUndecided {
+		w.fate, w.deadline = f, now.Add(w.r.budget)
+		close(w.decided)
 	}
-	if w.cancel != nil {
-		w.cancel()
-	}
+}
+
+// armCancelLocked cancels the withdrawn delivery in flight when its share of
+// the budget (half of it, from stopAt) has passed. w.mu is held.
+func (w *worker) armCancelLocked() {
+	cancel := w.cancel
+	w.cancelT = time.AfterFunc(time.Until(w.stopAt.Add(w.r.budget/2)), func() {
+		w.mu.Lock()
+		if w.cancel != nil {
+			w.abandoned = true
+		}
+		w.mu.Unlock()
+		cancel()
+	})
 }
 
 // inFlight reports whether a delivery is in flight: the worker is inside
@@ -142,42 +183,67 @@ func (w *worker) result() error {
 
 // run is the worker's goroutine.
 func (w *worker) run() {
+	if w.pred != nil {
+		w.awaitPredecessor()
+	}
 	panicked := w.deliverLoop()
 	close(w.returned)
-	if panicked {
-		w.r.mu.Lock()
-		if w.s.w == w {
-			w.s.w, w.s.life, w.s.why = nil, LifecyclePanicked, "the adapter panicked and was stopped"
-			w.r.removeFanout(w)
-		}
-		w.r.mu.Unlock()
-		w.stop(true, time.Now().Add(releaseTimeout))
+	if panicked != "" {
+		w.r.retirePanicked(w, panicked)
 	}
 	w.finish()
 }
 
-// finish releases (if asked) and closes the adapter, each guarded and
-// bounded, then hands the worker back to the registry. A release that
-// fails leaves the adapter open for the next Detach to try again, unless it
-// panicked.
+// awaitPredecessor waits until the predecessor is done with its adapter,
+// bounded: past the predecessor's budget, an adapter that ignores its
+// cancelled ctx is not waited for any more.
+func (w *worker) awaitPredecessor() {
+	p := w.pred
+	w.pred = nil
+	<-p.decided // decided by start, before this goroutine began
+	p.mu.Lock()
+	deadline := p.deadline
+	p.mu.Unlock()
+	t := time.NewTimer(time.Until(deadline.Add(cancelGrace)))
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		w.r.log.Warn("the adapter it replaces did not return within the release budget; going on", "adapter", w.s.name)
+	}
+}
+
+// finish releases (if its fate says so) and closes the adapter, each
+// guarded and bounded by the release budget, then hands the worker back to
+// the registry. A release that fails leaves the adapter open for the next
+// Detach to try again, unless it panicked.
 func (w *worker) finish() {
+	<-w.decided
 	w.mu.Lock()
-	release, deadline, done := w.release, w.deadline, w.done
+	f, deadline, abandoned := w.fate, w.deadline, w.abandoned
 	w.mu.Unlock()
 	var err error
+	if abandoned {
+		err = fmt.Errorf("its report in flight did not return within %v of being withdrawn and was cancelled; the workspace may still apply it after the release", w.r.budget/2)
+	}
 	unreleased := false
-	if release {
-		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		var panicked bool
-		panicked, err = w.call("Release", func() error { return adapter.Release(ctx, w.a) })
-		cancel()
-		if err != nil {
-			err = fmt.Errorf("release: %w", err)
-			unreleased = !panicked
+	if f == fateRelease {
+		releaseBy := deadline.Add(-w.r.budget / closeShare)
+		if !time.Now().Before(releaseBy) {
+			err = errors.Join(err, fmt.Errorf("release: not attempted: the release budget (%v) ran out while the adapter was still in Report", w.r.budget))
+			unreleased = true
+		} else {
+			ctx, cancel := context.WithDeadline(context.Background(), releaseBy)
+			panicked, rerr := w.call("Release", func() error { return adapter.Release(ctx, w.a) })
+			cancel()
+			if rerr != nil {
+				err = errors.Join(err, fmt.Errorf("release: %w", rerr))
+				unreleased = !panicked
+			}
 		}
 	}
 	if !unreleased {
-		if cerr := w.closeAdapter(); cerr != nil {
+		if cerr := w.closeAdapter(deadline); cerr != nil {
 			err = errors.Join(err, cerr)
 		}
 	}
@@ -185,11 +251,12 @@ func (w *worker) finish() {
 	w.err = err
 	w.mu.Unlock()
 	w.r.finished(w, unreleased, err)
-	close(done)
+	close(w.done)
 }
 
-// closeAdapter closes the adapter once, guarded and bounded.
-func (w *worker) closeAdapter() error {
+// closeAdapter closes the adapter once, guarded and bounded by deadline
+// (never less than closeMin from now).
+func (w *worker) closeAdapter(deadline time.Time) error {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -197,7 +264,7 @@ func (w *worker) closeAdapter() error {
 	}
 	w.closed = true
 	w.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	ctx, cancel := context.WithDeadline(context.Background(), later(deadline, time.Now().Add(closeMin)))
 	defer cancel()
 	if _, err := w.call("Close", func() error { return adapter.Close(ctx, w.a) }); err != nil {
 		return fmt.Errorf("close: %w", err)
@@ -205,23 +272,30 @@ func (w *worker) closeAdapter() error {
 	return nil
 }
 
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 // closeOnly closes an adapter left unreleased, without a release: a new
 // attachment takes the pane over.
 func (w *worker) closeOnly() {
-	if err := w.closeAdapter(); err != nil {
+	if err := w.closeAdapter(time.Now().Add(w.r.budget / closeShare)); err != nil {
 		w.r.log.Warn("closing an adapter left unreleased", "adapter", w.s.name, "error", err)
 	}
 }
 
 // retryRelease tries again to release an adapter that a Detach left
-// unreleased, on a new goroutine, by deadline. It returns a new worker for
-// the same adapter, whose done channel is closed when the attempt ends; w
-// itself is no longer used.
-func (w *worker) retryRelease(deadline time.Time) *worker {
-	n := newWorker(w.r, w.s, w.a, w.src, w.gen)
+// unreleased, on a new goroutine, within the budget from now. It returns a
+// new worker for the same adapter, whose done channel is closed when the
+// attempt ends; w itself is no longer used.
+func (w *worker) retryRelease(now time.Time) *worker {
+	n := newWorker(w.r, w.s, w.a, w.src, w.gen, nil)
 	close(n.returned) // nothing is delivered any more
-	n.stopped, n.release, n.deadline = true, true, deadline
-	close(n.stopc)
+	n.closed = w.closed
+	n.stop(fateRelease, now)
 	w.r.mu.Lock()
 	w.r.live[n] = struct{}{}
 	w.r.mu.Unlock()
@@ -229,34 +303,12 @@ func (w *worker) retryRelease(deadline time.Time) *worker {
 	return n
 }
 
-// finished takes back a worker that has finished with its adapter.
-func (r *Registry) finished(w *worker, unreleased bool, err error) {
-	r.mu.Lock()
-	delete(r.live, w)
-	if !unreleased {
-		r.mu.Unlock()
-		return
-	}
-	if r.attachGen != w.gen && r.phase.attached() {
-		// A newer attachment runs its own adapter: close this one.
-		r.mu.Unlock()
-		w.closeOnly()
-		return
-	}
-	r.unreleased = append(r.unreleased, w)
-	if w.s.w == nil && !r.phase.attached() {
-		w.s.life, w.s.why = LifecycleUnreleased, err.Error()+"; the next Detach tries again"
-	}
-	r.mu.Unlock()
-	r.log.Warn("adapter not released", "adapter", w.s.name, "error", err)
-}
-
 // call runs f, a call into the adapter, recovering a panic as an
 // adapter_panic diagnostic and an error.
 func (w *worker) call(what string, f func() error) (panicked bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			w.r.diagnose(w.s, adapter.NewDiagnostic(w.s.name, adapter.KindAdapterPanic, "%s: %v", what, p))
+			w.r.diagnose(w.s, nil, adapter.NewDiagnostic(w.s.name, adapter.KindAdapterPanic, "%s: %v", what, p))
 			panicked, err = true, fmt.Errorf("adapter %s panicked in %s", w.s.name, what)
 		}
 	}()
@@ -266,9 +318,11 @@ func (w *worker) call(what string, f func() error) (panicked bool, err error) {
 // deliverLoop pulls the newest snapshot whenever the mailbox is full,
 // reduces it and delivers the report unless it equals the last one
 // delivered; it retries a failed delivery and refreshes a delivered one
-// (adapter.Refresher). It returns when the worker is stopped, or true when
-// the adapter panicked.
-func (w *worker) deliverLoop() (panicked bool) {
+// (adapter.Refresher). A change within the throttle window of the last delivery
+// waits for the window to end, merged with every change after it. It
+// returns when the worker is stopped, or, when the adapter or the host's
+// source panicked, why ("" otherwise).
+func (w *worker) deliverLoop() (panicked string) {
 	var (
 		last     adapter.Report
 		haveLast bool
@@ -281,22 +335,36 @@ func (w *worker) deliverLoop() (panicked bool) {
 		identity   = w.r.opts.Host.Identity
 		retry      timer
 		refresh    timer
-		shift      int // the next retry waits retryInitial << shift
+		throttle   timer
+		sentAt     time.Time // when the last delivery started
+		shift      int       // the next retry waits retryInitial << shift
 	)
 	defer retry.stop()
 	defer refresh.stop()
+	defer throttle.stop()
+	const adapterPanicked = "the adapter panicked and was stopped"
 	for {
 		// Stopping wins over a pending kick.
 		select {
 		case <-w.stopc:
-			return false
+			return ""
 		default:
 		}
 		refreshing, retrying := false, false
 		select {
 		case <-w.stopc:
-			return false
+			return ""
 		case <-w.kickc:
+			if throttle.c != nil {
+				w.s.coalesced.Add(1) // merged into the change the window holds
+				continue
+			}
+			if wait := w.r.window - time.Since(sentAt); !sentAt.IsZero() && wait > 0 {
+				throttle.set(wait)
+				continue
+			}
+		case <-throttle.c:
+			throttle.fired()
 		case <-retry.c:
 			retry.fired()
 			retrying = true
@@ -305,11 +373,14 @@ func (w *worker) deliverLoop() (panicked bool) {
 			refresh.fired()
 			refreshing = true
 		}
-		snap := w.src.Snapshot()
+		snap, err := w.r.snapshot(w.src)
+		if err != nil {
+			return err.Error()
+		}
 		if id := snap.Identity; id != (session.Identity{}) && id != identity {
 			identity = id
 			if w.r.guard(w.s, "SetSession", func() { adapter.SetSession(w.a, id) }) {
-				return true
+				return adapterPanicked
 			}
 		}
 		rep, ok := reducer.Reduce(snap)
@@ -321,12 +392,14 @@ func (w *worker) deliverLoop() (panicked bool) {
 			w.s.unchanged.Add(1)
 			continue
 		}
+		sentAt = time.Now()
 		stopped, panicked, err := w.deliver(rep)
 		switch {
 		case panicked:
-			return true
-		case stopped:
-			return false
+			return adapterPanicked
+		case stopped, errors.Is(err, adapter.ErrWithdrawn):
+			// Withdrawn before it was sent: reporting has stopped.
+			return ""
 		case err == nil:
 			if refreshing && haveLast && rep == last {
 				w.s.refreshes.Add(1)
@@ -340,7 +413,7 @@ func (w *worker) deliverLoop() (panicked bool) {
 			shift = 0
 			var every time.Duration
 			if w.r.guard(w.s, "RefreshInterval", func() { every = adapter.RefreshInterval(w.a, rep) }) {
-				return true
+				return adapterPanicked
 			}
 			refresh.set(every)
 		default:
@@ -358,21 +431,27 @@ func (w *worker) deliverLoop() (panicked bool) {
 	}
 }
 
-// deliver calls Report with a context that stop cancels, recovering a
-// panic. It does not call Report once the worker is stopped.
+// deliver calls Report with a context that stop withdraws (and cancels
+// when the withdrawal's share of the budget ends), recovering a panic. It
+// does not call Report once the worker is stopped.
 func (w *worker) deliver(rep adapter.Report) (stopped, panicked bool, err error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	ctx, withdraw := adapter.WithWithdraw(ctx)
 	w.mu.Lock()
 	if w.stopped {
 		w.mu.Unlock()
 		return true, false, nil
 	}
-	w.cancel = cancel
+	w.cancel, w.withdraw = cancel, withdraw
 	w.mu.Unlock()
 	defer func() {
 		w.mu.Lock()
-		w.cancel = nil
+		w.cancel, w.withdraw = nil, nil
+		if w.cancelT != nil {
+			w.cancelT.Stop()
+			w.cancelT = nil
+		}
 		w.mu.Unlock()
 	}()
 	panicked, err = w.call("Report", func() error { return w.a.Report(ctx, rep) })
@@ -409,7 +488,7 @@ func (t *timer) fired() { t.t, t.c = nil, nil }
 // closePreempted closes an adapter that never reported (opened, then
 // preempted), bounded.
 func closePreempted(a adapter.Adapter) {
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), closeMin)
 	defer cancel()
 	defer func() { _ = recover() }()
 	_ = adapter.Close(ctx, a)

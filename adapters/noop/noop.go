@@ -66,11 +66,15 @@ var (
 //
 // The registry calls Report from one goroutine per adapter, never
 // concurrently, never with a report equal to the last one delivered, and
-// with a coalescing slot in front: so a real adapter delivers synchronously,
-// keeps no queue of its own, and returns once the workspace has the report
-// or the attempt failed. ctx bounds the call; a real adapter also applies a
-// deadline of its own and returns promptly (nil, or an error wrapping
-// ctx.Err()) when ctx is already done. A returned error means "not
+// with a coalescing slot and a 50 ms throttle in front: so a real adapter
+// delivers synchronously, keeps no queue of its own, and returns once the
+// workspace has the report or the attempt failed. When reporting stops the
+// report is withdrawn ([adapter.Withdrawn]): a real adapter that has not
+// sent its request yet returns an error wrapping [adapter.ErrWithdrawn] at
+// once, and one that has waits for the answer. ctx bounds the call (it
+// ends when half the registry's release budget has passed since the stop);
+// a real adapter also applies a deadline of its own and returns promptly
+// (nil, or an error wrapping ctx.Err()) when ctx is already done. A returned error means "not
 // delivered", and the registry offers the same state again later. Only
 // r.State and r.Message may reach the workspace; r.Reason is internal.
 func (a *Adapter) Report(_ context.Context, _ adapter.Report) error {
@@ -85,8 +89,9 @@ func (a *Adapter) Report(_ context.Context, _ adapter.Report) error {
 // Release returns nil, or [adapter.ErrClosed] after Close.
 //
 // The registry calls Release once when reporting stops for good, after the
-// last Report has returned and before Close, and not when the adapter is
-// replaced by a successor. A real adapter hands back whatever it holds in
+// last Report has returned and before Close, within its release budget, and
+// not when the adapter is replaced by a successor (unless a Detach comes
+// before the successor runs). A real adapter hands back whatever it holds in
 // the workspace (Herdr: the pane's agent slot), even if it never reported.
 // The no-op adapter holds nothing.
 func (a *Adapter) Release(context.Context) error {

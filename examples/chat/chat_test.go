@@ -790,10 +790,14 @@ func TestWorkspaceFailureExitsZero(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t)
-			// The faults are the CLI's: keep to that transport. A short
-			// deadline keeps the hung case quick.
-			w.writeSettings(t, filepath.Join(w.home, ".chat", "agent"), `{"herdr":{"timeout":"300ms","transport":"cli"}}`)
+			// The faults are the CLI's: keep to that transport. A 1 s
+			// deadline keeps the hung case quick and the healthy calls
+			// before the fault well inside it on a loaded machine.
+			w.writeSettings(t, filepath.Join(w.home, ".chat", "agent"), `{"herdr":{"timeout":"1s","transport":"cli"}}`)
 			cmd, stdin, out := w.startProcess(t, "-v", "--log-level", "warn")
+			// The idle claim at attach is answered before the change, which
+			// latest-wins would otherwise rightly merge into it.
+			w.waitCalls(t, 1)
 			if _, err := io.WriteString(stdin, "{\"op\":\"agent_start\"}\n"); err != nil {
 				t.Fatal(err)
 			}
@@ -801,6 +805,25 @@ func TestWorkspaceFailureExitsZero(t *testing.T) {
 			tc.breakHerdr(t, w)
 			if _, err := io.WriteString(stdin, "{\"op\":\"agent_settled\"}\n"); err != nil {
 				t.Fatal(err)
+			}
+			if tc.wantKind == "timeout" {
+				// The release at quit is bounded by the registry's budget,
+				// whose end is the host's cancellation, not a timeout: wait
+				// until the report timed out on its own deadline (it is
+				// retried, so a second hung call has started).
+				ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+				defer cancel()
+				if _, err := w.h.WaitCalls(ctx, func(all []herdrtest.Call) bool {
+					hung := 0
+					for _, c := range paneCalls(all) {
+						if c.Hung {
+							hung++
+						}
+					}
+					return hung >= 2
+				}); err != nil {
+					t.Fatalf("waiting for the hung report to time out and be retried: %v", err)
+				}
 			}
 			stdin.Close()
 			err := cmd.Wait()

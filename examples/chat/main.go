@@ -233,8 +233,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		status = 1
 	}
 
-	// The registry bounds the release itself (a hung workspace costs about
-	// 2 s); detachTimeout is only a backstop. A failed release is the
+	// The registry bounds the release itself, whatever dctx (a hung
+	// workspace costs its 1.5 s release budget; BenchmarkQuitWithAHungWorkspace);
+	// detachTimeout only bounds waiting for a Detach already in progress
+	// (a signal's). A failed release is the
 	// workspace's problem, already logged as a diagnostic: say so, and
 	// still exit 0.
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), detachTimeout)

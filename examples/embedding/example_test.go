@@ -49,8 +49,8 @@ func (c chat) serve(ctx context.Context) error {
 		return err
 	}
 	// Detach drains, releases the pane and waits; it bounds itself (a hung
-	// workspace costs about 2 s), and its error is a diagnostic, never the
-	// chat's failure.
+	// workspace costs its 1.5 s release budget), and its error is a
+	// diagnostic, never the chat's failure.
 	defer func() {
 		if err := reg.Detach(context.Background()); err != nil {
 			fmt.Fprintln(os.Stderr, "mychat: pane not released cleanly:", err)
