@@ -101,7 +101,8 @@ var rules = []rule{
 		modules: everywhere(modHclog)},
 	// chat prints the state it expects (reducer), and hands its stdout to
 	// Options.Terminal when it is a terminal (go-isatty).
-	{pkg: "examples/chat", imports: []string{"registry", "session", "reducer", "examples/internal/..."},
+	// It runs the OSC 7501 probe when asked (adapters/progstatus/probe).
+	{pkg: "examples/chat", imports: []string{"registry", "session", "reducer", "examples/internal/...", "adapters/progstatus/probe"},
 		modules: everywhere(modHclog, modIsatty)},
 	// doctor pings the Herdr server itself, as the reporter does (on
 	// Windows over the named pipe: go-winio).
