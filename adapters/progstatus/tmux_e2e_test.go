@@ -146,7 +146,7 @@ func testChatInTmux(t *testing.T, passthrough bool) {
 		}
 	}
 	tmux("send-keys", "-t", pane, "C-d") // end of input: the chat detaches and exits
-	pipe := <-wrapped                     // the pane is gone once its program exits (remain-on-exit is off)
+	pipe := <-wrapped                    // the pane is gone once its program exits (remain-on-exit is off)
 	if pipe == nil {
 		t.Fatal("pipe-pane's fifo could not be read")
 	}
