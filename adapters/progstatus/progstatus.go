@@ -138,8 +138,10 @@ func knownTerminal(adapter.Env) (string, bool) { return "", false }
 // inside tmux, GNU screen or zellij, or when neither the host's probe nor
 // the environment shows the protocol (see the package documentation).
 // Otherwise it returns a plain error for a section that is not an object.
-// Open writes nothing and starts nothing; ctx is only checked for
-// cancellation.
+// Open writes nothing. Inside tmux it runs one tmux client, bounded by ctx
+// and by half a second, to read the pane's allow-passthrough for Explain
+// (and a diagnostic when it is not on); elsewhere it starts nothing, and
+// ctx is only checked for cancellation.
 func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("progstatus: open: %w", err)
@@ -155,7 +157,15 @@ func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, er
 	if err != nil {
 		return nil, err
 	}
-	return &Adapter{out: p.Terminal, how: h, seqs: seqs}, nil
+	a := &Adapter{out: p.Terminal, how: h, seqs: seqs}
+	if h.tmux {
+		a.passthrough = passthrough(ctx, p.Env)
+		if a.passthrough != "on" && p.Diagnose != nil {
+			p.Diagnose(adapter.NewDiagnostic(p.Name, adapter.KindUnsupported,
+				"inside tmux, allow-passthrough is %s: tmux drops the wrapped sequences unless it is on (set -g allow-passthrough on)", a.passthrough))
+		}
+	}
+	return a, nil
 }
 
 // record is what the adapter's record in the terminal says.
@@ -222,9 +232,10 @@ func sequences(app string, tmux bool) ([numRecords][]byte, error) {
 // Release take turns, and Explain never waits for them. After Close
 // returns, Report and Release return [adapter.ErrClosed] and write nothing.
 type Adapter struct {
-	out  io.Writer
-	how  how
-	seqs [numRecords][]byte // read-only
+	out         io.Writer
+	how         how
+	seqs        [numRecords][]byte // read-only
+	passthrough string             // inside tmux: allow-passthrough as Open found it
 
 	// mu serialises Report and Release, and so the writes, and guards
 	// shown, worked and last. Close and Explain never take it.
@@ -365,7 +376,7 @@ func (a *Adapter) Explain() map[string]string {
 		"writes":         fmt.Sprint(a.writes.Load()),
 	}
 	if a.how.tmux {
-		m["tmux"] = "sequences wrapped in DCS passthrough; tmux forwards them only with `set -g allow-passthrough on` (tmux 3.3 or later)"
+		m["tmux"] = "sequences wrapped in DCS passthrough; tmux forwards them only with `set -g allow-passthrough on` (tmux 3.3 or later); allow-passthrough was " + a.passthrough + " when reporting started"
 	}
 	return m
 }

@@ -15,6 +15,9 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/progstatus"
 )
 
 // tmuxBinary returns the tmux the tests run against: $PANESTATE_TMUX when
@@ -97,6 +100,7 @@ func testChatInTmux(t *testing.T, passthrough bool) {
 		_ = cmd.Run()
 	})
 	pane := strings.TrimSpace(tmux("display-message", "-p", "-t", "t", "#{pane_id}"))
+	checkPassthroughExplained(t, bin, sock, pane, strings.TrimSpace(tmux("display-message", "-p", "#{pid}")), pt)
 
 	// What the pane writes, as tmux reads it from the pane's pty.
 	wrapped := make(chan []byte, 1)
@@ -183,6 +187,30 @@ func testChatInTmux(t *testing.T, passthrough bool) {
 		}
 	} else if bytes.Contains(scr.bytes(), []byte("\x1b]7501;")) {
 		t.Errorf("tmux forwarded OSC 7501 with allow-passthrough off: %q", scr.bytes())
+	}
+}
+
+// checkPassthroughExplained opens the adapter as a program in pane would
+// (forced, inside tmux) and checks that Explain reports the pane's
+// allow-passthrough as tmux has it, with a diagnostic when it is off.
+func checkPassthroughExplained(t *testing.T, bin, sock, pane, pid, want string) {
+	t.Helper()
+	var diags []adapter.Diagnostic
+	p := adapter.Params{
+		Name: "progstatus", App: "chat", Forced: true, Host: tuiRoot, Terminal: new(tty),
+		Env:      adapter.Env{"TMUX=" + sock + "," + pid + ",0", "TMUX_PANE=" + pane, "PATH=" + filepath.Dir(bin)},
+		Diagnose: func(d adapter.Diagnostic) { diags = append(diags, d) },
+	}
+	a, err := progstatus.Driver{}.Open(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adapter.Close(t.Context(), a)
+	if got := adapter.Explain(a)["tmux"]; !strings.Contains(got, "allow-passthrough was "+want+" when") {
+		t.Errorf("Explain says %q; want allow-passthrough %s", got, want)
+	}
+	if (len(diags) > 0) != (want != "on") {
+		t.Errorf("diagnostics %v with allow-passthrough %s", diags, want)
 	}
 }
 

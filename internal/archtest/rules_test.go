@@ -71,8 +71,9 @@ var rules = []rule{
 	{pkg: "adapters/noop", imports: []string{"adapter", "session"}},
 	{pkg: "adapters/terminal", imports: []string{"adapter", "session"}, modules: everywhere(modHclog)},
 	// progstatus asks its own probe package only for the name of the
-	// variable that hands the probe's result over.
-	{pkg: "adapters/progstatus", imports: []string{"adapter", "session", "adapters/progstatus/probe"}},
+	// variable that hands the probe's result over, and runs one tmux
+	// client (cmdrun) inside tmux to read allow-passthrough.
+	{pkg: "adapters/progstatus", imports: []string{"adapter", "session", "adapter/cmdrun", "adapters/progstatus/probe"}},
 	// The probe imports nothing of the module, so that a host may call it
 	// (raw mode through x/sys/unix).
 	{pkg: "adapters/progstatus/probe", modules: everywhere(modXSys)},
