@@ -4,7 +4,6 @@ package progstatus_test
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -16,26 +15,21 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/panestate/panestate/internal/testenv"
 )
 
 // e2eTimeout bounds each wait in the end-to-end tests: far above what the
 // runs need, so that only a hang fails them.
 const e2eTimeout = 60 * time.Second
 
-// buildChat builds examples/chat once per test binary. A test that needs
-// it fails under CI=true when the go tool is missing, and skips otherwise.
+// buildChat builds examples/chat once per test binary.
 var buildChat = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "panestate-progstatus-e2e-")
-	if err != nil {
-		return "", err
+	bin, remove, err := testenv.BuildChat()
+	if err == nil {
+		afterTests = append(afterTests, remove)
 	}
-	afterTests = append(afterTests, func() { os.RemoveAll(dir) })
-	bin := filepath.Join(dir, "chat")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/panestate/panestate/examples/chat").CombinedOutput()
-	if err != nil {
-		return "", errors.New(string(out))
-	}
-	return bin, nil
+	return bin, err
 })
 
 func chatBinary(t *testing.T) string {

@@ -18,28 +18,8 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/progstatus"
+	"github.com/panestate/panestate/internal/testenv"
 )
-
-// tmuxBinary returns the tmux the tests run against: $PANESTATE_TMUX when
-// set (.ci/run names the tmux 3.7c it builds; its directory then goes
-// first on PATH, so that a pane's programs find the same tmux), else the
-// one on PATH. A missing tmux fails the test under CI=true and skips it
-// otherwise.
-func tmuxBinary(t *testing.T) string {
-	t.Helper()
-	if bin := os.Getenv("PANESTATE_TMUX"); bin != "" {
-		t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-		return bin
-	}
-	bin, err := exec.LookPath("tmux")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("tmux is not installed (CI must have it: .ci/run installs it): %v", err)
-		}
-		t.Skip("tmux not installed: skipping the test in a real tmux pane")
-	}
-	return bin
-}
 
 // TestChatForcedInTmuxPane runs examples/chat in a pane of a private tmux
 // server with allow-passthrough on and progstatus.enabled true: the pane
@@ -57,7 +37,7 @@ func TestChatForcedInTmuxPane(t *testing.T) {
 }
 
 func testChatInTmux(t *testing.T, passthrough bool) {
-	bin := tmuxBinary(t)
+	bin := testenv.Tmux(t)
 	chat := chatBinary(t)
 	home := chatHome(t, `{"progstatus": {"enabled": true}}`)
 	dir, err := os.MkdirTemp("", "pst") // short: a socket path holds 104 bytes

@@ -17,6 +17,8 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/panestate/panestate/internal/testenv"
 )
 
 // e2eTimeout bounds each wait in the end-to-end tests. It is far above what
@@ -25,17 +27,11 @@ const e2eTimeout = 60 * time.Second
 
 // buildChat builds examples/chat once per test binary.
 var buildChat = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "panestate-terminal-e2e-")
-	if err != nil {
-		return "", err
+	bin, remove, err := testenv.BuildChat()
+	if err == nil {
+		afterTests = append(afterTests, remove)
 	}
-	afterTests = append(afterTests, func() { os.RemoveAll(dir) })
-	bin := filepath.Join(dir, "chat")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/panestate/panestate/examples/chat").CombinedOutput()
-	if err != nil {
-		return "", errors.New(string(out))
-	}
-	return bin, nil
+	return bin, err
 })
 
 // screen collects what a program writes to its pseudo-terminal, and lets a

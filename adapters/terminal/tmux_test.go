@@ -12,28 +12,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-)
 
-// tmuxBinary returns the tmux the tests run against: $PANESTATE_TMUX when
-// set (.ci/run names the tmux 3.7c it builds; its directory then goes
-// first on PATH, so that a pane's programs find the same tmux), else the
-// one on PATH. A missing tmux fails the test under CI=true and skips it
-// otherwise.
-func tmuxBinary(t *testing.T) string {
-	t.Helper()
-	if bin := os.Getenv("PANESTATE_TMUX"); bin != "" {
-		t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-		return bin
-	}
-	bin, err := exec.LookPath("tmux")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("tmux is not installed (CI must have it: .ci/run installs it): %v", err)
-		}
-		t.Skip("tmux not installed: skipping the test in a real tmux pane")
-	}
-	return bin
-}
+	"github.com/panestate/panestate/internal/testenv"
+)
 
 // tmuxVersion reads "tmux 3.7c" (or "tmux next-3.8") from bin -V.
 func tmuxVersion(t *testing.T, bin string) (major, minor int) {
@@ -60,7 +41,7 @@ func tmuxVersion(t *testing.T, bin string) (major, minor int) {
 // in the same step in which it parses that output, so a sequence read
 // there is already in #{pane_pb_state}.
 func TestChatInTmuxPane(t *testing.T) {
-	bin := tmuxBinary(t)
+	bin := testenv.Tmux(t)
 	major, minor := tmuxVersion(t, bin)
 	shows := major > 3 || major == 3 && minor >= 7
 	chat, err := buildChat()

@@ -158,25 +158,11 @@ type server struct {
 }
 
 // requireTmux returns the real tmux, or skips the test without one (fails
-// it under CI=true, where .ci/run installs tmux). $PANESTATE_TMUX, when
-// set, names the tmux to use instead of the one on PATH: .ci/run runs the
-// tests a second time with the tmux 3.7c it builds. Its directory then
-// goes first on the test's PATH, so that the tmux a pane's program finds
-// (the adapter's client) is the server's own version.
+// it under CI=true, where .ci/run installs tmux): testenv.Tmux, which takes
+// $PANESTATE_TMUX (.ci/run's second run, with the tmux 3.7c it builds).
 func requireTmux(t testing.TB) string {
 	t.Helper()
-	if bin := os.Getenv("PANESTATE_TMUX"); bin != "" {
-		t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-		return bin
-	}
-	bin, err := exec.LookPath(Program)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("tmux is not installed (CI must have it: .ci/run installs it): %v", err)
-		}
-		t.Skip("tmux not installed: skipping the tests against a real tmux server")
-	}
-	return bin
+	return testenv.Tmux(t)
 }
 
 // startServer starts a tmux server on a private socket with one session,

@@ -35,3 +35,14 @@ func TestClearTmux(t *testing.T) {
 		t.Error("XTMUX was removed")
 	}
 }
+
+func TestTmuxTakesTheNamedBinary(t *testing.T) {
+	t.Setenv(EnvTmux, "/opt/tmux-3.7c/tmux")
+	t.Setenv("PATH", "/usr/bin")
+	if got := Tmux(t); got != "/opt/tmux-3.7c/tmux" {
+		t.Errorf("Tmux = %q", got)
+	}
+	if got := os.Getenv("PATH"); got != "/opt/tmux-3.7c"+string(os.PathListSeparator)+"/usr/bin" {
+		t.Errorf("PATH = %q; want the named tmux's directory first", got)
+	}
+}
