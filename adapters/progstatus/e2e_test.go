@@ -4,6 +4,7 @@ package progstatus_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -61,71 +62,38 @@ func chatHome(t *testing.T, settings string) string {
 	return home
 }
 
-// screen collects what a program writes to its terminal, and lets a test
-// wait until it holds enough OSC 7501 records.
-type screen struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	changed chan struct{} // closed and replaced on every read
-	// answer, when set, is written back once the probe's query arrives,
-	// as a terminal that reads OSC 7501 answers it.
-	answer func([]byte)
-}
+// screen is the terminal the chat (or tmux's client) writes to.
+type screen struct{ *testenv.Screen }
 
-func newScreen() *screen { return &screen{changed: make(chan struct{})} }
+func newScreen() *screen { return &screen{testenv.NewScreen()} }
 
-func (s *screen) copyFrom(r io.Reader) {
-	b := make([]byte, 4096)
+func (s *screen) copyFrom(r io.Reader) { s.CopyFrom(r) }
+
+func (s *screen) bytes() []byte { return s.Bytes() }
+
+// answerProbe makes the screen answer the probe's query, once, as a
+// terminal that reads OSC 7501 does, by writing to w.
+func (s *screen) answerProbe(w io.Writer) {
 	answered := false
-	for {
-		n, err := r.Read(b)
-		s.mu.Lock()
-		s.buf.Write(b[:n])
-		if !answered && s.answer != nil && bytes.Contains(s.buf.Bytes(), []byte("\x1b]7501;?\x1b\\\x1b[c")) {
+	s.OnRead = func(all []byte) {
+		if !answered && bytes.Contains(all, []byte("\x1b]7501;?\x1b\\\x1b[c")) {
 			answered = true
-			s.answer([]byte("\x1b]7501;?\x1b\\\x1b[?62;22c"))
-		}
-		close(s.changed)
-		s.changed = make(chan struct{})
-		s.mu.Unlock()
-		if err != nil {
-			return
+			_, _ = w.Write([]byte("\x1b]7501;?\x1b\\\x1b[?62;22c"))
 		}
 	}
-}
-
-func (s *screen) bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.buf.Bytes())
 }
 
 // waitRecords blocks until the output holds n records that the strict
-// parser applies (after unwrap, when given), or fails the test.
-func (s *screen) waitRecords(t *testing.T, n int, unwrap func([]byte) ([]byte, error)) []rec {
+// parser applies (the probe's query aside), or fails the test.
+func (s *screen) waitRecords(t *testing.T, n int) []rec {
 	t.Helper()
-	timer := time.NewTimer(e2eTimeout)
-	defer timer.Stop()
-	for {
-		s.mu.Lock()
-		out, ch := bytes.Clone(s.buf.Bytes()), s.changed
-		s.mu.Unlock()
-		if unwrap != nil {
-			var err error
-			if out, err = unwrap(out); err != nil {
-				out = nil // a passthrough still arriving
-			}
-		}
-		recs, err := strictParse(withoutQuery(out))
-		if err == nil && len(recs) >= n {
-			return recs
-		}
-		select {
-		case <-ch:
-		case <-timer.C:
-			t.Fatalf("%d records did not arrive within %v (%v); got %q", n, e2eTimeout, err, s.bytes())
-		}
-	}
+	var recs []rec
+	s.Wait(t, e2eTimeout, fmt.Sprintf("%d OSC 7501 records", n), func(b []byte) bool {
+		got, err := strictParse(withoutQuery(b))
+		recs = got
+		return err == nil && len(got) >= n
+	})
+	return recs
 }
 
 // turn is the chat session every end-to-end test plays, op by op, and the
@@ -160,7 +128,7 @@ func runChatUnderPTY(t *testing.T, env []string, answerProbe bool, args ...strin
 	}
 	scr := newScreen()
 	if answerProbe {
-		scr.answer = func(b []byte) { _, _ = ptmx.Write(b) }
+		scr.answerProbe(ptmx)
 	}
 	copied := make(chan struct{})
 	go func() {
@@ -182,7 +150,7 @@ func runChatUnderPTY(t *testing.T, env []string, answerProbe bool, args ...strin
 				t.Fatal(err)
 			}
 		}
-		scr.waitRecords(t, i+1, nil)
+		scr.waitRecords(t, i+1)
 	}
 	if _, err := ptmx.Write([]byte{4}); err != nil { // Ctrl-D: end of input, the chat detaches
 		t.Fatal(err)

@@ -115,7 +115,7 @@ func testChatInTmux(t *testing.T, passthrough bool) {
 		ptmx.Close()
 		<-copied
 	})
-	scr.waitFor(t, func(b []byte) bool { return len(b) > 0 }) // attached and drawn
+	scr.Wait(t, e2eTimeout, "the client's first screen", func(b []byte) bool { return len(b) > 0 }) // attached and drawn
 
 	typeLine := func(line string) {
 		tmux("send-keys", "-t", pane, "-l", line, ";", "send-keys", "-t", pane, "Enter")
@@ -129,7 +129,7 @@ func testChatInTmux(t *testing.T, passthrough bool) {
 		// the ops go in at once, and the registry may merge the states
 		// between them (it keeps only the newest pending report).
 		if passthrough {
-			scr.waitRecords(t, i+1, nil)
+			scr.waitRecords(t, i+1)
 		}
 	}
 	tmux("send-keys", "-t", pane, "C-d") // end of input: the chat detaches and exits
@@ -161,7 +161,7 @@ func testChatInTmux(t *testing.T, passthrough bool) {
 
 	// What reached the terminal tmux runs in.
 	if passthrough {
-		got := scr.waitRecords(t, len(turn)+1, nil)
+		got := scr.waitRecords(t, len(turn)+1)
 		if diff := cmp.Diff(got, wantTurn()); diff != "" {
 			t.Errorf("records tmux forwarded to its terminal (-got +want):\n%s", diff)
 		}
@@ -191,24 +191,5 @@ func checkPassthroughExplained(t *testing.T, bin, sock, pane, pid, want string) 
 	}
 	if (len(diags) > 0) != (want != "on") {
 		t.Errorf("diagnostics %v with allow-passthrough %s", diags, want)
-	}
-}
-
-// waitFor blocks until done says the output is complete, or fails the
-// test.
-func (s *screen) waitFor(t *testing.T, done func([]byte) bool) {
-	t.Helper()
-	for {
-		s.mu.Lock()
-		ok, ch := done(s.buf.Bytes()), s.changed
-		s.mu.Unlock()
-		if ok {
-			return
-		}
-		select {
-		case <-ch:
-		case <-t.Context().Done():
-			t.Fatalf("the terminal never showed what was expected; got %q", s.bytes())
-		}
 	}
 }
