@@ -157,7 +157,7 @@ func activation(p adapter.Params, s settings) (profile, error) {
 // It returns an error wrapping [adapter.ErrInactive] when p.Terminal is nil,
 // when the host is not an interactive root session, and, unless
 // terminal.enabled is the literal true (p.Forced),
-// inside tmux, GNU screen, zellij or Herdr, with TERM=dumb, or when the
+// inside tmux before 3.7, GNU screen, zellij or Herdr, with TERM=dumb, or when the
 // environment names no terminal known to show OSC 9;4 (see the package
 // documentation). Otherwise it returns a plain error for a bad setting.
 // Open writes nothing and starts nothing; ctx is only checked for
