@@ -3,6 +3,7 @@ package registry
 import (
 	"github.com/panestate/panestate/adapters/herdr"
 	"github.com/panestate/panestate/adapters/noop"
+	"github.com/panestate/panestate/adapters/progstatus"
 	"github.com/panestate/panestate/adapters/terminal"
 	"github.com/panestate/panestate/adapters/tmux"
 )
@@ -12,6 +13,7 @@ import (
 func init() {
 	Register("herdr", herdr.Driver{})
 	Register("noop", noop.Driver{})
+	Register("progstatus", progstatus.Driver{})
 	Register("terminal", terminal.Driver{})
 	Register("tmux", tmux.Driver{})
 }

@@ -44,6 +44,9 @@ type profile struct {
 	why string
 	// notify is the notification sequence the terminal understands.
 	notify notifier
+	// tmux is true for tmux 3.7 or later, which keeps OSC 9;4 as the
+	// pane's #{pane_pb_state} and forwards it to the terminal it runs in.
+	tmux bool
 }
 
 // minimum versions whose TERM_PROGRAM_VERSION first shows OSC 9;4. Each
@@ -82,6 +85,8 @@ func detect(env adapter.Env) profile {
 		return byVersion("mintty", ver, minMintty, notifyNone)
 	case "WezTerm":
 		return wezterm(ver)
+	case "tmux":
+		return tmux(ver)
 	}
 	switch {
 	case env.Get("WT_SESSION") != "":
@@ -106,6 +111,29 @@ func detect(env adapter.Env) profile {
 		return profile{name: prog, why: fmt.Sprintf("TERM_PROGRAM=%s is not a terminal known to show OSC 9;4 progress", adapter.Bound(prog, 40))}
 	}
 	return profile{name: "unknown", why: "no terminal known to show OSC 9;4 progress was detected (TERM_PROGRAM, WT_SESSION, ConEmuPID, WEZTERM_PANE are unset)"}
+}
+
+// minTmux is the first tmux that parses OSC 9;4 (its CHANGES, 3.6b to 3.7:
+// #{pane_pb_state} and #{pane_pb_progress}, forwarded to the outer
+// terminal).
+var minTmux = version{major: 3, minor: 7}
+
+// tmux is the profile of the tmux a pane runs in, from the
+// TERM_PROGRAM_VERSION tmux sets in its panes: "3.7", "3.7c" (a letter is
+// a patch release, not a pre-release), "next-3.8" (a build of master,
+// which holds everything of 3.7).
+func tmux(ver string) profile {
+	v, ok := parseVersion(strings.TrimPrefix(ver, "next-"))
+	if !ok {
+		return profile{name: "tmux", why: fmt.Sprintf("tmux without a TERM_PROGRAM_VERSION; only %d.%d and later show OSC 9;4", minTmux.major, minTmux.minor)}
+	}
+	p := profile{name: "tmux " + adapter.Bound(ver, 40)}
+	p.shows = v.major > minTmux.major || v.major == minTmux.major && v.minor >= minTmux.minor
+	p.tmux = p.shows
+	if !p.shows {
+		p.why = fmt.Sprintf("%s is older than tmux %d.%d, the first to show OSC 9;4", p.name, minTmux.major, minTmux.minor)
+	}
+	return p
 }
 
 // byVersion is the profile of a terminal that shows progress from min on.

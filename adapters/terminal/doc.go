@@ -28,7 +28,9 @@
 //     this adapter sends (TERM_PROGRAM with a recent enough
 //     TERM_PROGRAM_VERSION for Ghostty, iTerm2, WezTerm, VS Code and mintty;
 //     WT_SESSION for Windows Terminal; ConEmuPID or ConEmuANSI=ON for
-//     ConEmu), outside tmux (TMUX) and Herdr (HERDR_ENV=1), whose own
+//     ConEmu; TERM_PROGRAM=tmux with TERM_PROGRAM_VERSION 3.7 or later
+//     inside tmux, which keeps OSC 9;4 as #{pane_pb_state} and forwards
+//     it), outside an older tmux (TMUX) and Herdr (HERDR_ENV=1), whose own
 //     adapters report there, and outside GNU screen (STY) and zellij
 //     (ZELLIJ), and TERM is not dumb.
 //

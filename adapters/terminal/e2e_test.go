@@ -5,6 +5,7 @@ package terminal_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/panestate/panestate/internal/testenv"
 )
 
 // e2eTimeout bounds each wait in the end-to-end tests. It is far above what
@@ -25,91 +28,33 @@ const e2eTimeout = 60 * time.Second
 
 // buildChat builds examples/chat once per test binary.
 var buildChat = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "panestate-terminal-e2e-")
-	if err != nil {
-		return "", err
+	bin, remove, err := testenv.BuildChat()
+	if err == nil {
+		afterTests = append(afterTests, remove)
 	}
-	afterTests = append(afterTests, func() { os.RemoveAll(dir) })
-	bin := filepath.Join(dir, "chat")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/panestate/panestate/examples/chat").CombinedOutput()
-	if err != nil {
-		return "", errors.New(string(out))
-	}
-	return bin, nil
+	return bin, err
 })
 
-// screen collects what a program writes to its pseudo-terminal, and lets a
-// test wait until some of it has arrived.
-type screen struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	changed chan struct{} // closed and replaced on every read
-}
+// screen is the terminal the chat writes to.
+type screen struct{ *testenv.Screen }
 
-func newScreen() *screen { return &screen{changed: make(chan struct{})} }
+func newScreen() *screen { return &screen{testenv.NewScreen()} }
 
-// copyFrom reads r until it fails (EIO or EOF once the program has exited
-// and closed the terminal).
-func (s *screen) copyFrom(r io.Reader) {
-	b := make([]byte, 4096)
-	for {
-		n, err := r.Read(b)
-		s.mu.Lock()
-		s.buf.Write(b[:n])
-		close(s.changed)
-		s.changed = make(chan struct{})
-		s.mu.Unlock()
-		if err != nil {
-			return
-		}
-	}
-}
+func (s *screen) copyFrom(r io.Reader) { s.CopyFrom(r) }
+
+func (s *screen) bytes() []byte { return s.Bytes() }
 
 // waitFor blocks until the output holds want, or fails the test.
 func (s *screen) waitFor(t *testing.T, want []byte) {
 	t.Helper()
-	timer := time.NewTimer(e2eTimeout)
-	defer timer.Stop()
-	for {
-		s.mu.Lock()
-		found, ch := bytes.Contains(s.buf.Bytes(), want), s.changed
-		s.mu.Unlock()
-		if found {
-			return
-		}
-		select {
-		case <-ch:
-		case <-timer.C:
-			t.Fatalf("%q did not appear on the terminal within %v; got %q", want, e2eTimeout, s.bytes())
-		}
-	}
+	s.Wait(t, e2eTimeout, fmt.Sprintf("%q", want), func(b []byte) bool { return bytes.Contains(b, want) })
 }
 
 // waitForSequences blocks until the output holds at least n of the
 // sequences oscs finds, or fails the test.
 func (s *screen) waitForSequences(t *testing.T, n int) {
 	t.Helper()
-	timer := time.NewTimer(e2eTimeout)
-	defer timer.Stop()
-	for {
-		s.mu.Lock()
-		found, ch := len(oscs(s.buf.Bytes())) >= n, s.changed
-		s.mu.Unlock()
-		if found {
-			return
-		}
-		select {
-		case <-ch:
-		case <-timer.C:
-			t.Fatalf("%d sequences did not appear on the terminal within %v; got %q", n, e2eTimeout, s.bytes())
-		}
-	}
-}
-
-func (s *screen) bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.buf.Bytes())
+	s.Wait(t, e2eTimeout, fmt.Sprintf("%d sequences", n), func(b []byte) bool { return len(oscs(b)) >= n })
 }
 
 // oscs returns the progress and notification sequences in out, in order.

@@ -126,8 +126,14 @@ func activation(p adapter.Params, s settings) (profile, error) {
 	switch {
 	case p.Env.Get("HERDR_ENV") == "1":
 		why = "inside a Herdr pane (HERDR_ENV=1), where the herdr adapter reports"
-	case p.Env.Get("TMUX") != "":
-		why = "inside tmux (TMUX is set), where the tmux adapter reports"
+	case p.Env.Get("TMUX") != "" && !term.tmux:
+		// tmux before 3.7 drops OSC 9;4. 3.7 and later parse it into
+		// #{pane_pb_state} and forward it to the terminal they run in, so
+		// there the adapter reports to tmux (detect's tmux profile).
+		why = "inside tmux (TMUX is set) whose version is unknown (TERM_PROGRAM is not tmux); tmux before 3.7 drops OSC 9;4, and the tmux adapter reports there"
+		if strings.HasPrefix(term.name, "tmux") {
+			why = "inside " + term.why + "; the tmux adapter reports there"
+		}
 	case p.Env.Get("STY") != "":
 		// GNU screen, like tmux, keeps OSC 9;4 from the outer terminal.
 		why = "inside GNU screen (STY is set), which does not pass OSC 9;4 on"
@@ -137,6 +143,8 @@ func activation(p adapter.Params, s settings) (profile, error) {
 		why = "TERM is dumb"
 	case !term.shows:
 		why = term.why
+	case term.tmux && p.Env.Get("TMUX") == "":
+		why = "TERM_PROGRAM is tmux, but TMUX is not set"
 	}
 	if why != "" && !on {
 		return profile{}, fmt.Errorf("terminal: %w: %s; set terminal.enabled to true to force it", adapter.ErrInactive, why)
@@ -149,7 +157,7 @@ func activation(p adapter.Params, s settings) (profile, error) {
 // It returns an error wrapping [adapter.ErrInactive] when p.Terminal is nil,
 // when the host is not an interactive root session, and, unless
 // terminal.enabled is the literal true (p.Forced),
-// inside tmux, GNU screen, zellij or Herdr, with TERM=dumb, or when the
+// inside tmux before 3.7, GNU screen, zellij or Herdr, with TERM=dumb, or when the
 // environment names no terminal known to show OSC 9;4 (see the package
 // documentation). Otherwise it returns a plain error for a bad setting.
 // Open writes nothing and starts nothing; ctx is only checked for

@@ -158,17 +158,11 @@ type server struct {
 }
 
 // requireTmux returns the real tmux, or skips the test without one (fails
-// it under CI=true, where .ci/run installs tmux).
+// it under CI=true, where .ci/run installs tmux): testenv.Tmux, which takes
+// $PANESTATE_TMUX (.ci/run's second run, with the tmux 3.7c it builds).
 func requireTmux(t testing.TB) string {
 	t.Helper()
-	bin, err := exec.LookPath(Program)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("tmux is not installed (CI must have it: .ci/run installs it): %v", err)
-		}
-		t.Skip("tmux not installed: skipping the tests against a real tmux server")
-	}
-	return bin
+	return testenv.Tmux(t)
 }
 
 // startServer starts a tmux server on a private socket with one session,

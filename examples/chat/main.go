@@ -89,6 +89,7 @@
 //	--script FILE            read the session from FILE instead of stdin
 //	--log-level LEVEL        hclog level of the log on stderr (default warn)
 //	-q                       do not say at start which workspace is listening
+//	--probe                  ask the terminal, before anything else, whether it reads OSC 7501 (the progstatus adapter)
 //	-v                       print each op and the pane state it leads to
 //
 // At start, unless -q, one line on stderr says which workspace is
@@ -121,6 +122,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -128,6 +130,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/mattn/go-isatty"
 
+	"github.com/panestate/panestate/adapters/progstatus/probe"
 	"github.com/panestate/panestate/examples/internal/hostflags"
 	"github.com/panestate/panestate/reducer"
 	"github.com/panestate/panestate/registry"
@@ -164,6 +167,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	logLevel := fs.String("log-level", "warn", "log `level` on stderr: trace, debug, info, warn, error or off")
 	verbose := fs.Bool("v", false, "print each op and the pane state it leads to")
 	quiet := fs.Bool("q", false, "do not say at start which workspace is listening")
+	probeTTY := fs.Bool("probe", false, "ask the terminal whether it reads OSC 7501 before starting (the progstatus adapter)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -189,6 +193,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// tab (adapters/terminal), only when stdout is one.
 	if f, ok := stdout.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		opts.Terminal = f
+		// The probe owns the terminal's input for a moment, so it runs
+		// before anything reads it, and hands its answer to the progstatus
+		// adapter in the environment the registry gives the adapters.
+		if *probeTTY {
+			res, err := probe.Run(ctx, "", 0)
+			if err != nil {
+				fmt.Fprintf(stderr, "chat: probe: %v\n", err)
+			} else {
+				if opts.Env == nil {
+					opts.Env = os.Environ()
+				}
+				opts.Env = append(slices.Clip(opts.Env), res.Env())
+			}
+		}
 	}
 
 	input, name := stdin, "stdin"

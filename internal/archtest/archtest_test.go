@@ -386,8 +386,8 @@ func TestForbiddenImportFails(t *testing.T) {
 			name:  "chat imports the herdr adapter",
 			lines: with("~/examples/chat", "~/adapters/herdr"),
 			want: []string{
-				`examples/chat imports adapters/herdr: rule "examples/chat" allows only registry, session, reducer, examples/internal/...`,
-				`examples/chat depends on adapters/herdr (examples/chat -> adapters/herdr): breaks "hosts import registry, session and settings, and no adapter package but herdrtest"`,
+				`examples/chat imports adapters/herdr: rule "examples/chat" allows only registry, session, reducer, examples/internal/..., adapters/progstatus/probe`,
+				`examples/chat depends on adapters/herdr (examples/chat -> adapters/herdr): breaks "hosts import registry, session and settings, and no adapter package but herdrtest and the OSC 7501 probe"`,
 			},
 		},
 		{
@@ -400,7 +400,7 @@ func TestForbiddenImportFails(t *testing.T) {
 			lines: with("~/examples/internal/hostflags", "~/adapters/noop"),
 			want: []string{
 				`examples/internal/hostflags imports adapters/noop: rule "examples/internal/hostflags" allows only registry, session, settings, adapter`,
-				`examples/internal/hostflags depends on adapters/noop (examples/internal/hostflags -> adapters/noop): breaks "hosts import registry, session and settings, and no adapter package but herdrtest"`,
+				`examples/internal/hostflags depends on adapters/noop (examples/internal/hostflags -> adapters/noop): breaks "hosts import registry, session and settings, and no adapter package but herdrtest and the OSC 7501 probe"`,
 			},
 		},
 		{

@@ -70,6 +70,13 @@ var rules = []rule{
 	// shared subprocess runner and the call gate).
 	{pkg: "adapters/noop", imports: []string{"adapter", "session"}},
 	{pkg: "adapters/terminal", imports: []string{"adapter", "session"}, modules: everywhere(modHclog)},
+	// progstatus asks its own probe package only for the name of the
+	// variable that hands the probe's result over, and runs one tmux
+	// client (cmdrun) inside tmux to read allow-passthrough.
+	{pkg: "adapters/progstatus", imports: []string{"adapter", "session", "adapter/cmdrun", "adapters/progstatus/probe"}},
+	// The probe imports nothing of the module, so that a host may call it
+	// (raw mode through x/sys/unix).
+	{pkg: "adapters/progstatus/probe", modules: everywhere(modXSys)},
 	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "adapter/cmdrun", "adapter/calls"}, modules: everywhere(modHclog)},
 	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "adapter/cmdrun", "adapter/calls", "adapters/herdr/internal/...", "internal/filelock", "internal/proc"},
 		modules: append(everywhere(modHclog, modXSys), only("windows", modWinio))},
@@ -95,7 +102,8 @@ var rules = []rule{
 		modules: everywhere(modHclog)},
 	// chat prints the state it expects (reducer), and hands its stdout to
 	// Options.Terminal when it is a terminal (go-isatty).
-	{pkg: "examples/chat", imports: []string{"registry", "session", "reducer", "examples/internal/..."},
+	// It runs the OSC 7501 probe when asked (adapters/progstatus/probe).
+	{pkg: "examples/chat", imports: []string{"registry", "session", "reducer", "examples/internal/...", "adapters/progstatus/probe"},
 		modules: everywhere(modHclog, modIsatty)},
 	// doctor pings the Herdr server itself, as the reporter does (on
 	// Windows over the named pipe: go-winio).
@@ -120,13 +128,15 @@ var nevers = []never{
 	{name: "adapters import adapter and session", from: []string{"adapters/..."},
 		to: []string{"registry/...", "settings/...", "reducer/...", "examples/...", "adapter/adaptertest/..."}},
 	{name: "an adapter never imports another adapter", from: []string{"adapters/herdr/..."},
-		to: []string{"adapters/noop/...", "adapters/tmux/...", "adapters/terminal/..."}},
+		to: []string{"adapters/noop/...", "adapters/tmux/...", "adapters/terminal/...", "adapters/progstatus/..."}},
 	{name: "an adapter never imports another adapter", from: []string{"adapters/tmux/..."},
-		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/terminal/..."}},
+		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/terminal/...", "adapters/progstatus/..."}},
 	{name: "an adapter never imports another adapter", from: []string{"adapters/terminal/..."},
-		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/tmux/..."}},
+		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/tmux/...", "adapters/progstatus/..."}},
 	{name: "an adapter never imports another adapter", from: []string{"adapters/noop/..."},
-		to: []string{"adapters/herdr/...", "adapters/tmux/...", "adapters/terminal/..."}},
+		to: []string{"adapters/herdr/...", "adapters/tmux/...", "adapters/terminal/...", "adapters/progstatus/..."}},
+	{name: "an adapter never imports another adapter", from: []string{"adapters/progstatus/..."},
+		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/tmux/...", "adapters/terminal/..."}},
 	{name: "the reducer does no I/O", from: []string{"reducer/..."},
 		to: []string{"settings/...", "registry/...", "adapters/...", "adapter/cmdrun/...", "internal/..."}},
 	{name: "settings never imports registry", from: []string{"settings/..."},
@@ -140,9 +150,9 @@ var nevers = []never{
 	{name: "only registry ties everything together", direct: true,
 		from: []string{"..."}, except: []string{"registry/...", "examples/...", "adapters/..."},
 		to: []string{"adapters/..."}},
-	{name: "hosts import registry, session and settings, and no adapter package but herdrtest", direct: true,
+	{name: "hosts import registry, session and settings, and no adapter package but herdrtest and the OSC 7501 probe", direct: true,
 		from: []string{"examples/..."}, to: []string{"adapters/..."},
-		toExcept: []string{"adapters/herdr/herdrtest"}},
+		toExcept: []string{"adapters/herdr/herdrtest", "adapters/progstatus/probe"}},
 	{name: "test kits stay out of shipped code", from: []string{"..."},
 		except: []string{"examples/...", "adapter/adaptertest/...", "adapters/herdr/herdrtest/...", "internal/testenv/...", "internal/archtest/..."},
 		to:     []string{"adapter/adaptertest/...", "adapters/herdr/herdrtest/...", "internal/testenv/...", "internal/archtest/..."}},

@@ -1,8 +1,11 @@
 package testenv
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"testing"
+	"time"
 )
 
 func TestClearHerdr(t *testing.T) {
@@ -33,5 +36,38 @@ func TestClearTmux(t *testing.T) {
 	}
 	if os.Getenv("XTMUX") != "kept" {
 		t.Error("XTMUX was removed")
+	}
+}
+
+func TestTmuxTakesTheNamedBinary(t *testing.T) {
+	t.Setenv(EnvTmux, "/opt/tmux-3.7c/tmux")
+	t.Setenv("PATH", "/usr/bin")
+	if got := Tmux(t); got != "/opt/tmux-3.7c/tmux" {
+		t.Errorf("Tmux = %q", got)
+	}
+	if got := os.Getenv("PATH"); got != "/opt/tmux-3.7c"+string(os.PathListSeparator)+"/usr/bin" {
+		t.Errorf("PATH = %q; want the named tmux's directory first", got)
+	}
+}
+
+func TestScreenWaitsForWhatArrives(t *testing.T) {
+	s := NewScreen()
+	var reads int
+	s.OnRead = func(all []byte) { reads++ }
+	r, w := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.CopyFrom(r)
+	}()
+	go func() {
+		_, _ = w.Write([]byte("hello "))
+		_, _ = w.Write([]byte("world"))
+		w.Close()
+	}()
+	s.Wait(t, time.Minute, "hello world", func(b []byte) bool { return bytes.Equal(b, []byte("hello world")) })
+	<-done
+	if got := string(s.Bytes()); got != "hello world" || reads != 2 {
+		t.Errorf("Bytes = %q after %d reads; want %q after 2", got, reads, "hello world")
 	}
 }

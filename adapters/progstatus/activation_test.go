@@ -1,0 +1,111 @@
+package progstatus_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/progstatus"
+	"github.com/panestate/panestate/session"
+)
+
+// TestWhenActive checks when the adapter turns on, through Check and Open
+// alike: the probe's answer, the setting, and what holds even when forced.
+func TestWhenActive(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      []string
+		forced   bool
+		noTTY    bool
+		host     *session.Host
+		active   bool
+		whyMatch string // part of the error, or of Explain's "active because"
+	}{
+		{"probe answered", []string{"PANESTATE_PROGSTATUS=1"}, false, false, nil, true, "answered the OSC 7501 query"},
+		{"probe not answered", []string{"PANESTATE_PROGSTATUS=0"}, false, false, nil, false, "did not answer"},
+		{"probe not answered, forced", []string{"PANESTATE_PROGSTATUS=0"}, true, false, nil, true, "progstatus.enabled is true"},
+		{"probe value garbled", []string{"PANESTATE_PROGSTATUS=yes"}, false, false, nil, false, "neither 1 nor 0"},
+		{"not probed, unknown terminal", []string{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.6"}, false, false, nil, false, "did not probe"},
+		{"not probed, forced", nil, true, false, nil, true, "progstatus.enabled is true"},
+		{"no terminal handed over", []string{"PANESTATE_PROGSTATUS=1"}, true, true, nil, false, "no terminal"},
+		{"not an interactive root", []string{"PANESTATE_PROGSTATUS=1"}, true, false,
+			&session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleSubagent}, false, "not root"},
+		{"inside Herdr, even forced", []string{"HERDR_ENV=1", "PANESTATE_PROGSTATUS=1"}, true, false, nil, false, "Herdr"},
+		{"TERM=dumb, even forced", []string{"TERM=dumb", "PANESTATE_PROGSTATUS=1"}, true, false, nil, false, "dumb"},
+		{"inside tmux, probe ignored", []string{"TMUX=/tmp/t,1,0", "PANESTATE_PROGSTATUS=1"}, false, false, nil, false, "allow-passthrough"},
+		{"inside tmux, forced", []string{"TMUX=/tmp/t,1,0"}, true, false, nil, true, "progstatus.enabled is true"},
+		{"inside screen", []string{"STY=1.pts-0", "PANESTATE_PROGSTATUS=1"}, false, false, nil, false, "screen"},
+		{"inside screen, forced", []string{"STY=1.pts-0"}, true, false, nil, true, "progstatus.enabled is true"},
+		{"inside zellij", []string{"ZELLIJ=0", "PANESTATE_PROGSTATUS=1"}, false, false, nil, false, "zellij"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := new(tty)
+			if tt.noTTY {
+				out = nil
+			}
+			p := params(out, tt.env...)
+			p.Forced = tt.forced
+			if tt.host != nil {
+				p.Host = *tt.host
+			}
+			checkErr := progstatus.Driver{}.Check(p)
+			a, err := progstatus.Driver{}.Open(t.Context(), p)
+			if (checkErr == nil) != (err == nil) {
+				t.Errorf("Check says %v but Open says %v", checkErr, err)
+			}
+			if !tt.active {
+				if !errors.Is(err, adapter.ErrInactive) {
+					t.Fatalf("Open: %v; want ErrInactive", err)
+				}
+				if !strings.Contains(err.Error(), tt.whyMatch) {
+					t.Errorf("Open: %v; want it to say %q", err, tt.whyMatch)
+				}
+				if w := out; w != nil && len(w.take()) != 0 {
+					t.Errorf("an inactive adapter wrote to the terminal")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer adapter.Close(t.Context(), a)
+			if why := adapter.Explain(a)["active because"]; !strings.Contains(why, tt.whyMatch) {
+				t.Errorf("Explain says active because %q; want %q", why, tt.whyMatch)
+			}
+		})
+	}
+}
+
+// TestSettings checks the section: nothing besides "enabled", and a
+// section that is not an object is an error for Open and ValidateSettings
+// alike.
+func TestSettings(t *testing.T) {
+	for _, tt := range []struct {
+		section string
+		ok      bool
+	}{{"", true}, {"{}", true}, {`{"unknown": 1}`, true}, {"[]", false}, {`"on"`, false}} {
+		t.Run(tt.section, func(t *testing.T) {
+			p := params(new(tty), "PANESTATE_PROGSTATUS=1")
+			p.Settings = []byte(tt.section)
+			verr := progstatus.Driver{}.ValidateSettings(p.Settings)
+			a, err := progstatus.Driver{}.Open(t.Context(), p)
+			if err == nil {
+				adapter.Close(t.Context(), a)
+			}
+			if (err == nil) != tt.ok || (verr == nil) != tt.ok {
+				t.Errorf("Open: %v, ValidateSettings: %v; want ok %v", err, verr, tt.ok)
+			}
+		})
+	}
+}
+
+// TestScrubEnv checks that a tool subprocess does not inherit the probe's
+// result.
+func TestScrubEnv(t *testing.T) {
+	got := progstatus.Driver{}.ScrubEnv(adapter.Env{"A=1", "PANESTATE_PROGSTATUS=1", "B=2"})
+	if strings.Join(got, " ") != "A=1 B=2" {
+		t.Errorf("ScrubEnv = %v", got)
+	}
+}

@@ -1,0 +1,59 @@
+package progstatus_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/progstatus"
+	"github.com/panestate/panestate/session"
+)
+
+func Example() {
+	ctx := context.Background()
+	var tty strings.Builder // stands for the host's terminal
+	p := adapter.Params{
+		Name:     "progstatus",
+		App:      "My Chat",
+		Env:      adapter.Env{"PANESTATE_PROGSTATUS=1"}, // the host's probe found the protocol
+		Host:     session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Terminal: &tty,
+		Diagnose: func(adapter.Diagnostic) {},
+	}
+	a, err := progstatus.Driver{}.Open(ctx, p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range []adapter.Report{
+		{State: adapter.StateIdle, Reason: adapter.ReasonQuiescent},
+		{State: adapter.StateWorking, Reason: adapter.ReasonExecuting},
+		{State: adapter.StateBlocked, Reason: adapter.ReasonAwaitingInput, Message: adapter.MessageWaitingForApproval},
+		{State: adapter.StateIdle, Reason: adapter.ReasonQuiescent},
+	} {
+		_ = a.Report(ctx, r)
+	}
+	_ = adapter.Release(ctx, a)
+	_ = adapter.Close(ctx, a)
+	for seq := range strings.SplitSeq(strings.TrimSuffix(tty.String(), "\x1b\\"), "\x1b\\") {
+		fmt.Println(strings.TrimPrefix(seq, "\x1b]7501;"))
+	}
+	// Output:
+	// id=My-Chat:state=idle:app=My-Chat
+	// id=My-Chat:state=working:app=My-Chat
+	// id=My-Chat:state=blocked:kind=permission:app=My-Chat:msg=V2FpdGluZyBmb3IgYXBwcm92YWw=
+	// id=My-Chat:state=done:app=My-Chat
+	// id=My-Chat:state=clear:app=My-Chat
+}
+
+func ExampleDriver_Check() {
+	p := adapter.Params{
+		Env:      adapter.Env{"TMUX=/tmp/tmux-1000/default,4242,0"},
+		Host:     session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Terminal: new(strings.Builder),
+	}
+	fmt.Println(progstatus.Driver{}.Check(p))
+	// Output:
+	// progstatus: adapter inactive: inside tmux (TMUX is set), which drops OSC 7501 and does not pass the probe's answer back; set progstatus.enabled to true and tmux's allow-passthrough to on to report to the terminal tmux runs in
+}

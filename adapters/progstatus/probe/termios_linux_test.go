@@ -1,0 +1,15 @@
+package probe_test
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+func termios(f *os.File) (unix.Termios, error) {
+	t, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	if err != nil {
+		return unix.Termios{}, err
+	}
+	return *t, nil
+}

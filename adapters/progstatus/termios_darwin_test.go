@@ -1,0 +1,8 @@
+package progstatus_test
+
+import "golang.org/x/sys/unix"
+
+const (
+	getTermios = unix.TIOCGETA
+	setTermios = unix.TIOCSETA
+)
