@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/claim"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 )
 
@@ -199,23 +200,25 @@ func BenchmarkOpenOutsideHerdrMarkerZero(b *testing.B) {
 	}
 }
 
-// BenchmarkNextSeq is the sequence-number step of one delivery alone: take
-// the pane's file lock, read the record, pick the number, write the record
-// back in place (one write at offset 0, no new file, no rename, no fsync),
-// unlock.
+// BenchmarkNextSeq is the claim step of one delivery alone: wait for the
+// pane (this process's slot, the pane file's lock for a moment), read the
+// record, pick the number, write the record in place (one write at offset
+// 0, no new file, no rename, no fsync), and at End clear the call's mark.
 func BenchmarkNextSeq(b *testing.B) {
 	f := newFixture(b, herdrtest.Options{})
 	a := f.open(b)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		pf, err := lockPaneFile(ctx, a.stateDir, a.key, false)
+		call, err := a.claim.Begin(ctx, a.done, claim.BeginOptions{Op: claim.Report, Wait: time.Now().Add(time.Second),
+			Budget: time.Second, Seq: true, ClockMs: clockMs(time.Now())})
 		if err != nil {
 			b.Fatal(err)
 		}
-		a.takeSeq(pf)
-		if err := errors.Join(pf.err, pf.close()); err != nil {
-			b.Fatal(err)
+		if call.FileErr != nil {
+			b.Fatal(call.FileErr)
 		}
+		a.takeSeq(call)
+		call.End(true)
 	}
 }

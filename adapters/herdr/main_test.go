@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -138,7 +139,7 @@ func newFixture(t testing.TB, opts herdrtest.Options) *fixture {
 	h := startHerdr(t, opts)
 	return &fixture{
 		h:     h,
-		drv:   Driver{StateDir: t.TempDir()},
+		drv:   Driver{StateDir: filepath.Join(t.TempDir(), "state")}, // created 0700
 		diags: &diags{},
 		env:   adapter.Env(h.Env()),
 		host:  interactive,
