@@ -154,10 +154,10 @@ type Options struct {
 // each call to the workspace; Status, Owns and Token are safe for
 // concurrent use with everything.
 type Claim struct {
-	key   Key
-	dir   string
-	l     *lease
-	tok   Token
+	key    Key
+	dir    string
+	l      *lease
+	tok    Token
 	onFree func()
 
 	// Used by the call in progress only (under the pane's slot).
