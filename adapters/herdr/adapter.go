@@ -44,6 +44,7 @@ type Adapter struct {
 
 	onWait func() // tests: called before waiting for the pane
 	onSlot func() // tests: called once no other call of this process is in flight on the pane
+	onBack func() // tests: called when reassert has run
 
 	// Used only by the call in progress (under op).
 	dirMade bool // stateDir was created
@@ -130,6 +131,9 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 // next change. It runs on the claim's goroutine; a Release or Close since
 // the refusal cancels it.
 func (a *Adapter) reassert() {
+	if a.onBack != nil {
+		defer a.onBack()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := a.gate.Enter(ctx); err != nil {

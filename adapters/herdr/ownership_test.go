@@ -600,3 +600,52 @@ func testReleaseAfterPaneFileLost(t *testing.T, transport string) {
 	}
 	assertIncreasing(t, f.calls(t))
 }
+
+// TestOlderAdapterTakesThePaneBack: two registries of one process on one
+// pane. While the newer adapter holds the pane the older one sends
+// nothing, says so once, and does not own the pane; once the newer one has
+// released it and is closed (its registry detached), the older one sends
+// its last report by itself, without waiting for its next change.
+func TestOlderAdapterTakesThePaneBack(t *testing.T) { forTransports(t, testOlderAdapterTakesThePaneBack) }
+
+func testOlderAdapterTakesThePaneBack(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
+	ctx := t.Context()
+	older := f.open(t)
+	back := make(chan struct{}, 1)
+	older.onBack = func() { back <- struct{}{} }
+	if err := older.Report(ctx, working); err != nil {
+		t.Fatal(err)
+	}
+	newer := f.open(t)
+	if err := newer.Report(ctx, idle); err != nil {
+		t.Fatal(err)
+	}
+	sent := len(f.calls(t))
+	if err := older.Report(ctx, blocked); err != nil {
+		t.Fatalf("retired Report = %v, want nil", err)
+	}
+	if got := len(f.calls(t)); got != sent {
+		t.Errorf("the retired adapter made %d calls", got-sent)
+	}
+	if older.OwnsPane() || older.Explain()["lease"] != "retired" {
+		t.Errorf("retired adapter: OwnsPane %v, lease %q", older.OwnsPane(), older.Explain()["lease"])
+	}
+	if err := newer.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := newer.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-back
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
+		t.Errorf("after the newer adapter let go: status %q, want the older one's blocked", info.AgentStatus)
+	}
+	if !older.OwnsPane() || older.Explain()["lease"] != "holder" {
+		t.Errorf("older adapter: OwnsPane %v, lease %q; want it to hold the pane", older.OwnsPane(), older.Explain()["lease"])
+	}
+	if got := f.diags.kinds()[adapter.KindStaleOwner]; got != 1 {
+		t.Errorf("%d stale_owner diagnostics, want 1", got)
+	}
+	assertIncreasing(t, f.calls(t))
+}
