@@ -606,7 +606,9 @@ func testReleaseAfterPaneFileLost(t *testing.T, transport string) {
 // nothing, says so once, and does not own the pane; once the newer one has
 // released it and is closed (its registry detached), the older one sends
 // its last report by itself, without waiting for its next change.
-func TestOlderAdapterTakesThePaneBack(t *testing.T) { forTransports(t, testOlderAdapterTakesThePaneBack) }
+func TestOlderAdapterTakesThePaneBack(t *testing.T) {
+	forTransports(t, testOlderAdapterTakesThePaneBack)
+}
 
 func testOlderAdapterTakesThePaneBack(t *testing.T, transport string) {
 	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
