@@ -339,20 +339,11 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	l.holder = c.tok.Gen
 	l.mu.Unlock()
 
-	wait := time.Until(opts.Wait)
-	timer := time.NewTimer(max(wait, 0))
-	defer timer.Stop()
 	select {
-	case l.slot <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-closed.Done():
-		return nil, adapter.ErrClosed
-	case <-timer.C:
-		select {
-		case l.slot <- struct{}{}:
-		default:
-			return nil, ErrBusy
+	case l.slot <- struct{}{}: // no call in flight: no timer needed
+	default:
+		if err := l.waitSlot(ctx, closed, opts.Wait); err != nil {
+			return nil, err
 		}
 	}
 	if closed.Err() != nil {
@@ -423,6 +414,27 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		call.unlockFile()
 	}
 	return call, nil
+}
+
+// waitSlot waits for the pane's slot until wait.
+func (l *lease) waitSlot(ctx, closed context.Context, wait time.Time) error {
+	timer := time.NewTimer(max(time.Until(wait), 0))
+	defer timer.Stop()
+	select {
+	case l.slot <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-closed.Done():
+		return adapter.ErrClosed
+	case <-timer.C:
+		select {
+		case l.slot <- struct{}{}:
+			return nil
+		default:
+			return ErrBusy
+		}
+	}
 }
 
 // refused records a refused call: a report is stale (OnFree is armed), a

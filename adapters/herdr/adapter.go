@@ -718,9 +718,11 @@ func (a *Adapter) finish(op Op, r adapter.Report, seq uint64, req *request, err 
 
 	switch {
 	case err == nil:
-		if op == OpRelease {
+		switch {
+		case !a.log.IsDebug(): // the arguments would be boxed for nothing
+		case op == OpRelease:
 			a.log.Debug("herdr pane released", "seq", seq)
-		} else {
+		default:
 			a.log.Debug("herdr call delivered", "op", op.String(), "state", r.State.String(), "seq", seq)
 		}
 		return nil

@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnvFlag) != "" {
 		os.Exit(childMain())
 	}
+	if os.Getenv(serveEnvFlag) != "" {
+		os.Exit(serveMain())
+	}
 	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
 }
