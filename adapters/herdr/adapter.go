@@ -47,8 +47,7 @@ type Adapter struct {
 	onBack func() // tests: called when reassert has run
 
 	// Used only by the call in progress (under op).
-	dirMade bool // stateDir was created
-	pinged  bool // the server answered a ping in this claim
+	pinged bool // the server answered a ping in this claim
 
 	mu           sync.Mutex
 	abandon      context.CancelFunc // cancels the Report in flight, if any
