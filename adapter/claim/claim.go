@@ -151,8 +151,11 @@ type Options struct {
 
 // Claim is one adapter's claim of one pane. Every adapter opened for a
 // pane gets its own, newer than every earlier one. Begin and End bracket
-// each call to the workspace; Status, Owns and Token are safe for
-// concurrent use with everything.
+// each call to the workspace; the calls of one Claim must not overlap (the
+// adapter's own gate, such as a calls.Gate, serialises them), while calls
+// of different Claims on one pane wait for each other. Status, Stale and
+// Token are safe for concurrent use with everything; Close may be called
+// at any time.
 type Claim struct {
 	key    Key
 	dir    string
@@ -235,8 +238,6 @@ func (c *Claim) Stale() bool {
 	return s == Retired || s == Fenced
 }
 
-// Retired reports whether a newer claim of this process holds the pane.
-func (c *Claim) Retired() bool { return c.Status() == Retired }
 
 // Call is one call on the pane, between Begin and End. While it is open no
 // other call of this process on the pane starts, and another process's
