@@ -238,7 +238,6 @@ func (c *Claim) Stale() bool {
 	return s == Retired || s == Fenced
 }
 
-
 // Call is one call on the pane, between Begin and End. While it is open no
 // other call of this process on the pane starts, and another process's
 // call waits for it up to its Deadline.
