@@ -135,7 +135,7 @@ func (a *Adapter) reassert() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := a.gate.Enter(ctx); err != nil {
+	if err := a.gate.Enter(a.done); err != nil { // Close ends the wait
 		return
 	}
 	defer a.gate.Leave()

@@ -111,7 +111,7 @@ func (a *Adapter) reassert() {
 	if a.onBack != nil {
 		defer a.onBack()
 	}
-	if err := a.gate.Enter(context.Background()); err != nil {
+	if err := a.gate.Enter(a.gate.Closing()); err != nil { // Close ends the wait
 		return
 	}
 	defer a.gate.Leave()
