@@ -156,9 +156,9 @@ type Explainer interface {
 // same pane (see package adapter/claim). OwnsPane reports false while such
 // a claim holds the pane; the adapter then sends nothing, has emitted one
 // stale_owner diagnostic, and takes the pane back by itself once the other
-// claim released it or its process exited. The registry shows such an
-// adapter as stale_owner, not active. OwnsPane must be safe for concurrent
-// use. Fallback: true.
+// claim released it or its process exited. It is there so that the
+// registry can show such an adapter as stale_owner rather than active.
+// OwnsPane must be safe for concurrent use. Fallback: true.
 type PaneOwner interface {
 	OwnsPane() bool
 }
