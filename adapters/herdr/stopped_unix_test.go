@@ -24,7 +24,7 @@ func TestStoppedProcessDoesNotHoldThePane(t *testing.T) {
 
 func testStoppedProcessDoesNotHoldThePane(t *testing.T, transport string) {
 	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
-	other := startChild(t, f, childSettings+`={"transport":"`+transport+`","timeout":"2s"}`)
+	other := startChild(t, f, childSettings+`={"transport":"`+transport+`","timeout":"8s"}`)
 	if got := other.do(t, "report working"); got != "ok" {
 		t.Fatalf("other process: %s", got)
 	}
@@ -45,7 +45,7 @@ func testStoppedProcessDoesNotHoldThePane(t *testing.T, transport string) {
 	}()
 	f.setFault(t, herdrtest.Fault{})
 
-	f.set = `{"timeout":"300ms"}`
+	f.set = `{"timeout":"1500ms"}` // a CLI call of a race-built fake on a loaded machine fits
 	a := f.open(t)
 	if err := a.Report(t.Context(), blocked); err != nil {
 		t.Fatalf("Report while a stopped process holds the pane = %v, want it taken", err)
