@@ -107,7 +107,7 @@ const MaxMarkAhead = 366 * 24 * time.Hour
 // the pane file again, to take the pane back once that process released
 // it or exited (OnFree), and how often Begin looks while another process's
 // call is in flight, at most.
-var PollInterval = 200 * time.Millisecond
+const PollInterval = 200 * time.Millisecond
 
 // lease is the process-wide record of one pane (and pane-file directory).
 type lease struct {
