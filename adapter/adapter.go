@@ -160,6 +160,26 @@ type Explainer interface {
 	Explain() map[string]string
 }
 
+// PaneOwner is implemented by adapters whose pane may be held by another
+// claim: a newer adapter of the same process, or another process in the
+// same pane (see package adapter/claim). OwnsPane reports false while such
+// a claim holds the pane; the adapter then sends nothing, has emitted one
+// stale_owner diagnostic, and takes the pane back by itself once the other
+// claim released it or its process exited. It is there so that the
+// registry can show such an adapter as stale_owner rather than active.
+// OwnsPane must be safe for concurrent use. Fallback: true.
+type PaneOwner interface {
+	OwnsPane() bool
+}
+
+// OwnsPane returns a's OwnsPane, or true.
+func OwnsPane(a Adapter) bool {
+	if o, ok := a.(PaneOwner); ok {
+		return o.OwnsPane()
+	}
+	return true
+}
+
 // DefaultEnabler is implemented by drivers that say whether their adapter
 // runs when the settings do not mention it. Fallback: enabled.
 type DefaultEnabler interface {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/calls"
-	"github.com/panestate/panestate/internal/proc"
+	"github.com/panestate/panestate/adapter/claim"
 	"github.com/panestate/panestate/session"
 )
 
@@ -37,22 +36,23 @@ type Adapter struct {
 	mode     transportMode
 	cli      *cliTransport
 	sock     *socketTransport // nil when mode is cli
-	key      paneKey
 	stateDir string
-	own      owner              // this adapter in the lease table
+	claim    *claim.Claim       // this adapter's claim of the pane
 	gate     *calls.Gate        // one Report, Release or Close at a time
 	done     context.Context    // gate.Closing(): cancelled by Close
 	diags    *calls.Diagnostics // once per kind and claim
 
-	onWait func() // tests: called before waiting for the pane's file lock
-	onSlot func() // tests: called before waiting for the pane's call slot
+	onWait func() // tests: called before waiting for the pane
+	onSlot func() // tests: called once no other call of this process is in flight on the pane
+	onBack func() // tests: called when reassert has run
 
 	// Used only by the call in progress (under op).
-	dirMade bool // stateDir was created
-	pinged  bool // the server answered a ping in this claim
+	pinged bool // the server answered a ping in this claim
 
 	mu           sync.Mutex
 	abandon      context.CancelFunc // cancels the Report in flight, if any
+	want         adapter.Report     // the last report asked for
+	wanted       bool               // want is set and no Release came since
 	rawIdent     session.Identity   // as last given
 	ident        session.Identity   // what may be sent: unusable parts dropped
 	identGen     uint64             // bumped when the identity changes
@@ -61,7 +61,6 @@ type Adapter struct {
 	resumePend   bool               // resume goes out (once allowed) until delivered
 	resumeOff    bool               // Herdr refused the argv in this claim
 	held         bool               // a report was delivered in this claim
-	fenced       bool               // another process holds the pane
 	saturated    bool               // sequence numbers reached 2^64-1
 	server       pong               // the last ping's answer, if any
 	route        transportMode      // the transport of the last call
@@ -79,6 +78,7 @@ var (
 	_ adapter.SessionAware = (*Adapter)(nil)
 	_ adapter.Explainer    = (*Adapter)(nil)
 	_ adapter.Refresher    = (*Adapter)(nil)
+	_ adapter.PaneOwner    = (*Adapter)(nil)
 )
 
 // Report sends r to Herdr (pane.report_agent, over the socket or with
@@ -114,6 +114,7 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	}
 	a.mu.Lock()
 	a.abandon = cancel
+	a.want, a.wanted = r, true
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
@@ -122,6 +123,45 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	}()
 	return a.deliver(ctx, OpReport, r)
 }
+
+// reassert is the claim's OnFree: the pane this adapter was refused is
+// free again (the newer claim released it, was closed, or its process
+// exited), so the last report asked for goes out now rather than at the
+// next change. It runs on the claim's goroutine; a Release or Close since
+// the refusal cancels it.
+func (a *Adapter) reassert() {
+	if a.onBack != nil {
+		defer a.onBack()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := a.gate.Enter(a.done); err != nil { // Close ends the wait
+		return
+	}
+	defer a.gate.Leave()
+	a.mu.Lock()
+	r, ok := a.want, a.wanted
+	if ok {
+		a.abandon = cancel
+	}
+	a.mu.Unlock()
+	if !ok {
+		return
+	}
+	defer func() {
+		a.mu.Lock()
+		a.abandon = nil
+		a.mu.Unlock()
+	}()
+	if err := a.deliver(ctx, OpReport, r); err == nil {
+		a.log.Debug("herdr pane taken back", "pane", a.pane)
+	}
+}
+
+// OwnsPane reports false while another claim holds the pane: a newer
+// adapter of this process, or another process ([adapter.PaneOwner]). It is
+// safe for concurrent use.
+func (a *Adapter) OwnsPane() bool { return !a.claim.Stale() }
 
 // MaxReleaseTimeout bounds the time Release spends, waiting for the pane
 // and calling Herdr together, whatever the "timeout" setting: a host that
@@ -153,6 +193,7 @@ func (a *Adapter) releaseTimeout() time.Duration { return min(a.timeout, MaxRele
 // After Close, Release returns [adapter.ErrClosed].
 func (a *Adapter) Release(ctx context.Context) error {
 	a.mu.Lock()
+	a.wanted = false
 	if a.abandon != nil {
 		a.abandon() // the release supersedes the report in flight
 	}
@@ -161,11 +202,7 @@ func (a *Adapter) Release(ctx context.Context) error {
 		return err
 	}
 	defer a.gate.Leave()
-	if err := a.deliver(ctx, OpRelease, adapter.Report{}); err != nil {
-		return err
-	}
-	leases.free(a.own)
-	return nil
+	return a.deliver(ctx, OpRelease, adapter.Report{})
 }
 
 // RefreshInterval returns the "refresh" setting (30 s by default, 0 when
@@ -175,7 +212,7 @@ func (a *Adapter) Release(ctx context.Context) error {
 // back. A repeated idle leaves Herdr's done status as it is. A retired or
 // closed adapter returns 0. It is safe for concurrent use.
 func (a *Adapter) RefreshInterval(adapter.Report) time.Duration {
-	if a.gate.Closed() || leases.retired(a.own) {
+	if a.gate.Closed() || a.claim.Status() == claim.Retired {
 		return 0
 	}
 	return a.refresh
@@ -189,7 +226,7 @@ func (a *Adapter) RefreshInterval(adapter.Report) time.Duration {
 // concurrent use; after it, Report and Release return [adapter.ErrClosed].
 func (a *Adapter) Close(ctx context.Context) error {
 	err := a.gate.Close(ctx)
-	leases.free(a.own) // a no-op once freed: the lease's holder is another generation
+	a.claim.Close() // frees the pane in the process; a no-op once freed
 	if err != nil {
 		return fmt.Errorf("herdr: close: %w", err)
 	}
@@ -272,18 +309,9 @@ func (a *Adapter) setIdentityLocked(id session.Identity) (dropped string) {
 // command (none, pending, delivered), and a counter per diagnostic kind
 // ("diag.<kind>"). It is safe for concurrent use.
 func (a *Adapter) Explain() map[string]string {
-	lease := "free"
-	switch {
-	case leases.holds(a.own):
-		lease = "holder"
-	case leases.retired(a.own):
-		lease = "retired"
-	}
+	lease := a.claim.Status().String()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.fenced && lease == "holder" {
-		lease = "fenced"
-	}
 	if a.gate.Closed() {
 		lease = "closed"
 	}
@@ -348,14 +376,9 @@ func (a *Adapter) Explain() map[string]string {
 	return m
 }
 
-// token is this adapter's claim token in pane files.
-func (a *Adapter) token() claimToken {
-	return claimToken{process: processID(), pid: os.Getpid(), gen: a.own.gen}
-}
-
 // errWaitTimeout is the error inside the timeout CallError of a call that
-// could not start in time: another call on the pane (of this process or
-// another) held it past the deadline.
+// could not start in time: another call of this process on the pane held
+// it past the deadline.
 var errWaitTimeout = errors.New("waiting for another call on the pane")
 
 // errNoTimeLeft is the error inside the timeout CallError of a CLI call
@@ -363,125 +386,49 @@ var errWaitTimeout = errors.New("waiting for another call on the pane")
 // exchange of the same Report).
 var errNoTimeLeft = errors.New("no time left before the deadline")
 
-// deliver claims the pane if needed, waits for the pane (this process's
-// call slot, then the cross-process file lock), decides whether this
-// adapter may call, and makes the exchange while holding both.
+// deliver waits for the pane through the claim (this process's call in
+// flight, then another process's, which is taken over when it does not end
+// by its deadline), and makes the exchange when the claim may call.
 func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
-	l, res := leases.claim(a.own)
-	switch res {
-	case claimStale:
-		a.staleOwner(op, "a newer adapter of this process")
-		return nil
-	case claimNew:
-		a.startClaim()
-		a.log.Debug("herdr pane claimed", "pane", a.pane, "source", a.source)
-	}
-
 	// A report may wait up to the timeout for the pane and then call for up
 	// to the timeout; a release has one budget for both.
-	waitDeadline := time.Now().Add(a.timeout)
-	var callDeadline time.Time
+	now := time.Now()
+	opts := claim.BeginOptions{Op: claim.Report, Wait: now.Add(a.timeout), Budget: a.timeout,
+		Seq: true, ClockMs: clockMs(a.clock()), OnSlot: a.onSlot}
 	if op == OpRelease {
-		waitDeadline = time.Now().Add(a.releaseTimeout())
-		callDeadline = waitDeadline
+		opts.Op = claim.Release
+		opts.Wait = now.Add(a.releaseTimeout())
+		opts.Until = opts.Wait
 	}
-	wctx, cancel := context.WithDeadline(ctx, waitDeadline)
-	defer cancel()
-	stopClose := context.AfterFunc(a.done, cancel) // Close ends the wait
-	defer stopClose()
-	if a.onSlot != nil {
-		a.onSlot()
-	}
-	if err := l.acquire(wctx, a.done); err != nil {
-		return a.waitFailed(ctx, op, err)
-	}
-	defer l.releaseSlot()
-	if !leases.holds(a.own) { // retired while waiting
-		a.staleOwner(op, "a newer adapter of this process")
-		return nil
-	}
-
 	if a.onWait != nil {
 		a.onWait()
 	}
-	pf, err := lockPaneFile(wctx, a.stateDir, a.key, !a.dirMade)
-	switch {
-	case err == nil:
-		a.dirMade = true
-		defer pf.close()
-	case wctx.Err() != nil:
-		return a.waitFailed(ctx, op, wctx.Err())
-	default:
-		a.diag(adapter.KindPersistFailed, "pane file not used: %v", err)
-		pf = nil
+	call, err := a.claim.Begin(ctx, a.done, opts)
+	if err != nil {
+		return a.waitFailed(ctx, op, err)
 	}
-
-	if pf != nil {
-		send, reclaim := a.mayCall(pf.rec.holder, op, res == claimNew)
-		if !send {
-			return nil
-		}
-		if reclaim {
-			a.startClaim()
-			a.log.Debug("herdr pane reclaimed", "pane", a.pane)
-		}
-		a.mu.Lock()
-		a.fenced = false
-		a.mu.Unlock()
-		if op == OpReport {
-			pf.rec.holder = a.token()
-		}
+	delivered := false
+	defer func() { call.End(delivered) }()
+	if call.Claimed {
+		a.startClaim()
+		a.log.Debug("herdr pane claimed", "pane", a.pane, "source", a.source)
 	}
-	if callDeadline.IsZero() {
-		callDeadline = time.Now().Add(a.timeout)
+	if call.FileErr != nil {
+		a.diag(adapter.KindPersistFailed, "%v", call.FileErr)
 	}
-	err = a.exchange(ctx, pf, op, r, callDeadline)
-	if pf != nil && pf.err != nil {
-		a.diag(adapter.KindPersistFailed, "sequence number not saved: %v", pf.err)
+	if call.MarkErr != nil {
+		a.diag(adapter.KindInvalidValue, "%v", call.MarkErr)
 	}
+	if call.Overtook {
+		a.log.Debug("herdr pane taken from a call that did not end by its deadline", "pane", a.pane)
+	}
+	if !call.Send {
+		a.staleOwner(op, call.By)
+		return nil
+	}
+	err = a.exchange(ctx, call, op, r, call.Deadline())
+	delivered = err == nil
 	return err
-}
-
-// mayCall decides, from the claim holding the pane across processes,
-// whether this adapter may make its call, and whether it takes the pane
-// back after another process let it go. fresh is whether this is the
-// adapter's first call of a claim in this process.
-//
-//   - A report of a fresh claim always takes the pane: the newest claim
-//     wins, and fences the process that held it.
-//   - Otherwise a pane held by this adapter, free, or last held by an
-//     older adapter of this process or by a process that has exited, is
-//     this adapter's: a report reclaims it, a release is sent (for a free
-//     pane a harmless no-op in Herdr, which also covers a pane file that
-//     lost its record; for an exited holder it clears the state it left).
-//   - A pane held by a live other process is not: this adapter is fenced
-//     until that process releases the pane or exits, and sends nothing,
-//     not even its release.
-func (a *Adapter) mayCall(holder claimToken, op Op, fresh bool) (send, reclaim bool) {
-	me := a.token()
-	switch {
-	case holder == me:
-		return true, false
-	case op == OpReport && fresh:
-		return true, false
-	case holder.free(), holder.process == me.process, !pidAlive(holder.pid, holder.process):
-		return true, op == OpReport
-	}
-	a.mu.Lock()
-	a.fenced = true
-	a.mu.Unlock()
-	a.staleOwner(op, "another process")
-	return false, false
-}
-
-// pidAlive reports whether the process that wrote a claim may still run:
-// its pid is alive and is not this process (a reused pid of an earlier
-// process).
-func pidAlive(pid int, process uint64) bool {
-	if pid == os.Getpid() {
-		return process == processID()
-	}
-	return proc.Alive(pid)
 }
 
 // waitFailed turns an error from waiting for the pane into Report's or
@@ -507,7 +454,7 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 // held (so right after the first delivered report of a claim the same
 // report is sent again with it), and when Herdr refuses it the report is
 // sent again without it.
-func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.Report, deadline time.Time) error {
+func (a *Adapter) exchange(ctx context.Context, call *claim.Call, op Op, r adapter.Report, deadline time.Time) error {
 	t, err := a.transportFor(ctx, deadline, op)
 	if err != nil {
 		return a.finish(op, r, 0, nil, err)
@@ -515,7 +462,7 @@ func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.R
 	req := a.request(op, r)
 	delivered := false // the state itself went through
 	for range 3 {      // the report, a resend without resume, a follow-up with it
-		req.seq = a.takeSeq(pf)
+		req.seq = a.takeSeq(call)
 		err := t.send(ctx, a.done, deadline, req)
 		var ce *CallError
 		if errors.As(err, &ce) && ce.socketLevel {
@@ -536,10 +483,6 @@ func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.R
 			return err
 		}
 		if op == OpRelease {
-			if pf != nil {
-				pf.rec.holder = claimToken{}
-				pf.write()
-			}
 			return nil
 		}
 		delivered = true
@@ -721,19 +664,11 @@ func (a *Adapter) resumeRefused(code string) {
 	}
 }
 
-// takeSeq returns the sequence number of the next call and records it in
-// the pane file before the call. At 2^64-1 it stays there, with one
+// takeSeq returns the sequence number of the next exchange, recorded in the
+// pane file before the exchange. At 2^64-1 it stays there, with one
 // diagnostic.
-func (a *Adapter) takeSeq(pf *paneFile) uint64 {
-	var floor uint64
-	if pf != nil {
-		floor = pf.rec.seq
-	}
-	seq, saturated := highWater.next(a.key, clockMs(a.clock()), floor)
-	if pf != nil {
-		pf.rec.seq = seq
-		pf.write()
-	}
+func (a *Adapter) takeSeq(call *claim.Call) uint64 {
+	seq, saturated := call.Seq()
 	if saturated {
 		a.mu.Lock()
 		first := !a.saturated
@@ -782,9 +717,11 @@ func (a *Adapter) finish(op Op, r adapter.Report, seq uint64, req *request, err 
 
 	switch {
 	case err == nil:
-		if op == OpRelease {
+		switch {
+		case !a.log.IsDebug(): // the arguments would be boxed for nothing
+		case op == OpRelease:
 			a.log.Debug("herdr pane released", "seq", seq)
-		} else {
+		default:
 			a.log.Debug("herdr call delivered", "op", op.String(), "state", r.State.String(), "seq", seq)
 		}
 		return nil
@@ -809,7 +746,6 @@ func (a *Adapter) startClaim() {
 	a.resumePend = a.resume != nil
 	a.resumeOff = false
 	a.held = false
-	a.fenced = false
 	a.pinged = false
 }
 

@@ -1,9 +1,12 @@
 package herdr
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +16,9 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/claim"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/adapters/herdr/internal/wire"
 )
 
 // fakeBuild is the standalone fake herdr CLI (herdrtest/cmd/fakeherdr),
@@ -102,16 +107,72 @@ func BenchmarkDelivery(b *testing.B) {
 	}
 }
 
+// serveEnvFlag makes the test binary serve an emulated Herdr for a
+// benchmark in another process (serveMain).
+const serveEnvFlag = "PANESTATE_HERDR_TEST_SERVE"
+
+// serveMain starts an emulated Herdr, prints its pane environment one
+// variable a line and then "end", and serves until stdin closes.
+func serveMain() int {
+	h, err := herdrtest.Start(herdrtest.Options{Panes: []string{"w1:p1", "w1:p2"}})
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	defer h.Close()
+	for _, kv := range h.Env() {
+		os.Stdout.WriteString(kv + "\n")
+	}
+	os.Stdout.WriteString("end\n")
+	io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+// remoteFixture is a fixture whose emulated Herdr runs in another process,
+// as Herdr does: a benchmark's allocations are then the host's alone.
+func remoteFixture(b *testing.B, transport string) *fixture {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), serveEnvFlag+"=1")
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		in.Close()
+		cmd.Wait()
+	})
+	var env adapter.Env
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && sc.Text() != "end" {
+		env = append(env, sc.Text())
+	}
+	return &fixture{drv: Driver{StateDir: filepath.Join(b.TempDir(), "state")}, diags: &diags{},
+		env: env, host: interactive, transport: transport}
+}
+
 // BenchmarkTransport is one report delivered to the emulated Herdr's
 // server by each transport, in one run: "cli" spawns the standalone fake
 // CLI (which pings and then sends the request, as Herdr's does), "socket"
-// writes the request on a fresh connection. The target is a socket at least
-// 20 times cheaper (compare the two ns/op figures of one run).
+// is the adapter's Report over a fresh connection, and "floor" is the bare
+// round trip the socket report cannot go below: dial, write one
+// pane.report_agent line (with a fresh seq, from a source of its own),
+// read the answer, close. The targets: socket at most 1.3 times floor, at
+// most 100 allocations per socket report, cli at least 20 times socket
+// (compare the ns/op figures of one run).
 func BenchmarkTransport(b *testing.B) {
 	for _, tr := range transports {
 		b.Run(tr, func(b *testing.B) {
-			f := newFixtureOn(b, tr, herdrtest.Options{})
-			useStandaloneFake(b, f.h)
+			f := remoteFixture(b, tr)
+			useStandaloneFake(b, &herdrtest.Herdr{Bin: f.env.Get(EnvBin)})
 			a := f.open(b)
 			ctx := context.Background()
 			if err := a.Report(ctx, idle); err != nil { // the claim (and its ping)
@@ -125,6 +186,107 @@ func BenchmarkTransport(b *testing.B) {
 				}
 			}
 		})
+	}
+	b.Run("floor", func(b *testing.B) {
+		f := remoteFixture(b, "")
+		rt := newRoundTrip(f)
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			rt.do(b, i)
+		}
+	})
+	// The ratios, measured op by op in one loop so that every transport
+	// sees the same load: a socket report and a bare round trip each
+	// iteration, a CLI report (on a second pane) every 16th.
+	b.Run("interleaved", func(b *testing.B) {
+		f := remoteFixture(b, "socket")
+		rt := newRoundTrip(f)
+		sock := f.open(b)
+		fc := *f
+		fc.transport = "cli"
+		fc.env = f.env.With(EnvPane, "w1:p2")
+		useStandaloneFake(b, &herdrtest.Herdr{Bin: f.env.Get(EnvBin)})
+		cli := fc.open(b)
+		ctx := context.Background()
+		for _, a := range []*Adapter{sock, cli} {
+			if err := a.Report(ctx, idle); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reports := []adapter.Report{working, idle}
+		var sockT, floorT, cliT time.Duration
+		var clis int
+		for i := 0; b.Loop(); i++ {
+			start := time.Now()
+			if err := sock.Report(ctx, reports[i%2]); err != nil {
+				b.Fatal(err)
+			}
+			sockT += time.Since(start)
+			start = time.Now()
+			rt.do(b, i)
+			floorT += time.Since(start)
+			if i%16 == 0 {
+				start = time.Now()
+				if err := cli.Report(ctx, reports[(i/16)%2]); err != nil {
+					b.Fatal(err)
+				}
+				cliT += time.Since(start)
+				clis++
+			}
+		}
+		if floorT > 0 && clis > 0 {
+			n := float64(b.N)
+			b.ReportMetric(float64(sockT)/float64(floorT), "socket/floor")
+			b.ReportMetric((float64(cliT)/float64(clis))/(float64(sockT)/n), "cli/socket")
+			b.ReportMetric(float64(sockT.Microseconds())/n, "socket-µs")
+			b.ReportMetric(float64(floorT.Microseconds())/n, "floor-µs")
+			b.ReportMetric(float64(cliT.Microseconds())/float64(clis), "cli-µs")
+		}
+	})
+}
+
+// roundTrip is the bare pane.report_agent exchange of the floor: dial,
+// write one line (a fresh seq, a source of its own), read the answer,
+// close.
+type roundTrip struct {
+	socket, pane string
+	seq          uint64
+	line         []byte
+	buf          [4096]byte
+}
+
+func newRoundTrip(f *fixture) *roundTrip {
+	return &roundTrip{socket: f.env.Get(EnvSocket), pane: f.env.Get(EnvPane), seq: uint64(time.Now().UnixMilli())}
+}
+
+func (rt *roundTrip) do(b *testing.B, i int) {
+	rt.seq++
+	line := append(rt.line[:0], `{"id":"floor","method":"pane.report_agent","params":{"pane_id":"`...)
+	line = append(line, rt.pane...)
+	line = append(line, `","source":"custom:floor","agent":"floor","state":"`...)
+	line = append(line, [...]string{"working", "idle"}[i%2]...)
+	line = append(line, `","seq":`...)
+	line = strconv.AppendUint(line, rt.seq, 10)
+	line = append(line, "}}\n"...)
+	rt.line = line
+	conn, err := wire.Dial(context.Background(), rt.socket)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write(line); err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for !bytes.Contains(rt.buf[:n], []byte("\n")) {
+		m, err := conn.Read(rt.buf[n:])
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += m
+	}
+	if !bytes.Contains(rt.buf[:n], []byte(`"ok"`)) {
+		b.Fatalf("floor: %s", rt.buf[:n])
 	}
 }
 
@@ -199,23 +361,25 @@ func BenchmarkOpenOutsideHerdrMarkerZero(b *testing.B) {
 	}
 }
 
-// BenchmarkNextSeq is the sequence-number step of one delivery alone: take
-// the pane's file lock, read the record, pick the number, write the record
-// back in place (one write at offset 0, no new file, no rename, no fsync),
-// unlock.
+// BenchmarkNextSeq is the claim step of one delivery alone: wait for the
+// pane (this process's slot, the pane file's lock for a moment), read the
+// record, pick the number, write the record in place (one write at offset
+// 0, no new file, no rename, no fsync), and at End clear the call's mark.
 func BenchmarkNextSeq(b *testing.B) {
 	f := newFixture(b, herdrtest.Options{})
 	a := f.open(b)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		pf, err := lockPaneFile(ctx, a.stateDir, a.key, false)
+		call, err := a.claim.Begin(ctx, a.done, claim.BeginOptions{Op: claim.Report, Wait: time.Now().Add(time.Second),
+			Budget: time.Second, Seq: true, ClockMs: clockMs(time.Now())})
 		if err != nil {
 			b.Fatal(err)
 		}
-		a.takeSeq(pf)
-		if err := errors.Join(pf.err, pf.close()); err != nil {
-			b.Fatal(err)
+		if call.FileErr != nil {
+			b.Fatal(call.FileErr)
 		}
+		a.takeSeq(call)
+		call.End(true)
 	}
 }

@@ -1,6 +1,7 @@
 package herdr
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/panestate/panestate/adapter"
@@ -15,7 +16,7 @@ func TestConformance(t *testing.T) {
 	h := startHerdr(t, herdrtest.Options{})
 	forTransports(t, func(t *testing.T, transport string) {
 		adaptertest.Run(t, func(t *testing.T) adapter.Adapter {
-			f := &fixture{h: h, drv: Driver{StateDir: t.TempDir()}, diags: &diags{}, env: adapter.Env(h.Env()), host: interactive, transport: transport}
+			f := &fixture{h: h, drv: Driver{StateDir: filepath.Join(t.TempDir(), "state")}, diags: &diags{}, env: adapter.Env(h.Env()), host: interactive, transport: transport}
 			return f.open(t)
 		})
 	})

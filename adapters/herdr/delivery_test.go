@@ -340,7 +340,7 @@ func testCloseWakesWaitForPane(t *testing.T, transport string) {
 	waitForHungCall(t, f)
 	succDone := make(chan error, 1)
 	waiting := make(chan struct{})
-	succ.onSlot = func() { close(waiting) }
+	succ.onWait = func() { close(waiting) }
 	go func() { succDone <- succ.Report(context.Background(), idle) }()
 	// The successor claims the pane, then waits for the old child's slot.
 	<-waiting

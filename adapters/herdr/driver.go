@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/calls"
+	"github.com/panestate/panestate/adapter/claim"
 	"github.com/panestate/panestate/adapter/cmdrun"
 )
 
@@ -277,7 +277,6 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	if stateDir == "" {
 		stateDir = defaultStateDir(env)
 	}
-	key := paneKey{socket: socket, pane: pane}
 	a := &Adapter{
 		log:      logger,
 		clock:    clock,
@@ -290,13 +289,12 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		refresh:  refresh,
 		mode:     mode,
 		cli:      &cliTransport{bin: bin, env: env.With(EnvSocket, socket)},
-		key:      key,
-		own:      leases.newOwner(key),
 		stateDir: stateDir,
 		gate:     calls.NewGate(),
 		diags:    calls.NewDiagnostics(p.Name, p.Diagnose),
 	}
 	a.done = a.gate.Closing()
+	a.claim = claim.New(claim.Key{Kind: "herdr", Server: socket, Pane: pane}, claim.Options{Dir: stateDir, OnFree: a.reassert})
 	if mode != transportCLI {
 		a.sock = &socketTransport{path: socket}
 	}
@@ -331,21 +329,7 @@ func parseDuration(name string, raw json.RawMessage, def, lo, hi time.Duration, 
 
 // defaultStateDir derives the sequence-file directory from the captured
 // environment, or "" when there is nowhere to put it.
-func defaultStateDir(env adapter.Env) string {
-	if runtime.GOOS == "windows" {
-		if d := env.Get("LOCALAPPDATA"); d != "" {
-			return filepath.Join(d, "panestate", "herdr")
-		}
-		return ""
-	}
-	if d := env.Get("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "panestate", "herdr")
-	}
-	if h := env.Get("HOME"); h != "" {
-		return filepath.Join(h, ".local", "state", "panestate", "herdr")
-	}
-	return ""
-}
+func defaultStateDir(env adapter.Env) string { return claim.StateDir(env, "herdr") }
 
 // Check reports whether the adapter would apply here, as [adapter.Checker]
 // describes: the same environment, host and conflict conditions as Open, in

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/claim"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 )
 
@@ -134,7 +136,7 @@ func testSuccessorWaitsForInFlightCall(t *testing.T, transport string) {
 	// must be over: abandoned at its one-second deadline, its timeout
 	// counted.
 	atSlot := make(chan string, 1)
-	succ.onWait = func() { atSlot <- old.Explain()["diag.timeout"] }
+	succ.onSlot = func() { atSlot <- old.Explain()["diag.timeout"] }
 	if err := succ.Report(t.Context(), idle); err != nil {
 		t.Fatalf("successor: %v", err)
 	}
@@ -209,7 +211,7 @@ func testSequencePersistedAcrossProcesses(t *testing.T, transport string) {
 	if err := a.Report(ctx, working); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".seq")
+	path := paneFilePath(f)
 	const T uint64 = 1_800_000_000_000
 	if got := readSeqFile(t, path); got != T {
 		t.Errorf("seq file holds %d, want exactly the number sent, %d", got, T)
@@ -224,8 +226,8 @@ func testSequencePersistedAcrossProcesses(t *testing.T, transport string) {
 	}
 	a.Close(ctx)
 
-	// A restarted process: no in-memory mark, and a clock an hour behind.
-	highWater.reset()
+	// A restarted process (the file's mark decides), with a clock an hour
+	// behind.
 	clock.Set(clock.Now().Add(-time.Hour))
 	b := f.open(t)
 	if err := b.Report(ctx, idle); err != nil {
@@ -263,7 +265,6 @@ func TestSequenceNoDriftAcrossRestarts(t *testing.T) {
 				const restarts = 20
 				want := T
 				for i := range restarts {
-					highWater.reset() // a new process
 					a := f.open(t)
 					if err := a.Report(t.Context(), working); err != nil {
 						t.Fatal(err)
@@ -291,8 +292,11 @@ func readSeqFile(t *testing.T, path string) uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	n, err := strconv.ParseUint(first, 10, 64)
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		t.Fatalf("pane file %q", b)
+	}
+	n, err := strconv.ParseUint(f[1], 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +316,7 @@ func testSequencePersistedBeforeTheCall(t *testing.T, transport string) {
 	done := make(chan error, 1)
 	go func() { done <- a.Report(context.Background(), working) }()
 	hung := waitForHungCall(t, f)
-	path := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".seq")
+	path := paneFilePath(f)
 	if got, seq := readSeqFile(t, path), seqOf(t, hung); got != seq {
 		t.Errorf("while the call runs the file holds %d, want its seq %d", got, seq)
 	}
@@ -563,5 +567,30 @@ func TestOpText(t *testing.T) {
 				t.Errorf("method = %q, want %q", got, tt.method)
 			}
 		})
+	}
+}
+
+// paneFilePath is the pane file of f's pane, w1:p1.
+func paneFilePath(f *fixture) string {
+	return filepath.Join(f.drv.StateDir, claim.FileName(claim.Key{Kind: "herdr", Server: f.h.Socket, Pane: "w1:p1"}))
+}
+
+// plantRecord writes a pane record naming another live process (the test
+// binary's parent) as the holder and, when busy, as making a call that
+// ends at until.
+func plantRecord(t *testing.T, path string, seq uint64, busy bool, until time.Time) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const other = 0xfeed
+	pid := os.Getppid()
+	var bp, bpid, bgen, buntil uint64
+	if busy {
+		bp, bpid, bgen, buntil = other, uint64(pid), 1, uint64(until.UnixMilli())
+	}
+	line := fmt.Sprintf("c1 %020d %016x %010d %020d %016x %010d %020d %020d\n", seq, other, pid, 1, bp, bpid, bgen, buntil)
+	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +25,9 @@ func TestMain(m *testing.M) {
 	herdrtest.Main() // the re-executed test binary acts as the fake herdr CLI
 	if os.Getenv(childEnvFlag) != "" {
 		os.Exit(childMain())
+	}
+	if os.Getenv(serveEnvFlag) != "" {
+		os.Exit(serveMain())
 	}
 	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
@@ -138,7 +142,7 @@ func newFixture(t testing.TB, opts herdrtest.Options) *fixture {
 	h := startHerdr(t, opts)
 	return &fixture{
 		h:     h,
-		drv:   Driver{StateDir: t.TempDir()},
+		drv:   Driver{StateDir: filepath.Join(t.TempDir(), "state")}, // created 0700
 		diags: &diags{},
 		env:   adapter.Env(h.Env()),
 		host:  interactive,

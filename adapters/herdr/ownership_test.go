@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
-	"github.com/panestate/panestate/internal/filelock"
 	"github.com/panestate/panestate/internal/proc"
 )
 
@@ -253,38 +251,47 @@ func lastSeq(t *testing.T, f *fixture) uint64 {
 	return seqOf(t, calls[len(calls)-1])
 }
 
-func TestSequenceSaturates(t *testing.T) { forTransports(t, testSequenceSaturates) }
+// TestCorruptMarkIgnored: a pane file whose mark is far beyond the clock
+// (corrupt or planted, here 2^64-2) does not burn the pane: the mark is
+// ignored with one invalid_value diagnostic, the reports go out at the
+// clock, and the release clears the pane.
+func TestCorruptMarkIgnored(t *testing.T) { forTransports(t, testCorruptMarkIgnored) }
 
-func testSequenceSaturates(t *testing.T, transport string) {
+func testCorruptMarkIgnored(t *testing.T, transport string) {
 	f := newFixtureOn(t, transport, herdrtest.Options{})
-	path := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".seq")
-	if err := os.WriteFile(path, []byte(strconv.FormatUint(math.MaxUint64-1, 10)+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	const T uint64 = 1_800_000_000_000
+	f.drv.Clock = (&testClock{now: time.UnixMilli(int64(T))}).Now
+	plantRecord(t, paneFilePath(f), math.MaxUint64-1, false, time.Time{})
 	a := f.open(t)
 	for _, r := range []adapter.Report{working, idle, blocked} {
 		if err := a.Report(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 	}
+	if err := a.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	var got []uint64
 	for _, c := range f.calls(t) {
 		got = append(got, seqOf(t, c))
 	}
-	if diff := cmp.Diff(got, []uint64{math.MaxUint64, math.MaxUint64, math.MaxUint64}); diff != "" {
+	if diff := cmp.Diff(got, []uint64{T, T + 1, T + 2, T + 3}); diff != "" {
 		t.Errorf("seqs (-got +want):\n%s", diff)
 	}
-	var sat []adapter.Diagnostic
+	var corrupt []adapter.Diagnostic
 	for _, d := range f.diags.all() {
-		if strings.Contains(d.Detail, "exhausted") {
-			sat = append(sat, d)
+		if strings.Contains(d.Detail, "18446744073709551614") {
+			corrupt = append(corrupt, d)
 		}
 	}
-	if len(sat) != 1 || sat[0].Kind != adapter.KindInvalidValue {
-		t.Errorf("diagnostics %v, want one invalid_value saying the numbers are exhausted", f.diags.all())
+	if len(corrupt) != 1 || corrupt[0].Kind != adapter.KindInvalidValue {
+		t.Errorf("diagnostics %v, want one invalid_value naming the corrupt mark", f.diags.all())
 	}
-	if got := readSeqFile(t, path); got != math.MaxUint64 {
-		t.Errorf("file holds %d, want 2^64-1", got)
+	if info, _ := f.h.Agent("w1:p1"); info.Found {
+		t.Errorf("after the release the pane shows %+v: burnt", info)
+	}
+	if got := readSeqFile(t, paneFilePath(f)); got != T+3 {
+		t.Errorf("file holds %d, want the last number sent, %d", got, T+3)
 	}
 }
 
@@ -498,9 +505,11 @@ func testRefreshRestoresWipedState(t *testing.T, transport string) {
 	assertIncreasing(t, f.calls(t))
 }
 
-// TestWaitForAnotherProcessesCall: while another process's call holds the
-// pane (its file lock), a report waits for it, bounded by the timeout (a
-// timeout diagnostic, no call) and by ctx (ctx's error at once).
+// TestWaitForAnotherProcessesCall: while another live process's call is
+// in flight (the pane file names it, with a deadline an hour away: a
+// process that does not move), a report waits at most its own timeout,
+// then takes the pane from it with a number above the other's; ctx ends
+// the wait at once.
 func TestWaitForAnotherProcessesCall(t *testing.T) {
 	f := newFixture(t, herdrtest.Options{})
 	f.set = `{"timeout":"200ms"}`
@@ -508,30 +517,36 @@ func TestWaitForAnotherProcessesCall(t *testing.T) {
 	if err := a.Report(t.Context(), working); err != nil { // makes the directory
 		t.Fatal(err)
 	}
-	lock := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".lock")
-	unlock, err := filelock.Lock(lock) // another open file: contends as another process does
-	if err != nil {
-		t.Fatal(err)
+	mark := lastSeq(t, f) + 1000
+	plantRecord(t, paneFilePath(f), mark, true, time.Now().Add(time.Hour))
+	if err := a.Report(t.Context(), blocked); err != nil {
+		t.Fatalf("Report while another process's call does not move = %v, want it taken over", err)
 	}
-	defer unlock()
+	if got := lastSeq(t, f); got != mark+1 {
+		t.Errorf("the report that took the pane has seq %d, want %d", got, mark+1)
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
+		t.Errorf("status %q, want blocked", info.AgentStatus)
+	}
+	if got := a.Explain()["lease"]; got != "holder" {
+		t.Errorf("lease %q, want holder", got)
+	}
 
-	var ce *CallError
-	if err := a.Report(t.Context(), idle); !errors.As(err, &ce) || ce.Kind != adapter.KindTimeout || !errors.Is(err, errWaitTimeout) {
-		t.Fatalf("Report while the pane is held = %v, want a wait timeout", err)
-	}
-	// With a 60 s timeout, only the caller's deadline can end the wait.
+	// With a 60 s timeout, the caller's deadline ends the wait first.
+	plantRecord(t, paneFilePath(f), mark+10, true, time.Now().Add(time.Hour))
 	f.set = `{"timeout":"60s"}`
 	b := f.open(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
-	if err := b.Report(ctx, idle); errors.As(err, &ce) || !errors.Is(err, context.DeadlineExceeded) {
+	var ce *CallError
+	if err := b.Report(ctx, working); errors.As(err, &ce) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Report past the caller's deadline while the pane is held = %v", err)
 	}
-	if got := len(f.calls(t)); got != 1 {
-		t.Errorf("%d calls, want only the first", got)
+	if got := len(f.calls(t)); got != 2 {
+		t.Errorf("%d calls, want 2", got)
 	}
-	if d := f.diags.all(); len(d) != 1 || !strings.Contains(d[0].Detail, "another call on the pane did not finish in time") {
-		t.Errorf("diagnostics %v", d)
+	if d := f.diags.all(); len(d) != 0 {
+		t.Errorf("diagnostics %v, want none", d)
 	}
 }
 
@@ -544,11 +559,7 @@ func TestCloseEndsWaitForAnotherProcess(t *testing.T) {
 	if err := a.Report(t.Context(), working); err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := filelock.Lock(filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
+	plantRecord(t, paneFilePath(f), lastSeq(t, f)+1, true, time.Now().Add(time.Hour))
 	waiting := make(chan struct{})
 	a.onWait = func() { close(waiting) }
 	done := make(chan error, 1)
@@ -574,7 +585,7 @@ func testReleaseAfterPaneFileLost(t *testing.T, transport string) {
 	if err := a.Report(t.Context(), working); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(f.drv.StateDir, seqFileBase(paneKey{socket: f.h.Socket, pane: "w1:p1"})+".seq")
+	path := paneFilePath(f)
 	if err := os.WriteFile(path, []byte("junk\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -586,6 +597,57 @@ func testReleaseAfterPaneFileLost(t *testing.T, transport string) {
 	}
 	if d := f.diags.kinds(); d[adapter.KindPersistFailed] != 1 {
 		t.Errorf("diagnostics %v, want one persist_failed for the corrupt file", f.diags.all())
+	}
+	assertIncreasing(t, f.calls(t))
+}
+
+// TestOlderAdapterTakesThePaneBack: two registries of one process on one
+// pane. While the newer adapter holds the pane the older one sends
+// nothing, says so once, and does not own the pane; once the newer one has
+// released it and is closed (its registry detached), the older one sends
+// its last report by itself, without waiting for its next change.
+func TestOlderAdapterTakesThePaneBack(t *testing.T) {
+	forTransports(t, testOlderAdapterTakesThePaneBack)
+}
+
+func testOlderAdapterTakesThePaneBack(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
+	ctx := t.Context()
+	older := f.open(t)
+	back := make(chan struct{}, 1)
+	older.onBack = func() { back <- struct{}{} }
+	if err := older.Report(ctx, working); err != nil {
+		t.Fatal(err)
+	}
+	newer := f.open(t)
+	if err := newer.Report(ctx, idle); err != nil {
+		t.Fatal(err)
+	}
+	sent := len(f.calls(t))
+	if err := older.Report(ctx, blocked); err != nil {
+		t.Fatalf("retired Report = %v, want nil", err)
+	}
+	if got := len(f.calls(t)); got != sent {
+		t.Errorf("the retired adapter made %d calls", got-sent)
+	}
+	if older.OwnsPane() || older.Explain()["lease"] != "retired" {
+		t.Errorf("retired adapter: OwnsPane %v, lease %q", older.OwnsPane(), older.Explain()["lease"])
+	}
+	if err := newer.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := newer.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-back
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
+		t.Errorf("after the newer adapter let go: status %q, want the older one's blocked", info.AgentStatus)
+	}
+	if !older.OwnsPane() || older.Explain()["lease"] != "holder" {
+		t.Errorf("older adapter: OwnsPane %v, lease %q; want it to hold the pane", older.OwnsPane(), older.Explain()["lease"])
+	}
+	if got := f.diags.kinds()[adapter.KindStaleOwner]; got != 1 {
+		t.Errorf("%d stale_owner diagnostics, want 1", got)
 	}
 	assertIncreasing(t, f.calls(t))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/calls"
+	"github.com/panestate/panestate/adapter/claim"
 	"github.com/panestate/panestate/adapter/cmdrun"
 )
 
@@ -28,21 +29,25 @@ const (
 // concurrent use with everything.
 type Adapter struct {
 	// Fixed at Open.
-	log     hclog.Logger
-	pane    string
-	socket  string
-	prefix  string
-	label   string
-	timeout time.Duration
-	names   [3]string // @<prefix>_state, _message, _agent
-	runner  *cmdrun.Runner
-	gate    *calls.Gate        // one Report, Release or Close at a time
-	diags   *calls.Diagnostics // once per kind and claim
+	log      hclog.Logger
+	pane     string
+	socket   string
+	prefix   string
+	label    string
+	timeout  time.Duration
+	names    [3]string // @<prefix>_state, _message, _agent
+	runner   *cmdrun.Runner
+	gate     *calls.Gate        // one Report, Release or Close at a time
+	diags    *calls.Diagnostics // once per kind and claim
+	claim    *claim.Claim       // this adapter's claim of the pane
+	stateDir string             // the pane file's directory, or ""
+	onBack   func()             // tests: called when reassert has run
 
 	mu        sync.Mutex
-	claimed   bool   // a Report since Open or the last Release
-	lastOp    string // op of the last call attempted
-	lastState string // what the pane shows, as far as we know
+	want      adapter.Report // the last report asked for
+	wanted    bool           // want is set and no Release came since
+	lastOp    string         // op of the last call attempted
+	lastState string         // what the pane shows, as far as we know
 }
 
 // Guards: Adapter implements the optional interfaces it means to.
@@ -51,6 +56,7 @@ var (
 	_ adapter.Releaser  = (*Adapter)(nil)
 	_ adapter.Closer    = (*Adapter)(nil)
 	_ adapter.Explainer = (*Adapter)(nil)
+	_ adapter.PaneOwner = (*Adapter)(nil)
 )
 
 // Report sets the pane's three options to r in one tmux invocation:
@@ -81,42 +87,72 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 		return fmt.Errorf("tmux: invalid report %s", r)
 	}
 	a.mu.Lock()
-	fresh := !a.claimed
-	a.claimed = true
+	a.want, a.wanted = r, true
 	a.mu.Unlock()
-	if fresh {
-		a.diags.Reset()
-	}
-	err := a.call(ctx, opReport, a.reportArgs(r))
-	if err == nil {
+	return a.report(ctx, r)
+}
+
+// report delivers r through the claim, under the gate.
+func (a *Adapter) report(ctx context.Context, r adapter.Report) error {
+	sent, err := a.deliver(ctx, opReport, a.reportArgs(r))
+	if sent && err == nil {
 		a.setDelivered(r.State.String())
 		a.log.Debug("tmux pane options set", "pane", a.pane, "state", r.State.String())
 	}
 	return err
 }
 
+// reassert is the claim's OnFree: the pane this adapter was refused is
+// free again (the newer claim released it, was closed, or its process
+// exited), so the last report asked for goes out now rather than at the
+// next change. It runs on the claim's goroutine; a Release or Close since
+// the refusal cancels it.
+func (a *Adapter) reassert() {
+	if a.onBack != nil {
+		defer a.onBack()
+	}
+	if err := a.gate.Enter(a.gate.Closing()); err != nil { // Close ends the wait
+		return
+	}
+	defer a.gate.Leave()
+	a.mu.Lock()
+	r, ok := a.want, a.wanted
+	a.mu.Unlock()
+	if ok && a.report(context.Background(), r) == nil {
+		a.log.Debug("tmux pane taken back", "pane", a.pane)
+	}
+}
+
+// OwnsPane reports false while another claim holds the pane: a newer
+// adapter of this process, or another process in the pane
+// ([adapter.PaneOwner]). It is safe for concurrent use.
+func (a *Adapter) OwnsPane() bool { return !a.claim.Stale() }
+
 // Release unsets the pane's three options (set-option -p -u), in one tmux
 // invocation, so that formats showing them show nothing for this pane. It
 // is sent whether or not this adapter reported: a successor opened by a
 // settings reload and released before its first report still clears what
-// its predecessor set. A pane that no longer exists and a server that is
-// not running (or exited during the call) count as released, with no
-// diagnostic: the options are gone with them.
+// its predecessor set. It is not sent, with one stale_owner diagnostic,
+// while the pane is another claim's (a newer adapter of this process,
+// another live process in the pane): a host that quits never unsets the
+// state of the one that now owns the pane. A pane that no longer exists
+// and a server that is not running (or exited during the call) count as
+// released, with no diagnostic: the options are gone with them.
 //
 // ctx bounds the call as in Report. After Close, Release returns
 // [adapter.ErrClosed].
 func (a *Adapter) Release(ctx context.Context) error {
+	a.mu.Lock()
+	a.wanted = false
+	a.mu.Unlock()
 	if err := a.gate.Enter(ctx); err != nil {
 		return err
 	}
 	defer a.gate.Leave()
-	err := a.call(ctx, opRelease, a.releaseArgs())
-	if err != nil && !paneGone(err) {
+	sent, err := a.deliver(ctx, opRelease, a.releaseArgs())
+	if err != nil || !sent {
 		return err
 	}
-	a.mu.Lock()
-	a.claimed = false
-	a.mu.Unlock()
 	a.setDelivered("released")
 	a.log.Debug("tmux pane options unset", "pane", a.pane)
 	return nil
@@ -127,7 +163,9 @@ func (a *Adapter) Release(ctx context.Context) error {
 // clears them. Close is idempotent and safe for concurrent use; after it,
 // Report and Release return [adapter.ErrClosed].
 func (a *Adapter) Close(ctx context.Context) error {
-	if err := a.gate.Close(ctx); err != nil {
+	err := a.gate.Close(ctx)
+	a.claim.Close() // frees the pane in the process: an older adapter may take it back
+	if err != nil {
 		return fmt.Errorf("tmux: close: %w", err)
 	}
 	return nil
@@ -135,7 +173,9 @@ func (a *Adapter) Close(ctx context.Context) error {
 
 // Explain returns what the adapter knows, for registry.Explain: the pane,
 // socket, tmux executable, option names, agent label, timeout, the last
-// operation and state delivered, and a counter per diagnostic kind
+// operation and state delivered, where the claim of the pane stands
+// ("owner": holder, retired, fenced, free or closed) and the directory of
+// its pane file ("owner_file"), and a counter per diagnostic kind
 // ("diag.<kind>"). It is safe for concurrent use.
 func (a *Adapter) Explain() map[string]string {
 	a.mu.Lock()
@@ -149,6 +189,11 @@ func (a *Adapter) Explain() map[string]string {
 		"timeout":    a.timeout.String(),
 		"last_op":    a.lastOp,
 		"last_state": a.lastState,
+		"owner":      a.claim.Status().String(),
+		"owner_file": a.stateDir,
+	}
+	if a.stateDir == "" {
+		m["owner_file"] = "(none)"
 	}
 	if a.lastOp == "" {
 		m["last_op"] = "(none)"
@@ -189,6 +234,45 @@ func (a *Adapter) releaseArgs() []string {
 		args = append(args, "set-option", "-p", "-u", "-t", a.pane, name)
 	}
 	return args
+}
+
+// deliver makes one call through the claim: it waits for the pane (this
+// process's call in flight, then another process's, taken over when it
+// does not end by its deadline) and runs tmux when the claim may. sent is
+// false when the claim refused the call (one stale_owner diagnostic).
+func (a *Adapter) deliver(ctx context.Context, op string, args []string) (sent bool, err error) {
+	cop := claim.Report
+	if op == opRelease {
+		cop = claim.Release
+	}
+	call, err := a.claim.Begin(ctx, a.gate.Closing(), claim.BeginOptions{Op: cop, Wait: time.Now().Add(a.timeout), Budget: a.timeout})
+	switch {
+	case errors.Is(err, claim.ErrBusy):
+		a.diags.Emit(adapter.KindTimeout, "%s: waiting for another call on the pane", op)
+		return false, fmt.Errorf("tmux: %s: %w", op, err)
+	case errors.Is(err, adapter.ErrClosed):
+		return false, err
+	case err != nil:
+		return false, fmt.Errorf("tmux: %s: %w", op, err)
+	}
+	delivered := false
+	defer func() { call.End(delivered) }()
+	if call.Claimed {
+		a.diags.Reset()
+	}
+	if call.FileErr != nil {
+		a.diags.Emit(adapter.KindPersistFailed, "%v", call.FileErr)
+	}
+	if !call.Send {
+		a.diags.Emit(adapter.KindStaleOwner, "%s not sent: pane %s is held by %s", op, a.pane, call.By)
+		return false, nil
+	}
+	err = a.call(ctx, op, args)
+	if op == opRelease && paneGone(err) {
+		err = nil
+	}
+	delivered = err == nil
+	return true, err
 }
 
 // call runs tmux once. It returns nil, an error wrapping ctx's error,

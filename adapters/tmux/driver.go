@@ -16,6 +16,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/calls"
+	"github.com/panestate/panestate/adapter/claim"
 	"github.com/panestate/panestate/adapter/cmdrun"
 )
 
@@ -174,9 +175,14 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 			Timeout:   timeout,
 			Recognize: recognize,
 		},
-		gate:  calls.NewGate(),
-		diags: calls.NewDiagnostics(p.Name, p.Diagnose),
+		gate:     calls.NewGate(),
+		diags:    calls.NewDiagnostics(p.Name, p.Diagnose),
+		stateDir: claim.StateDir(p.Env, "tmux"),
 	}
+	// The server part of the key is "<socket>,<server pid>": a server
+	// started again on the same socket numbers its panes afresh.
+	a.claim = claim.New(claim.Key{Kind: "tmux", Server: act.server, Pane: act.pane},
+		claim.Options{Dir: a.stateDir, OnFree: a.reassert})
 	a.names = [3]string{"@" + prefix + "_state", "@" + prefix + "_message", "@" + prefix + "_agent"}
 	if clamped != "" {
 		a.diags.Emit(adapter.KindInvalidValue, "%s", clamped)
@@ -244,7 +250,7 @@ func (Driver) Check(p adapter.Params) error {
 
 // activated is what activation found.
 type activated struct {
-	socket, pane, bin string
+	socket, server, pane, bin string
 }
 
 // activation checks everything that decides whether this process may set
@@ -276,7 +282,8 @@ func activation(p adapter.Params) (activated, error) {
 	if err != nil {
 		return activated{}, fmt.Errorf("tmux: %w: no usable %s executable in the captured PATH: %w", adapter.ErrInactive, Program, err)
 	}
-	return activated{socket: socket, pane: pane, bin: bin}, nil
+	server, _, _ := cut2Last(tmuxVar) // "<socket>,<server pid>"
+	return activated{socket: socket, server: server, pane: pane, bin: bin}, nil
 }
 
 // parseTmuxVar returns the socket path of a TMUX value. tmux writes it as

@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 		// (GORACE atexit_sleep_ms), which made every fake call take one.
 		syscall.Exit(fakeTmux())
 	}
+	if os.Getenv(childEnvFlag) != "" {
+		os.Exit(childMain())
+	}
 	testenv.ClearHerdr()
 	testenv.ClearTmux()
 	if _, err := exec.LookPath(Program); err != nil && os.Getenv("CI") != "true" {
@@ -151,10 +154,11 @@ func openT(t testing.TB, p adapter.Params) *Adapter {
 
 // server is a private tmux server for one test, on a socket of its own.
 type server struct {
-	bin  string // the real tmux
-	sock string
-	pid  string
-	env  []string // the environment the server (and its panes) started with
+	bin   string // the real tmux
+	sock  string
+	pid   string
+	env   []string // the environment the server (and its panes) started with
+	state string   // XDG_STATE_HOME of the adapters in its panes
 }
 
 // requireTmux returns the real tmux, or skips the test without one (fails
@@ -192,7 +196,7 @@ func startServer(t testing.TB, env []string, argv ...string) *server {
 	if len(argv) == 0 {
 		argv = []string{"cat"}
 	}
-	s := &server{bin: bin, sock: sock, env: env}
+	s := &server{bin: bin, sock: sock, env: env, state: filepath.Join(dir, "state")}
 	args := append([]string{"-f", conf, "new-session", "-d", "-s", "test", "-x", "120", "-y", "30"}, argv...)
 	s.run(t, args...)
 	t.Cleanup(func() {
@@ -240,12 +244,14 @@ func (s *server) splitPane(t testing.TB) string {
 }
 
 // paneEnv is what the adapter would capture in pane: TMUX and TMUX_PANE as
-// tmux sets them, and a PATH that finds the real tmux.
+// tmux sets them, a PATH that finds the real tmux, and a state directory of
+// the test's own for the pane files.
 func (s *server) paneEnv(pane string, extra ...string) adapter.Env {
 	env := adapter.Env{
 		EnvTmux + "=" + s.sock + "," + s.pid + ",0",
 		EnvPane + "=" + pane,
 		"PATH=" + filepath.Dir(s.bin),
+		"XDG_STATE_HOME=" + s.state,
 	}
 	return append(env, extra...)
 }

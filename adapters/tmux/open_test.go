@@ -85,6 +85,8 @@ func TestOpenActive(t *testing.T) {
 		"timeout":    "5s",
 		"last_op":    "(none)",
 		"last_state": "(none)",
+		"owner":      "free",
+		"owner_file": "(none)",
 	}
 	if diff := cmp.Diff(got, wantExplain); diff != "" {
 		t.Errorf("Explain (-got +want):\n%s", diff)

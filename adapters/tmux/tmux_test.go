@@ -207,7 +207,7 @@ func TestPaneClosed(t *testing.T) {
 func TestHungTmux(t *testing.T) {
 	// A tmux that ignores SIGTERM and never answers: every call is killed at
 	// the deadline, the caller gets the timeout, and one diagnostic says so.
-	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%0", "PATH=" + fakeDir(t), fakeModeEnv + "=hang"}
+	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%0", "PATH=" + fakeDir(t), "XDG_STATE_HOME=" + t.TempDir(), fakeModeEnv + "=hang"}
 	d := &diags{}
 	a := openT(t, params(env, `{"timeout":"200ms"}`, d))
 	for _, call := range []struct {
@@ -239,7 +239,7 @@ func TestHungTmux(t *testing.T) {
 
 func TestCloseKillsHungCall(t *testing.T) {
 	started := filepath.Join(t.TempDir(), "started")
-	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%0", "PATH=" + fakeDir(t), fakeModeEnv + "=hang", fakeLogEnv + "=" + started}
+	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%0", "PATH=" + fakeDir(t), "XDG_STATE_HOME=" + t.TempDir(), fakeModeEnv + "=hang", fakeLogEnv + "=" + started}
 	d := &diags{}
 	a := openT(t, params(env, `{"timeout":"60s"}`, d))
 	done := make(chan error, 1)
@@ -269,7 +269,7 @@ func TestFailingTmuxNeverLogsItsOutput(t *testing.T) {
 	// The fake fails as a client whose server is gone, naming a socket
 	// that nothing of the adapter's may repeat: not the error, not a
 	// diagnostic, not the log at its most verbose.
-	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%0", "PATH=" + fakeDir(t), fakeModeEnv + "=fail"}
+	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%0", "PATH=" + fakeDir(t), "XDG_STATE_HOME=" + t.TempDir(), fakeModeEnv + "=fail"}
 	d := &diags{}
 	var log strings.Builder
 	p := params(env, "", d)

@@ -56,6 +56,8 @@ var rules = []rule{
 	{pkg: "adapter/adaptertest", imports: []string{"adapter", "session"}, modules: everywhere(modGoleak)},
 	{pkg: "adapter/cmdrun", imports: []string{"adapter"}, modules: everywhere(modXSys)},
 	{pkg: "adapter/calls", imports: []string{"adapter"}},
+	// Pane ownership: the pane file's lock and whether its holder runs.
+	{pkg: "adapter/claim", imports: []string{"adapter", "internal/filelock", "internal/proc"}},
 
 	{pkg: "reducer", imports: []string{"session", "adapter"}, banned: noIO,
 		bannedWhy: "the reducer does no I/O"},
@@ -77,8 +79,8 @@ var rules = []rule{
 	// The probe imports nothing of the module, so that a host may call it
 	// (raw mode through x/sys/unix).
 	{pkg: "adapters/progstatus/probe", modules: everywhere(modXSys)},
-	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "adapter/cmdrun", "adapter/calls"}, modules: everywhere(modHclog)},
-	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "adapter/cmdrun", "adapter/calls", "adapters/herdr/internal/...", "internal/filelock", "internal/proc"},
+	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "adapter/cmdrun", "adapter/calls", "adapter/claim"}, modules: everywhere(modHclog)},
+	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "adapter/cmdrun", "adapter/calls", "adapter/claim", "adapters/herdr/internal/...", "internal/filelock", "internal/proc"},
 		modules: append(everywhere(modHclog, modXSys), only("windows", modWinio))},
 	// Herdr's socket wire, shared by the adapter and the emulator: named
 	// pipes on Windows.

@@ -72,3 +72,26 @@ func unlocker(f *os.File, path string) func() error {
 		return cerr
 	}
 }
+
+// TryLockFile takes the exclusive lock on the already open f without
+// blocking. It returns false, and no error, while another open file (of
+// this process or another) holds the lock. UnlockFile releases it; closing
+// f releases it too.
+func TryLockFile(f *os.File) (bool, error) {
+	switch err := tryLockFile(f); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, errWouldBlock):
+		return false, nil
+	default:
+		return false, fmt.Errorf("filelock: lock %s: %w", f.Name(), err)
+	}
+}
+
+// UnlockFile releases a lock taken with TryLockFile; f stays open.
+func UnlockFile(f *os.File) error {
+	if err := unlockFile(f); err != nil {
+		return fmt.Errorf("filelock: unlock %s: %w", f.Name(), err)
+	}
+	return nil
+}

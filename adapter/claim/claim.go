@@ -1,0 +1,755 @@
+package claim
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/filelock"
+	"github.com/panestate/panestate/internal/proc"
+)
+
+// Key names one pane target of one workspace server.
+type Key struct {
+	Kind   string // the adapter, e.g. "herdr" or "tmux"
+	Server string // the server: a socket path and whatever else tells servers apart
+	Pane   string // the pane's id on that server
+}
+
+// Token names one claim across processes: the claiming process (a random
+// number drawn once per process, with its pid, so that a reused pid is not
+// taken for the same process) and the claim's generation within it. The
+// zero Token is nobody.
+type Token struct {
+	Process uint64
+	PID     int
+	Gen     uint64
+}
+
+// IsZero reports whether t is nobody.
+func (t Token) IsZero() bool { return t == Token{} }
+
+// String renders t as "pid/process/gen".
+func (t Token) String() string { return fmt.Sprintf("%d/%016x/%d", t.PID, t.Process, t.Gen) }
+
+// ours reports whether t was drawn by this process.
+func (t Token) ours() bool { return t.Process == self().Process }
+
+// alive reports whether the process that drew t may still run: this
+// process, or another whose pid is alive. A pid that is alive but reused
+// by an unrelated process counts as alive: the claim then waits for that
+// process too, which errs on the side of never clearing a live owner.
+func (t Token) alive() bool {
+	if t.ours() {
+		return true
+	}
+	if t.PID == os.Getpid() {
+		return false // this pid, another process: one that exited before us
+	}
+	return proc.Alive(t.PID)
+}
+
+// self is this process's part of every Token, drawn once, on first use.
+var self = sync.OnceValue(func() Token {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		binary.LittleEndian.PutUint64(b[:], uint64(time.Now().UnixNano()))
+	}
+	return Token{Process: binary.LittleEndian.Uint64(b[:]) | 1, PID: os.Getpid()}
+})
+
+// Op is what a call does to the pane.
+type Op uint8
+
+const (
+	// Report shows the claim's state in the pane: it claims the pane.
+	Report Op = iota + 1
+	// Release clears the claim's state from the pane and gives it up.
+	Release
+)
+
+func (o Op) String() string {
+	if o == Release {
+		return "release"
+	}
+	return "report"
+}
+
+// Who holds the pane when a call is refused.
+const (
+	ByNewer        = "a newer adapter of this process"
+	ByOtherProcess = "another process"
+)
+
+// ErrBusy is Begin's error when the wait ended before the call could
+// start: another call of this process on the pane, or a process holding
+// the pane file's lock for a moment, held it past the wait's deadline.
+var ErrBusy = errors.New("claim: waiting for another call on the pane")
+
+// MaxMarkAhead is how far a sequence mark read from a pane file may be
+// beyond the clock. A mark further ahead is corrupt or planted (taking it
+// would exhaust the 64-bit range and burn the pane), and is ignored with
+// Call.MarkErr set. A year is far more than any clock step a running
+// machine sees (NTP corrections, a virtual machine resumed from an old
+// snapshot), and leaves room for 2^64 ms / 1 year ≈ 5.8 × 10^8 years of
+// numbers above it.
+const MaxMarkAhead = 366 * 24 * time.Hour
+
+// PollInterval is how often a claim refused by another process looks at
+// the pane file again, to take the pane back once that process released
+// it or exited (OnFree), and how often Begin looks while another process's
+// call is in flight, at most.
+const PollInterval = 200 * time.Millisecond
+
+// lease is the process-wide record of one pane (and pane-file directory).
+type lease struct {
+	slot chan struct{} // one call on the pane at a time in this process
+
+	mu     sync.Mutex
+	holder uint64        // generation of the claim that owns the pane here, or 0
+	freed  chan struct{} // closed (and replaced) when holder is given up
+	mark   uint64        // the newest sequence number this process took
+	file   *os.File      // the pane file, open for the life of the process, or nil
+}
+
+type leaseKey struct {
+	Key
+	dir string
+}
+
+// table is process-wide: adapters come and go (a settings reload opens a
+// successor before the predecessor is closed; a host may build several
+// registries), but a pane has one owner per process. An entry is small and
+// is kept for the life of the process, with its file open; a process claims
+// one pane in practice.
+var table = struct {
+	mu   sync.Mutex
+	m    map[leaseKey]*lease
+	gens uint64
+}{m: make(map[leaseKey]*lease)}
+
+// Options are a Claim's settings.
+type Options struct {
+	// Dir is the directory of the pane file (see [StateDir]); "" keeps the
+	// claim within the process.
+	Dir string
+	// OnFree, when set, is called on a goroutine of the claim once a claim
+	// that was refused (a Report, not followed by a Release) may take the
+	// pane back: the newer claim released it, was closed, or its process
+	// exited. The adapter re-sends its last report from it. It is called at
+	// most once per refusal and never after Close has returned.
+	OnFree func()
+}
+
+// Claim is one adapter's claim of one pane. Every adapter opened for a
+// pane gets its own, newer than every earlier one. Begin and End bracket
+// each call to the workspace; the calls of one Claim must not overlap (the
+// adapter's own gate, such as a calls.Gate, serialises them), while calls
+// of different Claims on one pane wait for each other. Status, Stale and
+// Token are safe for concurrent use with everything; Close may be called
+// at any time.
+type Claim struct {
+	key    Key
+	dir    string
+	l      *lease
+	tok    Token
+	onFree func()
+
+	// Used by the call in progress only (under the pane's slot).
+	claimed bool // a report was sent since New or the last Release
+
+	mu       sync.Mutex
+	fenced   bool // another process holds the pane
+	closed   bool
+	watching bool
+	stop     chan struct{}
+	wg       sync.WaitGroup
+}
+
+// New returns a claim of k, newer than every claim made before it in this
+// process. It does no I/O: the pane file is opened by the first Begin.
+func New(k Key, o Options) *Claim {
+	table.mu.Lock()
+	defer table.mu.Unlock()
+	table.gens++
+	lk := leaseKey{Key: k, dir: o.Dir}
+	l := table.m[lk]
+	if l == nil {
+		l = &lease{slot: make(chan struct{}, 1), freed: make(chan struct{})}
+		table.m[lk] = l
+	}
+	tok := self()
+	tok.Gen = table.gens
+	return &Claim{key: k, dir: o.Dir, l: l, tok: tok, onFree: o.OnFree, stop: make(chan struct{})}
+}
+
+// Token returns the claim's token, as it appears in the pane file.
+func (c *Claim) Token() Token { return c.tok }
+
+// Status is where a claim stands.
+type Status uint8
+
+const (
+	Free    Status = iota // nobody in this process holds the pane, or it was released
+	Holder                // the claim owns the pane
+	Retired               // a newer claim of this process holds the pane
+	Fenced                // another process holds the pane
+	Closed                // Close was called
+)
+
+func (s Status) String() string {
+	return [...]string{"free", "holder", "retired", "fenced", "closed"}[s]
+}
+
+// Status returns where the claim stands, as far as this process knows.
+func (c *Claim) Status() Status {
+	c.mu.Lock()
+	closed, fenced := c.closed, c.fenced
+	c.mu.Unlock()
+	c.l.mu.Lock()
+	holder := c.l.holder
+	c.l.mu.Unlock()
+	switch {
+	case closed:
+		return Closed
+	case holder > c.tok.Gen:
+		return Retired
+	case holder != c.tok.Gen:
+		return Free
+	case fenced:
+		return Fenced
+	}
+	return Holder
+}
+
+// Stale reports whether another claim holds the pane: a newer one of this
+// process (Retired) or another process (Fenced). An adapter's
+// [adapter.PaneOwner] returns its negation.
+func (c *Claim) Stale() bool {
+	s := c.Status()
+	return s == Retired || s == Fenced
+}
+
+// Call is one call on the pane, between Begin and End. While it is open no
+// other call of this process on the pane starts, and another process's
+// call waits for it up to its Deadline.
+type Call struct {
+	c   *Claim
+	op  Op
+	rec record
+	tok Token // the busy token written for this call
+	f   *os.File
+
+	// Send is whether the caller may make its call. When false (Stale),
+	// the caller sends nothing, reports one stale_owner diagnostic naming
+	// By, and calls End.
+	Send bool
+	By   string
+	// Claimed is whether this call starts a claim of the pane (the first
+	// report after New or Release, or one taking the pane back): per-claim
+	// state (diagnostics, what goes once per claim) starts over.
+	Claimed bool
+	// Overtook is whether another process's call was still in flight and
+	// did not end by its deadline or the wait's (a stopped process): this
+	// call took the pane from it.
+	Overtook bool
+	// FileErr is why the pane file is not used, or was corrupt and is
+	// rewritten (a *FileError), or nil. Unused, ownership holds within the
+	// process only.
+	FileErr error
+	// MarkErr says the file's sequence mark was corrupt and was ignored.
+	MarkErr error
+
+	clockMs  uint64
+	seqUsed  bool   // Begin's number was handed out
+	last     uint64 // the newest number handed out
+	deadline time.Time
+}
+
+// Deadline is when the call must end: Begin's until, or now plus its
+// budget when until is zero.
+func (call *Call) Deadline() time.Time { return call.deadline }
+
+// BeginOptions are one Begin's parameters.
+type BeginOptions struct {
+	Op Op
+	// Wait is the latest time to wait for the pane: for this process's
+	// call in flight (then ErrBusy) and for another process's (then the
+	// call takes the pane from it).
+	Wait time.Time
+	// Until is when the call will have ended; zero means Budget from the
+	// moment the pane is had.
+	Until  time.Time
+	Budget time.Duration
+	// Seq is whether the call takes sequence numbers ([Call.Seq]);
+	// ClockMs, the wall clock in Unix milliseconds, is their floor.
+	Seq     bool
+	ClockMs uint64
+	// OnSlot, when set, is called once no other call of this process is
+	// in flight on the pane, before the pane file is read: for tests and
+	// traces.
+	OnSlot func()
+}
+
+// Begin waits for the pane and decides whether the claim may make its
+// call, by these rules:
+//
+//   - Within the process, the newest claim owns the pane: a call of an
+//     older claim while a newer one holds it is refused (By ByNewer). A
+//     claim takes the pane when it is free or held by an older claim.
+//   - Across processes (through the pane file): a report that starts a
+//     claim (the first after New or Release) takes the pane, fencing the
+//     process that held it; any other call is made when the pane is held by
+//     this claim or this process, free, or held by a process that exited,
+//     and is refused (By ByOtherProcess) while another live process holds
+//     it.
+//   - A call of another process in flight is waited for, up to its own
+//     deadline or opts.Wait, whichever comes first; past that the process
+//     does not move (stopped, say), and this call takes the pane.
+//
+// Sequence numbers are reserved in the pane file before the call, above
+// the clock and every number any process took, so that calls reach the
+// workspace in the order of their numbers. A refused release gives the
+// claim up here (it never clears a newer claim's state).
+//
+// Begin returns ctx's error when ctx ends, [adapter.ErrClosed] when closed
+// ends first, and ErrBusy when opts.Wait passes while this process's call
+// on the pane is in flight. Otherwise the caller must call End.
+func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, error) {
+	l := c.l
+	call := &Call{c: c, op: opts.Op}
+	// The claim is made before waiting: a newer claim retires an older one
+	// at once, even while the older one's call is in flight.
+	l.mu.Lock()
+	if l.holder > c.tok.Gen {
+		l.mu.Unlock()
+		call.By = ByNewer
+		c.refused(opts.Op, false)
+		return call, nil
+	}
+	takes := l.holder != c.tok.Gen
+	l.holder = c.tok.Gen
+	l.mu.Unlock()
+
+	select {
+	case l.slot <- struct{}{}: // no call in flight: no timer needed
+	default:
+		if err := l.waitSlot(ctx, closed, opts.Wait); err != nil {
+			return nil, err
+		}
+	}
+	if closed.Err() != nil {
+		<-l.slot
+		return nil, adapter.ErrClosed
+	}
+	l.mu.Lock()
+	retired := l.holder != c.tok.Gen // a newer claim came while this one waited
+	f := l.file
+	l.mu.Unlock()
+	if retired {
+		call.By = ByNewer
+		c.refused(opts.Op, true)
+		return call, nil
+	}
+	if opts.OnSlot != nil {
+		opts.OnSlot()
+	}
+	fresh := !c.claimed
+	call.Claimed = opts.Op == Report && (fresh || takes)
+
+	if f == nil {
+		var err error
+		if f, err = openPaneFile(c.dir, c.key); err != nil {
+			call.FileErr = err
+		} else {
+			l.mu.Lock()
+			l.file = f
+			l.mu.Unlock()
+		}
+	}
+	if f != nil {
+		if err := c.lockFile(ctx, closed, call, f, opts); err != nil {
+			<-l.slot
+			return nil, err
+		}
+	}
+	if f != nil && call.f != nil {
+		if !c.decide(call, opts.Op, fresh) {
+			call.unlockFile()
+			c.refused(opts.Op, true)
+			return call, nil
+		}
+	}
+	call.Send = true
+	c.mu.Lock()
+	c.fenced = false
+	c.mu.Unlock()
+	if opts.Op == Report {
+		c.claimed = true
+	}
+	call.deadline = opts.Until
+	if call.deadline.IsZero() {
+		call.deadline = time.Now().Add(opts.Budget)
+	}
+	call.clockMs = opts.ClockMs
+	if opts.Seq {
+		call.take()
+	}
+	if call.f != nil {
+		call.tok = c.tok
+		call.rec.busy = c.tok
+		call.rec.until = uint64(max(call.deadline.UnixMilli(), 0))
+		if opts.Op == Report {
+			call.rec.holder = c.tok
+		}
+		call.write()
+		call.unlockFile()
+	}
+	return call, nil
+}
+
+// waitSlot waits for the pane's slot until wait.
+func (l *lease) waitSlot(ctx, closed context.Context, wait time.Time) error {
+	timer := time.NewTimer(max(time.Until(wait), 0))
+	defer timer.Stop()
+	select {
+	case l.slot <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-closed.Done():
+		return adapter.ErrClosed
+	case <-timer.C:
+		select {
+		case l.slot <- struct{}{}:
+			return nil
+		default:
+			return ErrBusy
+		}
+	}
+}
+
+// refused records a refused call: a report is stale (OnFree is armed), a
+// release gives the claim up. The slot, if held, is let go.
+func (c *Claim) refused(op Op, slot bool) {
+	if op == Release {
+		c.claimed = false
+	} else {
+		c.watch()
+	}
+	if slot {
+		<-c.l.slot
+	}
+}
+
+// lockFile takes the pane file's lock and reads the record, waiting while
+// another process's call is in flight (see Begin). call.f is left nil, with
+// FileErr set, when the file cannot be read.
+func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, opts BeginOptions) error {
+	backoff := 100 * time.Microsecond
+	for {
+		ok, err := filelock.TryLockFile(f)
+		if err != nil {
+			call.FileErr = &FileError{Path: f.Name(), Err: err}
+			return nil
+		}
+		if ok {
+			var b [recordLen + 1]byte
+			n, err := f.ReadAt(b[:], 0)
+			if n == 0 && err != nil && !errors.Is(err, io.EOF) {
+				filelock.UnlockFile(f)
+				call.FileErr = &FileError{Path: f.Name(), Err: err}
+				return nil
+			}
+			call.f = f
+			rec, perr := parseRecord(b[:n])
+			if perr != nil {
+				call.FileErr = &FileError{Path: f.Name(), Err: errors.New("is corrupt; rewriting it")}
+			}
+			call.rec = rec
+			busy := rec.busy
+			now := time.Now()
+			switch {
+			case busy.IsZero(), busy.ours():
+				return nil
+			case uint64(max(now.UnixMilli(), 0)) >= rec.until, !now.Before(opts.Wait), !busy.alive():
+				call.Overtook = true // a call that did not end by its deadline, or ours
+				return nil
+			}
+			filelock.UnlockFile(f)
+			call.f = nil
+		} else if !time.Now().Before(opts.Wait) {
+			return ErrBusy // held for a moment by a process that stopped there
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-closed.Done():
+			t.Stop()
+			return adapter.ErrClosed
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 10*time.Millisecond, PollInterval)
+	}
+}
+
+// decide applies the cross-process rules to the record read. It reports
+// whether the call may be made; when not, the claim is fenced.
+func (c *Claim) decide(call *Call, op Op, fresh bool) bool {
+	h := call.rec.holder
+	switch {
+	case h == c.tok, call.Overtook, h.IsZero(), h.ours(), op == Report && fresh, !h.alive():
+		if op == Report && h != c.tok && !h.ours() {
+			call.Claimed = true
+		}
+		return true
+	}
+	c.mu.Lock()
+	c.fenced = true
+	c.mu.Unlock()
+	call.By = ByOtherProcess
+	return false
+}
+
+// take takes the next sequence number, under the file's lock when there
+// is a file: max(clock, every number this process took + 1, the file's
+// mark + 1), a mark further than MaxMarkAhead beyond the clock being
+// ignored (MarkErr). The additions saturate at 2^64-1.
+func (call *Call) take() uint64 {
+	l := call.c.l
+	fileMark := call.rec.seq
+	clock := call.clockMs
+	if clock != 0 && fileMark > clock && fileMark-clock > uint64(MaxMarkAhead/time.Millisecond) {
+		call.MarkErr = fmt.Errorf("claim: the pane file's sequence mark %d is more than %s beyond the clock (%d): corrupt or planted, ignored", fileMark, MaxMarkAhead, clock)
+		fileMark = 0
+	}
+	l.mu.Lock()
+	n := max(clock, inc(l.mark), inc(fileMark))
+	l.mark = n
+	l.mu.Unlock()
+	call.rec.seq = n
+	return n
+}
+
+func inc(n uint64) uint64 {
+	if n == math.MaxUint64 {
+		return n
+	}
+	return n + 1
+}
+
+// Seq returns the sequence number of the call's next exchange with the
+// workspace, and whether the range is exhausted (2^64-1 was reached: the
+// workspace will ignore the pane's reports until it forgets its mark). The
+// first was taken and written to the pane file by Begin; each later one
+// (a call that makes several exchanges) is taken and written under the
+// file's lock in turn, so that it stays above every number another
+// process took meanwhile. Seq is for a call that Begin let Send, with
+// BeginOptions.Seq set.
+func (call *Call) Seq() (seq uint64, saturated bool) {
+	switch {
+	case !call.seqUsed:
+		call.seqUsed = true
+		seq = call.rec.seq
+	case call.f != nil && call.relock():
+		seq = call.take()
+		call.write()
+		call.unlockFile()
+	default:
+		seq = call.take()
+	}
+	if seq > call.last {
+		call.last = seq
+	}
+	return seq, seq == math.MaxUint64
+}
+
+// write stores the record, as one write at offset 0. Every writer holds
+// the file's lock, and the record is one short line of fixed size, so no
+// reader sees a half-written one and nothing needs truncating. There is
+// no fsync: workspaces keep their marks in memory, so a machine crash that
+// loses the file also lost theirs.
+func (call *Call) write() {
+	var b [recordLen]byte
+	call.rec.marshal(&b)
+	if _, err := call.f.WriteAt(b[:], 0); err != nil && call.FileErr == nil {
+		call.FileErr = &FileError{Path: call.f.Name(), Err: err}
+	}
+}
+
+func (call *Call) unlockFile() {
+	if call.f != nil {
+		filelock.UnlockFile(call.f)
+	}
+}
+
+// End ends the call. delivered says whether the workspace took it: a
+// delivered release gives the pane up (in the process and in the pane
+// file), waking an older claim of this process that waits for it. When
+// another process took the pane while this call was in flight, the claim
+// is fenced. End must be called once per Begin.
+func (call *Call) End(delivered bool) {
+	c, l := call.c, call.c.l
+	if !call.Send {
+		return // Begin let the slot go
+	}
+	defer func() { <-l.slot }()
+	released := delivered && call.op == Release
+	if call.f != nil && call.relock() {
+		switch {
+		case call.rec.busy != call.tok:
+			// Another process took the pane while this call was in flight.
+			c.mu.Lock()
+			c.fenced = true
+			c.mu.Unlock()
+		case released && call.rec.holder.ours():
+			call.rec.busy, call.rec.until, call.rec.holder = Token{}, 0, Token{}
+			call.write()
+		default:
+			call.rec.busy, call.rec.until = Token{}, 0
+			call.write()
+		}
+		call.unlockFile()
+	}
+	if released {
+		c.claimed = false
+		c.free()
+	}
+}
+
+// relock takes the file's lock again and rereads the record, waiting at
+// most the call's deadline plus a moment.
+func (call *Call) relock() bool {
+	stop := time.Now().Add(time.Second)
+	backoff := 50 * time.Microsecond
+	for {
+		ok, err := filelock.TryLockFile(call.f)
+		if err != nil {
+			return false
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(stop) {
+			return false
+		}
+		time.Sleep(backoff) // another process holds the lock for a moment
+		backoff = min(2*backoff, 10*time.Millisecond)
+	}
+	var b [recordLen + 1]byte
+	n, _ := call.f.ReadAt(b[:], 0)
+	rec, err := parseRecord(b[:n])
+	if err != nil {
+		rec = record{seq: call.rec.seq}
+	}
+	call.rec = rec
+	return true
+}
+
+// free gives the pane up within the process, if c holds it.
+func (c *Claim) free() {
+	l := c.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.holder == c.tok.Gen {
+		l.holder = 0
+		close(l.freed)
+		l.freed = make(chan struct{})
+	}
+}
+
+// Close gives the pane up within the process without telling the
+// workspace or changing the pane file (Release does that), so that an
+// older claim may take it back, and stops the OnFree watch, waiting for a
+// call of OnFree in progress. It is idempotent.
+func (c *Claim) Close() {
+	c.mu.Lock()
+	if !c.closed {
+		c.closed = true
+		close(c.stop)
+	}
+	c.mu.Unlock()
+	c.free()
+	c.wg.Wait()
+}
+
+// watch starts the OnFree watch, if OnFree is set and no watch runs.
+func (c *Claim) watch() {
+	if c.onFree == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.watching {
+		return
+	}
+	c.watching = true
+	c.wg.Add(1)
+	go c.watchLoop()
+}
+
+// watchLoop waits until the pane is free for c, then calls OnFree; it
+// ends at Close.
+func (c *Claim) watchLoop() {
+	defer c.wg.Done()
+	t := time.NewTicker(PollInterval)
+	defer t.Stop()
+	for {
+		c.l.mu.Lock()
+		freed := c.l.freed
+		c.l.mu.Unlock()
+		if c.mayTakeBack() {
+			c.mu.Lock()
+			c.watching = false
+			closed := c.closed
+			c.mu.Unlock()
+			if !closed {
+				c.onFree()
+			}
+			return
+		}
+		select {
+		case <-c.stop:
+			c.mu.Lock()
+			c.watching = false
+			c.mu.Unlock()
+			return
+		case <-freed:
+		case <-t.C:
+		}
+	}
+}
+
+// mayTakeBack reports whether a refused report of c would now be made: no
+// newer claim of the process holds the pane and the pane file names no
+// other live process.
+func (c *Claim) mayTakeBack() bool {
+	l := c.l
+	l.mu.Lock()
+	holder, f := l.holder, l.file
+	l.mu.Unlock()
+	if holder > c.tok.Gen {
+		return false
+	}
+	if f == nil {
+		return true
+	}
+	var b [recordLen + 1]byte
+	n, _ := f.ReadAt(b[:], 0)
+	rec, err := parseRecord(b[:n])
+	if err != nil {
+		return true
+	}
+	h := rec.holder
+	return h.IsZero() || h.ours() || !h.alive()
+}

@@ -1,0 +1,238 @@
+package claim
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// newKey returns a key of its own for the test, so that tests do not share
+// the process-wide table.
+func newKey(t *testing.T) Key { return Key{Kind: "test", Server: "/srv", Pane: t.Name()} }
+
+// stateDir returns a fresh pane-file directory, to be created 0700.
+func stateDir(t *testing.T) string { return filepath.Join(t.TempDir(), "state") }
+
+// begin is Begin with a second's budget and the real clock.
+func begin(t *testing.T, c *Claim, op Op) *Call {
+	t.Helper()
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: op, Wait: now.Add(time.Second),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+	if err != nil {
+		t.Fatalf("Begin(%s): %v", op, err)
+	}
+	return call
+}
+
+// do makes one call that the workspace takes when sent, and returns
+// whether it was sent.
+func do(t *testing.T, c *Claim, op Op) *Call {
+	t.Helper()
+	call := begin(t, c, op)
+	if call.FileErr != nil {
+		t.Errorf("FileErr: %v", call.FileErr)
+	}
+	call.End(call.Send)
+	return call
+}
+
+func TestNewestClaimOwnsThePane(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	older := New(k, Options{Dir: dir})
+	defer older.Close()
+	if call := do(t, older, Report); !call.Send || !call.Claimed {
+		t.Fatalf("first report: Send %v Claimed %v, want both", call.Send, call.Claimed)
+	}
+	newer := New(k, Options{Dir: dir})
+	defer newer.Close()
+	if call := do(t, newer, Report); !call.Send || !call.Claimed {
+		t.Fatalf("newer report: Send %v Claimed %v, want both", call.Send, call.Claimed)
+	}
+	for _, op := range []Op{Report, Release} {
+		if call := do(t, older, op); call.Send || call.By != ByNewer {
+			t.Errorf("older %s: Send %v By %q, want refused by %q", op, call.Send, call.By, ByNewer)
+		}
+	}
+	if got := older.Status(); got != Retired || !older.Stale() {
+		t.Errorf("older: %s, stale %v; want retired", got, older.Stale())
+	}
+	if got := newer.Status(); got != Holder || newer.Stale() {
+		t.Errorf("newer: %s, stale %v; want holder", got, newer.Stale())
+	}
+}
+
+// TestOlderTakesThePaneBack: once the newer claim released the pane or was
+// closed, the older one's OnFree fires and its next report is made, as a
+// claim of its own.
+func TestOlderTakesThePaneBack(t *testing.T) {
+	tests := []struct {
+		name   string
+		letGo  func(t *testing.T, newer *Claim)
+		status Status // the newer claim's, after
+	}{
+		{name: "newer released", letGo: func(t *testing.T, newer *Claim) { do(t, newer, Release) }, status: Free},
+		{name: "newer closed", letGo: func(t *testing.T, newer *Claim) { newer.Close() }, status: Closed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			freed := make(chan struct{}, 1)
+			older := New(k, Options{Dir: dir, OnFree: func() { freed <- struct{}{} }})
+			defer older.Close()
+			do(t, older, Report)
+			newer := New(k, Options{Dir: dir})
+			defer newer.Close()
+			do(t, newer, Report)
+			if call := do(t, older, Report); call.Send {
+				t.Fatal("older report sent while the newer claim holds the pane")
+			}
+			tt.letGo(t, newer)
+			<-freed
+			if call := do(t, older, Report); !call.Send || !call.Claimed {
+				t.Errorf("older report after the newer let go: Send %v Claimed %v, want both", call.Send, call.Claimed)
+			}
+			if got := older.Status(); got != Holder {
+				t.Errorf("older: %s, want holder", got)
+			}
+			if got := newer.Status(); got != tt.status {
+				t.Errorf("newer: %s, want %s", got, tt.status)
+			}
+		})
+	}
+}
+
+// planted is another live process's record: the test binary's parent holds
+// the pane and, when busy, is making a call that ends at until.
+func plant(t *testing.T, dir string, k Key, seq uint64, busy bool, until time.Time) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	other := Token{Process: 0xfeed, PID: os.Getppid(), Gen: 1}
+	r := record{seq: seq, holder: other}
+	if busy {
+		r.busy, r.until = other, uint64(until.UnixMilli())
+	}
+	var b [recordLen]byte
+	r.marshal(&b)
+	path := filepath.Join(dir, FileName(k))
+	if err := os.WriteFile(path, b[:], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func readRecord(t *testing.T, path string) record {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := parseRecord(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestAnotherProcess: a claim whose first report finds another live
+// process holding the pane takes it (the newest claim wins); a claim that
+// had the pane and finds another process holding it is fenced, sends
+// nothing, not even its release, and takes the pane back once the record
+// is free.
+func TestAnotherProcess(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	freed := make(chan struct{}, 1)
+	c := New(k, Options{Dir: dir, OnFree: func() { freed <- struct{}{} }})
+	defer c.Close()
+	path := plant(t, dir, k, 5, false, time.Time{})
+	if call := do(t, c, Report); !call.Send || !call.Claimed {
+		t.Fatalf("first report over another live process: Send %v Claimed %v, want both", call.Send, call.Claimed)
+	}
+	if got := readRecord(t, path).holder; got != c.Token() {
+		t.Fatalf("holder %v, want %v", got, c.Token())
+	}
+	plant(t, dir, k, 10, false, time.Time{}) // the other process claims again
+	if call := do(t, c, Report); call.Send || call.By != ByOtherProcess {
+		t.Fatalf("report while fenced: Send %v By %q", call.Send, call.By)
+	}
+	if got := c.Status(); got != Fenced {
+		t.Errorf("status %s, want fenced", got)
+	}
+	// The other process releases: its record names nobody.
+	r := readRecord(t, path)
+	r.holder = Token{}
+	var b [recordLen]byte
+	r.marshal(&b)
+	if err := os.WriteFile(path, b[:], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	<-freed
+	call := do(t, c, Report)
+	if !call.Send || !call.Claimed {
+		t.Errorf("report after the other released: Send %v Claimed %v, want both", call.Send, call.Claimed)
+	}
+	if got := readRecord(t, path); got.holder != c.Token() || got.seq <= 10 || !got.busy.IsZero() {
+		t.Errorf("record %v, want held by %v above 10 with no call in flight", got, c.Token())
+	}
+}
+
+// TestOvertakesACallThatDoesNotMove: another process's call that is still
+// in flight past the wait (a stopped process) is taken over, with a number
+// above the other's; a wait ended by ctx returns ctx's error.
+func TestOvertakesACallThatDoesNotMove(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	plant(t, dir, k, 1000, true, time.Now().Add(time.Hour))
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := c.Begin(ctx, context.Background(), BeginOptions{Op: Report, Wait: time.Now().Add(time.Hour)}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Begin with a done ctx = %v, want context.Canceled", err)
+	}
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(50 * time.Millisecond),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer call.End(true)
+	if !call.Send || !call.Overtook {
+		t.Errorf("Send %v Overtook %v, want both", call.Send, call.Overtook)
+	}
+	if seq, _ := call.Seq(); seq <= 1000 && seq < uint64(now.UnixMilli()) {
+		t.Errorf("seq %d, not above the other's 1000 and the clock", seq)
+	}
+}
+
+// TestCorruptMarkIsIgnored: a mark far beyond the clock (2^64-2, planted)
+// is ignored with MarkErr, so that the numbers stay at the clock.
+func TestCorruptMarkIsIgnored(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	path := plant(t, dir, k, math.MaxUint64-1, false, time.Time{})
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	const clock = 1_800_000_000_000
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: time.Now().Add(time.Second),
+		Budget: time.Second, Seq: true, ClockMs: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, sat := call.Seq()
+	call.End(true)
+	if seq != clock || sat {
+		t.Errorf("seq %d (saturated %v), want the clock %d", seq, sat, clock)
+	}
+	if call.MarkErr == nil {
+		t.Error("no MarkErr for the corrupt mark")
+	}
+	if got := readRecord(t, path).seq; got != clock {
+		t.Errorf("file mark %d, want %d", got, clock)
+	}
+}

@@ -1,0 +1,77 @@
+// Package claim is pane ownership for adapters with a per-pane target
+// (Herdr, tmux, a third-party adapter that writes to one pane): one set of
+// rules, in one process and across the processes that share a pane.
+//
+// # The rules
+//
+//   - The newest claim owns the pane. Within a process every [Claim] made by
+//     [New] is newer than every earlier one (a settings reload opens a
+//     successor, a host builds a second registry). Across processes a
+//     report that starts a claim (the first after New or after a Release)
+//     takes the pane, fencing the process that held it.
+//   - An older claim sends nothing while a newer one holds the pane: Begin
+//     refuses its call (Send is false), the adapter reports one
+//     stale_owner diagnostic, and it never clears the newer claim's state
+//     (a refused release sends nothing either).
+//   - It takes the pane back when the newer claim has released it, was
+//     closed, or its process exited: at its next call, and at once through
+//     [Options.OnFree], which the adapter uses to send its last report
+//     again.
+//   - One call on a pane at a time, across processes, in the order of the
+//     sequence numbers Begin takes (see [Call.Seq]). A call of another
+//     process is waited for up to its own deadline or the caller's wait,
+//     whichever comes first: a process stopped in the middle of a call
+//     (Ctrl-Z, SIGSTOP) holds the pane no longer than that, and the caller
+//     takes the pane from it with a higher number.
+//
+// # Using it
+//
+// An adapter makes one Claim at Open, names it by its pane ([Key]), and
+// brackets every call to its workspace with Begin and End:
+//
+//	call, err := a.claim.Begin(ctx, a.gate.Closing(), claim.BeginOptions{
+//		Op: claim.Report, Wait: time.Now().Add(timeout), Budget: timeout})
+//	if err != nil {
+//		return err // ctx's error, adapter.ErrClosed, or ErrBusy
+//	}
+//	delivered := false
+//	defer func() { call.End(delivered) }()
+//	if !call.Send {
+//		a.diags.Emit(adapter.KindStaleOwner, "report not sent: pane held by %s", call.By)
+//		return nil
+//	}
+//	err = a.run(ctx, call.Deadline(), ...)
+//	delivered = err == nil
+//
+// Close (from the adapter's Close) gives the pane up within the process
+// and ends the OnFree watch. The adapter's [adapter.PaneOwner] returns
+// !Stale(), so that the registry shows a fenced adapter as stale_owner.
+//
+// # The pane file
+//
+// Ownership across processes lives in one file per pane, in the user's
+// state directory ([StateDir]: $XDG_STATE_HOME/panestate/<kind>, or
+// ~/.local/state/panestate/<kind>, or %LOCALAPPDATA%\panestate\<kind>),
+// named by a hash of the Key. It holds one fixed-size line: the newest
+// sequence number, the claim that holds the pane (process, pid, generation)
+// and the call in flight with its deadline. It is locked (flock, LockFileEx)
+// only for the moment of reading and writing that line, twice per call,
+// never across the call itself, so a stopped process cannot keep others
+// out by holding the lock for the length of a call.
+//
+// The directory is created 0700 and must be a directory of this user that
+// gives group and others nothing; the file is opened without following a
+// symbolic link (O_NOFOLLOW on Unix; on Windows, where there is no such
+// flag, checked with Lstat before and after the open) and must be a
+// regular 0600 file of this user. Anything else is refused with a
+// [*FileError] (the adapter reports persist_failed) and the claim then
+// holds within the process only. A sequence mark more than [MaxMarkAhead]
+// beyond the clock is corrupt (or planted) and ignored, so that no file can
+// push a pane's numbers to 2^64-1.
+//
+// # Goroutines
+//
+// The OnFree watch is the package's one goroutine: at most one per
+// refused Claim, ended by the pane becoming free or by [Claim.Close],
+// which waits for it.
+package claim

@@ -1,0 +1,78 @@
+package claim
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/panestate/panestate/adapter"
+)
+
+// FileError is why a pane file cannot be used: its directory or the file
+// is not what this package creates (a symbolic link, another owner, a mode
+// open to others, not a regular file), or it cannot be created or read.
+// The claim then works within the process only; callers report it as a
+// persist_failed diagnostic.
+type FileError struct {
+	Path string // the directory or file
+	Err  error
+}
+
+func (e *FileError) Error() string { return "claim: pane file " + e.Path + ": " + e.Err.Error() }
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// StateDir returns the directory of kind's pane files for the captured
+// environment env: $XDG_STATE_HOME/panestate/<kind> when XDG_STATE_HOME is
+// absolute, else $HOME/.local/state/panestate/<kind>; on Windows
+// %LOCALAPPDATA%\panestate\<kind>. It returns "" when none of these is set:
+// claims then work within the process only.
+func StateDir(env adapter.Env, kind string) string {
+	if runtime.GOOS == "windows" {
+		if d := env.Get("LOCALAPPDATA"); d != "" {
+			return filepath.Join(d, "panestate", kind)
+		}
+		return ""
+	}
+	if d := env.Get("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "panestate", kind)
+	}
+	if h := env.Get("HOME"); h != "" {
+		return filepath.Join(h, ".local", "state", "panestate", kind)
+	}
+	return ""
+}
+
+// FileName returns the base name of k's pane file: a hash, so that pane
+// ids and socket paths (which hold separators and arbitrary text) never
+// become path components.
+func FileName(k Key) string {
+	sum := sha256.Sum256([]byte(k.Kind + "\x00" + k.Server + "\x00" + k.Pane))
+	return hex.EncodeToString(sum[:16]) + ".claim"
+}
+
+// openPaneFile opens (creating) k's pane file in dir, which is created
+// 0700 when missing. Both are checked as the platform allows (see
+// openNoFollow and checkDir).
+func openPaneFile(dir string, k Key) (*os.File, error) {
+	if dir == "" {
+		return nil, &FileError{Path: "(none)", Err: errNoDir}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, &FileError{Path: dir, Err: err}
+	}
+	if err := checkDir(dir); err != nil {
+		return nil, &FileError{Path: dir, Err: err}
+	}
+	path := filepath.Join(dir, FileName(k))
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, &FileError{Path: path, Err: err}
+	}
+	return f, nil
+}
+
+var errNoDir = fmt.Errorf("no state directory (set HOME, XDG_STATE_HOME or LOCALAPPDATA)")

@@ -1,0 +1,90 @@
+//go:build unix
+
+package claim
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPaneFileRefused: a symbolic link planted at the pane file's path, a
+// directory open to others, and a directory that is a link are refused
+// with a FileError; the link's target is never written, and the claim
+// still works within the process.
+func TestPaneFileRefused(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string, k Key) (victim string)
+		want  string
+	}{
+		{name: "symlink at the file", want: "symbolic link", setup: func(t *testing.T, dir string, k Key) string {
+			mkdir(t, dir, 0o700)
+			victim := filepath.Join(t.TempDir(), "victim")
+			if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(victim, filepath.Join(dir, FileName(k))); err != nil {
+				t.Fatal(err)
+			}
+			return victim
+		}},
+		{name: "directory mode 0755", want: "mode 0755", setup: func(t *testing.T, dir string, k Key) string {
+			mkdir(t, dir, 0o755)
+			return ""
+		}},
+		{name: "directory is a symlink", want: "symbolic link", setup: func(t *testing.T, dir string, k Key) string {
+			real := filepath.Join(t.TempDir(), "real")
+			mkdir(t, real, 0o700)
+			if err := os.Symlink(real, dir); err != nil {
+				t.Fatal(err)
+			}
+			return ""
+		}},
+		{name: "file mode 0644", want: "mode 0644", setup: func(t *testing.T, dir string, k Key) string {
+			mkdir(t, dir, 0o700)
+			path := filepath.Join(dir, FileName(k))
+			if err := os.WriteFile(path, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return ""
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), filepath.Join(t.TempDir(), "state")
+			victim := tt.setup(t, dir, k)
+			c := New(k, Options{Dir: dir})
+			defer c.Close()
+			call := begin(t, c, Report)
+			call.End(true)
+			var fe *FileError
+			if !errors.As(call.FileErr, &fe) || !strings.Contains(fe.Error(), tt.want) {
+				t.Errorf("FileErr = %v, want a FileError saying %q", call.FileErr, tt.want)
+			}
+			if !call.Send {
+				t.Error("the call was refused: ownership within the process must go on")
+			}
+			if victim != "" {
+				if b, err := os.ReadFile(victim); err != nil || string(b) != "precious\n" {
+					t.Errorf("the link's target now holds %q, %v", b, err)
+				}
+			}
+		})
+	}
+}
+
+func mkdir(t *testing.T, dir string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Mkdir(dir, mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, mode); err != nil { // past the umask
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,116 @@
+package claim
+
+import (
+	"errors"
+	"fmt"
+)
+
+// record is the content of a pane file: the newest sequence number any
+// process took for the pane, the claim that holds the pane, and the call in
+// flight (the claim making it and the wall-clock deadline, in Unix
+// milliseconds, by which that call ends).
+type record struct {
+	seq    uint64
+	holder Token
+	busy   Token
+	until  uint64
+}
+
+// The record is one line of fixed-width fields, so that it is read and
+// written with one call each at offset 0 and never needs truncating:
+//
+//	c1 <seq:20> <holder process:16 hex> <pid:10> <gen:20> <busy process:16 hex> <pid:10> <gen:20> <until:20>\n
+const (
+	recordMagic = "c1"
+	recordLen   = len(recordMagic) + 8*1 + 20 + 16 + 10 + 20 + 16 + 10 + 20 + 20 + 1
+)
+
+// field is one fixed-width field of the record.
+type field struct {
+	width int
+	base  uint64
+}
+
+var fields = [...]field{{20, 10}, {16, 16}, {10, 10}, {20, 10}, {16, 16}, {10, 10}, {20, 10}, {20, 10}}
+
+// values returns the record's fields in layout order.
+func (r *record) values() [len(fields)]uint64 {
+	return [...]uint64{r.seq, r.holder.Process, uint64(r.holder.PID), r.holder.Gen,
+		r.busy.Process, uint64(r.busy.PID), r.busy.Gen, r.until}
+}
+
+// marshal writes the record into b, which has room for recordLen bytes.
+func (r *record) marshal(b *[recordLen]byte) {
+	copy(b[:], recordMagic)
+	i := len(recordMagic)
+	for n, v := range r.values() {
+		b[i] = ' '
+		i++
+		w, base := fields[n].width, fields[n].base
+		for j := i + w - 1; j >= i; j-- {
+			b[j] = "0123456789abcdef"[v%base]
+			v /= base
+		}
+		i += w
+	}
+	b[recordLen-1] = '\n'
+}
+
+// errCorrupt is the error of a record that does not parse.
+var errCorrupt = errors.New("not a pane record")
+
+// parseRecord parses b. An empty b is a free pane with no mark.
+func parseRecord(b []byte) (record, error) {
+	if len(b) == 0 {
+		return record{}, nil
+	}
+	if len(b) != recordLen || string(b[:len(recordMagic)]) != recordMagic || b[recordLen-1] != '\n' {
+		return record{}, errCorrupt
+	}
+	var v [len(fields)]uint64
+	i := len(recordMagic)
+	for n, f := range fields {
+		if b[i] != ' ' {
+			return record{}, errCorrupt
+		}
+		i++
+		for _, c := range b[i : i+f.width] {
+			d := digit(c)
+			if d >= f.base || v[n] > (^uint64(0)-d)/f.base {
+				return record{}, errCorrupt
+			}
+			v[n] = v[n]*f.base + d
+		}
+		i += f.width
+	}
+	const maxPID = 1<<31 - 1
+	if v[2] > maxPID || v[5] > maxPID {
+		return record{}, errCorrupt
+	}
+	r := record{
+		seq:    v[0],
+		holder: Token{Process: v[1], PID: int(v[2]), Gen: v[3]},
+		busy:   Token{Process: v[4], PID: int(v[5]), Gen: v[6]},
+		until:  v[7],
+	}
+	if (r.holder.Process == 0) != r.holder.IsZero() || (r.busy.Process == 0) != r.busy.IsZero() {
+		return record{}, errCorrupt
+	}
+	return r, nil
+}
+
+// digit returns c's value as a hex digit, or 255.
+func digit(c byte) uint64 {
+	switch {
+	case '0' <= c && c <= '9':
+		return uint64(c - '0')
+	case 'a' <= c && c <= 'f':
+		return uint64(c-'a') + 10
+	}
+	return 255
+}
+
+// String renders the record for test failures.
+func (r record) String() string {
+	return fmt.Sprintf("seq %d holder %v busy %v until %d", r.seq, r.holder, r.busy, r.until)
+}
