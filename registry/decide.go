@@ -58,7 +58,7 @@ type facts struct {
 //     its driver's Check now says it applies: trying the same again would
 //     only fail again.
 func decide(f facts) action {
-	if f.life == LifecycleActive {
+	if f.life == LifecycleActive || f.life == LifecycleStaleOwner {
 		switch {
 		case !f.enabled:
 			return actStop

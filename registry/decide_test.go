@@ -34,6 +34,7 @@ func TestDecide(t *testing.T) {
 		LifecycleOpenFailed:  {D, D, D, D, N, N, O, O},
 		LifecyclePanicked:    {D, D, D, D, N, N, O, O},
 		LifecycleUnreleased:  {D, D, D, D, N, N, O, O},
+		LifecycleStaleOwner:  {S, S, S, S, K, K, R, R},
 	}
 	if len(want) != int(numLifecycles) {
 		t.Fatalf("the table covers %d lifecycles of %d", len(want), numLifecycles)

@@ -139,7 +139,12 @@ func (r *Registry) Explain() Explanation {
 		st := views[i].st
 		st.Enabled, st.EnabledBy = cur.Enabled(s.name, s.def)
 		if a := views[i].a; a != nil {
-			r.guard(s, "Explain", func() { st.Details = adapter.Explain(a) })
+			r.guard(s, "Explain", func() {
+				st.Details = adapter.Explain(a)
+				if st.Lifecycle == LifecycleActive && !adapter.OwnsPane(a) {
+					st.Lifecycle, st.Why = LifecycleStaleOwner, "a newer claim holds the pane (another host in it, or a newer registry of this process); this adapter sends nothing until that claim is released or its process exits, then takes the pane back"
+				}
+			})
 		}
 		r.whetherApplies(s, &st, attached, cur)
 		e.Adapters = append(e.Adapters, st)

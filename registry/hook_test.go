@@ -92,6 +92,7 @@ func (h *hookAdapter) Release(ctx context.Context) error {
 func (h *hookAdapter) Close(ctx context.Context) error { return adapter.Close(ctx, h.a) }
 func (h *hookAdapter) SetSession(id session.Identity)  { adapter.SetSession(h.a, id) }
 func (h *hookAdapter) Explain() map[string]string      { return adapter.Explain(h.a) }
+func (h *hookAdapter) OwnsPane() bool                  { return adapter.OwnsPane(h.a) }
 func (h *hookAdapter) RefreshInterval(r adapter.Report) time.Duration {
 	return adapter.RefreshInterval(h.a, r)
 }

@@ -40,10 +40,17 @@ const (
 	// LifecycleUnreleased: Detach could not release what the adapter holds
 	// (Why says why); the next Detach tries again.
 	LifecycleUnreleased
+	// LifecycleStaleOwner: the adapter runs, but a newer claim holds its
+	// pane (another host in the same pane, or a newer registry of this
+	// process; adapter.PaneOwner). It sends nothing, so it never clears the
+	// newer one's state, and takes the pane back by itself once that claim
+	// is released or its process has exited. Explain shows it; settings
+	// changes treat it as active.
+	LifecycleStaleOwner
 	numLifecycles
 )
 
-var lifecycleNames = [...]string{"not_attached", "active", "disabled", "inactive", "open_failed", "panicked", "unreleased"}
+var lifecycleNames = [...]string{"not_attached", "active", "disabled", "inactive", "open_failed", "panicked", "unreleased", "stale_owner"}
 
 // String returns the lifecycle's name, as JSON shows it ("open_failed").
 func (l Lifecycle) String() string {
