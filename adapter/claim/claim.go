@@ -179,6 +179,7 @@ type Claim struct {
 	closed     bool
 	wants      bool // a Report came (sent or refused) and no Release since
 	superseded bool // a newer claim took the pane; OnFree is due once it is free
+	named      bool // the last sent Report wrote this claim into the pane file
 	watching   bool
 	kick       chan struct{} // wakes the watch (buffered, one)
 	stop       chan struct{}
@@ -429,8 +430,13 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		if opts.Op == Report {
 			call.rec.holder = c.tok
 		}
-		call.write()
+		wrote := call.write()
 		call.unlockFile()
+		if opts.Op == Report {
+			c.mu.Lock()
+			c.named = wrote
+			c.mu.Unlock()
+		}
 	}
 	return call, nil
 }
@@ -597,12 +603,14 @@ func (call *Call) Seq() (seq uint64, saturated bool) {
 // reader sees a half-written one and nothing needs truncating. There is
 // no fsync: workspaces keep their marks in memory, so a machine crash that
 // loses the file also lost theirs.
-func (call *Call) write() {
+func (call *Call) write() bool {
 	var b [recordLen]byte
 	call.rec.marshal(&b)
-	if _, err := call.f.WriteAt(b[:], 0); err != nil && call.FileErr == nil {
+	_, err := call.f.WriteAt(b[:], 0)
+	if err != nil && call.FileErr == nil {
 		call.FileErr = &FileError{Path: call.f.Name(), Err: err}
 	}
+	return err == nil
 }
 
 func (call *Call) unlockFile() {
@@ -724,7 +732,7 @@ func (c *Claim) want(superseded bool) {
 func (c *Claim) unwant() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.wants, c.superseded = false, false
+	c.wants, c.superseded, c.named = false, false, false
 	c.wake()
 }
 
@@ -777,12 +785,16 @@ func (c *Claim) watchLoop() {
 		}
 		due := c.superseded
 		c.mu.Unlock()
-		switch by, known := c.heldBy(f); {
+		switch by, lost, known := c.heldBy(f); {
 		case !known:
 		case by != "":
 			if !due {
 				c.supersede(by == ByOtherProcess) // OnFree is due once the pane is free
 			}
+		case lost && !due:
+			// Another process took the pane and let it go (released, or
+			// exited) between two looks: it is free, and may be blank.
+			c.supersede(false)
 		case due && c.takeBack():
 			c.onFree()
 			continue // look again at once: the take-back may have been refused
@@ -802,33 +814,45 @@ func (c *Claim) takeBack() bool {
 	defer c.mu.Unlock()
 	due := !c.closed && c.wants && c.superseded
 	c.superseded = false
+	c.named = false // until the take-back's report names c again
 	return due
 }
 
 // heldBy returns who else holds the pane as one look tells: ByNewer (a
 // newer claim of this process), ByOtherProcess (the pane file f, when
 // there is one, names another live process), or "" (nobody else: the pane
-// is c's or free). The file is read without its lock, as a hint: Begin
-// decides again under the lock. known is false when the record read does
-// not parse (being written, or corrupt): the look tells nothing.
-func (c *Claim) heldBy(f *os.File) (by string, known bool) {
+// is c's or free). lost is whether the pane is free although the file
+// named c after its last report: another process took the pane and
+// released it, or exited, since the last look. The file is read without
+// its lock, as a hint: Begin decides again under the lock. known is false
+// when the record read does not parse (being written, or corrupt): the
+// look tells nothing.
+func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 	c.l.mu.Lock()
 	holder := c.l.holder
 	c.l.mu.Unlock()
 	if holder > c.tok.Gen {
-		return ByNewer, true
+		return ByNewer, false, true
 	}
 	if f == nil {
-		return "", true
+		return "", false, true
 	}
 	var b [recordLen + 1]byte
 	n, _ := f.ReadAt(b[:], 0)
 	rec, err := parseRecord(b[:n])
 	if err != nil {
-		return "", false
+		return "", false, false
 	}
-	if h := rec.holder; h.IsZero() || h.ours() || !h.alive() {
-		return "", true
+	switch h := rec.holder; {
+	case h == c.tok:
+		return "", false, true
+	case h.IsZero(), !h.ours() && !h.alive():
+		c.mu.Lock()
+		named := c.named
+		c.mu.Unlock()
+		return "", named, true
+	case h.ours():
+		return "", false, true
 	}
-	return ByOtherProcess, true
+	return ByOtherProcess, false, true
 }
