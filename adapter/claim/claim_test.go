@@ -281,7 +281,7 @@ func TestHolderLearnsItWasSuperseded(t *testing.T) {
 			if call := do(t, c, Report); !call.Send {
 				t.Fatal("first report not sent")
 			}
-			tt.supersede(t, k, dir) // c makes no call meanwhile
+			tt.supersede(t, k, dir)                                          // c makes no call meanwhile
 			wait, cancel := context.WithTimeout(t.Context(), 20*time.Second) // a bound, not a synchronisation
 			defer cancel()
 			select {
