@@ -281,7 +281,8 @@ func TestHolderLearnsItWasSuperseded(t *testing.T) {
 			if call := do(t, c, Report); !call.Send {
 				t.Fatal("first report not sent")
 			}
-			tt.supersede(t, k, dir)                                          // c makes no call meanwhile
+			// c makes no call from here until OnFree.
+			tt.supersede(t, k, dir)
 			wait, cancel := context.WithTimeout(t.Context(), 20*time.Second) // a bound, not a synchronisation
 			defer cancel()
 			select {

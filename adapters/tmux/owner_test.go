@@ -104,6 +104,25 @@ func (h *host) do(t *testing.T, command string) string {
 	return ""
 }
 
+// secondHostQuits are the ways a second host in the pane quits: by its
+// release, or by dying.
+var secondHostQuits = []struct {
+	name string
+	quit func(t *testing.T, h *host)
+}{
+	{name: "second host releases", quit: func(t *testing.T, h *host) {
+		if got := h.do(t, "release"); got != "ok" {
+			t.Fatalf("second host release: %s", got)
+		}
+	}},
+	{name: "second host is killed", quit: func(t *testing.T, h *host) {
+		if err := h.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		h.cmd.Wait()
+	}},
+}
+
 // TestTwoHostsInOnePane: a second host process in the pane (Ctrl-Z and a
 // new one, a nested agent that was not scrubbed) takes the pane, and the
 // first one, refused, sends nothing and says so once. When the second one
@@ -111,23 +130,7 @@ func (h *host) do(t *testing.T, command string) string {
 // the first one shows its last state again by itself, without waiting for
 // its next change.
 func TestTwoHostsInOnePane(t *testing.T) {
-	tests := []struct {
-		name string
-		quit func(t *testing.T, h *host)
-	}{
-		{name: "second host releases", quit: func(t *testing.T, h *host) {
-			if got := h.do(t, "release"); got != "ok" {
-				t.Fatalf("second host release: %s", got)
-			}
-		}},
-		{name: "second host is killed", quit: func(t *testing.T, h *host) {
-			if err := h.cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			h.cmd.Wait()
-		}},
-	}
-	for _, tt := range tests {
+	for _, tt := range secondHostQuits {
 		t.Run(tt.name, func(t *testing.T) {
 			s := startServer(t, nil)
 			pane := s.panes(t)[0]
@@ -177,23 +180,7 @@ func TestTwoHostsInOnePane(t *testing.T) {
 // when the second one quits, by a release or by dying, the first one still
 // learns it (from the pane file) and shows its state again by itself.
 func TestFirstHostComesBackWithoutReporting(t *testing.T) {
-	tests := []struct {
-		name string
-		quit func(t *testing.T, h *host)
-	}{
-		{name: "second host releases", quit: func(t *testing.T, h *host) {
-			if got := h.do(t, "release"); got != "ok" {
-				t.Fatalf("second host release: %s", got)
-			}
-		}},
-		{name: "second host is killed", quit: func(t *testing.T, h *host) {
-			if err := h.cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			h.cmd.Wait()
-		}},
-	}
-	for _, tt := range tests {
+	for _, tt := range secondHostQuits {
 		t.Run(tt.name, func(t *testing.T) {
 			s := startServer(t, nil)
 			pane := s.panes(t)[0]
