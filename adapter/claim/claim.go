@@ -310,6 +310,10 @@ type BeginOptions struct {
 	// in flight on the pane, before the pane file is read: for tests and
 	// traces.
 	OnSlot func()
+	// OnClaim, when set, is called once the claim within the process is
+	// decided (the claim holds the pane here, or was refused by a newer
+	// one), before any waiting: for tests and traces.
+	OnClaim func()
 }
 
 // Begin waits for the pane and decides whether the claim may make its
@@ -346,6 +350,9 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		l.mu.Unlock()
 		call.By = ByNewer
 		c.refused(opts.Op, false)
+		if opts.OnClaim != nil {
+			opts.OnClaim()
+		}
 		return call, nil
 	}
 	takes := l.holder != c.tok.Gen
@@ -354,6 +361,9 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	l.mu.Unlock()
 	if takes && prev != nil {
 		prev.supersede(false) // the older claim learns it at once, call or not
+	}
+	if opts.OnClaim != nil {
+		opts.OnClaim()
 	}
 
 	select {

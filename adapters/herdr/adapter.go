@@ -42,7 +42,7 @@ type Adapter struct {
 	done     context.Context    // gate.Closing(): cancelled by Close
 	diags    *calls.Diagnostics // once per kind and claim
 
-	onWait func() // tests: called before waiting for the pane
+	onWait func() // tests: called once the claim is made, before waiting for the pane
 	onSlot func() // tests: called once no other call of this process is in flight on the pane
 	onBack func() // tests: called when reassert has run
 
@@ -394,14 +394,11 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
 	// to the timeout; a release has one budget for both.
 	now := time.Now()
 	opts := claim.BeginOptions{Op: claim.Report, Wait: now.Add(a.timeout), Budget: a.timeout,
-		Seq: true, ClockMs: clockMs(a.clock()), OnSlot: a.onSlot}
+		Seq: true, ClockMs: clockMs(a.clock()), OnSlot: a.onSlot, OnClaim: a.onWait}
 	if op == OpRelease {
 		opts.Op = claim.Release
 		opts.Wait = now.Add(a.releaseTimeout())
 		opts.Until = opts.Wait
-	}
-	if a.onWait != nil {
-		a.onWait()
 	}
 	call, err := a.claim.Begin(ctx, a.done, opts)
 	if err != nil {
