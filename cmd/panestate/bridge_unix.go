@@ -1,0 +1,223 @@
+//go:build linux || darwin
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/panestate/panestate/internal/filelock"
+	"github.com/panestate/panestate/internal/hook"
+	"github.com/panestate/panestate/internal/proc"
+	"github.com/panestate/panestate/registry"
+	"github.com/panestate/panestate/session"
+)
+
+// acquireTimeout bounds how long a starting bridge tries to become the
+// pane's bridge or to hand its event to the one that is.
+const acquireTimeout = 5 * time.Second
+
+// readTimeout bounds a hook's connection to the bridge.
+const readTimeout = time.Second
+
+// maxLine bounds an event line.
+const maxLine = 4 << 10
+
+// runBridge is the bridge: `__bridge <agent> <sock> <lock> <pidfile>`, its
+// first event in the environment. It returns when the session ends, the
+// agent dies, no hook came for idleLimit, or a signal asks, after the pane
+// is released.
+func runBridge(args []string, env []string) int {
+	if len(args) != 4 {
+		return 2
+	}
+	agent, err := hook.ParseAgent(args[0])
+	if err != nil {
+		return 2
+	}
+	p := paths{sock: args[1], lock: args[2], pid: args[3]}
+	line := []byte(lookup(env, bridgeEventEnv))
+	env = withoutKey(env, bridgeEventEnv)
+	first, err := decodeEvent(agent, line)
+	if err != nil {
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+
+	ln, unlock := acquire(ctx, p, append(line, '\n'))
+	if ln == nil {
+		return 0 // handed over to the pane's bridge, or gave up
+	}
+	defer unlock()
+	_ = os.WriteFile(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	defer os.Remove(p.pid)
+	b := &bridge{agent: agent, ln: ln, owner: first.PID, events: make(chan hook.Event, 64), done: make(chan struct{})}
+	b.run(ctx, env, first)
+	return 0
+}
+
+// decodeEvent decodes an event line of agent.
+func decodeEvent(agent hook.Agent, line []byte) (hook.Event, error) {
+	var e hook.Event
+	if err := json.Unmarshal(line, &e); err != nil {
+		return e, err
+	}
+	if e.Agent != agent {
+		return e, errors.New("panestate: event of another agent")
+	}
+	return e, nil
+}
+
+// acquire makes this process the pane's bridge: it takes the lock and
+// listens on the socket. When another bridge holds the lock, line is handed
+// to it as soon as it listens, and acquire returns nil.
+func acquire(ctx context.Context, p paths, line []byte) (net.Listener, func() error) {
+	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)
+	defer cancel()
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		lctx, lcancel := context.WithTimeout(ctx, wait)
+		unlock, err := filelock.LockContext(lctx, p.lock)
+		lcancel()
+		if err == nil {
+			_ = os.Remove(p.sock)
+			ln, err := net.Listen("unix", p.sock)
+			if err != nil {
+				_ = unlock()
+				return nil, nil
+			}
+			return ln, unlock
+		}
+		if send(p.sock, line) == nil || ctx.Err() != nil {
+			return nil, nil
+		}
+	}
+}
+
+// bridge holds one pane's registry for one agent process.
+type bridge struct {
+	agent  hook.Agent
+	ln     net.Listener
+	owner  int // the agent's process
+	events chan hook.Event
+	done   chan struct{} // closed when run no longer takes events
+	conns  sync.WaitGroup
+}
+
+// run reports first and every later event until the end, then releases.
+func (b *bridge) run(ctx context.Context, env []string, first hook.Event) {
+	store := session.NewStore()
+	var tracker hook.Tracker
+	var shown string
+	pane, token := tracker.Apply(first)
+	show(store, b.agent, &shown, pane)
+
+	reg, err := registry.New(registryOptions(b.agent, env))
+	if err != nil {
+		b.ln.Close()
+		return
+	}
+	if err := reg.Attach(ctx, store); err != nil {
+		b.ln.Close()
+		return
+	}
+	var accepting sync.WaitGroup
+	accepting.Go(b.accept)
+	defer func() {
+		// Stop taking events (new hooks now start a new bridge, which waits
+		// for the lock), release, then let the connections in flight end.
+		b.ln.Close()
+		_ = reg.Detach(context.Background())
+		close(b.done)
+		accepting.Wait()
+		b.conns.Wait()
+	}()
+
+	watch := time.NewTicker(watchInterval)
+	defer watch.Stop()
+	idle := time.NewTimer(idleLimit)
+	defer idle.Stop()
+	grace := time.NewTimer(0)
+	<-grace.C
+	var pending uint64
+	arm := func(t uint64) {
+		if t != 0 {
+			pending = t
+			grace.Reset(hook.CodexPermissionGrace)
+		}
+	}
+	arm(token)
+	for !pane.End {
+		select {
+		case <-ctx.Done():
+			return
+		case <-idle.C:
+			return
+		case <-watch.C:
+			if b.owner > 0 && !proc.Alive(b.owner) {
+				return
+			}
+		case <-grace.C:
+			if p, changed := tracker.Expire(pending); changed {
+				pane = p
+				show(store, b.agent, &shown, pane)
+			}
+		case e := <-b.events:
+			if e.PID != b.owner && b.owner > 0 {
+				continue // another agent in this pane (one the agent started)
+			}
+			idle.Reset(idleLimit)
+			pane, token = tracker.Apply(e)
+			show(store, b.agent, &shown, pane)
+			arm(token)
+		}
+	}
+}
+
+// accept takes hooks' connections until the listener closes.
+func (b *bridge) accept() {
+	for {
+		c, err := b.ln.Accept()
+		if err != nil {
+			return
+		}
+		b.conns.Go(func() { b.serve(c) })
+	}
+}
+
+// serve reads one event from a hook's connection, after checking that the
+// hook runs as this user.
+func (b *bridge) serve(c net.Conn) {
+	defer c.Close()
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return
+	}
+	if uid, err := peerUID(uc); err != nil || uid != os.Getuid() {
+		return
+	}
+	_ = c.SetReadDeadline(time.Now().Add(readTimeout))
+	r := bufio.NewReaderSize(c, maxLine)
+	line, err := r.ReadSlice('\n')
+	if err != nil {
+		return
+	}
+	e, err := decodeEvent(b.agent, line)
+	if err != nil {
+		return
+	}
+	select {
+	case b.events <- e:
+	case <-b.done:
+	}
+}

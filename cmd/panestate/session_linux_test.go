@@ -1,0 +1,306 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
+
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+)
+
+// marker is in every private field of the fixtures (prompts, tool inputs,
+// messages, transcript paths, working directories).
+const marker = "SECRET-MARKER"
+
+// fixture is the path of a documented payload.
+func fixture(agent, name string) string {
+	p, _ := filepath.Abs(filepath.Join("..", "..", "internal", "hook", "testdata", agent, name+".json"))
+	return p
+}
+
+// agentProc is a running stand-in agent.
+type agentProc struct {
+	cmd *exec.Cmd
+	in  *os.File
+	out *bufio.Scanner
+}
+
+// startAgent starts a stand-in agent for agent in env; it runs bin's hook.
+func startAgent(t *testing.T, bin, agent string, env []string) *agentProc {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, agent)
+	cmd.Env = append(env, standInEnv+"="+bin)
+	w, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	a := &agentProc{cmd: cmd, in: w.(*os.File), out: bufio.NewScanner(r)}
+	t.Cleanup(func() {
+		a.in.Close()
+		_ = a.cmd.Process.Kill()
+		_ = a.cmd.Wait()
+	})
+	return a
+}
+
+// hook runs the agent's hook with the payload at path and waits for it.
+func (a *agentProc) hook(t *testing.T, path string) {
+	t.Helper()
+	if _, err := a.in.WriteString(path + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	if !a.out.Scan() {
+		t.Fatalf("stand-in agent ended: %v", a.out.Err())
+	}
+	if got := a.out.Text(); got != "ran" {
+		t.Fatalf("hook %s: %s", filepath.Base(path), got)
+	}
+}
+
+// runtimeEnv is a private runtime directory for the bridges (short, for
+// the socket path's limit).
+func runtimeEnv(t *testing.T) (string, []string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "psrt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return filepath.Join(dir, "panestate"), []string{"XDG_RUNTIME_DIR=" + dir}
+}
+
+// bridgePID reads the pid file of the one bridge in dir.
+func bridgePID(t *testing.T, dir string) int {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pid"))
+	if len(files) != 1 {
+		t.Fatalf("bridge pid files: %q, want one", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// waitExit waits, without polling, until process pid (not a child) exits.
+func waitExit(t *testing.T, pid int) {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		if err == unix.ESRCH {
+			return // gone already
+		}
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 10_000)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			t.Fatalf("bridge %d still runs after 10 s", pid)
+		}
+		return
+	}
+}
+
+// leftovers returns the processes still running bin.
+func leftovers(bin string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		if argv0, _, _ := strings.Cut(string(b), "\x00"); argv0 == bin {
+			if _, comm, err := procInfo(pid); err == nil && comm != "" {
+				if b, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && !strings.Contains(string(b), ") Z ") {
+					pids = append(pids, pid)
+				}
+			}
+		}
+	}
+	return pids
+}
+
+// waitStatus waits until the pane shows status (and an agent), or for a
+// release when status is "".
+func waitStatus(t *testing.T, h *herdrtest.Herdr, step string, status herdrtest.Status) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	info, err := h.Wait(ctx, h.Pane, func(a herdrtest.AgentInfo) bool {
+		if status == "" {
+			return a.Agent == ""
+		}
+		return a.Agent != "" && a.AgentStatus == status
+	})
+	if err != nil {
+		t.Fatalf("after %s: pane shows %+v, want %q: %v", step, info, status, err)
+	}
+}
+
+func TestClaudeCodeSessionInHerdr(t *testing.T) {
+	bin := buildPanestate(t)
+	h := herdrtest.StartT(t, herdrtest.Options{Version: herdrtest.Version093, InView: []string{"w1:p1"}})
+	dir, rt := runtimeEnv(t)
+	a := startAgent(t, bin, "claude-code", append(h.PaneEnv(t.TempDir()), rt...))
+
+	steps := []struct {
+		event string
+		want  herdrtest.Status
+	}{
+		{"SessionStart", herdrtest.StatusIdle},
+		{"UserPromptSubmit", herdrtest.StatusWorking},
+		{"PreToolUse", herdrtest.StatusWorking},
+		{"PreToolUse-subagent", herdrtest.StatusWorking},
+		{"PermissionRequest", herdrtest.StatusBlocked},
+		{"PostToolUse", herdrtest.StatusWorking},
+		{"Stop", herdrtest.StatusIdle},
+		{"SubagentStop", herdrtest.StatusIdle},
+	}
+	var pid int
+	for i, s := range steps {
+		a.hook(t, fixture("claude-code", s.event))
+		waitStatus(t, h, s.event, s.want)
+		if i == 0 {
+			pid = bridgePID(t, dir)
+		}
+	}
+	if got, _ := h.ResumeArgv(h.Pane); !slices.Equal(got, []string{"claude", "--resume", "abc-123"}) {
+		t.Errorf("resume argv = %q, want claude --resume abc-123", got)
+	}
+	a.hook(t, fixture("claude-code", "SessionEnd"))
+	waitStatus(t, h, "SessionEnd", "")
+	waitExit(t, pid)
+
+	// The states the pane went through, in the order Herdr received them.
+	calls, err := h.Calls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(calls, func(a, b herdrtest.Call) int { return a.Arrival - b.Arrival })
+	var got []string
+	for _, c := range calls {
+		switch c.Command {
+		case "pane report-agent":
+			if st, _ := c.Flag("state"); len(got) == 0 || got[len(got)-1] != st {
+				got = append(got, st)
+			}
+		case "pane release-agent":
+			got = append(got, "released")
+		}
+	}
+	want := []string{"idle", "working", "blocked", "working", "idle", "released"}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("states reported (-got +want):\n%s", diff)
+	}
+	checkPrivate(t, calls)
+}
+
+// checkPrivate fails when anything sent to Herdr holds the marker.
+func checkPrivate(t *testing.T, calls []herdrtest.Call) {
+	t.Helper()
+	for _, c := range calls {
+		b, _ := json.Marshal(c)
+		if strings.Contains(string(b)+string(c.Params), marker) {
+			t.Errorf("a request to Herdr carries a private field: %s %s", b, c.Params)
+		}
+	}
+}
+
+func TestAgentKilledMidTurnReleasesThePane(t *testing.T) {
+	bin := buildPanestate(t)
+	h := herdrtest.StartT(t, herdrtest.Options{})
+	dir, rt := runtimeEnv(t)
+	a := startAgent(t, bin, "claude-code", append(h.PaneEnv(t.TempDir()), rt...))
+	a.hook(t, fixture("claude-code", "SessionStart"))
+	a.hook(t, fixture("claude-code", "UserPromptSubmit"))
+	waitStatus(t, h, "UserPromptSubmit", herdrtest.StatusWorking)
+	pid := bridgePID(t, dir)
+
+	killed := time.Now()
+	if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = a.cmd.Wait()
+	waitStatus(t, h, "SIGKILL", "")
+	t.Logf("released %v after the agent's SIGKILL", time.Since(killed).Round(time.Millisecond))
+	waitExit(t, pid)
+	if left := leftovers(bin); len(left) > 0 {
+		t.Errorf("processes left behind: %v", left)
+	}
+}
+
+func TestHundredHooksLeaveNothingBehind(t *testing.T) {
+	bin := buildPanestate(t)
+	h := herdrtest.StartT(t, herdrtest.Options{})
+	dir, rt := runtimeEnv(t)
+	a := startAgent(t, bin, "claude-code", append(h.PaneEnv(t.TempDir()), rt...))
+	// A turn of six hooks, and after it a recap (a subagent's stop) and
+	// a notification nobody needs.
+	turn := []string{"UserPromptSubmit", "PermissionRequest", "PostToolUse", "PreToolUse", "Notification-permission_prompt",
+		"Stop", "SubagentStop", "Notification-auth_success"}
+	a.hook(t, fixture("claude-code", "SessionStart"))
+	for i := range 98 { // with SessionStart and SessionEnd, 100 hook runs
+		a.hook(t, fixture("claude-code", turn[i%len(turn)]))
+	}
+	// The 98th (97 mod 8 = 1) is the second of a turn: PermissionRequest.
+	waitStatus(t, h, "98 hooks", herdrtest.StatusBlocked)
+	pid := bridgePID(t, dir)
+	a.hook(t, fixture("claude-code", "SessionEnd"))
+	waitStatus(t, h, "SessionEnd", "")
+	waitExit(t, pid)
+	if left := leftovers(bin); len(left) > 0 {
+		t.Errorf("processes left behind: %v", left)
+	}
+	calls, err := h.Calls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) == 0 {
+		t.Fatal("nothing reached Herdr")
+	}
+	checkPrivate(t, calls)
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.sock")); len(files) > 0 {
+		t.Errorf("sockets left behind: %q", files)
+	}
+}
