@@ -40,6 +40,12 @@ type agentProc struct {
 // startAgent starts a stand-in agent for agent in env; it runs bin's hook.
 func startAgent(t *testing.T, bin, agent string, env []string) *agentProc {
 	t.Helper()
+	return startAgentB(t, bin, agent, env)
+}
+
+// startAgentB is startAgent for tests and benchmarks.
+func startAgentB(t testing.TB, bin, agent string, env []string) *agentProc {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +75,12 @@ func startAgent(t *testing.T, bin, agent string, env []string) *agentProc {
 // hook runs the agent's hook with the payload at path and waits for it.
 func (a *agentProc) hook(t *testing.T, path string) {
 	t.Helper()
+	a.hookB(t, path)
+}
+
+// hookB is hook for tests and benchmarks.
+func (a *agentProc) hookB(t testing.TB, path string) {
+	t.Helper()
 	if _, err := a.in.WriteString(path + "\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +105,7 @@ func runtimeEnv(t *testing.T) (string, []string) {
 }
 
 // bridgePID reads the pid file of the one bridge in dir.
-func bridgePID(t *testing.T, dir string) int {
+func bridgePID(t testing.TB, dir string) int {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.pid"))
 	if len(files) != 1 {
@@ -111,7 +123,7 @@ func bridgePID(t *testing.T, dir string) int {
 }
 
 // waitExit waits, without polling, until process pid (not a child) exits.
-func waitExit(t *testing.T, pid int) {
+func waitExit(t testing.TB, pid int) {
 	t.Helper()
 	fd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
@@ -164,6 +176,17 @@ func leftovers(bin string) []int {
 // waitStatus waits until the pane shows status (and an agent), or for a
 // release when status is "".
 func waitStatus(t *testing.T, h *herdrtest.Herdr, step string, status herdrtest.Status) {
+	t.Helper()
+	waitStatusStep(t, h, step, status)
+}
+
+// waitStatusB is waitStatus for benchmarks.
+func waitStatusB(b *testing.B, h *herdrtest.Herdr, status herdrtest.Status) {
+	b.Helper()
+	waitStatusStep(b, h, "setup", status)
+}
+
+func waitStatusStep(t testing.TB, h *herdrtest.Herdr, step string, status herdrtest.Status) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
