@@ -38,6 +38,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// marker is in every private field of the fixtures (prompts, tool inputs,
+// messages, transcript paths, working directories).
+const marker = "SECRET-MARKER"
+
+// fixture is the path of a documented payload.
+func fixture(agent, name string) string {
+	p, _ := filepath.Abs(filepath.Join("..", "..", "internal", "hook", "testdata", agent, name+".json"))
+	return p
+}
+
 // exitOnly lets goleak check after the tests ran, with the build removed.
 type exitOnly struct{}
 

@@ -20,15 +20,6 @@ import (
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 )
 
-// marker is in every private field of the fixtures (prompts, tool inputs,
-// messages, transcript paths, working directories).
-const marker = "SECRET-MARKER"
-
-// fixture is the path of a documented payload.
-func fixture(agent, name string) string {
-	p, _ := filepath.Abs(filepath.Join("..", "..", "internal", "hook", "testdata", agent, name+".json"))
-	return p
-}
 
 // agentProc is a running stand-in agent.
 type agentProc struct {

@@ -2,9 +2,7 @@ package main
 
 import "io"
 
-func runInstall(args []string, stdout, stderr io.Writer, env []string) int { return 2 }
 func runEvents(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {
 	return 2
 }
 func runDoctor(args []string, stdout, stderr io.Writer, env []string) int { return 2 }
-func printConfig(agent string, stdout, stderr io.Writer) int              { return 2 }

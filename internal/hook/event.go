@@ -204,7 +204,7 @@ func claudeKind(p payload) Kind {
 		return KindSessionStart
 	case "UserPromptSubmit":
 		return KindTurnStart
-	case "PreToolUse", "PostToolUse", "PostToolUseFailure":
+	case "PreToolUse", "PostToolUse":
 		return KindActivity
 	case "PermissionRequest":
 		return KindApproval
