@@ -20,7 +20,6 @@ import (
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 )
 
-
 // agentProc is a running stand-in agent.
 type agentProc struct {
 	cmd *exec.Cmd
