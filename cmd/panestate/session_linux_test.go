@@ -317,3 +317,98 @@ func TestHundredHooksLeaveNothingBehind(t *testing.T) {
 		t.Errorf("sockets left behind: %q", files)
 	}
 }
+
+// reportedStates returns the states Herdr was sent, in arrival order,
+// repeats merged, a release as "released".
+func reportedStates(t *testing.T, h *herdrtest.Herdr) []string {
+	t.Helper()
+	calls, err := h.Calls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPrivate(t, calls)
+	slices.SortFunc(calls, func(a, b herdrtest.Call) int { return a.Arrival - b.Arrival })
+	var got []string
+	for _, c := range calls {
+		st := ""
+		switch c.Command {
+		case "pane report-agent":
+			st, _ = c.Flag("state")
+		case "pane release-agent":
+			st = "released"
+		default:
+			continue
+		}
+		if len(got) == 0 || got[len(got)-1] != st {
+			got = append(got, st)
+		}
+	}
+	return got
+}
+
+func TestOtherAgentsSessionsInHerdr(t *testing.T) {
+	bin := buildPanestate(t)
+	tests := []struct {
+		agent string
+		steps []struct {
+			event string
+			want  herdrtest.Status
+		}
+		want []string
+	}{
+		{agent: "codex", steps: []struct {
+			event string
+			want  herdrtest.Status
+		}{
+			{"SessionStart", herdrtest.StatusIdle},
+			{"UserPromptSubmit", herdrtest.StatusWorking},
+			// Answered by the auto-review: the tool runs at once, and
+			// the pane never shows blocked.
+			{"PermissionRequest", herdrtest.StatusWorking},
+			{"PostToolUse", herdrtest.StatusWorking},
+			// Not answered: blocked after the grace.
+			{"PermissionRequest", herdrtest.StatusBlocked},
+			{"PostToolUse", herdrtest.StatusWorking},
+			{"SubagentStop", herdrtest.StatusWorking},
+			{"Stop", herdrtest.StatusIdle},
+		}, want: []string{"idle", "working", "blocked", "working", "idle", "released"}},
+		{agent: "gemini", steps: []struct {
+			event string
+			want  herdrtest.Status
+		}{
+			{"SessionStart", herdrtest.StatusIdle},
+			{"BeforeAgent", herdrtest.StatusWorking},
+			{"BeforeTool", herdrtest.StatusWorking},
+			{"Notification", herdrtest.StatusBlocked},
+			{"AfterTool", herdrtest.StatusWorking},
+			{"AfterAgent", herdrtest.StatusIdle},
+		}, want: []string{"idle", "working", "blocked", "working", "idle", "released"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.agent, func(t *testing.T) {
+			h := herdrtest.StartT(t, herdrtest.Options{InView: []string{"w1:p1"}})
+			dir, rt := runtimeEnv(t)
+			a := startAgent(t, bin, tt.agent, append(h.PaneEnv(t.TempDir()), rt...))
+			var pid int
+			for i, s := range tt.steps {
+				a.hook(t, fixture(tt.agent, s.event))
+				waitStatus(t, h, s.event, s.want)
+				if i == 0 {
+					pid = bridgePID(t, dir)
+				}
+			}
+			if tt.agent == "codex" {
+				// Codex sends no SessionEnd: the end is the agent's.
+				a.in.Close()
+				_ = a.cmd.Wait()
+			} else {
+				a.hook(t, fixture(tt.agent, "SessionEnd"))
+			}
+			waitStatus(t, h, "the end", "")
+			waitExit(t, pid)
+			if diff := cmp.Diff(reportedStates(t, h), tt.want); diff != "" {
+				t.Errorf("states reported (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
