@@ -386,7 +386,7 @@ func TestForbiddenImportFails(t *testing.T) {
 			name:  "chat imports the herdr adapter",
 			lines: with("~/examples/chat", "~/adapters/herdr"),
 			want: []string{
-				`examples/chat imports adapters/herdr: rule "examples/chat" allows only registry, session, reducer, examples/internal/...`,
+				`examples/chat imports adapters/herdr: rule "examples/chat" allows only registry, session, reducer, examples/internal/..., internal/events`,
 				`examples/chat depends on adapters/herdr (examples/chat -> adapters/herdr): breaks "hosts import registry, session and settings, and no adapter package but herdrtest"`,
 			},
 		},

@@ -95,7 +95,7 @@ var rules = []rule{
 		modules: everywhere(modHclog)},
 	// chat prints the state it expects (reducer), and hands its stdout to
 	// Options.Terminal when it is a terminal (go-isatty).
-	{pkg: "examples/chat", imports: []string{"registry", "session", "reducer", "examples/internal/..."},
+	{pkg: "examples/chat", imports: []string{"registry", "session", "reducer", "examples/internal/...", "internal/events"},
 		modules: everywhere(modHclog, modIsatty)},
 	// doctor pings the Herdr server itself, as the reporter does (on
 	// Windows over the named pipe: go-winio).
@@ -111,8 +111,12 @@ var rules = []rule{
 
 	// The panestate command: a host for agents that are not Go programs.
 	// It reads its hooks' peers' credentials (x/sys) where it runs a bridge.
-	{pkg: "cmd/panestate", imports: []string{"registry", "session", "settings", "internal/hook", "internal/filelock", "internal/proc"},
+	{pkg: "cmd/panestate", imports: []string{"registry", "session", "settings", "internal/hook", "internal/events", "internal/filelock", "internal/proc"},
 		modules: []module{only("linux", modXSys), only("darwin", modXSys)}},
+	// The events protocol (JSON lines into a session store), shared by
+	// panestate events and examples/chat; it prints the state it expects.
+	{pkg: "internal/events", imports: []string{"session", "reducer"},
+		banned: []string{"os", "os/...", "net", "net/...", "syscall"}, bannedWhy: "the protocol reads what it is given"},
 	// The agents' hook payloads and the pane state they lead to: pure.
 	{pkg: "internal/hook", banned: []string{"os", "os/...", "net", "net/...", "syscall", "io/fs"},
 		bannedWhy: "the hook mapping is pure: the command does the I/O"},
