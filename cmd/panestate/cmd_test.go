@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,5 +158,29 @@ func TestInstallCommand(t *testing.T) {
 	stdout.Reset()
 	if code := run([]string{"install", "gemini"}, nil, &stdout, &stderr, []string{"HOME=relative"}); code != 1 {
 		t.Errorf("no home: exit %d, want 1", code)
+	}
+}
+
+func TestDoctorAsksAboutPanestate(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "USERPROFILE=" + home}
+	tests := []struct {
+		args    []string
+		wantApp string
+	}{
+		{[]string{"doctor", "--json", "--project", home}, "panestate"},
+		{[]string{"doctor", "--json", "--project", home, "--app=mychat"}, "mychat"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		if code := run(tt.args, nil, &stdout, &stderr, env); code != 1 {
+			t.Errorf("%q: exit %d, want 1 (nothing would report): %s", tt.args, code, stderr.String())
+		}
+		var rep struct {
+			App string `json:"app"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || rep.App != tt.wantApp {
+			t.Errorf("%q: app %q, %v; want %q", tt.args, rep.App, err, tt.wantApp)
+		}
 	}
 }

@@ -125,8 +125,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/mattn/go-isatty"
 
-	"github.com/panestate/panestate/examples/internal/hostflags"
 	"github.com/panestate/panestate/internal/events"
+	"github.com/panestate/panestate/internal/hostflags"
 	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/session"
 )
