@@ -195,6 +195,19 @@ func (b *bridge) accept() {
 	}
 }
 
+// peerUID returns the user id of the process at the other end of c.
+func peerUID(c *net.UnixConn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	uid, uerr := -1, error(nil)
+	if err := raw.Control(func(fd uintptr) { uid, uerr = socketPeerUID(int(fd)) }); err != nil {
+		return -1, err
+	}
+	return uid, uerr
+}
+
 // serve reads one event from a hook's connection, after checking that the
 // hook runs as this user.
 func (b *bridge) serve(c net.Conn) {

@@ -184,3 +184,23 @@ func TestDoctorAsksAboutPanestate(t *testing.T) {
 		}
 	}
 }
+
+func TestReadPayloadDoesNotWaitForTheEndOfStdin(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if _, err := w.WriteString(`{"hook_event_name":"Stop","session_id":"s1"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	// w stays open, as an agent could leave it.
+	got := readPayload(r)
+	if want := `{"hook_event_name":"Stop","session_id":"s1"}`; string(got) != want {
+		t.Errorf("payload %q, want %q", got, want)
+	}
+	if got := readPayload(strings.NewReader("not json at all")); string(got) != "not json at all" {
+		t.Errorf("bad payload read as %q", got)
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -11,8 +13,7 @@ import (
 	"github.com/panestate/panestate/registry"
 )
 
-// maxPayload bounds what is kept of a hook's stdin; the rest is read and
-// dropped, so that the agent never meets a closed pipe.
+// maxPayload bounds what is read of a hook's stdin.
 const maxPayload = 16 << 20
 
 // runHook is `panestate hook`. As the agent's hook it always returns 0 and
@@ -26,17 +27,16 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []str
 	start := time.Now()
 	if len(args) != 1 {
 		fmt.Fprint(stderr, "panestate: hook takes one agent: claude-code, codex or gemini\n")
-		drain(stdin)
+		readPayload(stdin)
 		return 0
 	}
 	agent, err := hook.ParseAgent(args[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "panestate: %v\n", err)
-		drain(stdin)
+		readPayload(stdin)
 		return 0
 	}
-	b, _ := io.ReadAll(io.LimitReader(stdin, maxPayload))
-	drain(stdin)
+	b := readPayload(stdin)
 	pane := paneVars(env)
 	if len(pane) == 0 {
 		return 0 // outside every workspace: nothing to start
@@ -55,8 +55,23 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []str
 	return 0
 }
 
-// drain reads r to its end.
-func drain(r io.Reader) { _, _ = io.Copy(io.Discard, r) }
+// readPayload reads the agent's event from r: one JSON value, so that an
+// agent that leaves stdin open after writing it does not hold the hook up.
+// What is not one JSON value is read to its end (at most maxPayload) and
+// returned as it is, for Parse to refuse.
+func readPayload(r io.Reader) []byte {
+	if r == nil {
+		return nil
+	}
+	var raw bytes.Buffer
+	dec := json.NewDecoder(io.TeeReader(io.LimitReader(r, maxPayload), &raw))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		_, _ = io.Copy(&raw, io.LimitReader(r, maxPayload))
+		return raw.Bytes()
+	}
+	return v
+}
 
 // paneVars returns the variables of env that name a workspace pane (those
 // registry.ScrubEnv removes: HERDR_*, TMUX_PANE, ...), sorted. None means

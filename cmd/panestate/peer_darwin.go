@@ -1,28 +1,14 @@
 package main
 
-import (
-	"net"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// peerUID returns the user id of the process at the other end of c.
-func peerUID(c *net.UnixConn) (int, error) {
-	raw, err := c.SyscallConn()
+// socketPeerUID returns the user id of the peer of the socket fd.
+func socketPeerUID(fd int) (int, error) {
+	cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
 	if err != nil {
 		return -1, err
 	}
-	uid, cerr := -1, error(nil)
-	if err := raw.Control(func(fd uintptr) {
-		var cred *unix.Xucred
-		cred, cerr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
-		if cerr == nil {
-			uid = int(cred.Uid)
-		}
-	}); err != nil {
-		return -1, err
-	}
-	return uid, cerr
+	return int(cred.Uid), nil
 }
 
 // procInfo returns the parent and the command name of process pid.

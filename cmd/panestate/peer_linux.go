@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -9,23 +8,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID returns the user id of the process at the other end of c.
-func peerUID(c *net.UnixConn) (int, error) {
-	raw, err := c.SyscallConn()
+// socketPeerUID returns the user id of the peer of the socket fd.
+func socketPeerUID(fd int) (int, error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
 		return -1, err
 	}
-	uid, cerr := -1, error(nil)
-	if err := raw.Control(func(fd uintptr) {
-		var cred *unix.Ucred
-		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-		if cerr == nil {
-			uid = int(cred.Uid)
-		}
-	}); err != nil {
-		return -1, err
-	}
-	return uid, cerr
+	return int(cred.Uid), nil
 }
 
 // procInfo returns the parent and the command name of process pid.

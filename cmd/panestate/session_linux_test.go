@@ -226,27 +226,10 @@ func TestClaudeCodeSessionInHerdr(t *testing.T) {
 	waitExit(t, pid)
 
 	// The states the pane went through, in the order Herdr received them.
-	calls, err := h.Calls()
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.SortFunc(calls, func(a, b herdrtest.Call) int { return a.Arrival - b.Arrival })
-	var got []string
-	for _, c := range calls {
-		switch c.Command {
-		case "pane report-agent":
-			if st, _ := c.Flag("state"); len(got) == 0 || got[len(got)-1] != st {
-				got = append(got, st)
-			}
-		case "pane release-agent":
-			got = append(got, "released")
-		}
-	}
 	want := []string{"idle", "working", "blocked", "working", "idle", "released"}
-	if diff := cmp.Diff(got, want); diff != "" {
+	if diff := cmp.Diff(reportedStates(t, h), want); diff != "" {
 		t.Errorf("states reported (-got +want):\n%s", diff)
 	}
-	checkPrivate(t, calls)
 }
 
 // checkPrivate fails when anything sent to Herdr holds the marker.
