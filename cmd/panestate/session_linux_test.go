@@ -197,10 +197,7 @@ func TestClaudeCodeSessionInHerdr(t *testing.T) {
 	dir, rt := runtimeEnv(t)
 	a := startAgent(t, bin, "claude-code", append(h.PaneEnv(t.TempDir()), rt...))
 
-	steps := []struct {
-		event string
-		want  herdrtest.Status
-	}{
+	steps := []hookStep{
 		{"SessionStart", herdrtest.StatusIdle},
 		{"UserPromptSubmit", herdrtest.StatusWorking},
 		{"PreToolUse", herdrtest.StatusWorking},
@@ -329,20 +326,20 @@ func reportedStates(t *testing.T, h *herdrtest.Herdr) []string {
 	return got
 }
 
+// hookStep is a hook the stand-in agent runs and what the pane shows after.
+type hookStep struct {
+	event string
+	want  herdrtest.Status
+}
+
 func TestOtherAgentsSessionsInHerdr(t *testing.T) {
 	bin := buildPanestate(t)
 	tests := []struct {
 		agent string
-		steps []struct {
-			event string
-			want  herdrtest.Status
-		}
-		want []string
+		steps []hookStep
+		want  []string
 	}{
-		{agent: "codex", steps: []struct {
-			event string
-			want  herdrtest.Status
-		}{
+		{agent: "codex", steps: []hookStep{
 			{"SessionStart", herdrtest.StatusIdle},
 			{"UserPromptSubmit", herdrtest.StatusWorking},
 			// Answered by the auto-review: the tool runs at once, and
@@ -355,10 +352,7 @@ func TestOtherAgentsSessionsInHerdr(t *testing.T) {
 			{"SubagentStop", herdrtest.StatusWorking},
 			{"Stop", herdrtest.StatusIdle},
 		}, want: []string{"idle", "working", "blocked", "working", "idle", "released"}},
-		{agent: "gemini", steps: []struct {
-			event string
-			want  herdrtest.Status
-		}{
+		{agent: "gemini", steps: []hookStep{
 			{"SessionStart", herdrtest.StatusIdle},
 			{"BeforeAgent", herdrtest.StatusWorking},
 			{"BeforeTool", herdrtest.StatusWorking},
