@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -32,19 +33,19 @@ const readTimeout = time.Second
 // maxLine bounds an event line.
 const maxLine = 4 << 10
 
-// runBridge is the bridge: `__bridge <agent> <sock> <lock> <pidfile>`, its
-// first event in the environment. It returns when the session ends, the
-// agent dies, no hook came for idleLimit, or a signal asks, after the pane
-// is released.
+// runBridge is the bridge: `__bridge <agent> <sock> <lock> <pidfile>
+// <lastfile>`, its first event in the environment. It returns when the
+// session ends, the agent dies, no hook came for idleLimit, or a signal
+// asks, after the pane is released.
 func runBridge(args []string, env []string) int {
-	if len(args) != 4 {
+	if len(args) != 5 {
 		return 2
 	}
 	agent, err := hook.ParseAgent(args[0])
 	if err != nil {
 		return 2
 	}
-	p := paths{sock: args[1], lock: args[2], pid: args[3]}
+	p := paths{sock: args[1], lock: args[2], pid: args[3], last: args[4]}
 	line := []byte(lookup(env, bridgeEventEnv))
 	env = withoutKey(env, bridgeEventEnv)
 	first, err := decodeEvent(agent, line)
@@ -60,11 +61,30 @@ func runBridge(args []string, env []string) int {
 		return 0 // handed over to the pane's bridge, or gave up
 	}
 	defer unlock()
+	// A bridge started late (its process slow to start) must not claim the
+	// pane after a newer bridge already ended its session, nor for an
+	// agent that is gone.
+	if first.Time <= readLast(p.last) || (first.PID > 0 && !proc.Alive(first.PID)) {
+		ln.Close()
+		return 0
+	}
 	_ = os.WriteFile(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	defer os.Remove(p.pid)
 	b := &bridge{agent: agent, ln: ln, owner: first.PID, events: make(chan hook.Event, 64), done: make(chan struct{})}
-	b.run(ctx, env, first)
+	last := b.run(ctx, env, first)
+	_ = os.WriteFile(p.last, []byte(strconv.FormatInt(last, 10)+"\n"), 0o600)
 	return 0
+}
+
+// readLast reads the time of the last event the pane's last bridge
+// applied (0 when none).
+func readLast(path string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return n
 }
 
 // decodeEvent decodes an event line of agent.
@@ -115,7 +135,8 @@ type bridge struct {
 }
 
 // run reports first and every later event until the end, then releases.
-func (b *bridge) run(ctx context.Context, env []string, first hook.Event) {
+// It returns the time of the newest event applied.
+func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 {
 	store := session.NewStore()
 	var tracker hook.Tracker
 	var shown string
@@ -125,11 +146,11 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) {
 	reg, err := registry.New(registryOptions(b.agent, env))
 	if err != nil {
 		b.ln.Close()
-		return
+		return tracker.Last()
 	}
 	if err := reg.Attach(ctx, store); err != nil {
 		b.ln.Close()
-		return
+		return tracker.Last()
 	}
 	var accepting sync.WaitGroup
 	accepting.Go(b.accept)
@@ -160,12 +181,12 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) {
 	for !pane.End {
 		select {
 		case <-ctx.Done():
-			return
+			return tracker.Last()
 		case <-idle.C:
-			return
+			return tracker.Last()
 		case <-watch.C:
 			if b.owner > 0 && !proc.Alive(b.owner) {
-				return
+				return tracker.Last()
 			}
 		case <-grace.C:
 			if p, changed := tracker.Expire(pending); changed {
@@ -182,6 +203,7 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) {
 			arm(token)
 		}
 	}
+	return tracker.Last()
 }
 
 // accept takes hooks' connections until the listener closes.

@@ -45,9 +45,11 @@ func deliver(e hook.Event, env, pane []string) {
 	startBridge(e.Agent, p, line, env)
 }
 
-// paths are a bridge's files in the runtime directory.
+// paths are a bridge's files in the runtime directory: its socket, its
+// lock, its process id and the time of the last event the pane's last
+// bridge applied.
 type paths struct {
-	sock, lock, pid string
+	sock, lock, pid, last string
 }
 
 // bridgePaths names the files of the bridge of agent in the pane that the
@@ -60,7 +62,7 @@ func bridgePaths(dir string, agent hook.Agent, pane []string) paths {
 		h.Write([]byte(kv))
 	}
 	key := filepath.Join(dir, string(agent)+"-"+hex.EncodeToString(h.Sum(nil))[:16])
-	return paths{sock: key + ".sock", lock: key + ".lock", pid: key + ".pid"}
+	return paths{sock: key + ".sock", lock: key + ".lock", pid: key + ".pid", last: key + ".last"}
 }
 
 // send writes line to the bridge listening at sock.
@@ -82,7 +84,7 @@ func startBridge(agent hook.Agent, p paths, line []byte, env []string) {
 	if err != nil {
 		return
 	}
-	cmd := exec.Command(exe, bridgeCommand, string(agent), p.sock, p.lock, p.pid)
+	cmd := exec.Command(exe, bridgeCommand, string(agent), p.sock, p.lock, p.pid, p.last)
 	cmd.Env = append(withoutKey(env, bridgeEventEnv), bridgeEventEnv+"="+string(line))
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -163,6 +163,19 @@ func leftovers(bin string) []int {
 	return pids
 }
 
+// noLeftovers waits for every process still running bin to exit on its
+// own (a bridge that started late gives up by itself), each within 10 s,
+// and fails if any does not.
+func noLeftovers(t *testing.T, bin string) {
+	t.Helper()
+	for _, pid := range leftovers(bin) {
+		waitExit(t, pid)
+	}
+	if left := leftovers(bin); len(left) > 0 {
+		t.Errorf("processes left behind: %v", left)
+	}
+}
+
 // waitStatus waits until the pane shows status (and an agent), or for a
 // release when status is "".
 func waitStatus(t *testing.T, h *herdrtest.Herdr, step string, status herdrtest.Status) {
@@ -258,9 +271,7 @@ func TestAgentKilledMidTurnReleasesThePane(t *testing.T) {
 	waitStatus(t, h, "SIGKILL", "")
 	t.Logf("released %v after the agent's SIGKILL", time.Since(killed).Round(time.Millisecond))
 	waitExit(t, pid)
-	if left := leftovers(bin); len(left) > 0 {
-		t.Errorf("processes left behind: %v", left)
-	}
+	noLeftovers(t, bin)
 }
 
 func TestHundredHooksLeaveNothingBehind(t *testing.T) {
@@ -282,9 +293,7 @@ func TestHundredHooksLeaveNothingBehind(t *testing.T) {
 	a.hook(t, fixture("claude-code", "SessionEnd"))
 	waitStatus(t, h, "SessionEnd", "")
 	waitExit(t, pid)
-	if left := leftovers(bin); len(left) > 0 {
-		t.Errorf("processes left behind: %v", left)
-	}
+	noLeftovers(t, bin)
 	calls, err := h.Calls()
 	if err != nil {
 		t.Fatal(err)
@@ -387,5 +396,56 @@ func TestOtherAgentsSessionsInHerdr(t *testing.T) {
 				t.Errorf("states reported (-got +want):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestHooksAtOnceStartOneBridge runs the first hooks of a session all at
+// once, before any bridge listens: one bridge takes the pane, the others
+// hand it their events and exit.
+func TestHooksAtOnceStartOneBridge(t *testing.T) {
+	bin := buildPanestate(t)
+	h := herdrtest.StartT(t, herdrtest.Options{})
+	dir, rt := runtimeEnv(t)
+	env := append(h.PaneEnv(t.TempDir()), rt...)
+	// All of them mean working: the hooks' order is the scheduler's.
+	events := []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "PreToolUse", "PostToolUse", "UserPromptSubmit"}
+	cmds := make([]*exec.Cmd, len(events))
+	for i, ev := range events {
+		f, err := os.Open(fixture("claude-code", ev))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		cmds[i] = exec.Command(bin, "hook", "claude-code")
+		cmds[i].Env, cmds[i].Stdin = env, f
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitStatus(t, h, "the hooks", herdrtest.StatusWorking)
+	pid := bridgePID(t, dir)
+	end, err := os.Open(fixture("claude-code", "SessionEnd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer end.Close()
+	c := exec.Command(bin, "hook", "claude-code")
+	c.Env, c.Stdin = env, end
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, h, "SessionEnd", "")
+	waitExit(t, pid)
+	noLeftovers(t, bin)
+	// One bridge held the pane: every report and the release came from one
+	// source and never went back to an older state.
+	got := reportedStates(t, h)
+	if len(got) == 0 || got[len(got)-1] != "released" || slices.Contains(got[:len(got)-1], "released") {
+		t.Errorf("states reported %q: want one claim ending in one release", got)
 	}
 }

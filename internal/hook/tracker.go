@@ -65,6 +65,9 @@ type Tracker struct {
 // Pane returns the current state.
 func (t *Tracker) Pane() Pane { return t.pane }
 
+// Last returns the Time of the newest event applied (0 before any).
+func (t *Tracker) Last() int64 { return t.last }
+
 // Apply folds e into the state and returns the new state. An event older
 // than one already applied (Event.Time) changes nothing: events reach the
 // bridge over separate connections, possibly out of order. For a
