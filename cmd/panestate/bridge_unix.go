@@ -23,6 +23,10 @@ import (
 	"github.com/panestate/panestate/session"
 )
 
+// readyFD is the descriptor of the ready pipe a hook hands a bridge it
+// starts.
+const readyFD = 3
+
 // acquireTimeout bounds how long a starting bridge tries to become the
 // pane's bridge or to hand its event to the one that is.
 const acquireTimeout = 5 * time.Second
@@ -56,7 +60,14 @@ func runBridge(args []string, env []string) int {
 	defer stop()
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
 
-	ln, unlock := acquire(ctx, p, append(line, '\n'))
+	// fd 3 is the ready pipe of the hook that started this bridge: closing
+	// it tells the hook that its event is with a bridge that listens.
+	syscall.CloseOnExec(readyFD)
+	ready := os.NewFile(readyFD, "ready")
+	ln, unlock := acquire(ctx, p, line)
+	if ready != nil {
+		ready.Close()
+	}
 	if ln == nil {
 		return 0 // handed over to the pane's bridge, or gave up
 	}
@@ -143,26 +154,30 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 	pane, token := tracker.Apply(first)
 	show(store, b.agent, &shown, pane)
 
-	reg, err := registry.New(registryOptions(b.agent, env))
-	if err != nil {
-		b.ln.Close()
-		return tracker.Last()
-	}
-	if err := reg.Attach(ctx, store); err != nil {
-		b.ln.Close()
-		return tracker.Last()
-	}
+	// Take hooks' events from now on: they queue while the registry
+	// attaches.
 	var accepting sync.WaitGroup
 	accepting.Go(b.accept)
+	var reg *registry.Registry
 	defer func() {
 		// Stop taking events (new hooks now start a new bridge, which waits
 		// for the lock), release, then let the connections in flight end.
 		b.ln.Close()
-		_ = reg.Detach(context.Background())
+		if reg != nil {
+			_ = reg.Detach(context.Background())
+		}
 		close(b.done)
 		accepting.Wait()
 		b.conns.Wait()
 	}()
+	r, err := registry.New(registryOptions(b.agent, env))
+	if err != nil {
+		return tracker.Last()
+	}
+	if err := r.Attach(ctx, store); err != nil {
+		return tracker.Last()
+	}
+	reg = r
 
 	watch := time.NewTicker(watchInterval)
 	defer watch.Stop()
@@ -251,6 +266,8 @@ func (b *bridge) serve(c net.Conn) {
 	if err != nil {
 		return
 	}
+	// Queued, in the order the hooks ran (each waits for this before it
+	// exits): the deferred Close tells the hook.
 	select {
 	case b.events <- e:
 	case <-b.done:

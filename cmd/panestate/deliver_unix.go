@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -21,6 +22,11 @@ import (
 
 // sendTimeout bounds a hook's hand-over of its event to the bridge.
 const sendTimeout = 200 * time.Millisecond
+
+// readyTimeout bounds how long a hook that started a bridge waits for it to
+// listen (or to hand the event to the bridge that does), so that the next
+// hook finds it and events reach it in the order the hooks ran.
+const readyTimeout = 500 * time.Millisecond
 
 // bridgeEventEnv carries the first event from the hook that starts a bridge
 // to the bridge (the environment, unlike argv, is private to the user).
@@ -65,7 +71,9 @@ func bridgePaths(dir string, agent hook.Agent, pane []string) paths {
 	return paths{sock: key + ".sock", lock: key + ".lock", pid: key + ".pid", last: key + ".last"}
 }
 
-// send writes line to the bridge listening at sock.
+// send writes line to the bridge listening at sock and waits until the
+// bridge has queued it (it closes the connection then), so that the next
+// hook's event is queued after this one.
 func send(sock string, line []byte) error {
 	c, err := net.DialTimeout("unix", sock, sendTimeout)
 	if err != nil {
@@ -73,25 +81,43 @@ func send(sock string, line []byte) error {
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(sendTimeout))
-	_, err = c.Write(line)
-	return err
+	if _, err := c.Write(line); err != nil {
+		return err
+	}
+	var b [1]byte
+	if _, err := c.Read(b[:]); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("panestate: the bridge did not take the event: %w", err)
+	}
+	return nil
 }
 
 // startBridge starts a bridge, detached: a session of its own, stdio on
 // /dev/null, the root directory as working directory, and not waited for.
+// It waits, up to readyTimeout, until the bridge listens or has handed the
+// event to the bridge that does: the bridge closes its end of a pipe then.
 func startBridge(agent hook.Agent, p paths, line []byte, env []string) {
 	exe, err := os.Executable()
 	if err != nil {
 		return
 	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return
+	}
+	defer r.Close()
 	cmd := exec.Command(exe, bridgeCommand, string(agent), p.sock, p.lock, p.pid, p.last)
 	cmd.Env = append(withoutKey(env, bridgeEventEnv), bridgeEventEnv+"="+string(line))
 	cmd.Dir = "/"
+	cmd.ExtraFiles = []*os.File{w} // fd 3: the ready pipe
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
 		return
 	}
 	_ = cmd.Process.Release()
+	_ = r.SetReadDeadline(time.Now().Add(readyTimeout))
+	_, _ = io.Copy(io.Discard, r)
 }
 
 // withoutKey returns env without key.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -200,7 +201,14 @@ func waitStatusStep(t testing.TB, h *herdrtest.Herdr, step string, status herdrt
 		return a.Agent != "" && a.AgentStatus == status
 	})
 	if err != nil {
-		t.Fatalf("after %s: pane shows %+v, want %q: %v", step, info, status, err)
+		var sent []string
+		if calls, cerr := h.Calls(); cerr == nil {
+			for _, c := range calls {
+				st, _ := c.Flag("state")
+				sent = append(sent, fmt.Sprintf("%d:%s:%s:%d:%s", c.Arrival, c.Command, st, c.Exit, c.Code))
+			}
+		}
+		t.Fatalf("after %s: pane shows %+v, want %q: %v\nrequests: %v", step, info, status, err, sent)
 	}
 }
 
