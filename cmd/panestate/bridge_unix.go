@@ -142,7 +142,6 @@ type bridge struct {
 	owner  int // the agent's process
 	events chan hook.Event
 	done   chan struct{} // closed when run no longer takes events
-	conns  sync.WaitGroup
 }
 
 // run reports first and every later event until the end, then releases.
@@ -168,7 +167,6 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		}
 		close(b.done)
 		accepting.Wait()
-		b.conns.Wait()
 	}()
 	r, err := registry.New(registryOptions(b.agent, env))
 	if err != nil {
@@ -221,14 +219,17 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 	return tracker.Last()
 }
 
-// accept takes hooks' connections until the listener closes.
+// accept takes hooks' connections until the listener closes, one at a
+// time, in the order they were made (the order the hooks ran: each hook
+// has connected and written before it exits), so that their events are
+// queued in that order.
 func (b *bridge) accept() {
 	for {
 		c, err := b.ln.Accept()
 		if err != nil {
 			return
 		}
-		b.conns.Go(func() { b.serve(c) })
+		b.serve(c)
 	}
 }
 
@@ -266,8 +267,6 @@ func (b *bridge) serve(c net.Conn) {
 	if err != nil {
 		return
 	}
-	// Queued, in the order the hooks ran (each waits for this before it
-	// exits): the deferred Close tells the hook.
 	select {
 	case b.events <- e:
 	case <-b.done:

@@ -71,9 +71,9 @@ func bridgePaths(dir string, agent hook.Agent, pane []string) paths {
 	return paths{sock: key + ".sock", lock: key + ".lock", pid: key + ".pid", last: key + ".last"}
 }
 
-// send writes line to the bridge listening at sock and waits until the
-// bridge has queued it (it closes the connection then), so that the next
-// hook's event is queued after this one.
+// send writes line to the bridge listening at sock. It does not wait for
+// the bridge: the bridge takes connections one at a time, in the order they
+// were made, so the next hook's event comes after this one.
 func send(sock string, line []byte) error {
 	c, err := net.DialTimeout("unix", sock, sendTimeout)
 	if err != nil {
@@ -81,14 +81,8 @@ func send(sock string, line []byte) error {
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(sendTimeout))
-	if _, err := c.Write(line); err != nil {
-		return err
-	}
-	var b [1]byte
-	if _, err := c.Read(b[:]); !errors.Is(err, io.EOF) {
-		return fmt.Errorf("panestate: the bridge did not take the event: %w", err)
-	}
-	return nil
+	_, err = c.Write(line)
+	return err
 }
 
 // startBridge starts a bridge, detached: a session of its own, stdio on
