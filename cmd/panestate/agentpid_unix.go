@@ -3,14 +3,11 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 )
-
-var errBadStat = errors.New("panestate: unreadable process status")
 
 // shells are the command names of the shells agents run hook commands
 // through (sh -c "panestate hook ...").

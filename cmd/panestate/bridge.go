@@ -1,8 +1,9 @@
+//go:build linux || darwin
+
 package main
 
 import (
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/panestate/panestate/internal/hook"
@@ -11,17 +12,23 @@ import (
 	"github.com/panestate/panestate/settings"
 )
 
-// bridgeCommand is the hidden command a hook starts the bridge with.
-const bridgeCommand = "__bridge"
-
-// appName names the settings folder (~/.panestate/agent) and the Herdr
-// source (custom:panestate).
-const appName = "panestate"
-
 // idleLimit ends a bridge that has heard from no hook for this long, even
 // when its agent still runs: the pane is released, and the agent's next
-// hook starts a new bridge.
+// hook starts a new bridge. PANESTATE_IDLE_LIMIT (a Go duration, in the
+// environment of the agent that starts the bridge) changes it.
 const idleLimit = 12 * time.Hour
+
+// idleLimitEnv names the variable that sets the idle limit.
+const idleLimitEnv = "PANESTATE_IDLE_LIMIT"
+
+// idleLimitOf returns the idle limit env sets, or idleLimit.
+func idleLimitOf(env []string) time.Duration {
+	d, err := time.ParseDuration(lookup(env, idleLimitEnv))
+	if err != nil || d <= 0 {
+		return idleLimit
+	}
+	return d
+}
 
 // watchInterval is how often the bridge checks that its agent still runs.
 const watchInterval = 100 * time.Millisecond
@@ -33,9 +40,6 @@ const watchInterval = 100 * time.Millisecond
 // agent alone. Both are the person's own files, so the second is trusted.
 func registryOptions(agent hook.Agent, env []string) registry.Options {
 	home := lookup(env, "HOME")
-	if runtime.GOOS == "windows" {
-		home = lookup(env, "USERPROFILE")
-	}
 	dir := filepath.Join(home, "."+appName, "agent")
 	return registry.Options{
 		App:  appName,

@@ -81,7 +81,7 @@ func runBridge(args []string, env []string) int {
 	}
 	_ = os.WriteFile(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	defer os.Remove(p.pid)
-	b := &bridge{agent: agent, ln: ln, owner: first.PID, events: make(chan hook.Event, 64), done: make(chan struct{})}
+	b := &bridge{agent: agent, ln: ln, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{})}
 	last := b.run(ctx, env, first)
 	_ = os.WriteFile(p.last, []byte(strconv.FormatInt(last, 10)+"\n"), 0o600)
 	return 0
@@ -139,7 +139,8 @@ func acquire(ctx context.Context, p paths, line []byte) (net.Listener, func() er
 type bridge struct {
 	agent  hook.Agent
 	ln     net.Listener
-	owner  int // the agent's process
+	owner  int           // the agent's process
+	idle   time.Duration // the idle limit
 	events chan hook.Event
 	done   chan struct{} // closed when run no longer takes events
 }
@@ -179,7 +180,7 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 
 	watch := time.NewTicker(watchInterval)
 	defer watch.Stop()
-	idle := time.NewTimer(idleLimit)
+	idle := time.NewTimer(b.idle)
 	defer idle.Stop()
 	grace := time.NewTimer(0)
 	<-grace.C
@@ -210,7 +211,7 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 			if e.PID != b.owner && b.owner > 0 {
 				continue // another agent in this pane (one the agent started)
 			}
-			idle.Reset(idleLimit)
+			idle.Reset(b.idle)
 			pane, token = tracker.Apply(e)
 			show(store, b.agent, &shown, pane)
 			arm(token)

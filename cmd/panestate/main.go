@@ -15,6 +15,13 @@ const usage = `usage:
 agents: claude-code, codex, gemini
 `
 
+// bridgeCommand is the hidden command a hook starts the bridge with.
+const bridgeCommand = "__bridge"
+
+// appName names the settings folder (~/.panestate/agent) and the Herdr
+// source (custom:panestate).
+const appName = "panestate"
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ()))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -16,6 +17,8 @@ func socketPeerUID(fd int) (int, error) {
 	}
 	return int(cred.Uid), nil
 }
+
+var errBadStat = errors.New("panestate: unreadable process status")
 
 // procInfo returns the parent and the command name of process pid.
 func procInfo(pid int) (ppid int, comm string, err error) {

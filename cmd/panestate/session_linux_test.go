@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/proc"
 )
 
 // agentProc is a running stand-in agent.
@@ -456,4 +457,23 @@ func TestHooksAtOnceStartOneBridge(t *testing.T) {
 	if len(got) == 0 || got[len(got)-1] != "released" || slices.Contains(got[:len(got)-1], "released") {
 		t.Errorf("states reported %q: want one claim ending in one release", got)
 	}
+}
+
+// TestIdleBridgeReleasesAndEnds: a bridge whose agent still runs but sends
+// no hook for the idle limit releases the pane and exits.
+func TestIdleBridgeReleasesAndEnds(t *testing.T) {
+	bin := buildPanestate(t)
+	h := herdrtest.StartT(t, herdrtest.Options{})
+	dir, rt := runtimeEnv(t)
+	a := startAgent(t, bin, "claude-code", append(h.PaneEnv(t.TempDir()), append(rt, idleLimitEnv+"=300ms")...))
+	a.hook(t, fixture("claude-code", "UserPromptSubmit"))
+	waitStatus(t, h, "UserPromptSubmit", herdrtest.StatusWorking)
+	pid := bridgePID(t, dir)
+	// Nothing more: the idle limit ends the bridge, the agent still runs.
+	waitStatus(t, h, "the idle limit", "")
+	waitExit(t, pid)
+	if !proc.Alive(a.cmd.Process.Pid) {
+		t.Fatal("the stand-in agent ended: the idle limit was not what ended the bridge")
+	}
+	noLeftovers(t, bin)
 }
