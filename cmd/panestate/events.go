@@ -12,7 +12,6 @@ import (
 	"github.com/panestate/panestate/internal/events"
 	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/session"
-	"github.com/panestate/panestate/settings"
 )
 
 // eventsDetachTimeout backs up the registry's own bound on the release.
@@ -39,10 +38,9 @@ func runEvents(args []string, stdin io.Reader, stdout, stderr io.Writer, env []s
 		return 2
 	}
 	opts := registry.Options{
-		App:      *app,
-		Host:     session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
-		Env:      env,
-		Settings: settings.Options{},
+		App:  *app,
+		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Env:  env,
 	}
 	// Hand the terminal to the registry (the tab's progress indicator) only
 	// when stdout is one.
