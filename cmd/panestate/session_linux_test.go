@@ -477,3 +477,41 @@ func TestIdleBridgeReleasesAndEnds(t *testing.T) {
 	}
 	noLeftovers(t, bin)
 }
+
+// TestAnotherAgentInThePaneIsIgnored: an agent the agent started (claude
+// -p in a tool, say) runs in the same pane with the same hooks; its events
+// do not change the pane while the bridge's own agent runs.
+func TestAnotherAgentInThePaneIsIgnored(t *testing.T) {
+	bin := buildPanestate(t)
+	h := herdrtest.StartT(t, herdrtest.Options{})
+	dir, rt := runtimeEnv(t)
+	env := append(h.PaneEnv(t.TempDir()), rt...)
+	a := startAgent(t, bin, "claude-code", env)
+	a.hook(t, fixture("claude-code", "UserPromptSubmit"))
+	waitStatus(t, h, "UserPromptSubmit", herdrtest.StatusWorking)
+	pid := bridgePID(t, dir)
+
+	// The nested agent: this test process runs its hooks, so the bridge
+	// sees another agent process.
+	for _, ev := range []string{"SessionStart", "Stop", "SessionEnd"} {
+		f, err := os.Open(fixture("claude-code", ev))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := exec.Command(bin, "hook", "claude-code")
+		c.Env, c.Stdin = env, f
+		err = c.Run()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.hook(t, fixture("claude-code", "PermissionRequest"))
+	waitStatus(t, h, "PermissionRequest", herdrtest.StatusBlocked)
+	a.hook(t, fixture("claude-code", "SessionEnd"))
+	waitStatus(t, h, "SessionEnd", "")
+	waitExit(t, pid)
+	if diff := cmp.Diff(reportedStates(t, h), []string{"working", "blocked", "released"}); diff != "" {
+		t.Errorf("states reported (-got +want):\n%s", diff)
+	}
+}
