@@ -1,4 +1,4 @@
-package main
+package doctor
 
 import (
 	"bytes"
@@ -560,8 +560,8 @@ func TestIsTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer file.Close()
-	if isTerminal(file) {
-		t.Error("isTerminal(regular file) = true")
+	if IsTerminal(file) {
+		t.Error("IsTerminal(regular file) = true")
 	}
 	if runtime.GOOS == "windows" {
 		return // NUL is not a character device there
@@ -571,8 +571,8 @@ func TestIsTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer null.Close()
-	if !isTerminal(null) {
-		t.Errorf("isTerminal(%s) = false; want a character device to count", os.DevNull)
+	if !IsTerminal(null) {
+		t.Errorf("IsTerminal(%s) = false; want a character device to count", os.DevNull)
 	}
 }
 

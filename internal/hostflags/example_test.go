@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/panestate/panestate/examples/internal/hostflags"
+	"github.com/panestate/panestate/internal/hostflags"
 )
 
 func Example() {

@@ -1,6 +1,7 @@
 // Package hostflags defines the command-line flags the example hosts share:
 // the flags that say which application a chat service is, where its project
-// is, and how it runs. The chat and doctor examples both use it, so that
+// is, and how it runs. The chat and doctor examples both use it (the doctor
+// through package doctor, which `panestate doctor` runs too), so that
 // `doctor` answers exactly for the session `chat` would run with the same
 // flags.
 //
@@ -22,6 +23,7 @@
 // [Flags.Host] turns them into an session.Host, and [Flags.Options] into the
 // registry.Options a host passes to registry.New.
 //
-// The package is internal to the examples: a real chat service knows its own
-// mode, role and trust decision and fills in registry.Options directly.
+// The package serves the example hosts and the doctor: a real chat service
+// knows its own mode, role and trust decision and fills in registry.Options
+// directly.
 package hostflags

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/panestate/panestate/examples/internal/hostflags"
+	"github.com/panestate/panestate/internal/hostflags"
 	"github.com/panestate/panestate/internal/testenv"
 	"github.com/panestate/panestate/session"
 )
