@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"regexp"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -72,7 +71,21 @@ type Options struct {
 	Terminal io.Writer
 }
 
-var validApp = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// validApp reports whether app is 1 to 64 ASCII letters, digits, ".", "_"
+// and "-", starting with a letter or digit (checked by hand, as validName).
+func validApp(app string) bool {
+	if app == "" || len(app) > 64 {
+		return false
+	}
+	for i := 0; i < len(app); i++ {
+		c := app[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || (c != '.' && c != '_' && c != '-')) {
+			return false
+		}
+	}
+	return true
+}
 
 // Registry attaches pane-state reporting to a session source. Create one with
 // [New]: the methods of a zero Registry panic. All methods are safe for
@@ -133,7 +146,7 @@ type Registry struct {
 // New returns a registry for the given drivers (Options.Drivers, or those
 // registered now). It starts nothing.
 func New(opts Options) (*Registry, error) {
-	if !validApp.MatchString(opts.App) {
+	if !validApp(opts.App) {
 		return nil, fmt.Errorf("registry: Options.App %q must be 1-64 characters of letters, digits, '.', '_' or '-'", opts.App)
 	}
 	switch {
@@ -150,8 +163,8 @@ func New(opts Options) (*Registry, error) {
 	table := opts.Drivers
 	if table != nil {
 		for _, name := range slices.Sorted(maps.Keys(table)) {
-			if !validName.MatchString(name) {
-				return nil, fmt.Errorf("registry: Options.Drivers: adapter name %q must match %s", name, validName)
+			if !validName(name) {
+				return nil, fmt.Errorf("registry: Options.Drivers: adapter name %q must match %s", name, namePattern)
 			}
 			if table[name] == nil {
 				return nil, fmt.Errorf("registry: Options.Drivers: driver %q is nil", name)
