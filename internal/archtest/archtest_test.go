@@ -223,7 +223,7 @@ var designed = []string{
 	"~/internal/testenv: os strings",
 	"~/internal/archtest:",
 	"~/internal/hostflags: flag ~/registry ~/session ~/settings ~/adapter github.com/hashicorp/go-hclog@" + modHclog,
-	"~/examples/chat: os ~/registry ~/session ~/reducer ~/internal/hostflags github.com/hashicorp/go-hclog@" + modHclog +
+	"~/examples/chat: os ~/registry ~/session ~/internal/hostflags ~/internal/events ~/adapters/progstatus/probe github.com/hashicorp/go-hclog@" + modHclog +
 		" github.com/mattn/go-isatty@" + modIsatty,
 	"~/internal/doctor: os/exec net ~/registry ~/settings ~/internal/hostflags",
 	"~/examples/doctor: os ~/internal/doctor",
