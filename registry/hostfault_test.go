@@ -19,6 +19,9 @@ type faultySource struct {
 	snapshotPanics  atomic.Bool
 	subscribePanics bool
 	cancelPanics    bool
+	// cancelBlocks, when set, makes the cancel function block until it is
+	// closed.
+	cancelBlocks chan struct{}
 }
 
 func (s *faultySource) Snapshot() session.Snapshot {
@@ -35,6 +38,9 @@ func (s *faultySource) Subscribe(notify func()) func() {
 	cancel := s.Store.Subscribe(notify)
 	if s.cancelPanics {
 		return func() { cancel(); panic("host cancel panics") }
+	}
+	if s.cancelBlocks != nil {
+		return func() { cancel(); <-s.cancelBlocks }
 	}
 	return cancel
 }
@@ -103,6 +109,28 @@ func TestHostFaultsAreContained(t *testing.T) {
 		if a.releases() != 1 || !a.closed.Load() {
 			t.Errorf("released %d, closed %t; want the pane released and the adapter closed", a.releases(), a.closed.Load())
 		}
+	})
+	t.Run("the cancel function hangs", func(t *testing.T) {
+		// Without a bound, Detach waits for the host's cancel function
+		// for ever, and the bubble deadlocks.
+		synctest.Test(t, func(t *testing.T) {
+			d := &fakeDriver{def: true}
+			r := mustNew(t, testOptions(t, register(d)))
+			src := &faultySource{Store: session.NewStore(), cancelBlocks: make(chan struct{})}
+			defer close(src.cancelBlocks) // the host's cancel returns at last
+			if err := r.Attach(t.Context(), src); err != nil {
+				t.Fatal(err)
+			}
+			a := d.adapters()[0]
+			a.next(t)
+			err := r.Detach(context.Background())
+			if err == nil || !strings.Contains(err.Error(), "cancel function (returned by Subscribe) did not return") {
+				t.Errorf("Detach = %v, want an error saying the cancel function did not return", err)
+			}
+			if a.releases() != 1 || !a.closed.Load() {
+				t.Errorf("released %d, closed %t; want the pane released and the adapter closed", a.releases(), a.closed.Load())
+			}
+		})
 	})
 	t.Run("the Logger's writer panics", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {

@@ -113,6 +113,10 @@ const (
 	throttleWindow = 50 * time.Millisecond
 )
 
+// errUnsubscribeHung is part of Detach's error when the host's cancel
+// function did not return within the release budget.
+var errUnsubscribeHung = errors.New("registry: detach: the session.Source's cancel function (returned by Subscribe) did not return within the release budget; it is left to finish on its own")
+
 // errDetached is returned by an Attach that a concurrent Detach preempted.
 var errDetached = errors.New("registry: attach: Detach was called before Attach completed")
 
@@ -274,6 +278,10 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 //     sequence number), by the budget minus one sixth, and closed, by the
 //     end of the budget, each on its own goroutine, so that no adapter
 //     waits for another;
+//   - the source's cancel function (returned by Subscribe) is called on a
+//     goroutine of the registry's own, beside the releases: one that does
+//     not return within the budget is not waited for, and Detach's error
+//     says so;
 //   - the settings watcher is closed on a goroutine of the registry's own
 //     that Detach does not wait for: closing it never delays the host.
 //
@@ -310,10 +318,13 @@ func (r *Registry) Detach(ctx context.Context) error {
 		ws = append(ws, w.retryRelease(start))
 	}
 	var errs []error
+	// The host's cancel function runs on the registry's own goroutine, so
+	// that one that hangs costs Detach the budget, not for ever; the
+	// goroutine ends when the host's function returns.
+	var unsubDone chan error
 	if unsub != nil {
-		if err := r.unsubscribeGuarded(unsub); err != nil {
-			errs = append(errs, err)
-		}
+		unsubDone = make(chan error, 1)
+		r.bg.Go(func() { unsubDone <- r.unsubscribeGuarded(unsub) })
 	}
 	if watcher != nil {
 		// Closing the watcher waits for the kernel to drop its watches and
@@ -350,6 +361,26 @@ func (r *Registry) Detach(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("registry: detach %s: the adapter did not return from its report in flight within the release budget (%v; its ctx was cancelled after %v): the workspace may still apply that report; the adapter is released when it returns if the budget allows, or left for the next Detach", w.s.name, r.budget, r.budget/2))
 		} else {
 			errs = append(errs, fmt.Errorf("registry: detach %s: release and close did not return within the release budget (%v)", w.s.name, r.budget))
+		}
+	}
+
+	if unsubDone != nil {
+		var err error
+		if expired {
+			select {
+			case err = <-unsubDone:
+			default:
+				err = errUnsubscribeHung
+			}
+		} else {
+			select {
+			case err = <-unsubDone:
+			case <-final.C:
+				err = errUnsubscribeHung
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
 		}
 	}
 
