@@ -111,11 +111,18 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 		// The delivery in flight is withdrawn, and the release follows
 		// it. Wait for the release before anything else opens, so that a
 		// claim that follows never crosses it; a Detach cuts the wait
-		// short and takes the worker over.
+		// short and takes the worker over. An adapter that has not
+		// returned by the end of the budget (plus the grace a cancelled
+		// call gets) is not waited for: it stays live, and is released
+		// when it returns, or by the next Detach.
 		w.stop(fateRelease, time.Now())
+		bound := time.NewTimer(r.budget + cancelGrace)
+		defer bound.Stop()
 		select {
 		case <-w.done:
 		case <-ctx.Done():
+		case <-bound.C:
+			r.log.Warn("the adapter turned off did not return within the release budget; going on", "adapter", s.name, "budget", r.budget)
 		}
 	}
 }
