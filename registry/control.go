@@ -179,9 +179,10 @@ func (r *Registry) endDetach(p detachPlan) {
 }
 
 // keep runs f under the lock if gen is still the current generation, and
-// reports whether it did. An operation uses it to hand over what it built;
-// when it returns false, a Detach has preempted the operation, which must
-// then undo what it built itself.
+// reports whether it did. The transitions below use it to hand over what an
+// operation built; when it returns false, a Detach has preempted the
+// operation, which must then undo what it built itself. Only this file
+// calls it: every change of the control state has a name.
 func (r *Registry) keep(gen uint64, f func()) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -190,6 +191,84 @@ func (r *Registry) keep(gen uint64, f func()) bool {
 	}
 	f()
 	return true
+}
+
+// useSettings records cur as the settings the attachment of generation gen
+// acts on. It reports false when a Detach preempted the operation.
+func (r *Registry) useSettings(gen uint64, cur settings.Settings) bool {
+	return r.keep(gen, func() { r.cur = cur })
+}
+
+// slotFacts records what the settings say of s ("enabled", and the layer
+// that decided it) and returns the facts decide needs, given seen, the
+// settings the change brings to s. ok is false when a Detach preempted the
+// operation.
+func (r *Registry) slotFacts(gen uint64, s *slot, enabled bool, from settings.Layer, seen view) (f facts, ok bool) {
+	ok = r.keep(gen, func() {
+		s.enabled, s.from = enabled, from
+		f = facts{life: s.life, enabled: enabled, changed: s.seen != seen}
+	})
+	return f, ok
+}
+
+// settle sets s, which runs nothing, to life (disabled, inactive, or open
+// failed), saying why, after acting on the settings seen.
+func (r *Registry) settle(gen uint64, s *slot, life Lifecycle, why string, seen view) {
+	r.keep(gen, func() { s.life, s.why, s.seen = life, why, seen })
+}
+
+// rejectSettings records that the settings seen could not be applied to s,
+// which keeps running with its old ones: they are not tried again until
+// they change.
+func (r *Registry) rejectSettings(gen uint64, s *slot, why string, seen view) {
+	r.keep(gen, func() { s.settingsErr, s.seen = why, seen })
+}
+
+// markSeen records that s has acted on the settings seen.
+func (r *Registry) markSeen(gen uint64, s *slot, seen view) {
+	r.keep(gen, func() { s.seen = seen })
+}
+
+// lifeOf returns s's lifecycle; ok is false when a Detach preempted the
+// operation of generation gen.
+func (r *Registry) lifeOf(gen uint64, s *slot) (life Lifecycle, ok bool) {
+	ok = r.keep(gen, func() { life = s.life })
+	return life, ok
+}
+
+// holdSubscription hands the source's cancel function to the attachment
+// of generation gen, for Detach to call. It reports false when a Detach
+// preempted the Attach, which must then call unsub itself.
+func (r *Registry) holdSubscription(gen uint64, unsub func()) bool {
+	return r.keep(gen, func() { r.unsubscribe = unsub })
+}
+
+// holdWatcher hands the settings watcher to the attachment of generation
+// gen, for Detach to close. It reports false when a Detach preempted the
+// Attach, which must then close w itself.
+func (r *Registry) holdWatcher(gen uint64, w *settings.Watcher) bool {
+	return r.keep(gen, func() { r.watcher = w })
+}
+
+// dropIdleSubscription ends an Attach that runs nothing and watches
+// nothing: it takes the subscription back for the caller to cancel (idle
+// is nil when something runs). ok is false when a Detach preempted the
+// Attach.
+func (r *Registry) dropIdleSubscription(gen uint64) (idle func(), ok bool) {
+	ok = r.keep(gen, func() {
+		if len(r.live) == 0 && r.watcher == nil {
+			idle, r.unsubscribe = r.unsubscribe, nil
+		}
+	})
+	return idle, ok
+}
+
+// addLive counts w among the workers a Detach waits for (a retried
+// release).
+func (r *Registry) addLive(w *worker) {
+	r.mu.Lock()
+	r.live[w] = struct{}{}
+	r.mu.Unlock()
 }
 
 // start hands a to a new worker for s and reports the current state at

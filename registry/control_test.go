@@ -189,3 +189,55 @@ func TestSuccessorWaitsForItsPredecessor(t *testing.T) {
 		}
 	})
 }
+
+// Every hand-over of what an operation built is a named transition that
+// refuses once a Detach has preempted the operation: the subscription and
+// the watcher stay with the operation (to undo itself), and a slot keeps
+// the state the Detach gave it.
+func TestControlAPreemptedOperationHandsOverNothing(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// handOver tries the transition for generation gen and reports
+		// whether it was kept.
+		handOver func(r *Registry, gen uint64) bool
+	}{
+		{"subscription", func(r *Registry, gen uint64) bool { return r.holdSubscription(gen, func() {}) }},
+		{"settings", func(r *Registry, gen uint64) bool { return r.useSettings(gen, r.cur) }},
+		{"slot facts", func(r *Registry, gen uint64) bool {
+			_, ok := r.slotFacts(gen, r.slots[0], true, 0, view{})
+			return ok
+		}},
+		{"slot lifecycle", func(r *Registry, gen uint64) bool {
+			r.settle(gen, r.slots[0], LifecycleOpenFailed, "bad", view{})
+			_, ok := r.lifeOf(gen, r.slots[0])
+			return ok || r.slots[0].life == LifecycleOpenFailed
+		}},
+		{"idle subscription", func(r *Registry, gen uint64) bool {
+			_, ok := r.dropIdleSubscription(gen)
+			return ok
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := controlRegistry(t)
+			o, _, _, err := r.beginAttach(t.Context(), session.NewStore())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.handOver(r, o.gen) {
+				t.Fatal("the current Attach could not hand over")
+			}
+			p, ok, err := r.beginDetach(t.Context(), time.Now())
+			if err != nil || !ok {
+				t.Fatalf("beginDetach: %v, %t", err, ok)
+			}
+			if tt.handOver(r, o.gen) {
+				t.Error("the preempted Attach could still hand over")
+			}
+			r.endOp(o, phaseAttaching)
+			r.endDetach(p)
+			if r.unsubscribe != nil || r.watcher != nil {
+				t.Error("the detached registry holds a subscription or a watcher")
+			}
+		})
+	}
+}

@@ -183,7 +183,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 		r.failAttach(gen)
 		return err
 	}
-	if !r.keep(gen, func() { r.unsubscribe = unsub }) {
+	if !r.holdSubscription(gen, unsub) {
 		if err := r.unsubscribeGuarded(unsub); err != nil {
 			r.log.Warn("unsubscribing", "error", err)
 		}
@@ -200,7 +200,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 		switch {
 		case err != nil:
 			r.log.Warn("settings will not reload live", "error", err)
-		case !r.keep(gen, func() { r.watcher = w }):
+		case !r.holdWatcher(gen, w):
 			orphan = w
 			return errDetached
 		default:
@@ -217,13 +217,8 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 			r.log.Warn("settings value ignored", "warning", w.String())
 		}
 	}
-	var idle func()
-	if !r.keep(gen, func() {
-		if len(r.live) == 0 && r.watcher == nil {
-			// Nothing runs and nothing can start: keep no subscription either.
-			idle, r.unsubscribe = r.unsubscribe, nil
-		}
-	}) {
+	idle, ok := r.dropIdleSubscription(gen)
+	if !ok {
 		return errDetached
 	}
 	if idle != nil {
@@ -241,8 +236,8 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 // Outside every workspace it is false, so nothing is watched.
 func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 	for _, s := range r.slots {
-		var life Lifecycle
-		if !r.keep(gen, func() { life = s.life }) {
+		life, ok := r.lifeOf(gen, s)
+		if !ok {
 			return false
 		}
 		switch life {

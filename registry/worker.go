@@ -296,9 +296,7 @@ func (w *worker) retryRelease(now time.Time) *worker {
 	close(n.returned) // nothing is delivered any more
 	n.closed = w.closed
 	n.stop(fateRelease, now)
-	w.r.mu.Lock()
-	w.r.live[n] = struct{}{}
-	w.r.mu.Unlock()
+	w.r.addLive(n)
 	go n.finish()
 	return n
 }
