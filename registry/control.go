@@ -31,25 +31,25 @@ type op struct {
 
 // beginAttach starts an Attach of src: it waits (while ctx lasts) for an
 // Attach or Detach in progress, then moves the registry from detached to
-// attaching in a new generation, and returns the operation and the
-// adapters an earlier Detach left unreleased, for the caller to close (the
-// new ones take the pane over). already is true when the registry is
+// attaching in a new generation, and returns the operation. The adapters an
+// earlier Detach left unreleased stay in r.unreleased: start closes each
+// when a new adapter of its slot takes the pane over, and the next Detach
+// releases those that none took over. already is true when the registry is
 // attached: there is nothing to do.
-func (r *Registry) beginAttach(ctx context.Context, src session.Source) (o op, stale []*worker, already bool, err error) {
+func (r *Registry) beginAttach(ctx context.Context, src session.Source) (o op, already bool, err error) {
 	r.mu.Lock()
 	for r.phase == phaseAttaching || r.phase == phaseDetaching {
 		if err := r.waitOpLocked(ctx); err != nil {
-			return op{}, nil, false, fmt.Errorf("registry: attach: %w", err)
+			return op{}, false, fmt.Errorf("registry: attach: %w", err)
 		}
 	}
 	defer r.mu.Unlock()
 	if r.phase.attached() {
-		return op{}, nil, true, nil
+		return op{}, true, nil
 	}
 	if err := ctx.Err(); err != nil {
-		return op{}, nil, false, fmt.Errorf("registry: attach: %w", err)
+		return op{}, false, fmt.Errorf("registry: attach: %w", err)
 	}
-	stale, r.unreleased = r.unreleased, nil
 	r.gen++
 	r.attachGen = r.gen
 	r.phase = phaseAttaching
@@ -58,7 +58,7 @@ func (r *Registry) beginAttach(ctx context.Context, src session.Source) (o op, s
 	for _, s := range r.slots {
 		s.life, s.why, s.seen, s.settingsErr, s.w = LifecycleNotAttached, "", view{}, "", nil
 	}
-	return r.newOpLocked(ctx), stale, false, nil
+	return r.newOpLocked(ctx), false, nil
 }
 
 // newOpLocked makes the operation of the current generation; r.mu is held.
@@ -273,10 +273,15 @@ func (r *Registry) addLive(w *worker) {
 
 // start hands a to a new worker for s and reports the current state at
 // once. pred, when not nil, is the worker a replaces: it is closed without a
-// release, and the new worker makes no call before pred is done. If a Detach
-// preempted the operation, a is closed instead (it never reported, so there
-// is nothing to release) and start returns false.
+// release, and the new worker makes no call before pred is done. An adapter
+// of s that a Detach left unreleased is closed first, without a release: a
+// takes the pane over. If a Detach preempted the operation, a is closed
+// instead (it never reported, so there is nothing to release) and start
+// returns false.
 func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view, pred *worker) bool {
+	for _, old := range r.takeUnreleased(gen, s) {
+		old.closeOnly()
+	}
 	var w *worker
 	if !r.keep(gen, func() {
 		w = newWorker(r, s, a, r.src, r.attachGen, pred)
@@ -293,6 +298,22 @@ func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view, pred
 	go w.run()
 	w.kick()
 	return true
+}
+
+// takeUnreleased removes from r.unreleased the adapters of s that a Detach
+// left unreleased, and returns them (none when a Detach preempted the
+// operation of generation gen).
+func (r *Registry) takeUnreleased(gen uint64, s *slot) (ws []*worker) {
+	r.keep(gen, func() {
+		r.unreleased = slices.DeleteFunc(r.unreleased, func(w *worker) bool {
+			if w.s == s {
+				ws = append(ws, w)
+				return true
+			}
+			return false
+		})
+	})
+	return ws
 }
 
 // take removes s's running worker from s and from the fan-out and returns
@@ -321,8 +342,9 @@ func (r *Registry) finished(w *worker, unreleased bool, err error) {
 		r.mu.Unlock()
 		return
 	}
-	if r.attachGen != w.gen && r.phase.attached() {
-		// A newer attachment runs its own adapter: close this one.
+	if r.phase.attached() && w.s.w != nil && w.s.w != w {
+		// A newer adapter of its slot runs and holds the pane: close this
+		// one. Otherwise it is kept for the next Detach to release.
 		r.mu.Unlock()
 		w.closeOnly()
 		return

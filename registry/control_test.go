@@ -33,9 +33,9 @@ func (r *Registry) phaseNow() phase {
 // that attachment never begins.
 func TestControlDetachPreemptsAnAttach(t *testing.T) {
 	r := controlRegistry(t)
-	o, stale, already, err := r.beginAttach(t.Context(), session.NewStore())
-	if err != nil || already || len(stale) != 0 {
-		t.Fatalf("beginAttach: %v, already %t, stale %d", err, already, len(stale))
+	o, already, err := r.beginAttach(t.Context(), session.NewStore())
+	if err != nil || already {
+		t.Fatalf("beginAttach: %v, already %t", err, already)
 	}
 	if got := r.phaseNow(); got != phaseAttaching {
 		t.Fatalf("phase %d, want attaching", got)
@@ -73,7 +73,7 @@ func TestControlSettingsChangeFollowsItsAttach(t *testing.T) {
 	if _, ok := r.beginApply(0); ok {
 		t.Error("a settings change began on a detached registry")
 	}
-	o, _, _, err := r.beginAttach(t.Context(), session.NewStore())
+	o, _, err := r.beginAttach(t.Context(), session.NewStore())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestControlSettingsChangeFollowsItsAttach(t *testing.T) {
 	if got := r.phaseNow(); got != phaseAttached {
 		t.Errorf("phase %d, want attached", got)
 	}
-	if _, _, already, err := r.beginAttach(t.Context(), session.NewStore()); err != nil || !already {
+	if _, already, err := r.beginAttach(t.Context(), session.NewStore()); err != nil || !already {
 		t.Errorf("a second Attach on an attached registry: %v, already %t; want it found attached", err, already)
 	}
 }
@@ -104,7 +104,7 @@ func TestControlSettingsChangeFollowsItsAttach(t *testing.T) {
 // (undecided) is released, one already handed over keeps its close.
 func TestControlDetachDecidesEveryFate(t *testing.T) {
 	r := controlRegistry(t)
-	o, _, _, err := r.beginAttach(t.Context(), session.NewStore())
+	o, _, err := r.beginAttach(t.Context(), session.NewStore())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestControlAPreemptedOperationHandsOverNothing(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := controlRegistry(t)
-			o, _, _, err := r.beginAttach(t.Context(), session.NewStore())
+			o, _, err := r.beginAttach(t.Context(), session.NewStore())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -157,7 +157,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	if isNilSource(src) {
 		return errors.New("registry: Attach with a nil session.Source; pass the store the chat service feeds (session.NewStore())")
 	}
-	o, stale, already, err := r.beginAttach(ctx, src)
+	o, already, err := r.beginAttach(ctx, src)
 	if err != nil || already {
 		return err
 	}
@@ -172,9 +172,6 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 			r.bg.Go(func() { orphan.Close() })
 		}
 	}()
-	for _, w := range stale {
-		w.closeOnly()
-	}
 
 	// Subscribe before any worker starts: a worker's first pull then sees
 	// every change made before it, and every later change wakes it.
@@ -295,7 +292,9 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 //
 // A release that fails leaves its adapter open and Explain shows it as
 // [LifecycleUnreleased]; the error says which, and the next Detach tries
-// again (the next Attach closes it instead: its own adapter takes over).
+// again (a new adapter of its kind, opened by the next Attach or a settings
+// change, takes the pane over and closes it instead; without one it waits
+// for the next Detach).
 // Errors are joined. Detach during Attach or a settings change preempts
 // them: an adapter being replaced by a successor that had not started is
 // released like every other. Detach is idempotent, safe on a registry

@@ -113,8 +113,8 @@ type Registry struct {
 	// adapter, running or being stopped. Detach stops them all.
 	live map[*worker]struct{}
 	// unreleased holds the adapters a Detach could not release. They stay
-	// open so that the next Detach can try again; the next Attach closes
-	// them, as its own adapters take over.
+	// open so that the next Detach can try again; a new adapter of the
+	// same slot closes its predecessor here as it takes the pane over.
 	unreleased []*worker
 
 	// reader reads the settings for Attach and for Explain before Attach,

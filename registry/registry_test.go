@@ -668,7 +668,42 @@ func TestAttachClosesAnAdapterLeftUnreleased(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.adapters()[1].next(t)
-		want := []string{"open h0", "release failed h0", "close h0", "open h1"}
+		// h0 is closed once h1, which takes the pane over, has opened,
+		// before h1 starts reporting.
+		want := []string{"open h0", "release failed h0", "open h1", "close h0"}
+		if diff := cmp.Diff(log.all(), want); diff != "" {
+			t.Errorf("lifecycle (-got +want):\n%s", diff)
+		}
+	})
+}
+
+// An adapter a Detach left unreleased is closed without a release only
+// when a new adapter of its own takes the pane over. When the next Attach
+// runs none in its place (the settings now turn it off), the adapter is
+// kept, and the next Detach releases it: the pane is never left claimed
+// behind a Detach that returns nil.
+func TestAttachKeepsAnUnreleasedAdapterWithoutASuccessor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		log := &eventLog{}
+		d := &fakeDriver{def: true, tag: "h", events: log, releaseFails: 1}
+		name := register(d)
+		r := mustNew(t, testOptions(t, name))
+		store := session.NewStore()
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		d.adapters()[0].next(t)
+		if err := r.Detach(t.Context()); err == nil {
+			t.Fatal("the first Detach released; want its release to fail")
+		}
+		writeSettings(t, r, `{"`+name+`": {"enabled": false}}`)
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Detach(t.Context()); err != nil {
+			t.Errorf("second Detach: %v", err)
+		}
+		want := []string{"open h0", "release failed h0", "release h0", "close h0"}
 		if diff := cmp.Diff(log.all(), want); diff != "" {
 			t.Errorf("lifecycle (-got +want):\n%s", diff)
 		}
