@@ -129,8 +129,9 @@ type detachPlan struct {
 // Detach in progress, preempts an Attach or settings change in progress,
 // moves the registry to detaching in a new generation, and stops every
 // live worker with a release, within the budget from start; a worker being
-// replaced by a successor that is not running yet is released too. ok is
-// false when there is nothing to detach.
+// replaced by a successor that is not running yet is released too, and so
+// is one still busy past an earlier Detach's budget. ok is false when there
+// is nothing to detach.
 func (r *Registry) beginDetach(ctx context.Context, start time.Time) (p detachPlan, ok bool, err error) {
 	r.mu.Lock()
 	for r.phase == phaseDetaching {
@@ -139,7 +140,9 @@ func (r *Registry) beginDetach(ctx context.Context, start time.Time) (p detachPl
 		}
 	}
 	defer r.mu.Unlock()
-	if r.phase == phaseDetached && len(r.unreleased) == 0 {
+	if r.phase == phaseDetached && len(r.unreleased) == 0 && len(r.live) == 0 {
+		// Nothing left: no adapter unreleased, and none still busy past
+		// the budget of an earlier Detach.
 		return detachPlan{}, false, nil
 	}
 	if r.opCancel != nil {

@@ -283,7 +283,9 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 // An adapter that does not return from a call by the end of the budget
 // (plus 100 ms for a cancelled call to return) is not waited for: Detach
 // returns an error naming it, and it is released when it returns, if the
-// budget allows, or left [LifecycleUnreleased]. Detach itself returns within
+// budget allows, or left [LifecycleUnreleased]. A Detach called again while
+// such an adapter is still inside its call waits for it within its own
+// budget and releases it. Detach itself returns within
 // the budget plus those 100 ms.
 //
 // ctx bounds only the wait for a concurrent Detach: a ctx that is already

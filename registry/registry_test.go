@@ -538,6 +538,38 @@ func TestDetachCancelsAHungDeliveryAtHalfTheBudget(t *testing.T) {
 	})
 }
 
+// A Detach called again while an adapter that outlived the first one's
+// budget is still inside its call is not a no-op: it waits for that adapter
+// within its own budget and releases it, and says so if it cannot.
+func TestDetachAgainWaitsForAnAdapterStillHung(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedFake(t)
+		hung := make(chan struct{})
+		a.ignoreCtx.Store(true)
+		a.setBlock(hung)
+		store.AgentStart()
+		a.inReport(t)
+		if err := r.Detach(context.Background()); err == nil {
+			t.Fatal("first Detach returned nil with the adapter hung")
+		}
+		go func() {
+			time.Sleep(100 * time.Millisecond) // the workspace comes back during the second Detach
+			close(hung)
+		}()
+		// The report was cancelled by the first Detach: the error still
+		// says it may land after the release, but the release is made.
+		if err := r.Detach(context.Background()); err == nil || !strings.Contains(err.Error(), "may still apply") {
+			t.Errorf("second Detach = %v, want an error saying the cancelled report may still land", err)
+		}
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d times, closed %t; want released once and closed", a.releases(), a.closed.Load())
+		}
+		if err := r.Detach(context.Background()); err != nil {
+			t.Errorf("third Detach: %v, want nil: nothing is left", err)
+		}
+	})
+}
+
 // Six adapters that ignore cancellation share one budget: Detach returns by
 // the budget plus one grace, not one per adapter, and leaves them
 // unreleased for the next Detach, however short its ctx.
