@@ -147,15 +147,8 @@ func TestDisableDuringASlowCallThenDetachReleases(t *testing.T) {
 // release it could not make is left for Detach.
 func TestTurningAnAdapterOffIsBoundedByTheBudget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := &fakeDriver{def: true}
-		name := register(d)
-		r := mustNew(t, testOptions(t, name))
-		store := session.NewStore()
-		if err := r.Attach(t.Context(), store); err != nil {
-			t.Fatal(err)
-		}
-		a := d.adapters()[0]
-		a.next(t)
+		r, store, a := attachedFake(t)
+		name := r.slots[0].name
 		hung := make(chan struct{})
 		a.ignoreCtx.Store(true)
 		a.setBlock(hung)
