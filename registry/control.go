@@ -282,11 +282,13 @@ func (r *Registry) addLive(w *worker) {
 // instead (it never reported, so there is nothing to release) and start
 // returns false.
 func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view, pred *worker) bool {
-	for _, old := range r.takeUnreleased(gen, s) {
-		old.closeOnly()
-	}
 	var w *worker
+	var stale []*worker
 	if !r.keep(gen, func() {
+		// Taken in the same step as the new worker starts: a Detach
+		// either finds the old adapters still unreleased, or finds the
+		// new worker, which releases the pane.
+		stale = r.takeUnreleasedLocked(s)
 		w = newWorker(r, s, a, r.src, r.attachGen, pred)
 		s.w, s.life, s.why, s.seen, s.settingsErr = w, LifecycleActive, "", seen, ""
 		r.live[w] = struct{}{}
@@ -298,23 +300,23 @@ func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view, pred
 		closePreempted(a)
 		return false
 	}
+	for _, old := range stale {
+		old.closeOnly() // before the new worker's first call
+	}
 	go w.run()
 	w.kick()
 	return true
 }
 
-// takeUnreleased removes from r.unreleased the adapters of s that a Detach
-// left unreleased, and returns them (none when a Detach preempted the
-// operation of generation gen).
-func (r *Registry) takeUnreleased(gen uint64, s *slot) (ws []*worker) {
-	r.keep(gen, func() {
-		r.unreleased = slices.DeleteFunc(r.unreleased, func(w *worker) bool {
-			if w.s == s {
-				ws = append(ws, w)
-				return true
-			}
-			return false
-		})
+// takeUnreleasedLocked removes from r.unreleased the adapters of s that a
+// Detach left unreleased, and returns them; r.mu is held.
+func (r *Registry) takeUnreleasedLocked(s *slot) (ws []*worker) {
+	r.unreleased = slices.DeleteFunc(r.unreleased, func(w *worker) bool {
+		if w.s == s {
+			ws = append(ws, w)
+			return true
+		}
+		return false
 	})
 	return ws
 }
