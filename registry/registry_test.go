@@ -1035,6 +1035,30 @@ func TestDetachBoundsTheRelease(t *testing.T) {
 	}
 }
 
+// With the default budget, a workspace taking 500 ms per call answers the
+// report in flight and still receives the release after it (the figure
+// Options.ReleaseTimeout quotes).
+func TestDetachReleasesASlowWorkspaceWithAReportInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedDriver(t, &fakeDriver{def: true, releaseTakes: 500 * time.Millisecond})
+		slow := make(chan struct{})
+		a.ignoreCtx.Store(true)
+		a.setBlock(slow)
+		store.AgentStart()
+		a.inReport(t)
+		go func() {
+			time.Sleep(500 * time.Millisecond) // the workspace answers the report
+			close(slow)
+		}()
+		if err := r.Detach(context.Background()); err != nil {
+			t.Errorf("Detach: %v", err)
+		}
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d times, closed %t; want released once and closed", a.releases(), a.closed.Load())
+		}
+	})
+}
+
 func noDeadline() (context.Context, context.CancelFunc) {
 	return context.WithCancel(context.Background())
 }
