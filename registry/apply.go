@@ -28,17 +28,14 @@ func (r *Registry) onSettings(gen uint64, cur settings.Settings) {
 
 // apply makes the adapters match cur, one adapter after the other.
 func (r *Registry) apply(ctx context.Context, gen uint64, cur settings.Settings) {
-	if !r.keep(gen, func() { r.cur = cur }) {
+	if !r.useSettings(gen, cur) {
 		return
 	}
 	for _, s := range r.slots {
 		enabled, from := cur.Enabled(s.name, s.def)
 		seen := viewOf(cur, s)
-		var f facts
-		if !r.keep(gen, func() {
-			s.enabled, s.from = enabled, from
-			f = facts{life: s.life, enabled: enabled, changed: s.seen != seen}
-		}) {
+		f, ok := r.slotFacts(gen, s, enabled, from, seen)
+		if !ok {
 			return
 		}
 		if f.life == LifecycleInactive && enabled && !f.changed {
@@ -61,7 +58,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 	switch act {
 	case actNothing, actKeep:
 	case actMarkDisabled:
-		r.keep(gen, func() { s.life, s.why, s.seen = LifecycleDisabled, disabledWhy(c.from), seen })
+		r.settle(gen, s, LifecycleDisabled, disabledWhy(c.from), seen)
 	case actOpen:
 		a, err := r.open(ctx, s, cur)
 		if err != nil {
@@ -70,7 +67,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 			} else {
 				r.log.Warn("adapter failed to open", "adapter", s.name, "error", err)
 			}
-			r.keep(gen, func() { s.life, s.why, s.seen = notOpened(err), err.Error(), seen })
+			r.settle(gen, s, notOpened(err), err.Error(), seen)
 			return
 		}
 		if r.start(gen, s, a, seen, nil) {
@@ -81,7 +78,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 		if err != nil {
 			r.log.Warn("adapter settings changed but the new settings failed; keeping the running adapter", "adapter", s.name, "error", err)
 			// Do not retry the same bad settings on every reload.
-			r.keep(gen, func() { s.settingsErr, s.seen = err.Error(), seen })
+			r.rejectSettings(gen, s, err.Error(), seen)
 			return
 		}
 		old := r.take(gen, s, LifecycleActive, "")
@@ -107,15 +104,22 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 		if w == nil {
 			return
 		}
-		r.keep(gen, func() { s.seen = seen })
+		r.markSeen(gen, s, seen)
 		// The delivery in flight is withdrawn, and the release follows
 		// it. Wait for the release before anything else opens, so that a
 		// claim that follows never crosses it; a Detach cuts the wait
-		// short and takes the worker over.
+		// short and takes the worker over. An adapter that has not
+		// returned by the end of the budget (plus the grace a cancelled
+		// call gets) is not waited for: it stays live, and is released
+		// when it returns, or by the next Detach.
 		w.stop(fateRelease, time.Now())
+		bound := time.NewTimer(r.budget + cancelGrace)
+		defer bound.Stop()
 		select {
 		case <-w.done:
 		case <-ctx.Done():
+		case <-bound.C:
+			r.log.Warn("the adapter turned off did not return within the release budget; going on", "adapter", s.name, "budget", r.budget)
 		}
 	}
 }

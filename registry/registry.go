@@ -61,8 +61,10 @@ type Options struct {
 	// holds, covering the wait for a report in flight (the first half),
 	// the release, and Close (the last sixth), whatever each adapter's own
 	// timeout and whatever Detach's ctx. Zero means 1.5 s; a negative value
-	// is an error from New. A healthy but slow workspace (1 s per call)
-	// still receives the release within 1.5 s; a hung one costs the budget.
+	// is an error from New. With the default, a healthy but slow
+	// workspace still receives the release: at 1 s per call when no report
+	// is in flight, at 500 ms per call when one is (it is answered first);
+	// a hung one costs the budget. Raise it for slower workspaces.
 	ReleaseTimeout time.Duration
 	// Terminal is the host's controlling terminal, for adapters that signal
 	// through it (OSC progress sequences on the tab). Nil keeps them
@@ -126,8 +128,8 @@ type Registry struct {
 	// adapter, running or being stopped. Detach stops them all.
 	live map[*worker]struct{}
 	// unreleased holds the adapters a Detach could not release. They stay
-	// open so that the next Detach can try again; the next Attach closes
-	// them, as its own adapters take over.
+	// open so that the next Detach can try again; a new adapter of the
+	// same slot closes its predecessor here as it takes the pane over.
 	unreleased []*worker
 
 	// reader reads the settings for Attach and for Explain before Attach,

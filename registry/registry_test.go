@@ -538,6 +538,38 @@ func TestDetachCancelsAHungDeliveryAtHalfTheBudget(t *testing.T) {
 	})
 }
 
+// A Detach called again while an adapter that outlived the first one's
+// budget is still inside its call is not a no-op: it waits for that adapter
+// within its own budget and releases it, and says so if it cannot.
+func TestDetachAgainWaitsForAnAdapterStillHung(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedFake(t)
+		hung := make(chan struct{})
+		a.ignoreCtx.Store(true)
+		a.setBlock(hung)
+		store.AgentStart()
+		a.inReport(t)
+		if err := r.Detach(context.Background()); err == nil {
+			t.Fatal("first Detach returned nil with the adapter hung")
+		}
+		go func() {
+			time.Sleep(100 * time.Millisecond) // the workspace comes back during the second Detach
+			close(hung)
+		}()
+		// The report was cancelled by the first Detach: the error still
+		// says it may land after the release, but the release is made.
+		if err := r.Detach(context.Background()); err == nil || !strings.Contains(err.Error(), "may still apply") {
+			t.Errorf("second Detach = %v, want an error saying the cancelled report may still land", err)
+		}
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d times, closed %t; want released once and closed", a.releases(), a.closed.Load())
+		}
+		if err := r.Detach(context.Background()); err != nil {
+			t.Errorf("third Detach: %v, want nil: nothing is left", err)
+		}
+	})
+}
+
 // Six adapters that ignore cancellation share one budget: Detach returns by
 // the budget plus one grace, not one per adapter, and leaves them
 // unreleased for the next Detach, however short its ctx.
@@ -668,7 +700,42 @@ func TestAttachClosesAnAdapterLeftUnreleased(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.adapters()[1].next(t)
-		want := []string{"open h0", "release failed h0", "close h0", "open h1"}
+		// h0 is closed once h1, which takes the pane over, has opened,
+		// before h1 starts reporting.
+		want := []string{"open h0", "release failed h0", "open h1", "close h0"}
+		if diff := cmp.Diff(log.all(), want); diff != "" {
+			t.Errorf("lifecycle (-got +want):\n%s", diff)
+		}
+	})
+}
+
+// An adapter a Detach left unreleased is closed without a release only
+// when a new adapter of its own takes the pane over. When the next Attach
+// runs none in its place (the settings now turn it off), the adapter is
+// kept, and the next Detach releases it: the pane is never left claimed
+// behind a Detach that returns nil.
+func TestAttachKeepsAnUnreleasedAdapterWithoutASuccessor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		log := &eventLog{}
+		d := &fakeDriver{def: true, tag: "h", events: log, releaseFails: 1}
+		name := register(d)
+		r := mustNew(t, testOptions(t, name))
+		store := session.NewStore()
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		d.adapters()[0].next(t)
+		if err := r.Detach(t.Context()); err == nil {
+			t.Fatal("the first Detach released; want its release to fail")
+		}
+		writeSettings(t, r, `{"`+name+`": {"enabled": false}}`)
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Detach(t.Context()); err != nil {
+			t.Errorf("second Detach: %v", err)
+		}
+		want := []string{"open h0", "release failed h0", "release h0", "close h0"}
 		if diff := cmp.Diff(log.all(), want); diff != "" {
 			t.Errorf("lifecycle (-got +want):\n%s", diff)
 		}
@@ -966,6 +1033,30 @@ func TestDetachBoundsTheRelease(t *testing.T) {
 			})
 		})
 	}
+}
+
+// With the default budget, a workspace taking 500 ms per call answers the
+// report in flight and still receives the release after it (the figure
+// Options.ReleaseTimeout quotes).
+func TestDetachReleasesASlowWorkspaceWithAReportInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedDriver(t, &fakeDriver{def: true, releaseTakes: 500 * time.Millisecond})
+		slow := make(chan struct{})
+		a.ignoreCtx.Store(true)
+		a.setBlock(slow)
+		store.AgentStart()
+		a.inReport(t)
+		go func() {
+			time.Sleep(500 * time.Millisecond) // the workspace answers the report
+			close(slow)
+		}()
+		if err := r.Detach(context.Background()); err != nil {
+			t.Errorf("Detach: %v", err)
+		}
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d times, closed %t; want released once and closed", a.releases(), a.closed.Load())
+		}
+	})
 }
 
 func noDeadline() (context.Context, context.CancelFunc) {

@@ -141,6 +141,39 @@ func TestDisableDuringASlowCallThenDetachReleases(t *testing.T) {
 	})
 }
 
+// Turning an adapter off waits for its release within the release budget,
+// not for ever: an adapter stuck in Report, deaf to its ctx, does not hold
+// the settings watcher (and every later settings change) hostage. The
+// release it could not make is left for Detach.
+func TestTurningAnAdapterOffIsBoundedByTheBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedFake(t)
+		name := r.slots[0].name
+		hung := make(chan struct{})
+		a.ignoreCtx.Store(true)
+		a.setBlock(hung)
+		store.AgentStart()
+		a.inReport(t)
+		applied := make(chan struct{})
+		go func() {
+			applySettings(t, r, `{"`+name+`": {"enabled": false}}`)
+			close(applied)
+		}()
+		<-applied // without a bound, every goroutine blocks here for good
+		if got := r.Explain().Adapters[0].Lifecycle; got != LifecycleDisabled {
+			t.Errorf("lifecycle %v, want disabled", got)
+		}
+		close(hung) // the adapter returns at last
+		synctest.Wait()
+		if err := r.Detach(context.Background()); err != nil {
+			t.Errorf("Detach: %v", err)
+		}
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d, closed %t; want the pane released and the adapter closed", a.releases(), a.closed.Load())
+		}
+	})
+}
+
 // A Detach during a settings change that is opening a successor preempts
 // it: the old adapter is released, and the successor, once its Open
 // returns, is closed without ever reporting.

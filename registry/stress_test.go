@@ -138,7 +138,7 @@ func TestStressDetachAgainstReopen(t *testing.T) {
 	var seq atomic.Uint64
 	newRand := func() *rand.Rand { return rand.New(rand.NewPCG(seed, seq.Add(1))) }
 	rng := newRand()
-	var claims, releases, swaps int
+	var claims, releases, swaps, raced int
 	for i := range iterations {
 		p := &pane{}
 		r, err := New(withDriver(base, "p", paneDriver{p: p, rng: newRand}))
@@ -157,10 +157,13 @@ func TestStressDetachAgainstReopen(t *testing.T) {
 		r.mu.Unlock()
 		var wg sync.WaitGroup
 		wrng, srng := newRand(), newRand()
+		var applying atomic.Bool // a settings change is being applied
 		wg.Go(func() {
 			for k := range 1 + wrng.IntN(3) {
 				jitter(wrng, 200)
+				applying.Store(true)
 				r.onSettings(gen, curs[k%2])
+				applying.Store(false)
 			}
 		})
 		wg.Go(func() {
@@ -168,6 +171,9 @@ func TestStressDetachAgainstReopen(t *testing.T) {
 			store.AgentStart()
 		})
 		jitter(rng, 400)
+		if applying.Load() {
+			raced++
+		}
 		if err := r.Detach(context.Background()); err != nil {
 			t.Fatalf("iteration %d: Detach: %v", i, err)
 		}
@@ -188,9 +194,14 @@ func TestStressDetachAgainstReopen(t *testing.T) {
 			swaps++
 		}
 	}
-	t.Logf("%d iterations: %d claims, %d releases, %d with more than one delivery", iterations, claims, releases, swaps)
+	t.Logf("%d iterations: %d claims, %d releases, %d with more than one delivery, %d with Detach during a settings change", iterations, claims, releases, swaps, raced)
 	if claims == 0 || claims != releases {
 		t.Errorf("%d claims, %d releases; want every claim released", claims, releases)
+	}
+	// The race this test is for happened: some Detach began while a
+	// settings change was being applied.
+	if raced == 0 {
+		t.Errorf("no Detach began during a settings change in %d iterations: the race was not exercised", iterations)
 	}
 }
 
