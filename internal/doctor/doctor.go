@@ -18,8 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/internal/hostflags"
 	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/settings"
@@ -171,7 +171,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 			fmt.Fprintf(stderr, "doctor: %v\n", err)
 			return exitUsage
 		}
-		fmt.Fprintf(stdout, "%s\n", out)
+		fmt.Fprintf(stdout, "%s\n", escapeUnsafe(out))
 	default:
 		fmt.Fprintf(stdout, "doctor: app %q: %s\n\n", host.App, filesRead(rep.Explanation, appGiven))
 		fmt.Fprint(stdout, rep.Explanation.String())
@@ -181,7 +181,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 		if rep.TmuxProbe != nil {
 			fmt.Fprintf(stdout, "\n%s", rep.TmuxProbe)
 		}
-		fmt.Fprintf(stdout, "\nverdict: %s\n", rep.Verdict)
+		fmt.Fprintf(stdout, "\nverdict: %s\n", safe(rep.Verdict))
 	}
 	return status
 }
@@ -212,7 +212,7 @@ func filesRead(e registry.Explanation, appGiven bool) string {
 		if f.TrustStore {
 			continue
 		}
-		files = append(files, fmt.Sprintf("%s (%s)", f.Path, f.Condition))
+		files = append(files, fmt.Sprintf("%s (%s)", safe(f.Path), f.Condition))
 	}
 	read := "no settings file"
 	if len(files) > 0 {
@@ -294,8 +294,8 @@ func transportInUse(setting string, pong serverPing) (used, why, problem string)
 		}
 		return "socket", fmt.Sprintf("protocol %d is one it speaks", pong.Protocol), ""
 	}
-	return "", fmt.Sprintf("%q is not auto, socket or cli", bound(setting, 40)),
-		fmt.Sprintf("herdr.transport %q is not auto, socket or cli: the adapter would not open", bound(setting, 40))
+	return "", fmt.Sprintf("%q is not auto, socket or cli", adapter.Bound(setting, 40)),
+		fmt.Sprintf("herdr.transport %q is not auto, socket or cli: the adapter would not open", adapter.Bound(setting, 40))
 }
 
 // herdrTransport reads the herdr section's "transport" setting from the
@@ -367,7 +367,7 @@ func probeHerdr(ctx context.Context, env []string, transport string) *herdrProbe
 		// Run, a relative path would be looked up in PATH (a bare name) or
 		// in the working directory, which may be an untrusted repository:
 		// neither is the file Herdr meant. The reporter refuses it too.
-		p.BinProblem = fmt.Sprintf("%q is not an absolute path (Herdr always sets one); not run", bound(bin, 200))
+		p.BinProblem = fmt.Sprintf("%q is not an absolute path (Herdr always sets one); not run", adapter.Bound(bin, 200))
 	}
 	if p.BinProblem != "" {
 		if bin != "" {
@@ -417,10 +417,10 @@ func probeHerdr(ctx context.Context, env []string, transport string) *herdrProbe
 			p.PaneError = code
 		}
 		if code == "pane_not_found" {
-			p.Problems = append(p.Problems, fmt.Sprintf("HERDR_PANE_ID %q: the server does not know that pane (%s)", bound(pane, 80), p.PaneError))
+			p.Problems = append(p.Problems, fmt.Sprintf("HERDR_PANE_ID %q: the server does not know that pane (%s)", adapter.Bound(pane, 80), p.PaneError))
 		} else {
 			// A hung or failing CLI says nothing about the pane itself.
-			p.Problems = append(p.Problems, fmt.Sprintf("herdr pane get %q failed: %s", bound(pane, 80), p.PaneError))
+			p.Problems = append(p.Problems, fmt.Sprintf("herdr pane get %q failed: %s", adapter.Bound(pane, 80), p.PaneError))
 		}
 	} else {
 		p.PaneFound = true
@@ -455,7 +455,7 @@ func probeTmux(ctx context.Context, env []string) *tmuxProbe {
 	p.Pane, _ = lookup(env, "TMUX_PANE")
 	switch {
 	case p.Socket == "":
-		p.Problems = append(p.Problems, fmt.Sprintf("TMUX %q names no server socket", bound(tmuxVar, 80)))
+		p.Problems = append(p.Problems, fmt.Sprintf("TMUX %q names no server socket", adapter.Bound(tmuxVar, 80)))
 		return p
 	case p.Pane == "":
 		p.Problems = append(p.Problems, "missing TMUX_PANE")
@@ -481,7 +481,7 @@ func probeTmux(ctx context.Context, env []string) *tmuxProbe {
 	}
 	p.PaneFound = slices.Contains(strings.Fields(out), p.Pane)
 	if !p.PaneFound {
-		p.Problems = append(p.Problems, fmt.Sprintf("TMUX_PANE %q: the tmux server has no such pane", bound(p.Pane, 40)))
+		p.Problems = append(p.Problems, fmt.Sprintf("TMUX_PANE %q: the tmux server has no such pane", adapter.Bound(p.Pane, 40)))
 	}
 	return p
 }
@@ -512,12 +512,12 @@ func (p *tmuxProbe) String() string {
 	fmt.Fprintf(&b, "  server: %s\n  pane: %s\n", orUnknown(p.Socket), orUnknown(p.Pane))
 	switch {
 	case p.PaneFound:
-		fmt.Fprintf(&b, "  pane %s: found\n", p.Pane)
+		fmt.Fprintf(&b, "  pane %s: found\n", safe(p.Pane))
 	case p.Error != "":
-		fmt.Fprintf(&b, "  tmux list-panes: failed: %s\n", p.Error)
+		fmt.Fprintf(&b, "  tmux list-panes: failed: %s\n", safe(p.Error))
 	}
 	for _, pr := range p.Problems {
-		fmt.Fprintf(&b, "  problem: %s\n", pr)
+		fmt.Fprintf(&b, "  problem: %s\n", safe(pr))
 	}
 	return b.String()
 }
@@ -533,7 +533,7 @@ func errorCode(stderr string) string {
 	if json.Unmarshal([]byte(first), &e) != nil {
 		return ""
 	}
-	return bound(e.Error.Code, 64)
+	return adapter.Bound(e.Error.Code, 64)
 }
 
 // checkExecutable says why path is not an executable file, or "".
@@ -571,7 +571,7 @@ func command(ctx context.Context, env []string, bin string, args ...string) (std
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
 		if first, _, _ := strings.Cut(strings.TrimSpace(errOut.String()), "\n"); first != "" {
-			return out.String(), errOut.String(), fmt.Errorf("%s %s: %w: %s", filepath.Base(bin), strings.Join(args, " "), err, bound(first, 200))
+			return out.String(), errOut.String(), fmt.Errorf("%s %s: %w: %s", filepath.Base(bin), strings.Join(args, " "), err, adapter.Bound(first, 200))
 		}
 		return out.String(), errOut.String(), fmt.Errorf("%s %s: %w", filepath.Base(bin), strings.Join(args, " "), err)
 	}
@@ -604,26 +604,26 @@ func (p *herdrProbe) String() string {
 	switch {
 	case p.Ping == nil:
 	case p.Ping.Error != "":
-		fmt.Fprintf(&b, "  ping: failed: %s\n", p.Ping.Error)
+		fmt.Fprintf(&b, "  ping: failed: %s\n", safe(p.Ping.Error))
 	default:
 		fmt.Fprintf(&b, "  ping: Herdr %s, protocol %d\n", orUnknown(p.Ping.Version), p.Ping.Protocol)
 	}
 	if p.Ping != nil {
 		used := cmp.Or(p.TransportUsed, "nothing")
-		fmt.Fprintf(&b, "  transport: %s, so the reporter would use %s: %s\n", p.Transport, used, p.TransportWhy)
+		fmt.Fprintf(&b, "  transport: %s, so the reporter would use %s: %s\n", safe(p.Transport), used, safe(p.TransportWhy))
 	}
 	if p.BinProblem != "" {
-		fmt.Fprintf(&b, "  binary: %s\n", p.BinProblem)
+		fmt.Fprintf(&b, "  binary: %s\n", safe(p.BinProblem))
 	} else {
 		b.WriteString("  binary: executable\n")
 		if p.VersionError != "" {
-			fmt.Fprintf(&b, "  herdr --version: failed: %s\n", p.VersionError)
+			fmt.Fprintf(&b, "  herdr --version: failed: %s\n", safe(p.VersionError))
 		} else {
-			fmt.Fprintf(&b, "  herdr --version: %s\n", p.Version)
+			fmt.Fprintf(&b, "  herdr --version: %s\n", safe(p.Version))
 		}
 		switch s := p.Server; {
 		case p.StatusError != "":
-			fmt.Fprintf(&b, "  herdr status --json: failed: %s\n", p.StatusError)
+			fmt.Fprintf(&b, "  herdr status --json: failed: %s\n", safe(p.StatusError))
 		case s == nil:
 			b.WriteString("  server: not described by herdr status\n")
 		case !s.Running:
@@ -637,15 +637,15 @@ func (p *herdrProbe) String() string {
 		}
 		switch {
 		case p.PaneFound:
-			fmt.Fprintf(&b, "  pane %s: found\n", p.Pane)
+			fmt.Fprintf(&b, "  pane %s: found\n", safe(p.Pane))
 		case p.PaneError == "pane_not_found":
-			fmt.Fprintf(&b, "  pane %s: not found: %s\n", p.Pane, p.PaneError)
+			fmt.Fprintf(&b, "  pane %s: not found: %s\n", safe(p.Pane), p.PaneError)
 		case p.PaneError != "":
-			fmt.Fprintf(&b, "  herdr pane get %s: failed: %s\n", p.Pane, p.PaneError)
+			fmt.Fprintf(&b, "  herdr pane get %s: failed: %s\n", safe(p.Pane), safe(p.PaneError))
 		}
 	}
 	for _, pr := range p.Problems {
-		fmt.Fprintf(&b, "  problem: %s\n", pr)
+		fmt.Fprintf(&b, "  problem: %s\n", safe(pr))
 	}
 	return b.String()
 }
@@ -665,14 +665,14 @@ func orUnknown(s string) string {
 	if s == "" {
 		return "(unknown)"
 	}
-	return s
+	return safe(s)
 }
 
 func strOrUnknown(s *string) string {
 	if s == nil {
 		return "(unknown)"
 	}
-	return *s
+	return orUnknown(*s)
 }
 
 func intOrUnknown(n *int) string {
@@ -682,19 +682,29 @@ func intOrUnknown(n *int) string {
 	return strconv.Itoa(*n)
 }
 
-// bound returns s on one line, cut to at most n bytes.
-func bound(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
+// maxShown bounds each outside string the doctor prints.
+const maxShown = 4096
+
+// safe returns s, a string from outside the doctor (the environment, a
+// settings file, a workspace's answer, a command's output), as the doctor
+// prints it: as [adapter.Bound] leaves it, one line without control or
+// bidirectional characters, so that the report can neither run escape
+// sequences on the terminal nor reorder what it shows.
+func safe(s string) string { return adapter.Bound(s, maxShown) }
+
+// escapeUnsafe returns the JSON text data with every rune [adapter.Bound]
+// would clean that encoding/json leaves as it is (C1 controls, the
+// bidirectional controls) written as a \uXXXX escape: the same JSON value,
+// safe to print on a terminal. encoding/json escapes C0 controls itself,
+// and such runes occur only inside strings.
+func escapeUnsafe(data []byte) []byte {
+	var b bytes.Buffer
+	for _, r := range string(data) {
+		if r >= 0x80 && adapter.Bound(string(r), 8) == " " {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
 		}
-		return r
-	}, s)
-	if len(s) <= n {
-		return s
+		b.WriteRune(r)
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return b.Bytes()
 }
