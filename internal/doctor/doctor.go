@@ -125,7 +125,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 		rep.Probe = probeHerdr(ctx, env, herdrTransport(opts))
 	}
 	if *probe && tmuxVar != "" {
-		rep.TmuxProbe = probeTmux(ctx, env)
+		rep.TmuxProbe = probeTmux(ctx, env, sectionString(opts, "tmux", "prefix", defaultTmuxPrefix))
 	}
 	// The problems each probe found, by adapter name.
 	problems := map[string][]string{}
@@ -153,6 +153,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 	switch {
 	case len(rep.WouldReport) > 0:
 		rep.Verdict = fmt.Sprintf("this %s session would report to %s", host.App, strings.Join(rep.WouldReport, ", "))
+		if t := rep.TmuxProbe; t != nil && t.FormatsRead && len(t.Formats) == 0 && slices.Contains(rep.WouldReport, "tmux") {
+			rep.Verdict += fmt.Sprintf(", but no tmux status or border format shows @%s_*, so nothing shows it (see the tmux probe)", t.Prefix)
+		}
 	case len(blocked) > 0:
 		rep.Verdict = fmt.Sprintf("this %s session would report nowhere: %s", host.App, strings.Join(blocked, "; "))
 	default:
@@ -301,22 +304,28 @@ func transportInUse(setting string, pong serverPing) (used, why, problem string)
 // herdrTransport reads the herdr section's "transport" setting from the
 // settings files the registry options name: "auto" when none sets it.
 func herdrTransport(ro registry.Options) string {
+	return sectionString(ro, "herdr", "transport", "auto")
+}
+
+// sectionString reads the string setting key of section from the settings
+// files the registry options name: def when none sets it, or when it is
+// not a string (the explanation shows that settings error).
+func sectionString(ro registry.Options, section, key, def string) string {
 	opts := ro.Settings
 	opts.App = ro.App
-	// Only the herdr section's transport key: the registry, which reads
-	// every adapter's section, has already warned about the rest.
-	opts.Sections = []settings.Section{{Name: "herdr", Keys: []string{"transport"}}}
+	// Only that key: the registry, which reads every adapter's section,
+	// has already warned about the rest.
+	opts.Sections = []settings.Section{{Name: section, Keys: []string{key}}}
 	s, err := settings.Load(opts)
 	if err != nil {
-		return "auto" // the explanation shows the settings error
+		return def // the explanation shows the settings error
 	}
-	var section struct {
-		Transport *string `json:"transport"`
+	var values map[string]json.RawMessage
+	var v string
+	if raw := s.Section(section); raw != nil && json.Unmarshal(raw, &values) == nil && json.Unmarshal(values[key], &v) == nil {
+		return v
 	}
-	if raw := s.Section("herdr"); raw != nil && json.Unmarshal(raw, &section) == nil && section.Transport != nil {
-		return *section.Transport
-	}
-	return "auto"
+	return def
 }
 
 // serverStatus is the part of `herdr status --json` the doctor reads.
@@ -441,15 +450,27 @@ type tmuxProbe struct {
 	// could not be asked.
 	PaneFound bool   `json:"pane_found,omitempty"`
 	Error     string `json:"error,omitempty"`
+	// Prefix is the "prefix" setting: the adapter sets the pane options
+	// @<prefix>_state, _message and _agent.
+	Prefix string `json:"prefix,omitempty"`
+	// FormatsRead says whether the server's formats could be read (the
+	// pane's options, as show-options -A gives them); FormatsError why
+	// not. Formats names each status or border format that tmux draws and
+	// that shows an @<prefix>_ option: none means the state is set on the
+	// pane but nothing shows it.
+	FormatsRead  bool     `json:"formats_read,omitempty"`
+	FormatsError string   `json:"formats_error,omitempty"`
+	Formats      []string `json:"formats,omitempty"`
 	// Problems are the findings that keep tmux from taking reports.
 	Problems []string `json:"problems,omitempty"`
 }
 
 // probeTmux asks the tmux server of TMUX whether it has the pane of
-// TMUX_PANE. It runs one read-only command, list-panes, against that
-// server only (-S), never the default one.
-func probeTmux(ctx context.Context, env []string) *tmuxProbe {
-	p := &tmuxProbe{}
+// TMUX_PANE and whether a format it draws shows the pane options of prefix
+// (see readFormats). It runs two read-only commands, list-panes and
+// show-options, against that server only (-S), never the default one.
+func probeTmux(ctx context.Context, env []string, prefix string) *tmuxProbe {
+	p := &tmuxProbe{Prefix: prefix}
 	tmuxVar, _ := lookup(env, "TMUX")
 	p.Socket, _, _ = strings.Cut(tmuxVar, ",")
 	p.Pane, _ = lookup(env, "TMUX_PANE")
@@ -482,8 +503,61 @@ func probeTmux(ctx context.Context, env []string) *tmuxProbe {
 	p.PaneFound = slices.Contains(strings.Fields(out), p.Pane)
 	if !p.PaneFound {
 		p.Problems = append(p.Problems, fmt.Sprintf("TMUX_PANE %q: the tmux server has no such pane", adapter.Bound(p.Pane, 40)))
+		return p
 	}
+	// The session options (status line) and window options (borders,
+	// window list) in effect for the pane, inherited ones included (-A).
+	out, _, err = command(ctx, env, p.Binary, "-S", p.Socket, "show-options", "-A", "-t", p.Pane, ";", "show-options", "-wA", "-t", p.Pane)
+	if err != nil {
+		p.FormatsError = err.Error()
+		return p
+	}
+	p.FormatsRead, p.Formats = true, readFormats(out, prefix)
 	return p
+}
+
+// The formats that show what the tmux adapter sets: the status line's
+// (shown while the status option is not off) and the pane border's (shown
+// while pane-border-status is not off).
+var (
+	statusFormats = []string{"status-left", "status-right", "window-status-format", "window-status-current-format", "status-format"}
+	borderFormats = []string{"pane-border-format"}
+)
+
+// readFormats returns the status and border formats of show-options
+// output (lines "name[*] value"; status-format[N] for the array) that tmux
+// draws and that name an @<prefix>_ option.
+func readFormats(out, prefix string) []string {
+	values := map[string]string{}
+	var names []string
+	for line := range strings.Lines(out) {
+		name, value, _ := strings.Cut(strings.TrimRight(line, "\r\n"), " ")
+		name = strings.TrimSuffix(name, "*") // inherited
+		values[name] = value
+		names = append(names, name)
+	}
+	statusOn, borderOn := values["status"] != "off", values["pane-border-status"] != "off" && values["pane-border-status"] != ""
+	var shown []string
+	for _, name := range names {
+		base, _, _ := strings.Cut(name, "[")
+		drawn := statusOn && slices.Contains(statusFormats, base) || borderOn && slices.Contains(borderFormats, base)
+		if drawn && strings.Contains(values[name], "@"+prefix+"_") && !slices.Contains(shown, name) {
+			shown = append(shown, name)
+		}
+	}
+	return shown
+}
+
+// defaultTmuxPrefix is the tmux adapter's default prefix
+// (tmux.DefaultPrefix).
+const defaultTmuxPrefix = "panestate"
+
+// tmuxConfLines are what the doctor suggests when no format shows the
+// state: the first block of docs/tmux.md's "tmux.conf" section, with the
+// prefix in place of "panestate" (a test checks that the doc has them).
+var tmuxConfLines = []string{
+	`set -g window-status-format '#{?#{==:#{@panestate_state},blocked},#[fg=black bg=yellow],}#I:#W#{window_flags}#{?#{@panestate_state}, (#{@panestate_state}),}#[default]'`,
+	`set -g window-status-current-format '#{?#{==:#{@panestate_state},blocked},#[fg=black bg=yellow],#[reverse]}#I:#W#{window_flags}#{?#{@panestate_state}, (#{@panestate_state}),}#[default]'`,
 }
 
 // lookPath finds an executable named file in the directories of path (a
@@ -508,13 +582,25 @@ func lookPath(file, path string) string {
 // String renders the tmux probe for people.
 func (p *tmuxProbe) String() string {
 	var b strings.Builder
-	b.WriteString("tmux probe (read-only: list-panes):\n")
+	b.WriteString("tmux probe (read-only: list-panes, show-options):\n")
 	fmt.Fprintf(&b, "  server: %s\n  pane: %s\n", orUnknown(p.Socket), orUnknown(p.Pane))
 	switch {
 	case p.PaneFound:
 		fmt.Fprintf(&b, "  pane %s: found\n", safe(p.Pane))
 	case p.Error != "":
 		fmt.Fprintf(&b, "  tmux list-panes: failed: %s\n", safe(p.Error))
+	}
+	switch {
+	case p.FormatsError != "":
+		fmt.Fprintf(&b, "  tmux show-options: failed: %s\n", safe(p.FormatsError))
+	case !p.FormatsRead:
+	case len(p.Formats) > 0:
+		fmt.Fprintf(&b, "  formats showing @%s_*: %s\n", safe(p.Prefix), strings.Join(p.Formats, ", "))
+	default:
+		fmt.Fprintf(&b, "  no status or border format tmux draws shows @%s_*: the pane's state is set, but nothing shows it. Add to ~/.tmux.conf, then run tmux source-file ~/.tmux.conf (docs/tmux.md, \"tmux.conf\", has a border and a status-line count too):\n", safe(p.Prefix))
+		for _, line := range tmuxConfLines {
+			fmt.Fprintf(&b, "    %s\n", strings.ReplaceAll(line, "@panestate_", "@"+safe(p.Prefix)+"_"))
+		}
 	}
 	for _, pr := range p.Problems {
 		fmt.Fprintf(&b, "  problem: %s\n", safe(pr))
