@@ -109,6 +109,8 @@ func TestBound(t *testing.T) {
 		{"short", "hello", 10, "hello"},
 		{"control characters", "a\nb\tc\x1b[31m", 20, "a b c [31m"},
 		{"invalid utf-8", "a\xffb", 10, "a\uFFFDb"},
+		{"bell and C1", "a\ab\u009bc", 10, "a b c"},
+		{"bidi controls", "a\u202eb\u2066c\u200fd\u061ce", 20, "a b c d e"},
 		{"cut", "abcdefghij", 6, "abc…"},
 		{"cut inside a rune", "ééééé", 6, "é…"},
 	}

@@ -88,7 +88,16 @@
 // Inside tmux (TMUX set) the doctor finds tmux in the environment's PATH and
 // runs `tmux -S <socket from TMUX> list-panes -a -F '#{pane_id}'` against
 // that server only, to see whether it is running and has the pane of
-// TMUX_PANE.
+// TMUX_PANE. Then `show-options -A -t <pane> ; show-options -wA -t <pane>`
+// reads the formats tmux draws for that pane (status-left, status-right,
+// window-status-format, window-status-current-format and status-format[]
+// while the status line is on, pane-border-format while pane-border-status
+// is on) and names those that show an @<prefix>_ option (the tmux.prefix
+// setting, panestate by default). When none does, the adapter would set
+// the pane's state but nothing would show it: the probe says so and prints
+// the lines of docs/tmux.md to add to ~/.tmux.conf, and the verdict says
+// so too. That is not a problem of the exit status: tmux still takes the
+// reports (exit status 0).
 package main
 
 import (

@@ -18,8 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/internal/hostflags"
 	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/settings"
@@ -125,7 +125,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 		rep.Probe = probeHerdr(ctx, env, herdrTransport(opts))
 	}
 	if *probe && tmuxVar != "" {
-		rep.TmuxProbe = probeTmux(ctx, env)
+		rep.TmuxProbe = probeTmux(ctx, env, sectionString(opts, "tmux", "prefix", defaultTmuxPrefix))
 	}
 	// The problems each probe found, by adapter name.
 	problems := map[string][]string{}
@@ -153,6 +153,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 	switch {
 	case len(rep.WouldReport) > 0:
 		rep.Verdict = fmt.Sprintf("this %s session would report to %s", host.App, strings.Join(rep.WouldReport, ", "))
+		if t := rep.TmuxProbe; t != nil && t.FormatsRead && len(t.Formats) == 0 && slices.Contains(rep.WouldReport, "tmux") {
+			rep.Verdict += fmt.Sprintf(", but no tmux status or border format shows @%s_*, so nothing shows it (see the tmux probe)", t.Prefix)
+		}
 	case len(blocked) > 0:
 		rep.Verdict = fmt.Sprintf("this %s session would report nowhere: %s", host.App, strings.Join(blocked, "; "))
 	default:
@@ -171,7 +174,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 			fmt.Fprintf(stderr, "doctor: %v\n", err)
 			return exitUsage
 		}
-		fmt.Fprintf(stdout, "%s\n", out)
+		fmt.Fprintf(stdout, "%s\n", escapeUnsafe(out))
 	default:
 		fmt.Fprintf(stdout, "doctor: app %q: %s\n\n", host.App, filesRead(rep.Explanation, appGiven))
 		fmt.Fprint(stdout, rep.Explanation.String())
@@ -181,7 +184,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 		if rep.TmuxProbe != nil {
 			fmt.Fprintf(stdout, "\n%s", rep.TmuxProbe)
 		}
-		fmt.Fprintf(stdout, "\nverdict: %s\n", rep.Verdict)
+		fmt.Fprintf(stdout, "\nverdict: %s\n", safe(rep.Verdict))
 	}
 	return status
 }
@@ -212,7 +215,7 @@ func filesRead(e registry.Explanation, appGiven bool) string {
 		if f.TrustStore {
 			continue
 		}
-		files = append(files, fmt.Sprintf("%s (%s)", f.Path, f.Condition))
+		files = append(files, fmt.Sprintf("%s (%s)", safe(f.Path), f.Condition))
 	}
 	read := "no settings file"
 	if len(files) > 0 {
@@ -294,29 +297,35 @@ func transportInUse(setting string, pong serverPing) (used, why, problem string)
 		}
 		return "socket", fmt.Sprintf("protocol %d is one it speaks", pong.Protocol), ""
 	}
-	return "", fmt.Sprintf("%q is not auto, socket or cli", bound(setting, 40)),
-		fmt.Sprintf("herdr.transport %q is not auto, socket or cli: the adapter would not open", bound(setting, 40))
+	return "", fmt.Sprintf("%q is not auto, socket or cli", adapter.Bound(setting, 40)),
+		fmt.Sprintf("herdr.transport %q is not auto, socket or cli: the adapter would not open", adapter.Bound(setting, 40))
 }
 
 // herdrTransport reads the herdr section's "transport" setting from the
 // settings files the registry options name: "auto" when none sets it.
 func herdrTransport(ro registry.Options) string {
+	return sectionString(ro, "herdr", "transport", "auto")
+}
+
+// sectionString reads the string setting key of section from the settings
+// files the registry options name: def when none sets it, or when it is
+// not a string (the explanation shows that settings error).
+func sectionString(ro registry.Options, section, key, def string) string {
 	opts := ro.Settings
 	opts.App = ro.App
-	// Only the herdr section's transport key: the registry, which reads
-	// every adapter's section, has already warned about the rest.
-	opts.Sections = []settings.Section{{Name: "herdr", Keys: []string{"transport"}}}
+	// Only that key: the registry, which reads every adapter's section,
+	// has already warned about the rest.
+	opts.Sections = []settings.Section{{Name: section, Keys: []string{key}}}
 	s, err := settings.Load(opts)
 	if err != nil {
-		return "auto" // the explanation shows the settings error
+		return def // the explanation shows the settings error
 	}
-	var section struct {
-		Transport *string `json:"transport"`
+	var values map[string]json.RawMessage
+	var v string
+	if raw := s.Section(section); raw != nil && json.Unmarshal(raw, &values) == nil && json.Unmarshal(values[key], &v) == nil {
+		return v
 	}
-	if raw := s.Section("herdr"); raw != nil && json.Unmarshal(raw, &section) == nil && section.Transport != nil {
-		return *section.Transport
-	}
-	return "auto"
+	return def
 }
 
 // serverStatus is the part of `herdr status --json` the doctor reads.
@@ -367,7 +376,7 @@ func probeHerdr(ctx context.Context, env []string, transport string) *herdrProbe
 		// Run, a relative path would be looked up in PATH (a bare name) or
 		// in the working directory, which may be an untrusted repository:
 		// neither is the file Herdr meant. The reporter refuses it too.
-		p.BinProblem = fmt.Sprintf("%q is not an absolute path (Herdr always sets one); not run", bound(bin, 200))
+		p.BinProblem = fmt.Sprintf("%q is not an absolute path (Herdr always sets one); not run", adapter.Bound(bin, 200))
 	}
 	if p.BinProblem != "" {
 		if bin != "" {
@@ -417,10 +426,10 @@ func probeHerdr(ctx context.Context, env []string, transport string) *herdrProbe
 			p.PaneError = code
 		}
 		if code == "pane_not_found" {
-			p.Problems = append(p.Problems, fmt.Sprintf("HERDR_PANE_ID %q: the server does not know that pane (%s)", bound(pane, 80), p.PaneError))
+			p.Problems = append(p.Problems, fmt.Sprintf("HERDR_PANE_ID %q: the server does not know that pane (%s)", adapter.Bound(pane, 80), p.PaneError))
 		} else {
 			// A hung or failing CLI says nothing about the pane itself.
-			p.Problems = append(p.Problems, fmt.Sprintf("herdr pane get %q failed: %s", bound(pane, 80), p.PaneError))
+			p.Problems = append(p.Problems, fmt.Sprintf("herdr pane get %q failed: %s", adapter.Bound(pane, 80), p.PaneError))
 		}
 	} else {
 		p.PaneFound = true
@@ -441,21 +450,33 @@ type tmuxProbe struct {
 	// could not be asked.
 	PaneFound bool   `json:"pane_found,omitempty"`
 	Error     string `json:"error,omitempty"`
+	// Prefix is the "prefix" setting: the adapter sets the pane options
+	// @<prefix>_state, _message and _agent.
+	Prefix string `json:"prefix,omitempty"`
+	// FormatsRead says whether the server's formats could be read (the
+	// pane's options, as show-options -A gives them); FormatsError why
+	// not. Formats names each status or border format that tmux draws and
+	// that shows an @<prefix>_ option: none means the state is set on the
+	// pane but nothing shows it.
+	FormatsRead  bool     `json:"formats_read,omitempty"`
+	FormatsError string   `json:"formats_error,omitempty"`
+	Formats      []string `json:"formats,omitempty"`
 	// Problems are the findings that keep tmux from taking reports.
 	Problems []string `json:"problems,omitempty"`
 }
 
 // probeTmux asks the tmux server of TMUX whether it has the pane of
-// TMUX_PANE. It runs one read-only command, list-panes, against that
-// server only (-S), never the default one.
-func probeTmux(ctx context.Context, env []string) *tmuxProbe {
-	p := &tmuxProbe{}
+// TMUX_PANE and whether a format it draws shows the pane options of prefix
+// (see readFormats). It runs two read-only commands, list-panes and
+// show-options, against that server only (-S), never the default one.
+func probeTmux(ctx context.Context, env []string, prefix string) *tmuxProbe {
+	p := &tmuxProbe{Prefix: prefix}
 	tmuxVar, _ := lookup(env, "TMUX")
 	p.Socket, _, _ = strings.Cut(tmuxVar, ",")
 	p.Pane, _ = lookup(env, "TMUX_PANE")
 	switch {
 	case p.Socket == "":
-		p.Problems = append(p.Problems, fmt.Sprintf("TMUX %q names no server socket", bound(tmuxVar, 80)))
+		p.Problems = append(p.Problems, fmt.Sprintf("TMUX %q names no server socket", adapter.Bound(tmuxVar, 80)))
 		return p
 	case p.Pane == "":
 		p.Problems = append(p.Problems, "missing TMUX_PANE")
@@ -481,9 +502,62 @@ func probeTmux(ctx context.Context, env []string) *tmuxProbe {
 	}
 	p.PaneFound = slices.Contains(strings.Fields(out), p.Pane)
 	if !p.PaneFound {
-		p.Problems = append(p.Problems, fmt.Sprintf("TMUX_PANE %q: the tmux server has no such pane", bound(p.Pane, 40)))
+		p.Problems = append(p.Problems, fmt.Sprintf("TMUX_PANE %q: the tmux server has no such pane", adapter.Bound(p.Pane, 40)))
+		return p
 	}
+	// The session options (status line) and window options (borders,
+	// window list) in effect for the pane, inherited ones included (-A).
+	out, _, err = command(ctx, env, p.Binary, "-S", p.Socket, "show-options", "-A", "-t", p.Pane, ";", "show-options", "-wA", "-t", p.Pane)
+	if err != nil {
+		p.FormatsError = err.Error()
+		return p
+	}
+	p.FormatsRead, p.Formats = true, readFormats(out, prefix)
 	return p
+}
+
+// The formats that show what the tmux adapter sets: the status line's
+// (shown while the status option is not off) and the pane border's (shown
+// while pane-border-status is not off).
+var (
+	statusFormats = []string{"status-left", "status-right", "window-status-format", "window-status-current-format", "status-format"}
+	borderFormats = []string{"pane-border-format"}
+)
+
+// readFormats returns the status and border formats of show-options
+// output (lines "name[*] value"; status-format[N] for the array) that tmux
+// draws and that name an @<prefix>_ option.
+func readFormats(out, prefix string) []string {
+	values := map[string]string{}
+	var names []string
+	for line := range strings.Lines(out) {
+		name, value, _ := strings.Cut(strings.TrimRight(line, "\r\n"), " ")
+		name = strings.TrimSuffix(name, "*") // inherited
+		values[name] = value
+		names = append(names, name)
+	}
+	statusOn, borderOn := values["status"] != "off", values["pane-border-status"] != "off" && values["pane-border-status"] != ""
+	var shown []string
+	for _, name := range names {
+		base, _, _ := strings.Cut(name, "[")
+		drawn := statusOn && slices.Contains(statusFormats, base) || borderOn && slices.Contains(borderFormats, base)
+		if drawn && strings.Contains(values[name], "@"+prefix+"_") && !slices.Contains(shown, name) {
+			shown = append(shown, name)
+		}
+	}
+	return shown
+}
+
+// defaultTmuxPrefix is the tmux adapter's default prefix
+// (tmux.DefaultPrefix).
+const defaultTmuxPrefix = "panestate"
+
+// tmuxConfLines are what the doctor suggests when no format shows the
+// state: the first block of docs/tmux.md's "tmux.conf" section, with the
+// prefix in place of "panestate" (a test checks that the doc has them).
+var tmuxConfLines = []string{
+	`set -g window-status-format '#{?#{==:#{@panestate_state},blocked},#[fg=black bg=yellow],}#I:#W#{window_flags}#{?#{@panestate_state}, (#{@panestate_state}),}#[default]'`,
+	`set -g window-status-current-format '#{?#{==:#{@panestate_state},blocked},#[fg=black bg=yellow],#[reverse]}#I:#W#{window_flags}#{?#{@panestate_state}, (#{@panestate_state}),}#[default]'`,
 }
 
 // lookPath finds an executable named file in the directories of path (a
@@ -508,16 +582,28 @@ func lookPath(file, path string) string {
 // String renders the tmux probe for people.
 func (p *tmuxProbe) String() string {
 	var b strings.Builder
-	b.WriteString("tmux probe (read-only: list-panes):\n")
+	b.WriteString("tmux probe (read-only: list-panes, show-options):\n")
 	fmt.Fprintf(&b, "  server: %s\n  pane: %s\n", orUnknown(p.Socket), orUnknown(p.Pane))
 	switch {
 	case p.PaneFound:
-		fmt.Fprintf(&b, "  pane %s: found\n", p.Pane)
+		fmt.Fprintf(&b, "  pane %s: found\n", safe(p.Pane))
 	case p.Error != "":
-		fmt.Fprintf(&b, "  tmux list-panes: failed: %s\n", p.Error)
+		fmt.Fprintf(&b, "  tmux list-panes: failed: %s\n", safe(p.Error))
+	}
+	switch {
+	case p.FormatsError != "":
+		fmt.Fprintf(&b, "  tmux show-options: failed: %s\n", safe(p.FormatsError))
+	case !p.FormatsRead:
+	case len(p.Formats) > 0:
+		fmt.Fprintf(&b, "  formats showing @%s_*: %s\n", safe(p.Prefix), strings.Join(p.Formats, ", "))
+	default:
+		fmt.Fprintf(&b, "  no status or border format tmux draws shows @%s_*: the pane's state is set, but nothing shows it. Add to ~/.tmux.conf, then run tmux source-file ~/.tmux.conf (docs/tmux.md, \"tmux.conf\", has a border and a status-line count too):\n", safe(p.Prefix))
+		for _, line := range tmuxConfLines {
+			fmt.Fprintf(&b, "    %s\n", strings.ReplaceAll(line, "@panestate_", "@"+safe(p.Prefix)+"_"))
+		}
 	}
 	for _, pr := range p.Problems {
-		fmt.Fprintf(&b, "  problem: %s\n", pr)
+		fmt.Fprintf(&b, "  problem: %s\n", safe(pr))
 	}
 	return b.String()
 }
@@ -533,7 +619,7 @@ func errorCode(stderr string) string {
 	if json.Unmarshal([]byte(first), &e) != nil {
 		return ""
 	}
-	return bound(e.Error.Code, 64)
+	return adapter.Bound(e.Error.Code, 64)
 }
 
 // checkExecutable says why path is not an executable file, or "".
@@ -571,7 +657,7 @@ func command(ctx context.Context, env []string, bin string, args ...string) (std
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
 		if first, _, _ := strings.Cut(strings.TrimSpace(errOut.String()), "\n"); first != "" {
-			return out.String(), errOut.String(), fmt.Errorf("%s %s: %w: %s", filepath.Base(bin), strings.Join(args, " "), err, bound(first, 200))
+			return out.String(), errOut.String(), fmt.Errorf("%s %s: %w: %s", filepath.Base(bin), strings.Join(args, " "), err, adapter.Bound(first, 200))
 		}
 		return out.String(), errOut.String(), fmt.Errorf("%s %s: %w", filepath.Base(bin), strings.Join(args, " "), err)
 	}
@@ -604,26 +690,26 @@ func (p *herdrProbe) String() string {
 	switch {
 	case p.Ping == nil:
 	case p.Ping.Error != "":
-		fmt.Fprintf(&b, "  ping: failed: %s\n", p.Ping.Error)
+		fmt.Fprintf(&b, "  ping: failed: %s\n", safe(p.Ping.Error))
 	default:
 		fmt.Fprintf(&b, "  ping: Herdr %s, protocol %d\n", orUnknown(p.Ping.Version), p.Ping.Protocol)
 	}
 	if p.Ping != nil {
 		used := cmp.Or(p.TransportUsed, "nothing")
-		fmt.Fprintf(&b, "  transport: %s, so the reporter would use %s: %s\n", p.Transport, used, p.TransportWhy)
+		fmt.Fprintf(&b, "  transport: %s, so the reporter would use %s: %s\n", safe(p.Transport), used, safe(p.TransportWhy))
 	}
 	if p.BinProblem != "" {
-		fmt.Fprintf(&b, "  binary: %s\n", p.BinProblem)
+		fmt.Fprintf(&b, "  binary: %s\n", safe(p.BinProblem))
 	} else {
 		b.WriteString("  binary: executable\n")
 		if p.VersionError != "" {
-			fmt.Fprintf(&b, "  herdr --version: failed: %s\n", p.VersionError)
+			fmt.Fprintf(&b, "  herdr --version: failed: %s\n", safe(p.VersionError))
 		} else {
-			fmt.Fprintf(&b, "  herdr --version: %s\n", p.Version)
+			fmt.Fprintf(&b, "  herdr --version: %s\n", safe(p.Version))
 		}
 		switch s := p.Server; {
 		case p.StatusError != "":
-			fmt.Fprintf(&b, "  herdr status --json: failed: %s\n", p.StatusError)
+			fmt.Fprintf(&b, "  herdr status --json: failed: %s\n", safe(p.StatusError))
 		case s == nil:
 			b.WriteString("  server: not described by herdr status\n")
 		case !s.Running:
@@ -637,15 +723,15 @@ func (p *herdrProbe) String() string {
 		}
 		switch {
 		case p.PaneFound:
-			fmt.Fprintf(&b, "  pane %s: found\n", p.Pane)
+			fmt.Fprintf(&b, "  pane %s: found\n", safe(p.Pane))
 		case p.PaneError == "pane_not_found":
-			fmt.Fprintf(&b, "  pane %s: not found: %s\n", p.Pane, p.PaneError)
+			fmt.Fprintf(&b, "  pane %s: not found: %s\n", safe(p.Pane), p.PaneError)
 		case p.PaneError != "":
-			fmt.Fprintf(&b, "  herdr pane get %s: failed: %s\n", p.Pane, p.PaneError)
+			fmt.Fprintf(&b, "  herdr pane get %s: failed: %s\n", safe(p.Pane), safe(p.PaneError))
 		}
 	}
 	for _, pr := range p.Problems {
-		fmt.Fprintf(&b, "  problem: %s\n", pr)
+		fmt.Fprintf(&b, "  problem: %s\n", safe(pr))
 	}
 	return b.String()
 }
@@ -665,14 +751,14 @@ func orUnknown(s string) string {
 	if s == "" {
 		return "(unknown)"
 	}
-	return s
+	return safe(s)
 }
 
 func strOrUnknown(s *string) string {
 	if s == nil {
 		return "(unknown)"
 	}
-	return *s
+	return orUnknown(*s)
 }
 
 func intOrUnknown(n *int) string {
@@ -682,19 +768,29 @@ func intOrUnknown(n *int) string {
 	return strconv.Itoa(*n)
 }
 
-// bound returns s on one line, cut to at most n bytes.
-func bound(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
+// maxShown bounds each outside string the doctor prints.
+const maxShown = 4096
+
+// safe returns s, a string from outside the doctor (the environment, a
+// settings file, a workspace's answer, a command's output), as the doctor
+// prints it: as [adapter.Bound] leaves it, one line without control or
+// bidirectional characters, so that the report can neither run escape
+// sequences on the terminal nor reorder what it shows.
+func safe(s string) string { return adapter.Bound(s, maxShown) }
+
+// escapeUnsafe returns the JSON text data with every rune [adapter.Bound]
+// would clean that encoding/json leaves as it is (C1 controls, the
+// bidirectional controls) written as a \uXXXX escape: the same JSON value,
+// safe to print on a terminal. encoding/json escapes C0 controls itself,
+// and such runes occur only inside strings.
+func escapeUnsafe(data []byte) []byte {
+	var b bytes.Buffer
+	for _, r := range string(data) {
+		if r >= 0x80 && adapter.Bound(string(r), 8) == " " {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
 		}
-		return r
-	}, s)
-	if len(s) <= n {
-		return s
+		b.WriteRune(r)
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return b.Bytes()
 }

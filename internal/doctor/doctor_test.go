@@ -611,13 +611,62 @@ func tmuxServer(t *testing.T) (socket, pane string) {
 func TestTmuxProbe(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name  string
-		setup func(t *testing.T, w *world, socket, pane string) // changes the world after the server started
-		want  []string
+		name     string
+		settings string                                            // the global settings file, if any
+		formats  []string                                          // a tmux command run on the server first, if any
+		setup    func(t *testing.T, w *world, socket, pane string) // changes the world after the server started
+		want     []string
 	}{
 		{
-			name: "in a pane",
-			want: []string{"tmux probe (read-only: list-panes):\n", ": found\n"},
+			name: "in a pane where no format shows the state",
+			want: []string{
+				"tmux probe (read-only: list-panes, show-options):\n", ": found\n",
+				"  no status or border format tmux draws shows @panestate_*: the pane's state is set, but nothing shows it.",
+				"\n    " + tmuxConfLines[0] + "\n    " + tmuxConfLines[1] + "\n",
+				"verdict: this chat session would report to tmux, but no tmux status or border format shows @panestate_*, so nothing shows it (see the tmux probe)\n",
+			},
+		},
+		{
+			name:    "status-right shows the state",
+			formats: []string{"set", "-g", "status-right", "#{@panestate_state} %H:%M"},
+			want:    []string{"  formats showing @panestate_*: status-right\n", "verdict: this chat session would report to tmux\n"},
+		},
+		{
+			name: "a session's own window format shows the state",
+			formats: []string{"set", "-w", "window-status-current-format", "#I #{@panestate_state}", ";",
+				"set", "status-format[1]", "#{P:#{@panestate_state}}", ";", "set", "status", "2"},
+			want: []string{"  formats showing @panestate_*: status-format[1], window-status-current-format\n", "verdict: this chat session would report to tmux\n"},
+		},
+		{
+			name:    "status line off",
+			formats: []string{"set", "-g", "status-right", "#{@panestate_state}", ";", "set", "-g", "status", "off"},
+			want:    []string{"  no status or border format tmux draws shows @panestate_*", "would report to tmux, but no tmux status"},
+		},
+		{
+			name:    "border format without a border",
+			formats: []string{"set", "-g", "pane-border-format", "#{@panestate_state}"},
+			want:    []string{"  no status or border format tmux draws shows @panestate_*", "would report to tmux, but no tmux status"},
+		},
+		{
+			name:    "border",
+			formats: []string{"set", "-g", "pane-border-format", "#{@panestate_state}", ";", "set", "-g", "pane-border-status", "top"},
+			want:    []string{"  formats showing @panestate_*: pane-border-format\n", "verdict: this chat session would report to tmux\n"},
+		},
+		{
+			name:     "another prefix",
+			settings: `{"tmux": {"prefix": "mine"}}`,
+			formats:  []string{"set", "-g", "status-left", "#{@panestate_state}"},
+			want: []string{
+				"  no status or border format tmux draws shows @mine_*",
+				"\n    set -g window-status-format '#{?#{==:#{@mine_state},blocked},",
+				"would report to tmux, but no tmux status or border format shows @mine_*",
+			},
+		},
+		{
+			name:     "another prefix shown",
+			settings: `{"tmux": {"prefix": "mine"}}`,
+			formats:  []string{"set", "-g", "status-left", "#{@mine_state}"},
+			want:     []string{"  formats showing @mine_*: status-left\n", "verdict: this chat session would report to tmux\n"},
 		},
 		{
 			name: "pane that does not exist",
@@ -648,6 +697,16 @@ func TestTmuxProbe(t *testing.T) {
 			socket, pane := tmuxServer(t)
 			w := newWorld(t, false)
 			w.env = append(w.env, "PATH="+os.Getenv("PATH"), "TMUX="+socket+",1,0", "TMUX_PANE="+pane)
+			if tc.settings != "" {
+				w.writeSettings(t, filepath.Join(w.home, ".chat", "agent"), tc.settings)
+			}
+			if tc.formats != nil {
+				cmd := exec.Command("tmux", append([]string{"-S", socket}, tc.formats...)...)
+				cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("tmux %q: %v\n%s", tc.formats, err, out)
+				}
+			}
 			if tc.setup != nil {
 				tc.setup(t, w, socket, pane)
 			}
@@ -659,7 +718,8 @@ func TestTmuxProbe(t *testing.T) {
 			if tc.setup != nil && (code != exitNone || strings.Contains(stdout, "would report to tmux")) {
 				t.Errorf("run = %d; want %d and no report to tmux:\n%s", code, exitNone, stdout)
 			}
-			if tc.setup == nil && (code != exitReports || !strings.Contains(stdout, "verdict: this chat session would report to tmux\n")) {
+			// Whether a format shows the state or not, tmux takes reports.
+			if tc.setup == nil && (code != exitReports || !strings.Contains(stdout, "verdict: this chat session would report to tmux")) {
 				t.Errorf("run = %d; want %d, reporting to tmux:\n%s", code, exitReports, stdout)
 			}
 			for _, s := range tc.want {
@@ -809,6 +869,42 @@ func TestParsePong(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(parsePong([]byte(tc.line)), tc.want); diff != "" {
 				t.Errorf("parsePong (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The lines the doctor suggests for tmux.conf are docs/tmux.md's, which
+// the tmux adapter's tests source into a real server.
+func TestTmuxConfLinesAreTheDocs(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/tmux.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range tmuxConfLines {
+		if !strings.Contains(string(doc), "\n"+line+"\n") {
+			t.Errorf("docs/tmux.md has no line %s", line)
+		}
+	}
+}
+
+func TestReadFormats(t *testing.T) {
+	for _, tc := range []struct {
+		name, out string
+		want      []string
+	}{
+		{name: "none", out: "status on\nstatus-right* \"%H:%M\"\n"},
+		{name: "status-right", out: "status on\nstatus-right \"#{@panestate_state}\"\n", want: []string{"status-right"}},
+		{name: "status off", out: "status off\nstatus-right \"#{@panestate_state}\"\n"},
+		{name: "status line of two rows", out: "status 2\nstatus-format[1] \"#{@panestate_state}\"\n", want: []string{"status-format[1]"}},
+		{name: "border off by default", out: "pane-border-format \"#{@panestate_state}\"\n"},
+		{name: "border on", out: "pane-border-status bottom\npane-border-format* \"#{@panestate_state}\"\n", want: []string{"pane-border-format"}},
+		{name: "another option", out: "@mine \"#{@panestate_state}\"\nset-titles-string \"#{@panestate_state}\"\n"},
+		{name: "another prefix", out: "status-left \"#{@panestate2_state}\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(readFormats(tc.out, "panestate"), tc.want); diff != "" {
+				t.Errorf("readFormats (-got +want):\n%s", diff)
 			}
 		})
 	}

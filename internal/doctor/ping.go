@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/panestate/panestate/adapter"
 )
 
 // pingTimeout bounds the doctor's own ping of the Herdr server.
@@ -85,10 +87,10 @@ func parsePong(line []byte) serverPing {
 	}
 	switch r := resp.Result; {
 	case resp.Error != nil:
-		return serverPing{Error: "error answer " + bound(resp.Error.Code, 80)}
+		return serverPing{Error: "error answer " + adapter.Bound(resp.Error.Code, 80)}
 	case r == nil || r.Type != "pong" || r.Protocol <= 0:
 		return serverPing{Error: "no pong in the answer"}
 	default:
-		return serverPing{Version: bound(r.Version, 80), Protocol: r.Protocol}
+		return serverPing{Version: adapter.Bound(r.Version, 80), Protocol: r.Protocol}
 	}
 }

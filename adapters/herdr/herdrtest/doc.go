@@ -117,7 +117,11 @@
 //
 // [Herdr.Agent] and [Herdr.HighWater] read the server state without a
 // connection. [Herdr.Wait] blocks until what a pane shows satisfies a
-// condition, and [Herdr.WaitCalls] until the calls do: no polling.
+// condition, and [Herdr.WaitCalls] until the calls do: no polling. A ctx
+// without a deadline (t.Context()) is bounded by [WaitTimeout], so that a
+// failing wait fails the test instead of hanging it. [ClearEnv] unsets
+// every HERDR_* and TMUX* variable for a test, so that one run inside a
+// live Herdr pane or tmux session never touches it.
 // [Herdr.SetFault] makes later requests hang, wait, fail, spew, answer
 // garbage or claim another protocol, on either transport ([Fault]).
 //

@@ -297,17 +297,39 @@ func (h *Herdr) agentLocked(pane string) (AgentInfo, error) {
 	return AgentInfo{}, nil
 }
 
+// WaitTimeout bounds [Herdr.Wait] and [Herdr.WaitCalls] when their ctx has
+// no deadline (t.Context() has none), so that a wait for a state that never
+// comes fails the test within a minute instead of hanging until go test's
+// own timeout (10 minutes by default). It is a bound for a broken host,
+// not a speed target.
+const WaitTimeout = time.Minute
+
+// waitTimeout is WaitTimeout; the test of the default shortens it.
+var waitTimeout = WaitTimeout
+
+// withWaitTimeout returns ctx bounded by waitTimeout when it has no
+// deadline.
+func withWaitTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, waitTimeout)
+}
+
 // Wait blocks until cond holds for what pane shows, and returns that
 // [AgentInfo]. cond is called with the current view first, then after
 // every change the server makes (a report, a release, a focus, a restart);
 // it must not call methods of h. While the server is stopped cond is not
 // called. Wait fails with [ErrPaneNotFound] for a pane that does not exist,
 // with [ErrServerNotRunning] once h is closed, and with ctx's error, and
-// the last view seen, when ctx ends first.
+// the last view seen, when ctx ends first; a ctx without a deadline ends
+// after [WaitTimeout].
 func (h *Herdr) Wait(ctx context.Context, pane string, cond func(AgentInfo) bool) (AgentInfo, error) {
 	if !slices.Contains(h.panes, pane) {
 		return AgentInfo{}, fmt.Errorf("herdrtest: wait for %q: %w", pane, ErrPaneNotFound)
 	}
+	ctx, cancel := withWaitTimeout(ctx)
+	defer cancel()
 	var last AgentInfo
 	for {
 		h.srv.mu.Lock()

@@ -333,9 +333,12 @@ func commandOf(args []string) (command, pane string) {
 // returns them. cond is called with the current calls first, then after
 // every change: a request the server received or finished, a line a fake
 // binary logged (seen through a file watch on [Herdr.Dir]). It fails with
-// ctx's error, and the last calls seen, when ctx ends first, and with
+// ctx's error, and the last calls seen, when ctx ends first (a ctx
+// without a deadline ends after [WaitTimeout]), and with
 // [ErrServerNotRunning] once h is closed and cond does not hold.
 func (h *Herdr) WaitCalls(ctx context.Context, cond func([]Call) bool) ([]Call, error) {
+	ctx, cancel := withWaitTimeout(ctx)
+	defer cancel()
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("herdrtest: wait for calls: %w", err)
