@@ -58,8 +58,11 @@
 // [CodeServerNotRunning] ("no server running on ..."), [CodePaneNotFound]
 // ("can't find pane: ...", "no such pane: ..."), [CodeConnectFailed],
 // [CodeAccessDenied], [CodeServerExited] or [CodeVersionMismatch]. A
-// release that finds the server or the pane gone counts as done: the
-// options went with them.
+// release that finds the pane gone, or the server not running on a socket
+// that still exists (or exiting during the call), counts as done: the
+// options went with them. When the socket file itself is gone, tmux says
+// only that it could not connect ([CodeConnectFailed]); that release fails,
+// and the adapter stays unreleased for the next Detach.
 //
 // # Child processes
 //
