@@ -53,6 +53,7 @@ type Adapter struct {
 
 	mu           sync.Mutex
 	abandon      context.CancelFunc // cancels the Report in flight, if any
+	withdraw     func()             // withdraws the Report in flight, if any
 	rawIdent     session.Identity   // as last given
 	ident        session.Identity   // what may be sent: unusable parts dropped
 	identGen     uint64             // bumped when the identity changes
@@ -92,20 +93,32 @@ var (
 // another process holds it, Report sends nothing, emits one stale_owner
 // diagnostic and returns nil: there is nothing to retry.
 //
-// ctx bounds the call together with the adapter's timeout. When ctx is
-// cancelled or its deadline passes (the registry cancels an in-flight
-// report at Detach), the call is abandoned at once (a CLI child and its
-// process group are killed) and an error wrapping ctx's error is returned,
-// with no diagnostic: only the adapter's own deadline is a timeout. A call
-// that did not deliver returns an error wrapping a [*CallError] (and emits
-// a diagnostic of its kind, at most once per kind and claim), so the caller
-// may try again later. A Release supersedes a Report in flight: the
-// Report is abandoned at once, as if ctx had been cancelled. After Close,
-// Report returns [adapter.ErrClosed].
+// ctx bounds the call together with the adapter's timeout. When the report
+// is withdrawn ([adapter.Withdrawn]: the registry stops reporting) before
+// its request has left the process (while it waits for another call on the
+// pane, before the CLI child starts, before anything is written to the
+// socket), nothing is sent and Report returns an error wrapping
+// [adapter.ErrWithdrawn] at once; a request that may have left is waited
+// for, until Herdr answers, the adapter's timeout passes or ctx ends,
+// because Herdr may still apply it and a release sent meanwhile could be
+// overtaken by it. When ctx is cancelled or its deadline passes, the call
+// is abandoned at once (a CLI child and its process group are killed) and
+// an error wrapping ctx's error is returned, with no diagnostic (it says
+// when the abandoned request may still land): only the adapter's own
+// deadline is a timeout. A call that did not deliver returns an error
+// wrapping a [*CallError] (and emits a diagnostic of its kind, at most once
+// per kind and claim), so the caller may try again later. A Release
+// withdraws a Report in flight in the same way. After Close, Report returns
+// [adapter.ErrClosed].
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	ctx, withdraw, stop := withdrawable(ctx)
+	defer stop()
 	if err := a.gate.Enter(ctx); err != nil {
+		if errors.Is(err, adapter.ErrWithdrawn) {
+			return fmt.Errorf("herdr: %s: %w", OpReport, errWithdrawn)
+		}
 		return err
 	}
 	defer a.gate.Leave()
@@ -113,11 +126,11 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 		return fmt.Errorf("herdr: invalid report %s", r)
 	}
 	a.mu.Lock()
-	a.abandon = cancel
+	a.abandon, a.withdraw = cancel, withdraw
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
-		a.abandon = nil
+		a.abandon, a.withdraw = nil, nil
 		a.mu.Unlock()
 	}()
 	return a.deliver(ctx, OpReport, r)
@@ -135,9 +148,13 @@ func (a *Adapter) releaseTimeout() time.Duration { return min(a.timeout, MaxRele
 // Release hands the pane back (pane.release_agent, with a sequence number
 // above every earlier one) after any in-flight call for the pane has
 // finished, and once delivered frees the pane's lease. A Report of this
-// adapter in flight is abandoned at once (it returns an error wrapping
-// context.Canceled): the release supersedes it, so a hung Herdr costs the
-// release's budget only. A later Report claims the pane afresh.
+// adapter in flight is withdrawn ([adapter.Withdrawn]): if its request has
+// not left the process it is dropped at once; if it may have, it is waited
+// for within the release's budget, so that it cannot land after the
+// release, and abandoned (it returns an error wrapping context.Canceled)
+// only when the budget runs out, a hung Herdr; the release then follows
+// with a budget of its own, and the abandoned report may still land if
+// Herdr wakes up. A later Report claims the pane afresh.
 //
 // Release sends nothing, and returns nil with one stale_owner diagnostic,
 // when the pane is not this adapter's to release: when a newer adapter of
@@ -152,11 +169,17 @@ func (a *Adapter) releaseTimeout() time.Duration { return min(a.timeout, MaxRele
 // [MaxReleaseTimeout]), for waiting and calling together, within ctx.
 // After Close, Release returns [adapter.ErrClosed].
 func (a *Adapter) Release(ctx context.Context) error {
+	ctx, _ = adapter.WithWithdraw(ctx) // a release is never withdrawn, whatever ctx carries
 	a.mu.Lock()
-	if a.abandon != nil {
-		a.abandon() // the release supersedes the report in flight
-	}
+	withdraw, abandon := a.withdraw, a.abandon
 	a.mu.Unlock()
+	if withdraw != nil {
+		// Withdraw the report in flight, wait for it within the budget,
+		// and abandon it only when the budget runs out.
+		withdraw()
+		t := time.AfterFunc(a.releaseTimeout(), abandon)
+		defer t.Stop()
+	}
 	if err := a.gate.Enter(ctx); err != nil {
 		return err
 	}
@@ -385,7 +408,7 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
 		waitDeadline = time.Now().Add(a.releaseTimeout())
 		callDeadline = waitDeadline
 	}
-	wctx, cancel := context.WithDeadline(ctx, waitDeadline)
+	wctx, cancel := context.WithDeadline(waitContext(ctx), waitDeadline) // withdrawal ends the wait too
 	defer cancel()
 	stopClose := context.AfterFunc(a.done, cancel) // Close ends the wait
 	defer stopClose()
@@ -495,6 +518,8 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 		return adapter.ErrClosed
 	case ctx.Err() != nil:
 		return fmt.Errorf("herdr: %s: waiting for the pane: %w", op, ctx.Err())
+	case isWithdrawn(ctx):
+		return fmt.Errorf("herdr: %s: waiting for the pane: %w", op, errWithdrawn)
 	}
 	ce := &CallError{Op: op, Kind: adapter.KindTimeout, Exit: -1, Err: errWaitTimeout}
 	a.diag(ce.Kind, "%s: %s", op, ce.Detail())
@@ -508,6 +533,9 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 // report is sent again with it), and when Herdr refuses it the report is
 // sent again without it.
 func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.Report, deadline time.Time) error {
+	if isWithdrawn(ctx) {
+		return a.finish(op, r, 0, nil, errWithdrawn)
+	}
 	t, err := a.transportFor(ctx, deadline, op)
 	if err != nil {
 		return a.finish(op, r, 0, nil, err)
@@ -515,8 +543,22 @@ func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.R
 	req := a.request(op, r)
 	delivered := false // the state itself went through
 	for range 3 {      // the report, a resend without resume, a follow-up with it
+		if isWithdrawn(ctx) || ctx.Err() != nil {
+			// Nothing of this request has left: drop it. A follow-up
+			// with the resume argv waits for the next claim's report.
+			if delivered {
+				return nil
+			}
+			if ctx.Err() != nil {
+				return a.finish(op, r, 0, nil, ctx.Err())
+			}
+			return a.finish(op, r, 0, nil, errWithdrawn)
+		}
 		req.seq = a.takeSeq(pf)
 		err := t.send(ctx, a.done, deadline, req)
+		if err != nil && ctx.Err() != nil && !errors.Is(err, adapter.ErrWithdrawn) {
+			err = fmt.Errorf("abandoned in flight, herdr may still apply seq %d: %w", req.seq, err)
+		}
 		var ce *CallError
 		if errors.As(err, &ce) && ce.socketLevel {
 			a.pinged = false // ping again before the next call

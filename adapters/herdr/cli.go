@@ -93,6 +93,8 @@ type cliTransport struct {
 // send runs the CLI once with req's arguments and classifies the result.
 // The child is killed at deadline (a timeout CallError), when ctx ends
 // (ctx's error, no diagnostic) and when closed ends ([adapter.ErrClosed]).
+// When the report ctx carries is withdrawn before the child starts, none is
+// started and send returns [errWithdrawn]; a started child is waited for.
 func (t *cliTransport) send(ctx, closed context.Context, deadline time.Time, req *request) error {
 	left := time.Until(deadline)
 	if left <= 0 {
@@ -108,6 +110,8 @@ func (t *cliTransport) send(ctx, closed context.Context, deadline time.Time, req
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, adapter.ErrWithdrawn): // not started
+		return errWithdrawn
 	case errors.As(err, &run):
 		return &CallError{Op: req.op, Kind: run.Kind, Code: run.Code, Exit: run.Exit, Output: run.Total, Err: run}
 	case ctx.Err() != nil: // the caller's cancellation or deadline

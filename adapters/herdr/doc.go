@@ -61,8 +61,12 @@
 // characters. What Herdr writes is never logged: only its error code, when
 // it is one the adapter knows.
 //
-// A call has a deadline (the "timeout" setting, 5 s by default). When ctx
-// ends first (the registry cancels an in-flight report at Detach) the call
+// A call has a deadline (the "timeout" setting, 5 s by default). At Detach
+// the registry withdraws the report in flight ([adapter.Withdrawn]): one
+// that has not left the process (waiting for the pane, a CLI not started, a
+// socket not written) is dropped with [adapter.ErrWithdrawn]; one that may
+// have left is waited for, so that the release cannot overtake it. When ctx
+// ends first (the registry's release budget ran out: a hung Herdr) the call
 // is abandoned at once and ctx's error is returned without a diagnostic. A
 // failure is a [*CallError] of kind spawn_failed, timeout or
 // protocol_rejected (with Herdr's code: server_not_running when nothing

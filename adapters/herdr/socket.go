@@ -58,11 +58,17 @@ func (req *request) wireRequest() wire.Request {
 }
 
 // send delivers req: nil for a result, a protocol_rejected CallError with
-// Herdr's error code for an error response.
+// Herdr's error code for an error response. When the report ctx carries is
+// withdrawn before the request is written, nothing is written and send
+// returns [errWithdrawn]; once written, the answer is waited for until ctx,
+// closed or deadline ends, whatever the withdrawal.
 func (t *socketTransport) send(ctx, closed context.Context, deadline time.Time, req *request) error {
 	cctx, cancel := callContext(ctx, closed, deadline)
 	defer cancel()
-	resp, err := wire.Do(cctx, t.path, req.wireRequest())
+	resp, err := wire.DoUnless(cctx, t.path, req.wireRequest(), adapter.Withdrawn(ctx))
+	if errors.Is(err, wire.ErrNotSent) {
+		return errWithdrawn
+	}
 	if err != nil {
 		return socketError(ctx, closed, req.op, err)
 	}

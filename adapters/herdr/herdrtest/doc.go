@@ -120,6 +120,11 @@
 // condition, and [Herdr.WaitCalls] until the calls do: no polling.
 // [Herdr.SetFault] makes later requests hang, wait, fail, spew, answer
 // garbage or claim another protocol, on either transport ([Fault]).
+// [Herdr.Hold] makes the server hold the agent requests it has read, from
+// the fake CLI and from socket clients alike, before applying them, as a
+// slow server does, until [Hold.Resume] applies them in arrival order;
+// [Hold.Held] waits until a number of them are held. A client that gives up
+// meanwhile does not take its request back.
 //
 // # Limits
 //

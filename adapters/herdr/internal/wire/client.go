@@ -79,15 +79,35 @@ func Dial(ctx context.Context, socket string) (net.Conn, error) {
 // A decoded error response is returned as a Response with Error set and a
 // nil error; use [Response.Err]. Do may run concurrently with itself.
 func Do(ctx context.Context, socket string, req Request) (Response, error) {
+	return DoUnless(ctx, socket, req, nil)
+}
+
+// ErrNotSent is wrapped by [DoUnless]'s error when the request was not
+// sent because its stop channel was closed first.
+var ErrNotSent = errors.New("wire: request not sent")
+
+// DoUnless is [Do], except that nothing is written once stop is closed:
+// when stop is closed before the request is written (before or after the
+// dial), DoUnless returns an error wrapping [ErrNotSent] and the server has
+// seen nothing of the request. Once the write has started, closing stop
+// changes nothing: the server may have the request, so its answer is
+// waited for as in Do, until ctx ends. A nil stop never closes.
+func DoUnless(ctx context.Context, socket string, req Request, stop <-chan struct{}) (Response, error) {
 	line, err := req.Line()
 	if err != nil {
 		return Response{}, err
+	}
+	if closed(stop) {
+		return Response{}, fmt.Errorf("wire: %s: %w", req.Method, ErrNotSent)
 	}
 	conn, err := Dial(ctx, socket)
 	if err != nil {
 		return Response{}, err
 	}
 	defer conn.Close()
+	if closed(stop) { // the last moment before anything leaves
+		return Response{}, fmt.Errorf("wire: %s: %w", req.Method, ErrNotSent)
+	}
 	if d, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(d)
 	}
@@ -111,6 +131,16 @@ func Do(ctx context.Context, socket string, req Request) (Response, error) {
 		return Response{}, fmt.Errorf("wire: %s: %w", req.Method, err)
 	}
 	return r, nil
+}
+
+// closed reports whether ch is closed; a nil ch never is.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 func exchangeError(ctx context.Context, op string, m Method, err error) error {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -243,4 +244,46 @@ func BenchmarkDo(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestDoUnless: a closed stop channel keeps the request from being written
+// (the server reads nothing); one closed after the write does not cut the
+// exchange short.
+func TestDoUnless(t *testing.T) {
+	t.Run("stopped before the write", func(t *testing.T) {
+		got := make(chan []byte, 1)
+		s := listen(t, func(c net.Conn) {
+			b, _ := ReadRequestLine(c)
+			got <- b
+			c.Write(OK("y").Line())
+		})
+		stop := make(chan struct{})
+		close(stop)
+		_, err := DoUnless(t.Context(), s.socket, Request{ID: "x", Method: MethodPing, Params: []byte("{}")}, stop)
+		if !errors.Is(err, ErrNotSent) {
+			t.Fatalf("DoUnless = %v, want ErrNotSent", err)
+		}
+		// Not even dialled: nothing was accepted. A ping proves the server
+		// is up and that the first connection it saw is this one.
+		if _, err := Do(t.Context(), s.socket, Request{ID: "y", Method: MethodPing, Params: []byte("{}")}); err != nil {
+			t.Fatal(err)
+		}
+		if b := <-got; !strings.Contains(string(b), `"y"`) {
+			t.Errorf("the server first read %q, want the later ping", b)
+		}
+	})
+	t.Run("stopped after the write", func(t *testing.T) {
+		stop := make(chan struct{})
+		s := listen(t, func(c net.Conn) {
+			if _, err := ReadRequestLine(c); err != nil {
+				return
+			}
+			close(stop) // withdrawn while the server works on it
+			io.WriteString(c, `{"id":"x","result":{"type":"ok"}}`+"\n")
+		})
+		resp, err := DoUnless(t.Context(), s.socket, Request{ID: "x", Method: MethodReportAgent, Params: []byte("{}")}, stop)
+		if err != nil || resp.Error != nil {
+			t.Fatalf("DoUnless = %+v, %v, want the answer", resp, err)
+		}
+	})
 }
