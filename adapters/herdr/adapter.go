@@ -66,6 +66,7 @@ type Adapter struct {
 	saturated    bool               // sequence numbers reached 2^64-1
 	server       pong               // the last ping's answer, if any
 	route        transportMode      // the transport of the last call
+	via          transportMode      // the transport that last delivered in this claim; auto: none
 	routed       bool               // route is set
 	lastSeq      uint64
 	lastOp       Op
@@ -562,6 +563,14 @@ func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.R
 		var ce *CallError
 		if errors.As(err, &ce) && ce.socketLevel {
 			a.pinged = false // ping again before the next call
+			if op == OpRelease && a.mode == transportAuto && t != transport(a.cli) && ce.Kind != adapter.KindTimeout && time.Now().Before(deadline) {
+				// The socket failed where the CLI may reach the server
+				// (a pipe client that reaches it differently): try the
+				// CLI, with a fresh sequence number, before giving up.
+				t = a.cli
+				a.setRoute(transportCLI)
+				continue
+			}
 		}
 		if req.resume != nil && errors.As(err, &ce) && resumeRefusal(ce) != "" {
 			a.resumeRefused(resumeRefusal(ce))
@@ -577,6 +586,7 @@ func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.R
 			}
 			return err
 		}
+		a.delivered(t)
 		if op == OpRelease {
 			if pf != nil {
 				pf.rec.holder = claimToken{}
@@ -601,6 +611,12 @@ func (a *Adapter) exchange(ctx context.Context, pf *paneFile, op Op, r adapter.R
 // fails or the protocol is not one this adapter knows, while socket fails
 // the call. A release is never preceded by a ping.
 func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (transport, error) {
+	if op == OpRelease && a.mode == transportAuto && a.lastDelivery() == transportCLI {
+		// The release takes the route that last delivered: the socket may
+		// not answer where the CLI does.
+		a.setRoute(transportCLI)
+		return a.cli, nil
+	}
 	if op == OpRelease && a.mode != transportCLI && !a.pinged {
 		// No ping for a release: its budget is short, and a slow server
 		// would spend it twice. The release request is the same in every
@@ -673,6 +689,25 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 func pingFallsBack(err error) bool {
 	var ce *CallError
 	return errors.As(err, &ce) && ce.Kind != adapter.KindTimeout
+}
+
+// delivered records that t delivered a call of this claim.
+func (a *Adapter) delivered(t transport) {
+	via := transportSocket
+	if t == transport(a.cli) {
+		via = transportCLI
+	}
+	a.mu.Lock()
+	a.via = via
+	a.mu.Unlock()
+}
+
+// lastDelivery returns the transport that last delivered a call in this
+// claim, or transportAuto when none did.
+func (a *Adapter) lastDelivery() transportMode {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.via
 }
 
 // setRoute records the transport in use, for Explain.
@@ -802,6 +837,13 @@ func (a *Adapter) finish(op Op, r adapter.Report, seq uint64, req *request, err 
 		ce.Op = op
 	}
 	a.mu.Lock()
+	if errors.As(err, &ce) && ce.Code == "server_not_running" {
+		// The server is gone: when one comes back it holds nothing of
+		// this claim (CONTRACT §3.3). Start the claim over, so that the
+		// report that puts the state back carries the session identity,
+		// and the resume argv follows it.
+		a.rearmLocked()
+	}
 	if seq != 0 {
 		a.lastSeq, a.lastOp = seq, op
 	}
@@ -847,12 +889,20 @@ func (a *Adapter) startClaim() {
 	a.diags.Reset()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.rearmLocked()
+	a.fenced = false
+}
+
+// rearmLocked arms what a claim sends once: the session identity and the
+// resume argv go out again, the server is pinged again, and the pane
+// counts as not held until a report is delivered. a.mu is held.
+func (a *Adapter) rearmLocked() {
 	a.identPending = a.ident != session.Identity{}
 	a.resumePend = a.resume != nil
 	a.resumeOff = false
 	a.held = false
-	a.fenced = false
 	a.pinged = false
+	a.via = transportAuto
 }
 
 func (a *Adapter) staleOwner(op Op, by string) {

@@ -381,6 +381,12 @@ type Fault struct {
 	// both transports find nothing at the socket, and the fake binary
 	// answers server_not_running. Clearing it listens again.
 	ServerNotRunning bool `json:"server_not_running,omitempty"`
+	// SocketUnreachable: the server closes every connection of a client
+	// other than the fake CLI without reading it, so that client gets no
+	// answer (a socket-level failure), while the fake CLI is served as
+	// usual: a server that a host reaches differently than its CLI does,
+	// as a Windows pipe client may. Socket only.
+	SocketUnreachable bool `json:"socket_unreachable,omitempty"`
 	// ProtocolMismatch is the protocol the server's ping claims, e.g. 19:
 	// the fake binary then refuses every server command with
 	// protocol_mismatch, and status reports it. A socket client sees it in

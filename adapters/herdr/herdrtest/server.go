@@ -240,6 +240,12 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout, writeTimeout
 		s.mu.Unlock()
 	}()
 	pid := peerPID(c)
+	s.mu.Lock()
+	unreachable := s.fault.SocketUnreachable
+	s.mu.Unlock()
+	if unreachable && !s.isCLI(pid) {
+		return // closed unread: no answer
+	}
 	_ = c.SetReadDeadline(time.Now().Add(lineTimeout))
 	line, err := wire.ReadRequestLine(c)
 	if err != nil {
