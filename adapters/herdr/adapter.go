@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"sync"
@@ -36,7 +37,8 @@ type Adapter struct {
 	refresh  time.Duration // 0: off
 	mode     transportMode
 	cli      *cliTransport
-	sock     *socketTransport // nil when mode is cli
+	sock     *socketTransport     // nil when mode is cli
+	peer     func(net.Conn) error // refuses a server of another user; nil: no check (Windows)
 	key      paneKey
 	stateDir string
 	own      owner              // this adapter in the lease table
@@ -50,6 +52,7 @@ type Adapter struct {
 	// Used only by the call in progress (under op).
 	dirMade bool // stateDir was created
 	pinged  bool // the server answered a ping in this claim
+	probed  bool // the cli mode checked the server's user in this claim
 
 	mu           sync.Mutex
 	abandon      context.CancelFunc // cancels the Report in flight, if any
@@ -636,6 +639,12 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 	}
 	if a.mode == transportCLI {
 		a.setRoute(transportCLI)
+		if !a.probed {
+			if err := a.probePeer(ctx, deadline); err != nil {
+				return nil, err
+			}
+			a.probed = true
+		}
 		if !a.pinged && a.hasResume() {
 			// The CLI's own answer to a ping, once per claim, and only when
 			// there is a resume argv that needs the server's version.
@@ -660,7 +669,7 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 			a.server = p
 			a.mu.Unlock()
 			a.pinged = true
-		case a.mode == transportSocket, !pingFallsBack(err):
+		case a.mode == transportSocket, !pingFallsBack(err), refusedPeer(err):
 			a.setRoute(transportSocket)
 			return nil, err
 		}
@@ -902,6 +911,7 @@ func (a *Adapter) rearmLocked() {
 	a.resumeOff = false
 	a.held = false
 	a.pinged = false
+	a.probed = false
 	a.via = transportAuto
 }
 

@@ -297,8 +297,9 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		diags:    calls.NewDiagnostics(p.Name, p.Diagnose),
 	}
 	a.done = a.gate.Closing()
+	a.peer = peerCheck()
 	if mode != transportCLI {
-		a.sock = &socketTransport{path: socket}
+		a.sock = &socketTransport{path: socket, peer: a.peer}
 	}
 	for _, c := range []string{clamped, refreshClamped} {
 		if c != "" {

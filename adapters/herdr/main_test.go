@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnvFlag) != "" {
 		os.Exit(childMain())
 	}
+	if p := os.Getenv(listenEnv); p != "" {
+		os.Exit(listenMain(p))
+	}
 	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
 }
