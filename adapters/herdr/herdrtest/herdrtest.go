@@ -408,6 +408,11 @@ type Fault struct {
 	// requests, of either transport, fail with server_unavailable, changing
 	// nothing. SetFault restarts the count.
 	FailFirst int `json:"fail_first,omitempty"`
+	// FailAll: every request, ping included, from either transport, is
+	// answered with server_unavailable and changes nothing. The fake
+	// binary's protocol check then fails with that error (exit 1), and
+	// its status reports no running server.
+	FailAll bool `json:"fail_all,omitempty"`
 	// Garbage: the fake binary prints non-JSON, non-UTF-8 bytes to stderr
 	// and exits 1. A socket client gets such a line instead of a response;
 	// the request is not handled.

@@ -322,7 +322,7 @@ func agentMethod(line []byte) bool {
 		return false
 	}
 	switch req.Method {
-	case wire.MethodReportAgent, wire.MethodReleaseAgent, wire.MethodReportAgentSession:
+	case wire.MethodReportAgent, wire.MethodReleaseAgent, wire.MethodReportAgentSession, wire.MethodClearAgentAuthority:
 		return true
 	}
 	return false
@@ -480,6 +480,9 @@ func invalidParams(err error) wire.Response {
 // dispatchLocked answers a decoded request. s.mu is held.
 func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
 	st := s.st
+	if s.fault.FailAll {
+		return wire.NewError(req.ID, wire.CodeServerUnavailable, "server is shutting down")
+	}
 	if st == nil && req.Method != wire.MethodPing {
 		// Accepted just before a stop.
 		return wire.NewError(req.ID, wire.CodeServerUnavailable, "server is shutting down")
@@ -513,6 +516,18 @@ func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
 		if p := st.pane(ar.pane); p != nil && p.Resume != nil {
 			s.resume[p.ID] = p.Resume
 		}
+		return wire.OK(req.ID)
+	case wire.MethodClearAgentAuthority:
+		var c wire.ClearAgentAuthorityParams
+		if err := req.Decode(&c); err != nil {
+			return invalidParams(err)
+		}
+		p := st.pane(c.PaneID)
+		if p == nil {
+			// Inferred: the same lookup, and answer, as release_agent's.
+			return wire.Response{ID: req.ID, Error: paneNotFound(c.PaneID)}
+		}
+		rec.applied = st.clearAuthority(p, c.Source, c.Seq)
 		return wire.OK(req.ID)
 	case wire.MethodPaneGet:
 		var t wire.PaneTarget
