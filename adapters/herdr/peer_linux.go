@@ -1,25 +1,13 @@
 package herdr
 
-import (
-	"net"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// peerCheck returns the check of the server's user: its uid as the kernel
-// recorded it when it listened (SO_PEERCRED).
-func peerCheck() func(net.Conn) error {
-	return func(c net.Conn) error { return checkPeerUID(c, peerUID) }
-}
-
-func peerUID(c net.Conn) (int, error) {
-	uid := -1
-	err := withFD(c, func(fd int) error {
-		cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
-		if err == nil {
-			uid = int(cred.Uid)
-		}
-		return err
-	})
-	return uid, err
+// sockPeerUID reads the uid of the peer of the Unix socket fd
+// (SO_PEERCRED).
+func sockPeerUID(fd int) (int, error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil {
+		return -1, err
+	}
+	return int(cred.Uid), nil
 }

@@ -3,20 +3,12 @@ package herdr
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/testenv"
 )
-
-// soakIterations is n, or ten times n under PANESTATE_SOAK=1.
-func soakIterations(n int) int {
-	if os.Getenv("PANESTATE_SOAK") == "1" {
-		return 10 * n
-	}
-	return n
-}
 
 // TestWithdrawnReportInFlightIsWaitedFor acts the registry's part at Detach
 // (issue 21): the report in flight is held by the emulated server (it has
@@ -30,7 +22,7 @@ func TestWithdrawnReportInFlightIsWaitedFor(t *testing.T) {
 func testWithdrawnReportInFlightIsWaitedFor(t *testing.T, transport string) {
 	f := newFixtureOn(t, transport, herdrtest.Options{})
 	a := f.open(t)
-	for i := range soakIterations(50) {
+	for i := range testenv.Iterations(50) {
 		r := working
 		if i%2 == 1 {
 			r = blocked

@@ -11,15 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/testenv"
 )
-
-// soakIterations is n, or ten times n under PANESTATE_SOAK=1.
-func soakIterations(n int) int {
-	if os.Getenv("PANESTATE_SOAK") == "1" {
-		return 10 * n
-	}
-	return n
-}
 
 // holdFixture is an adapter on a private tmux server whose tmux is the
 // fake in hold mode: each report's client, once started, waits for the
@@ -90,7 +83,7 @@ func (f *holdFixture) started(t *testing.T, done <-chan error) *os.File {
 // time.
 func TestWithdrawnReportInFlightIsWaitedFor(t *testing.T) {
 	f := newHoldFixture(t)
-	for i := range soakIterations(50) {
+	for i := range testenv.Iterations(50) {
 		r := working
 		if i%2 == 1 {
 			r = blocked
