@@ -127,8 +127,10 @@
 //
 // # Lifecycle
 //
-// [Adapter.Release] abandons the adapter's own report in flight (the
-// release supersedes it), waits for any other call on the pane, then hands
+// [Adapter.Release] withdraws the adapter's own report in flight (dropped
+// if it has not left, waited for within the release's budget if it may
+// have, abandoned only when that budget runs out), waits for any other
+// call on the pane, then hands
 // the pane back with a fresh sequence number, within a budget of its own:
 // min(timeout, [MaxReleaseTimeout]) for waiting and calling together. [Adapter.Close]
 // abandons any in-flight call and frees the lease without telling Herdr.
