@@ -295,8 +295,9 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	}
 	a.done = a.gate.Closing()
 	a.claim = claim.New(claim.Key{Kind: "herdr", Server: socket, Pane: pane}, claim.Options{Dir: stateDir, OnFree: a.reassert})
+	a.peer = peerCheck()
 	if mode != transportCLI {
-		a.sock = &socketTransport{path: socket}
+		a.sock = &socketTransport{path: socket, peer: a.peer}
 	}
 	for _, c := range []string{clamped, refreshClamped} {
 		if c != "" {

@@ -26,13 +26,14 @@ var platforms = []string{"linux", "darwin", "windows"}
 // builds are the build configurations the module is checked in. Between
 // them they select every non-test file of the module (TestEveryFileIsChecked
 // proves it): the three platforms, FreeBSD (its own parent-death signal),
-// Plan 9 for the files that are neither unix nor windows, and the race
+// OpenBSD (the other Unix systems' fallback of herdr's peer check), Plan 9 for the files that are neither unix nor windows, and the race
 // build (herdrtest's exit_race.go).
 var builds = []build{
 	{goos: "linux"},
 	{goos: "darwin"},
 	{goos: "windows"},
 	{goos: "freebsd"},
+	{goos: "openbsd"},
 	{goos: "plan9"},
 	{goos: "linux", tags: "race"},
 }

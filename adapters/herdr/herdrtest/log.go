@@ -100,7 +100,9 @@ type Call struct {
 	// first.
 	Arrival int `json:"-"`
 	// Method, Params and Code are the request the server received and the
-	// error code it answered ("" for success), when Arrival is set.
+	// error code it answered ("" for success), when Arrival is set. A CLI
+	// call whose protocol check failed on an error answer to its ping (no
+	// request followed, Arrival is 0) has that answer's code in Code.
 	Method string          `json:"-"`
 	Params json.RawMessage `json:"-"`
 	Code   string          `json:"-"`
@@ -209,7 +211,13 @@ func (h *Herdr) Calls() ([]Call, error) {
 	}
 	for _, c := range cli {
 		for _, r := range byPID[c.PID] {
-			if r.start.Before(c.Start) || (!c.End.IsZero() && r.start.After(c.End)) || r.method == wire.MethodPing {
+			if r.start.Before(c.Start) || (!c.End.IsZero() && r.start.After(c.End)) {
+				continue
+			}
+			if r.method == wire.MethodPing {
+				if r.code != "" && c.Arrival == 0 {
+					c.Code = string(r.code) // the protocol check failed: no request followed
+				}
 				continue
 			}
 			c.Arrival, c.Method, c.Params, c.Code = r.arrival, string(r.method), r.params, string(r.code)
