@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
-	"github.com/panestate/panestate/settings"
 )
 
 // This file holds every transition of the registry's control state (phase,
@@ -122,7 +122,7 @@ type detachPlan struct {
 	ws      []*worker
 	stale   []*worker
 	unsub   func()
-	watcher *settings.Watcher
+	watcher *settingsengine.Watcher
 }
 
 // beginDetach starts a Detach at start: it waits (while ctx lasts) for a

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
@@ -84,8 +85,8 @@ type Counters struct {
 // once and asks each driver whether it would apply here and, for one that
 // would, whether its settings section would make Open fail
 // (adapter.SettingsValidator), without opening anything; a trust function (settings.Options.Trust) that hangs delays
-// that read by up to settings.TrustTimeout once, not on every call, as the
-// registry keeps one settings.Reader. It never waits for an adapter or a
+// that read by up to half a second once, not on every call, as the
+// registry keeps one settings reader. It never waits for an adapter or a
 // settings change, is safe to call at any time from any goroutine, and a
 // panic in an adapter's Explain is recovered (recorded as adapter_panic;
 // the adapter keeps running).
@@ -157,7 +158,7 @@ func (r *Registry) Explain() Explanation {
 // whether it would. One that applies but whose settings section the driver
 // rejects (adapter.SettingsValidator) says so: before Attach it is
 // LifecycleOpenFailed, as Open would leave it.
-func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur settings.Settings) {
+func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur settingsengine.Settings) {
 	if attached && st.Lifecycle != LifecycleDisabled {
 		return
 	}

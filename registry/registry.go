@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -14,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
@@ -40,8 +40,8 @@ type Options struct {
 	// concurrently, and must not block. A panic in it is recovered.
 	OnDiagnostic func(adapter.Diagnostic)
 	// Settings locates the settings files and decides whether the project
-	// is trusted. The registry derives App, Sections and Logger from its own
-	// options: New fails when any of them is set here.
+	// is trusted. The registry names the files after App, gives each
+	// adapter its own section and logs through Logger.
 	Settings settings.Options
 	// StaticSettings reads the settings once, at Attach, and never watches
 	// the files.
@@ -120,8 +120,8 @@ type Registry struct {
 
 	src         session.Source
 	unsubscribe func()
-	watcher     *settings.Watcher
-	cur         settings.Settings
+	watcher     *settingsengine.Watcher
+	cur         settingsengine.Settings
 	// live holds every worker whose goroutine has not finished with its
 	// adapter, running or being stopped. Detach stops them all.
 	live map[*worker]struct{}
@@ -132,10 +132,10 @@ type Registry struct {
 
 	// reader reads the settings for Attach and for Explain before Attach,
 	// silently; nil when the settings options are invalid (readerErr says
-	// why). Fixed by New. One Reader, rather than a settings.Load per
+	// why). Fixed by New. One Reader, rather than a settingsengine.Load per
 	// call, keeps a trust function that hangs from being waited for, and
 	// left with one more goroutine, on every call.
-	reader    *settings.Reader
+	reader    *settingsengine.Reader
 	readerErr error
 
 	// fanout lists the running workers. notify reads it without a lock so
@@ -148,14 +148,6 @@ type Registry struct {
 func New(opts Options) (*Registry, error) {
 	if !validApp(opts.App) {
 		return nil, fmt.Errorf("registry: Options.App %q must be 1-64 characters of letters, digits, '.', '_' or '-'", opts.App)
-	}
-	switch {
-	case opts.Settings.App != "":
-		return nil, errors.New("registry: Options.Settings.App is set; leave it empty: the registry uses Options.App")
-	case opts.Settings.Sections != nil:
-		return nil, errors.New("registry: Options.Settings.Sections is set; leave it nil: the registry lists one section per adapter")
-	case opts.Settings.Logger != nil:
-		return nil, errors.New("registry: Options.Settings.Logger is set; set Options.Logger instead: the registry derives the settings logger from it")
 	}
 	if opts.ReleaseTimeout < 0 {
 		return nil, fmt.Errorf("registry: Options.ReleaseTimeout is negative (%v)", opts.ReleaseTimeout)
@@ -239,18 +231,18 @@ func New(opts Options) (*Registry, error) {
 	if probe.Home == "" && probe.GlobalPath == "" {
 		probe.Home = os.TempDir() // only to check the rest of the options
 	}
-	if _, err := settings.NewReader(probe); err != nil {
+	if _, err := settingsengine.NewReader(probe); err != nil {
 		return nil, fmt.Errorf("registry: Options.Settings: %w", err)
 	}
-	r.reader, r.readerErr = settings.NewReader(quiet)
+	r.reader, r.readerErr = settingsengine.NewReader(quiet)
 	return r, nil
 }
 
 // readSettings reads the settings once, silently. It is safe for concurrent
 // use; reads run one at a time.
-func (r *Registry) readSettings() (settings.Settings, error) {
+func (r *Registry) readSettings() (settingsengine.Settings, error) {
 	if r.readerErr != nil {
-		return settings.Settings{}, r.readerErr
+		return settingsengine.Settings{}, r.readerErr
 	}
 	return r.reader.Read()
 }
@@ -328,7 +320,7 @@ func (r *Registry) guard(s *slot, what string, f func()) (panicked bool) {
 }
 
 // check asks s's driver whether it applies here, guarded.
-func (r *Registry) check(s *slot, cur settings.Settings) error {
+func (r *Registry) check(s *slot, cur settingsengine.Settings) error {
 	return r.checkParams(s, r.params(s, cur))
 }
 
@@ -342,16 +334,28 @@ func (r *Registry) checkParams(s *slot, p adapter.Params) (err error) {
 
 // validate asks s's driver whether its settings section would make Open
 // fail, guarded.
-func (r *Registry) validate(s *slot, cur settings.Settings) (err error) {
+func (r *Registry) validate(s *slot, cur settingsengine.Settings) (err error) {
 	if r.guard(s, "ValidateSettings", func() { err = adapter.ValidateSettings(s.driver, cur.Section(s.name)) }) {
 		return fmt.Errorf("registry: driver %s panicked in ValidateSettings", s.name)
 	}
 	return err
 }
 
-func (r *Registry) settingsOptions() settings.Options {
-	so := r.opts.Settings
-	so.App = r.opts.App
+func (r *Registry) settingsOptions() settingsengine.Options {
+	h := r.opts.Settings
+	so := settingsengine.Options{
+		App:          r.opts.App,
+		Home:         h.Home,
+		GlobalPath:   h.GlobalPath,
+		ProjectRoot:  h.ProjectRoot,
+		ProjectPath:  h.ProjectPath,
+		Trust:        h.Trust,
+		TrustFile:    h.TrustFile,
+		Debounce:     h.Debounce,
+		Grace:        h.Grace,
+		RetryAfter:   h.RetryAfter,
+		PollInterval: h.PollInterval,
+	}
 	// The environment the host gave the registry is the one that counts:
 	// with a custom one, the home directory comes from it too.
 	if so.Home == "" && r.opts.Env != nil {
@@ -362,14 +366,14 @@ func (r *Registry) settingsOptions() settings.Options {
 		}
 	}
 	so.Logger = r.log.Named("settings")
-	so.Sections = make([]settings.Section, 0, len(r.slots))
+	so.Sections = make([]settingsengine.Section, 0, len(r.slots))
 	for _, s := range r.slots {
-		so.Sections = append(so.Sections, settings.Section{Name: s.name, Keys: s.keys[1:]})
+		so.Sections = append(so.Sections, settingsengine.Section{Name: s.name, Keys: s.keys[1:]})
 	}
 	return so
 }
 
-func (r *Registry) params(s *slot, cur settings.Settings) adapter.Params {
+func (r *Registry) params(s *slot, cur settingsengine.Settings) adapter.Params {
 	claim := new(claimKinds) // one per Open: the adapter's claim
 	return adapter.Params{
 		Name:     s.name,
@@ -438,7 +442,7 @@ type view struct {
 	forced  bool   // a layer set "enabled": true
 }
 
-func viewOf(cur settings.Settings, s *slot) view {
+func viewOf(cur settingsengine.Settings, s *slot) view {
 	enabled, from := cur.Enabled(s.name, s.def)
 	return view{section: string(cur.Section(s.name)), forced: enabled && from != settings.LayerDefault}
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/adaptertest"
@@ -113,9 +112,6 @@ func TestNewErrors(t *testing.T) {
 		{"slash in app", Options{App: "a/b"}, "Options.App"},
 		{"dot-dot app", Options{App: "../x"}, "Options.App"},
 		{"long app", Options{App: strings.Repeat("a", 65)}, "Options.App"},
-		{"settings app set", Options{App: "x", Settings: settings.Options{App: "y"}}, "Options.Settings.App is set"},
-		{"settings sections set", Options{App: "x", Settings: settings.Options{Sections: []settings.Section{{Name: "herdr"}}}}, "Options.Settings.Sections is set"},
-		{"settings logger set", Options{App: "x", Settings: settings.Options{Logger: hclog.NewNullLogger()}}, "set Options.Logger instead"},
 		{"nil driver", Options{App: "x", Drivers: map[string]adapter.Driver{"rec": nil}}, `driver "rec" is nil`},
 		{"bad driver name", Options{App: "x", Drivers: map[string]adapter.Driver{"Rec": &fakeDriver{}}}, `adapter name "Rec" must match`},
 		{"adapter not among drivers", Options{App: "x", Drivers: map[string]adapter.Driver{"rec": &fakeDriver{}}, Adapters: []string{"herdr"}}, `not in Options.Drivers`},

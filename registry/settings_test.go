@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
@@ -27,7 +28,7 @@ func applySettings(t testing.TB, r *Registry, body string) {
 	writeSettings(t, r, body)
 	so := r.settingsOptions()
 	so.Logger = hclog.NewNullLogger()
-	cur, err := settings.Load(so)
+	cur, err := settingsengine.Load(so)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +428,7 @@ func TestSettingsHomeComesFromEnv(t *testing.T) {
 }
 
 // A trust function that hangs is called once, not once per Explain or
-// Attach: each settings.Load would wait for it again and leave one more
+// Attach: each settingsengine.Load would wait for it again and leave one more
 // goroutine in the host's function.
 func TestHungTrustFunctionIsCalledOnce(t *testing.T) {
 	d := &fakeDriver{def: true}
@@ -561,7 +562,7 @@ func TestDetachEndsASettingsChangeWaitingForAStuckAttach(t *testing.T) {
 		r.mu.Unlock()
 		changed := make(chan struct{})
 		go func() {
-			r.onSettings(gen, settings.Settings{})
+			r.onSettings(gen, settingsengine.Settings{})
 			close(changed)
 		}()
 		synctest.Wait() // the change waits for Attach

@@ -21,8 +21,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/panestate/panestate/internal/hostflags"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/registry"
-	"github.com/panestate/panestate/settings"
 )
 
 // probeTimeout bounds each herdr command the probe runs.
@@ -301,12 +301,13 @@ func transportInUse(setting string, pong serverPing) (used, why, problem string)
 // herdrTransport reads the herdr section's "transport" setting from the
 // settings files the registry options name: "auto" when none sets it.
 func herdrTransport(ro registry.Options) string {
-	opts := ro.Settings
-	opts.App = ro.App
+	h := ro.Settings
+	opts := settingsengine.Options{App: ro.App, Home: h.Home, GlobalPath: h.GlobalPath,
+		ProjectRoot: h.ProjectRoot, ProjectPath: h.ProjectPath, Trust: h.Trust, TrustFile: h.TrustFile}
 	// Only the herdr section's transport key: the registry, which reads
 	// every adapter's section, has already warned about the rest.
-	opts.Sections = []settings.Section{{Name: "herdr", Keys: []string{"transport"}}}
-	s, err := settings.Load(opts)
+	opts.Sections = []settingsengine.Section{{Name: "herdr", Keys: []string{"transport"}}}
+	s, err := settingsengine.Load(opts)
 	if err != nil {
 		return "auto" // the explanation shows the settings error
 	}
