@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/noop"
 	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
@@ -146,6 +147,11 @@ func (r *Registry) Explain() Explanation {
 					st.Lifecycle, st.Why = LifecycleStaleOwner, "a newer claim holds the pane (another host in it, or a newer registry of this process); this adapter sends nothing until that claim is released or its process exits, then takes the pane back"
 				}
 			})
+		}
+		if _, template := s.driver.(noop.Driver); template && !st.Enabled && views[i].a == nil {
+			// The noop adapter is a template for adapter authors:
+			// nothing to explain to a user who never enabled it.
+			continue
 		}
 		r.whetherApplies(s, &st, attached, cur)
 		e.Adapters = append(e.Adapters, st)

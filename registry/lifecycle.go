@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 
@@ -69,16 +68,6 @@ func (l Lifecycle) MarshalText() ([]byte, error) {
 		return nil, fmt.Errorf("registry: invalid lifecycle %d", uint8(l))
 	}
 	return []byte(lifecycleNames[l]), nil
-}
-
-// UnmarshalText parses a name written by MarshalText.
-func (l *Lifecycle) UnmarshalText(text []byte) error {
-	i := slices.Index(lifecycleNames[:], string(text))
-	if i < 0 {
-		return fmt.Errorf("registry: unknown lifecycle %q", text)
-	}
-	*l = Lifecycle(i)
-	return nil
 }
 
 // phase is the registry's own lifecycle. Attaching, applying and detaching

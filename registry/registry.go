@@ -46,15 +46,12 @@ type Options struct {
 	// StaticSettings reads the settings once, at Attach, and never watches
 	// the files.
 	StaticSettings bool
-	// Adapters restricts the registry to these drivers. Nil means every
-	// driver: those in Drivers when it is set, otherwise every registered
-	// one.
-	Adapters []string
-	// Drivers, when set, are this registry's drivers by name, used instead
-	// of the process-wide table filled by [Register] (as sql.OpenDB takes a
-	// connector and bypasses sql.Register). Use it for a configured driver
-	// or a test's recorder. Names follow Register's rules; a nil driver is
-	// an error from New.
+	// Drivers, when set, are this registry's drivers by name: exactly
+	// these run, and no others. Nil means every driver of the process-wide
+	// table: the built-in ones and those registered with [Register]. Use it
+	// to run a subset, a configured driver, or a test's recorder (as
+	// sql.OpenDB takes a connector and bypasses sql.Register). Names follow
+	// Register's rules; a nil driver is an error from New.
 	Drivers map[string]adapter.Driver
 	// ReleaseTimeout is the release budget: the longest [Registry.Detach],
 	// or turning an adapter off, takes to hand back what each adapter
@@ -178,31 +175,11 @@ func New(opts Options) (*Registry, error) {
 	if opts.Env == nil {
 		r.env = adapter.Environ()
 	}
-	names := opts.Adapters
-	if names == nil {
-		if table != nil {
-			names = slices.Sorted(maps.Keys(table))
-		} else {
-			names = Drivers()
-		}
+	if table == nil {
+		table = registered()
 	}
-	seen := make(map[string]bool)
-	for _, name := range names {
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		var d adapter.Driver
-		if table != nil {
-			if d = table[name]; d == nil {
-				return nil, fmt.Errorf("registry: Options.Adapters names %q, which is not in Options.Drivers", name)
-			}
-		} else {
-			var err error
-			if d, err = lookup(name); err != nil {
-				return nil, err
-			}
-		}
+	for _, name := range slices.Sorted(maps.Keys(table)) {
+		d := table[name]
 		s := &slot{name: name, driver: d}
 		// What a driver says of itself is asked once, guarded: a driver
 		// that panics here is treated as on by default, owning only
