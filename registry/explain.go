@@ -85,7 +85,7 @@ type Counters struct {
 // shows the live state. Before Attach (or after Detach) it reads the settings
 // once and asks each driver whether it would apply here and, for one that
 // would, whether its settings section would make Open fail
-// (adapter.SettingsValidator), without opening anything; a trust function (settings.Options.Trust) that hangs delays
+// (adapter.Checker), without opening anything; a trust function (settings.Options.Trust) that hangs delays
 // that read by up to half a second once, not on every call, as the
 // registry keeps one settings reader. It never waits for an adapter or a
 // settings change, is safe to call at any time from any goroutine, and a
@@ -162,7 +162,7 @@ func (r *Registry) Explain() Explanation {
 // whetherApplies completes st for an adapter that is not running: before
 // Attach every adapter says whether it applies here; a disabled one says
 // whether it would. One that applies but whose settings section the driver
-// rejects (adapter.SettingsValidator) says so: before Attach it is
+// rejects (adapter.Checker) says so: before Attach it is
 // LifecycleOpenFailed, as Open would leave it.
 func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur settingsengine.Settings) {
 	if attached && st.Lifecycle != LifecycleDisabled {

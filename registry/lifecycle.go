@@ -32,7 +32,7 @@ const (
 	// LifecycleOpenFailed: opening failed for another reason, usually a bad
 	// setting; Why has the error. Before Attach, an enabled adapter that
 	// applies here but whose settings its driver rejects
-	// (adapter.SettingsValidator) is here too: Open would fail.
+	// (adapter.Checker) is here too: Open would fail.
 	LifecycleOpenFailed
 	// LifecyclePanicked: the adapter panicked and was stopped.
 	LifecyclePanicked

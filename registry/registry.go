@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -185,8 +186,10 @@ func New(opts Options) (*Registry, error) {
 		// that panics here is treated as on by default, owning only
 		// "enabled".
 		s.def, s.keys = true, []string{"enabled"}
-		r.guard(s, "EnabledByDefault", func() { s.def = adapter.EnabledByDefault(d) })
-		r.guard(s, "SettingsKeys", func() { s.keys = adapter.SettingsKeys(d) })
+		r.guard(s, "Settings", func() {
+			def, keys := adapter.Settings(d)
+			s.def, s.keys = def, keys
+		})
 		r.slots = append(r.slots, s)
 	}
 	slices.SortFunc(r.slots, func(a, b *slot) int {
@@ -301,19 +304,36 @@ func (r *Registry) check(s *slot, cur settingsengine.Settings) error {
 	return r.checkParams(s, r.params(s, cur))
 }
 
-// checkParams asks s's driver whether it applies with p, guarded.
-func (r *Registry) checkParams(s *slot, p adapter.Params) (err error) {
-	if r.guard(s, "Check", func() { err = adapter.Check(s.driver, p) }) {
-		return fmt.Errorf("registry: driver %s panicked in Check", s.name)
+// checkParams asks s's driver whether it applies with p, guarded: nil when
+// it does, even when its settings would make Open fail (validate says so),
+// or an error wrapping ErrInactive, or the error of a Check that panicked.
+func (r *Registry) checkParams(s *slot, p adapter.Params) error {
+	err := r.guardedCheck(s, p)
+	if err != nil && !errors.Is(err, adapter.ErrInactive) && !errors.Is(err, errCheckPanicked) {
+		return nil // it applies; the error is its settings'
 	}
 	return err
 }
 
-// validate asks s's driver whether its settings section would make Open
-// fail, guarded.
-func (r *Registry) validate(s *slot, cur settingsengine.Settings) (err error) {
-	if r.guard(s, "ValidateSettings", func() { err = adapter.ValidateSettings(s.driver, cur.Section(s.name)) }) {
-		return fmt.Errorf("registry: driver %s panicked in ValidateSettings", s.name)
+// validate returns the error s's settings section would make Open fail
+// with, guarded; nil when the section is valid or the adapter does not
+// apply here.
+func (r *Registry) validate(s *slot, cur settingsengine.Settings) error {
+	err := r.guardedCheck(s, r.params(s, cur))
+	if errors.Is(err, adapter.ErrInactive) {
+		return nil
+	}
+	return err
+}
+
+// errCheckPanicked is wrapped by the error of a driver's Check that
+// panicked.
+var errCheckPanicked = errors.New("panicked in Check")
+
+// guardedCheck calls s's driver's Check with p, guarded.
+func (r *Registry) guardedCheck(s *slot, p adapter.Params) (err error) {
+	if r.guard(s, "Check", func() { err = adapter.Check(s.driver, p) }) {
+		return fmt.Errorf("registry: driver %s %w", s.name, errCheckPanicked)
 	}
 	return err
 }

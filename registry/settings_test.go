@@ -577,7 +577,7 @@ func TestDetachEndsASettingsChangeWaitingForAStuckAttach(t *testing.T) {
 }
 
 // TestExplainShowsASettingsErrorBeforeOpen proves that, before Attach and
-// for adapters not opened, Explain asks the driver's ValidateSettings: an
+// for adapters not opened, Explain asks the driver's Check: an
 // enabled adapter that applies but would fail to open on its settings says
 // open_failed and why, as Attach then leaves it; applicability comes first,
 // and a disabled adapter only mentions it.
@@ -592,7 +592,7 @@ func TestExplainShowsASettingsErrorBeforeOpen(t *testing.T) {
 	notInAPane := errors.Join(adapter.ErrInactive, errors.New("not in a pane"))
 	tests := []struct {
 		name     string
-		validate func(json.RawMessage) error // the driver's ValidateSettings
+		validate func(json.RawMessage) error // the settings part of the driver's Check
 		inactive error                       // the driver's Check
 		section  string                      // the adapter's settings section
 		attach   bool
@@ -614,7 +614,7 @@ func TestExplainShowsASettingsErrorBeforeOpen(t *testing.T) {
 		{name: "attach agrees", validate: colour, section: `{"colour":"nope"}`,
 			attach: true, wantLife: LifecycleOpenFailed, wantWhy: `colour "nope" is not a colour`},
 		{name: "panicking validator", validate: boom,
-			wantLife: LifecycleOpenFailed, wantWhy: "panicked in ValidateSettings"},
+			wantLife: LifecycleOpenFailed, wantWhy: "panicked in Check"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

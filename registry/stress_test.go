@@ -54,7 +54,7 @@ type paneDriver struct {
 	rng func() *rand.Rand
 }
 
-func (d paneDriver) SettingsKeys() []string { return []string{"n"} }
+func (d paneDriver) Settings() (bool, []string) { return true, []string{"n"} }
 
 func (d paneDriver) Open(context.Context, adapter.Params) (adapter.Adapter, error) {
 	return &paneAdapter{p: d.p, rng: d.rng()}, nil

@@ -1,7 +1,6 @@
 package tmux
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -244,9 +243,10 @@ func TestArgv(t *testing.T) {
 	}
 }
 
-// TestValidateSettings proves ValidateSettings finds, without a pane, the
-// settings errors Open returns, naming the key, and accepts good sections.
-func TestValidateSettings(t *testing.T) {
+// TestCheckSettings proves Check finds, in a pane, the settings errors Open
+// returns, naming the key, and accepts good sections.
+func TestCheckSettings(t *testing.T) {
+	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%7", "PATH=" + fakeDir(t)}
 	tests := []struct {
 		name    string
 		section string
@@ -261,19 +261,15 @@ func TestValidateSettings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var section json.RawMessage
-			if tt.section != "" {
-				section = json.RawMessage(tt.section)
-			}
-			err := Driver{}.ValidateSettings(section)
+			err := Driver{}.Check(params(env, tt.section, nil))
 			if tt.key == "" {
 				if err != nil {
-					t.Fatalf("ValidateSettings = %v, want nil", err)
+					t.Fatalf("Check = %v, want nil", err)
 				}
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.key) || errors.Is(err, adapter.ErrInactive) {
-				t.Fatalf("ValidateSettings = %v, want a plain error naming %q", err, tt.key)
+				t.Fatalf("Check = %v, want a plain error naming %q", err, tt.key)
 			}
 		})
 	}

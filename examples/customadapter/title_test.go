@@ -104,8 +104,8 @@ func TestOpen(t *testing.T) {
 			var out syncBuffer
 			d := TitleDriver{Out: &out}
 			a, err := d.Open(t.Context(), p)
-			if checkErr := d.Check(p); tc.wantInactive != (checkErr != nil) {
-				t.Errorf("Check = %v; want an error: %v", checkErr, tc.wantInactive)
+			if checkErr := d.Check(p); (checkErr == nil) != (tc.wantErr == "") || (checkErr != nil && checkErr.Error() != tc.wantErr) {
+				t.Errorf("Check = %v; want %q, what Open says", checkErr, tc.wantErr)
 			}
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr || errors.Is(err, adapter.ErrInactive) != tc.wantInactive {
