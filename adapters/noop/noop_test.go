@@ -98,3 +98,9 @@ func BenchmarkReport(b *testing.B) {
 		_ = a.Report(ctx, r)
 	}
 }
+
+// TestDriverAgreesWithOpen: the template applies everywhere, and has no
+// Check for RunDriver to compare; its Open starts nothing either way.
+func TestDriverAgreesWithOpen(t *testing.T) {
+	adaptertest.RunDriver(t, noop.Driver{}, map[string]adapter.Params{"anywhere": {Name: "noop"}})
+}

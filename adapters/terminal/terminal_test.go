@@ -783,3 +783,18 @@ func TestCheckSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestDriverAgreesWithOpen checks, with adaptertest.RunDriver, that Check
+// says what Open does, in terminals it knows and does not, with good and bad
+// settings, and that an inactive Open starts nothing.
+func TestDriverAgreesWithOpen(t *testing.T) {
+	adaptertest.RunDriver(t, terminal.Driver{}, map[string]adapter.Params{
+		"known terminal":                 params(new(tape), adapter.Env{"WT_SESSION=x"}, ``),
+		"known terminal, good settings":  params(new(tape), adapter.Env{"WT_SESSION=x"}, `{"refresh":"5s","notify":true}`),
+		"known terminal, bad refresh":    params(new(tape), adapter.Env{"WT_SESSION=x"}, `{"refresh":"nope"}`),
+		"unknown terminal":               params(new(tape), adapter.Env{"TERM=xterm"}, ``),
+		"unknown terminal, bad settings": params(new(tape), adapter.Env{"TERM=xterm"}, `"x"`),
+		"unknown terminal, forced on":    params(new(tape), adapter.Env{"TERM=xterm"}, `{"enabled":true}`),
+		"no terminal handed over":        params(nil, adapter.Env{"WT_SESSION=x"}, ``),
+	})
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/adaptertest"
 	"github.com/panestate/panestate/session"
 )
 
@@ -273,4 +274,19 @@ func TestCheckSettings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDriverAgreesWithOpen checks, with adaptertest.RunDriver, that Check
+// says what Open does, in a pane and outside one, with good and bad
+// settings, and that an inactive Open starts nothing.
+func TestDriverAgreesWithOpen(t *testing.T) {
+	pane := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%7", "PATH=" + fakeDir(t)}
+	adaptertest.RunDriver(t, Driver{}, map[string]adapter.Params{
+		"in a pane":                  params(pane, "", nil),
+		"in a pane, good settings":   params(pane, `{"prefix":"ps","timeout":250}`, nil),
+		"in a pane, bad prefix":      params(pane, `{"prefix":"@ps"}`, nil),
+		"in a pane, bad timeout":     params(pane, `{"timeout":"soon"}`, nil),
+		"outside tmux":               params(adapter.Env{"PATH=" + fakeDir(t)}, "", nil),
+		"outside tmux, bad settings": params(adapter.Env{"PATH=" + fakeDir(t)}, `{"timeout":"soon"}`, nil),
+	})
 }

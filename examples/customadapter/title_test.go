@@ -167,3 +167,17 @@ func TestTitles(t *testing.T) {
 		t.Errorf("Explain = %v; want title \"\" and 4 writes", got)
 	}
 }
+
+// TestDriverAgreesWithOpen checks, with adaptertest.RunDriver, that Check
+// says what Open does, and that an inactive Open starts nothing.
+func TestDriverAgreesWithOpen(t *testing.T) {
+	dumb := params("")
+	dumb.Env = adapter.Env{"TERM=dumb"}
+	adaptertest.RunDriver(t, TitleDriver{Out: new(syncBuffer)}, map[string]adapter.Params{
+		"defaults":           params(""),
+		"prefix":             params(`{"prefix":"my chat"}`),
+		"control character":  params(`{"prefix":"chat\u0007"}`),
+		"malformed settings": params(`{"prefix":7}`),
+		"dumb terminal":      dumb,
+	})
+}
