@@ -280,7 +280,7 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		gate:     calls.NewGate(),
 		diags:    calls.NewDiagnostics(p.Name, p.Diagnose),
 	}
-	a.done = a.gate.Closing()
+	a.closing = a.gate.Closing()
 	a.claim = claim.New(claim.Key{Kind: "herdr", Server: socket, Pane: pane}, claim.Options{Dir: stateDir, OnFree: a.reassert})
 	if mode != transportCLI {
 		a.sock = &socketTransport{path: socket}
