@@ -339,20 +339,7 @@ func (r *Registry) guardedCheck(s *slot, p adapter.Params) (err error) {
 }
 
 func (r *Registry) settingsOptions() settingsengine.Options {
-	h := r.opts.Settings
-	so := settingsengine.Options{
-		App:          r.opts.App,
-		Home:         h.Home,
-		GlobalPath:   h.GlobalPath,
-		ProjectRoot:  h.ProjectRoot,
-		ProjectPath:  h.ProjectPath,
-		Trust:        h.Trust,
-		TrustFile:    h.TrustFile,
-		Debounce:     h.Debounce,
-		Grace:        h.Grace,
-		RetryAfter:   h.RetryAfter,
-		PollInterval: h.PollInterval,
-	}
+	so := settingsengine.FromHost(r.opts.App, r.opts.Settings)
 	// The environment the host gave the registry is the one that counts:
 	// with a custom one, the home directory comes from it too.
 	if so.Home == "" && r.opts.Env != nil {

@@ -301,9 +301,7 @@ func transportInUse(setting string, pong serverPing) (used, why, problem string)
 // herdrTransport reads the herdr section's "transport" setting from the
 // settings files the registry options name: "auto" when none sets it.
 func herdrTransport(ro registry.Options) string {
-	h := ro.Settings
-	opts := settingsengine.Options{App: ro.App, Home: h.Home, GlobalPath: h.GlobalPath,
-		ProjectRoot: h.ProjectRoot, ProjectPath: h.ProjectPath, Trust: h.Trust, TrustFile: h.TrustFile}
+	opts := settingsengine.FromHost(ro.App, ro.Settings)
 	// Only the herdr section's transport key: the registry, which reads
 	// every adapter's section, has already warned about the rest.
 	opts.Sections = []settingsengine.Section{{Name: "herdr", Keys: []string{"transport"}}}

@@ -26,3 +26,21 @@ const (
 	ConditionTooLarge  = settings.ConditionTooLarge
 	ConditionUntrusted = settings.ConditionUntrusted
 )
+
+// FromHost returns the engine's options for what a host set, with app
+// naming the files; the caller adds Sections and Logger.
+func FromHost(app string, h settings.Options) Options {
+	return Options{
+		App:          app,
+		Home:         h.Home,
+		GlobalPath:   h.GlobalPath,
+		ProjectRoot:  h.ProjectRoot,
+		ProjectPath:  h.ProjectPath,
+		Trust:        h.Trust,
+		TrustFile:    h.TrustFile,
+		Debounce:     h.Debounce,
+		Grace:        h.Grace,
+		RetryAfter:   h.RetryAfter,
+		PollInterval: h.PollInterval,
+	}
+}
