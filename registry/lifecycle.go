@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,6 +69,17 @@ func (l Lifecycle) MarshalText() ([]byte, error) {
 		return nil, fmt.Errorf("registry: invalid lifecycle %d", uint8(l))
 	}
 	return []byte(lifecycleNames[l]), nil
+}
+
+// UnmarshalText parses a name written by MarshalText, so that a program
+// reading an Explanation's JSON (the doctor's --json) decodes it back.
+func (l *Lifecycle) UnmarshalText(text []byte) error {
+	i := slices.Index(lifecycleNames[:], string(text))
+	if i < 0 {
+		return fmt.Errorf("registry: unknown lifecycle %q", text)
+	}
+	*l = Lifecycle(i)
+	return nil
 }
 
 // phase is the registry's own lifecycle. Attaching, applying and detaching

@@ -314,6 +314,13 @@ func TestExplainJSON(t *testing.T) {
 		if a := got.Adapters[1]; a.Lifecycle != "active" || a.LastReport == nil || a.LastReport.State != "working" || a.LastReport.Reason != "executing" {
 			t.Errorf("running adapter in JSON: %+v (%s)", a, data)
 		}
+		var back Explanation
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatalf("the JSON does not decode back into an Explanation: %v", err)
+		}
+		if back.Adapters[1].LastReport.Report != working {
+			t.Errorf("decoded last report %v, want %v", back.Adapters[1].LastReport.Report, working)
+		}
 	})
 }
 
