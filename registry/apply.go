@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/settings"
 )
 
@@ -17,7 +18,7 @@ import (
 
 // onSettings is the settings watcher's callback for the attachment of
 // generation gen. It runs on the watcher's goroutine.
-func (r *Registry) onSettings(gen uint64, cur settings.Settings) {
+func (r *Registry) onSettings(gen uint64, cur settingsengine.Settings) {
 	o, ok := r.beginApply(gen)
 	if !ok {
 		return
@@ -27,7 +28,7 @@ func (r *Registry) onSettings(gen uint64, cur settings.Settings) {
 }
 
 // apply makes the adapters match cur, one adapter after the other.
-func (r *Registry) apply(ctx context.Context, gen uint64, cur settings.Settings) {
+func (r *Registry) apply(ctx context.Context, gen uint64, cur settingsengine.Settings) {
 	if !r.useSettings(gen, cur) {
 		return
 	}
@@ -47,7 +48,7 @@ func (r *Registry) apply(ctx context.Context, gen uint64, cur settings.Settings)
 
 // change is what a settings change brings to one adapter.
 type change struct {
-	cur  settings.Settings
+	cur  settingsengine.Settings
 	seen view
 	from settings.Layer // the layer that decided "enabled"
 }
@@ -140,7 +141,7 @@ func disabledWhy(from settings.Layer) string {
 	return fmt.Sprintf("disabled by %s settings", from)
 }
 
-func (r *Registry) open(ctx context.Context, s *slot, cur settings.Settings) (a adapter.Adapter, err error) {
+func (r *Registry) open(ctx context.Context, s *slot, cur settingsengine.Settings) (a adapter.Adapter, err error) {
 	if r.guard(s, "Open", func() { a, err = s.driver.Open(ctx, r.params(s, cur)) }) {
 		return nil, fmt.Errorf("registry: adapter %s panicked in Open", s.name)
 	}

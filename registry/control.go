@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
@@ -122,7 +123,7 @@ type detachPlan struct {
 	ws      []*worker
 	stale   []*worker
 	unsub   func()
-	watcher *settings.Watcher
+	watcher *settingsengine.Watcher
 }
 
 // beginDetach starts a Detach at start: it waits (while ctx lasts) for a
@@ -198,7 +199,7 @@ func (r *Registry) keep(gen uint64, f func()) bool {
 
 // useSettings records cur as the settings the attachment of generation gen
 // acts on. It reports false when a Detach preempted the operation.
-func (r *Registry) useSettings(gen uint64, cur settings.Settings) bool {
+func (r *Registry) useSettings(gen uint64, cur settingsengine.Settings) bool {
 	return r.keep(gen, func() { r.cur = cur })
 }
 
@@ -249,7 +250,7 @@ func (r *Registry) holdSubscription(gen uint64, unsub func()) bool {
 // holdWatcher hands the settings watcher to the attachment of generation
 // gen, for Detach to close. It reports false when a Detach preempted the
 // Attach, which must then close w itself.
-func (r *Registry) holdWatcher(gen uint64, w *settings.Watcher) bool {
+func (r *Registry) holdWatcher(gen uint64, w *settingsengine.Watcher) bool {
 	return r.keep(gen, func() { r.watcher = w })
 }
 

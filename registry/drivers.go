@@ -2,7 +2,7 @@ package registry
 
 import (
 	"fmt"
-	"slices"
+	"maps"
 	"sync"
 
 	"github.com/panestate/panestate/adapter"
@@ -55,47 +55,29 @@ func Register(name string, driver adapter.Driver) {
 	drivers[name] = driver
 }
 
-// Drivers returns the sorted names of the registered drivers.
-func Drivers() []string {
+// registered returns a copy of the process-wide table.
+func registered() map[string]adapter.Driver {
 	driversMu.RLock()
 	defer driversMu.RUnlock()
-	names := make([]string, 0, len(drivers))
-	for n := range drivers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return maps.Clone(drivers)
 }
 
-// lookup returns the driver registered under name.
-func lookup(name string) (adapter.Driver, error) {
-	driversMu.RLock()
-	defer driversMu.RUnlock()
-	d, ok := drivers[name]
-	if !ok {
-		return nil, fmt.Errorf("registry: unknown adapter %q (forgotten import?)", name)
-	}
-	return d, nil
-}
-
-// ScrubEnv returns env without the pane variables of any registered
-// workspace (every HERDR_* variable, tmux's TMUX_PANE). Give the result to
-// the tool subprocesses the agent starts, so that a nested agent can never
-// claim or release the pane of the agent that started it. A nil env means
-// the process environment.
-//
-// It asks the drivers of the process-wide table ([Register], which holds
-// every built-in one). A driver given only through [Options.Drivers] under
-// a name the table lacks is not asked: register its package as well, or
-// scrub its variables yourself. It is safe for concurrent use.
-func ScrubEnv(env []string) []string {
+// ScrubEnv returns env without the pane variables of this registry's
+// workspaces (every HERDR_* variable, tmux's TMUX_PANE): each of its drivers
+// that implements adapter.EnvScrubber is asked, whether or not its adapter
+// runs. Give the result to the tool subprocesses the agent starts, so that a
+// nested agent can never claim or release the pane of the agent that started
+// it. A nil env means the process environment. It is safe to call at any
+// time from any goroutine, before Attach and after Detach too; a driver that
+// panics in it is recovered and leaves env as it was.
+func (r *Registry) ScrubEnv(env []string) []string {
+	r.mustBeMade()
 	e := adapter.Env(env)
 	if env == nil {
 		e = adapter.Environ()
 	}
-	for _, name := range Drivers() {
-		d, _ := lookup(name)
-		e = adapter.ScrubEnv(d, e)
+	for _, s := range r.slots {
+		r.guard(s, "ScrubEnv", func() { e = adapter.ScrubEnv(s.driver, e) })
 	}
 	return e
 }

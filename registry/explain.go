@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/noop"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
@@ -83,9 +85,9 @@ type Counters struct {
 // shows the live state. Before Attach (or after Detach) it reads the settings
 // once and asks each driver whether it would apply here and, for one that
 // would, whether its settings section would make Open fail
-// (adapter.SettingsValidator), without opening anything; a trust function (settings.Options.Trust) that hangs delays
-// that read by up to settings.TrustTimeout once, not on every call, as the
-// registry keeps one settings.Reader. It never waits for an adapter or a
+// (adapter.Checker), without opening anything; a trust function (settings.Options.Trust) that hangs delays
+// that read by up to half a second once, not on every call, as the
+// registry keeps one settings reader. It never waits for an adapter or a
 // settings change, is safe to call at any time from any goroutine, and a
 // panic in an adapter's Explain is recovered (recorded as adapter_panic;
 // the adapter keeps running).
@@ -146,6 +148,11 @@ func (r *Registry) Explain() Explanation {
 				}
 			})
 		}
+		if _, template := s.driver.(noop.Driver); template && !st.Enabled && views[i].a == nil {
+			// The noop adapter is a template for adapter authors:
+			// nothing to explain to a user who never enabled it.
+			continue
+		}
 		r.whetherApplies(s, &st, attached, cur)
 		e.Adapters = append(e.Adapters, st)
 	}
@@ -155,9 +162,9 @@ func (r *Registry) Explain() Explanation {
 // whetherApplies completes st for an adapter that is not running: before
 // Attach every adapter says whether it applies here; a disabled one says
 // whether it would. One that applies but whose settings section the driver
-// rejects (adapter.SettingsValidator) says so: before Attach it is
+// rejects (adapter.Checker) says so: before Attach it is
 // LifecycleOpenFailed, as Open would leave it.
-func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur settings.Settings) {
+func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur settingsengine.Settings) {
 	if attached && st.Lifecycle != LifecycleDisabled {
 		return
 	}

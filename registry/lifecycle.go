@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
-	"github.com/panestate/panestate/settings"
 )
 
 // Lifecycle is where an adapter is in its life within a registry, as
@@ -33,7 +33,7 @@ const (
 	// LifecycleOpenFailed: opening failed for another reason, usually a bad
 	// setting; Why has the error. Before Attach, an enabled adapter that
 	// applies here but whose settings its driver rejects
-	// (adapter.SettingsValidator) is here too: Open would fail.
+	// (adapter.Checker) is here too: Open would fail.
 	LifecycleOpenFailed
 	// LifecyclePanicked: the adapter panicked and was stopped.
 	LifecyclePanicked
@@ -71,7 +71,8 @@ func (l Lifecycle) MarshalText() ([]byte, error) {
 	return []byte(lifecycleNames[l]), nil
 }
 
-// UnmarshalText parses a name written by MarshalText.
+// UnmarshalText parses a name written by MarshalText, so that a program
+// reading an Explanation's JSON (the doctor's --json) decodes it back.
 func (l *Lifecycle) UnmarshalText(text []byte) error {
 	i := slices.Index(lifecycleNames[:], string(text))
 	if i < 0 {
@@ -172,7 +173,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	// orphan is a watcher started for an attachment that a Detach
 	// preempted. It is closed only after the operation ends: its callback
 	// may be waiting for this Attach to end.
-	var orphan *settings.Watcher
+	var orphan *settingsengine.Watcher
 	defer func() {
 		r.endOp(o, phaseAttaching)
 		if orphan != nil {
@@ -200,7 +201,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	r.apply(opCtx, gen, cur)
 	var watching bool
 	if !r.opts.StaticSettings && r.watchUseful(gen, cur) {
-		w, err := settings.Watch(so, func(s settings.Settings) { r.onSettings(gen, s) })
+		w, err := settingsengine.Watch(so, func(s settingsengine.Settings) { r.onSettings(gen, s) })
 		switch {
 		case err != nil:
 			r.log.Warn("settings will not reload live", "error", err)
@@ -238,7 +239,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 // turned off, or one failed to open with settings that an edit could fix,
 // or one is inactive only because no layer forces it on.
 // Outside every workspace it is false, so nothing is watched.
-func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
+func (r *Registry) watchUseful(gen uint64, cur settingsengine.Settings) bool {
 	for _, s := range r.slots {
 		life, ok := r.lifeOf(gen, s)
 		if !ok {

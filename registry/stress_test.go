@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
@@ -53,7 +54,7 @@ type paneDriver struct {
 	rng func() *rand.Rand
 }
 
-func (d paneDriver) SettingsKeys() []string { return []string{"n"} }
+func (d paneDriver) Settings() (bool, []string) { return true, []string{"n"} }
 
 func (d paneDriver) Open(context.Context, adapter.Params) (adapter.Adapter, error) {
 	return &paneAdapter{p: d.p, rng: d.rng()}, nil
@@ -122,14 +123,14 @@ func TestStressDetachAgainstReopen(t *testing.T) {
 	base := Options{App: "paneapp", Host: tuiHost, Env: []string{}, Settings: settings.Options{Home: home}, StaticSettings: true}
 	// Two settings that differ in the adapter's section: applying one after
 	// the other reopens it.
-	var curs [2]settings.Settings
+	var curs [2]settingsengine.Settings
 	for i := range curs {
 		r := mustNew(t, withDriver(base, "p", paneDriver{}))
 		writeSettings(t, r, fmt.Sprintf(`{"p": {"n": %d}}`, i+1))
 		so := r.settingsOptions()
 		so.Logger = hclog.NewNullLogger()
 		var err error
-		if curs[i], err = settings.Load(so); err != nil {
+		if curs[i], err = settingsengine.Load(so); err != nil {
 			t.Fatal(err)
 		}
 	}

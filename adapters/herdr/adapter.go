@@ -41,7 +41,7 @@ type Adapter struct {
 	stateDir string
 	claim    *claim.Claim       // this adapter's claim of the pane
 	gate     *calls.Gate        // one Report, Release or Close at a time
-	done     context.Context    // gate.Closing(): cancelled by Close
+	closing  context.Context    // gate.Closing(): cancelled by Close
 	diags    *calls.Diagnostics // once per kind and claim
 
 	onWait func() // tests: called before waiting for the pane
@@ -154,7 +154,7 @@ func (a *Adapter) reassert() {
 	defer cancel()
 	ctx, withdraw, stop := withdrawable(ctx) // a Release withdraws it as it does a Report
 	defer stop()
-	if err := a.gate.Enter(a.done); err != nil { // Close ends the wait
+	if err := a.gate.Enter(a.closing); err != nil { // Close ends the wait
 		return
 	}
 	defer a.gate.Leave()
@@ -188,8 +188,8 @@ func (a *Adapter) OwnsPane() bool { return !a.claim.Stale() }
 // the 1 s that a slow but healthy Herdr may take per call.
 const MaxReleaseTimeout = 1500 * time.Millisecond
 
-// releaseTimeout is Release's own budget: min(timeout, MaxReleaseTimeout).
-func (a *Adapter) releaseTimeout() time.Duration { return min(a.timeout, MaxReleaseTimeout) }
+// releaseWait is Release's own wait: min(timeout, MaxReleaseTimeout).
+func (a *Adapter) releaseWait() time.Duration { return min(a.timeout, MaxReleaseTimeout) }
 
 // Release hands the pane back (pane.release_agent, with a sequence number
 // above every earlier one) after any in-flight call for the pane has
@@ -224,7 +224,7 @@ func (a *Adapter) Release(ctx context.Context) error {
 		// Withdraw the report in flight, wait for it within the budget,
 		// and abandon it only when the budget runs out.
 		withdraw()
-		t := time.AfterFunc(a.releaseTimeout(), abandon)
+		t := time.AfterFunc(a.releaseWait(), abandon)
 		defer t.Stop()
 	}
 	if err := a.gate.Enter(ctx); err != nil {
@@ -359,7 +359,7 @@ func (a *Adapter) Explain() map[string]string {
 		"bin":             a.bin,
 		"socket":          a.socket,
 		"timeout":         a.timeout.String(),
-		"release_timeout": a.releaseTimeout().String(),
+		"release_timeout": a.releaseWait().String(),
 		"refresh":         refresh,
 		"transport":       a.mode.String(),
 		"transport_used":  "(none yet)",
@@ -401,7 +401,7 @@ func (a *Adapter) Explain() map[string]string {
 	if a.lastState != "" {
 		m["last_state"] = a.lastState
 	}
-	a.diags.Explain(m)
+	a.diags.AddDetails(m)
 	return m
 }
 
@@ -426,13 +426,13 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
 		Seq: true, ClockMs: clockMs(a.clock()), OnSlot: a.onSlot}
 	if op == OpRelease {
 		opts.Op = claim.Release
-		opts.Wait = now.Add(a.releaseTimeout())
+		opts.Wait = now.Add(a.releaseWait())
 		opts.Until = opts.Wait
 	}
 	if a.onWait != nil {
 		a.onWait()
 	}
-	call, err := a.claim.Begin(waitContext(ctx), a.done, opts) // withdrawal ends the wait too
+	call, err := a.claim.Begin(waitContext(ctx), a.closing, opts) // withdrawal ends the wait too
 	if err != nil {
 		return a.waitFailed(ctx, op, err)
 	}
@@ -467,7 +467,7 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 	switch {
 	case errors.Is(err, adapter.ErrClosed):
 		return err
-	case a.done.Err() != nil:
+	case a.closing.Err() != nil:
 		return adapter.ErrClosed
 	case ctx.Err() != nil:
 		return fmt.Errorf("herdr: %s: waiting for the pane: %w", op, ctx.Err())
@@ -508,7 +508,7 @@ func (a *Adapter) exchange(ctx context.Context, call *claim.Call, op Op, r adapt
 			return a.finish(op, r, 0, nil, errWithdrawn)
 		}
 		req.seq = a.takeSeq(call)
-		err := t.send(ctx, a.done, deadline, req)
+		err := t.send(ctx, a.closing, deadline, req)
 		if err != nil && ctx.Err() != nil && !errors.Is(err, adapter.ErrWithdrawn) {
 			err = fmt.Errorf("abandoned in flight, herdr may still apply seq %d: %w", req.seq, err)
 		}
@@ -594,7 +594,7 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 			// The CLI's own answer to a ping, once per claim, and only when
 			// there is a resume argv that needs the server's version.
 			a.pinged = true
-			p, err := a.cli.status(ctx, a.done, deadline)
+			p, err := a.cli.status(ctx, a.closing, deadline)
 			if err != nil {
 				// Not an earlier claim's answer: the server may have
 				// changed since.
@@ -607,7 +607,7 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 		return a.cli, nil
 	}
 	if !a.pinged {
-		p, err := a.sock.ping(ctx, a.done, deadline)
+		p, err := a.sock.ping(ctx, a.closing, deadline)
 		switch {
 		case err == nil:
 			a.mu.Lock()

@@ -5,7 +5,7 @@
 //
 // Hosts do not use this package directly: the registry lists [Driver] among
 // its built-in drivers and drives the [Adapter] it opens, and
-// registry.ScrubEnv (which hosts call on the environment of every tool
+// Registry.ScrubEnv (which hosts call on the environment of every tool
 // subprocess they start) removes Herdr's variables through
 // [Driver.ScrubEnv].
 //

@@ -300,11 +300,12 @@ func TestOpenTimeout(t *testing.T) {
 
 func TestDriverMetadata(t *testing.T) {
 	var d Driver
-	if !adapter.EnabledByDefault(d) {
-		t.Error("EnabledByDefault = false")
+	def, keys := adapter.Settings(d)
+	if !def {
+		t.Error("enabled by default = false")
 	}
-	if diff := cmp.Diff(adapter.SettingsKeys(d), []string{"enabled", "source", "agent", "timeout", "refresh", "transport"}); diff != "" {
-		t.Errorf("SettingsKeys (-got +want):\n%s", diff)
+	if diff := cmp.Diff(keys, []string{"enabled", "source", "agent", "timeout", "refresh", "transport"}); diff != "" {
+		t.Errorf("settings keys (-got +want):\n%s", diff)
 	}
 	env := adapter.Env{"PATH=/bin", "HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "herdr_socket_path=x", "HOME=/h", "HERDR_=", "HERD=1"}
 	want := adapter.Env{"PATH=/bin", "HOME=/h", "HERD=1"}
@@ -336,10 +337,10 @@ func TestDefaultStateDir(t *testing.T) {
 	}
 }
 
-// TestValidateSettings proves ValidateSettings returns exactly the error Open
+// TestCheckSettings proves Check returns exactly the error Open
 // returns for the same section inside a pane, naming the key, and nil for a
 // good section (clamped values included).
-func TestValidateSettings(t *testing.T) {
+func TestCheckSettings(t *testing.T) {
 	f := newFixture(t, herdrtest.Options{})
 	tests := []struct {
 		name    string
@@ -363,24 +364,24 @@ func TestValidateSettings(t *testing.T) {
 			if tt.section != "" {
 				section = json.RawMessage(tt.section)
 			}
-			err := Driver{}.ValidateSettings(section)
 			p := f.params()
 			p.Settings = section
+			err := f.drv.Check(p)
 			a, openErr := f.drv.open(t.Context(), p)
 			if openErr == nil {
 				a.Close(t.Context())
 			}
 			if tt.key == "" {
 				if err != nil || openErr != nil {
-					t.Fatalf("ValidateSettings = %v, Open = %v; want both nil", err, openErr)
+					t.Fatalf("Check = %v, Open = %v; want both nil", err, openErr)
 				}
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.key) {
-				t.Fatalf("ValidateSettings = %v, want an error naming %q", err, tt.key)
+				t.Fatalf("Check = %v, want an error naming %q", err, tt.key)
 			}
 			if openErr == nil || openErr.Error() != err.Error() {
-				t.Errorf("Open = %v, want the same error as ValidateSettings", openErr)
+				t.Errorf("Open = %v, want the same error as Check", openErr)
 			}
 		})
 	}

@@ -54,7 +54,7 @@ func (a *Adapter) probePeer(ctx context.Context, deadline time.Time) error {
 	if a.peer == nil {
 		return nil
 	}
-	cctx, cancel := callContext(ctx, a.done, deadline)
+	cctx, cancel := callContext(ctx, a.closing, deadline)
 	defer cancel()
 	conn, err := wire.Dial(cctx, a.socket)
 	if err != nil {

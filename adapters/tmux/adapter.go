@@ -211,7 +211,7 @@ func (a *Adapter) Explain() map[string]string {
 	if a.gate.Closed() {
 		m["closed"] = "true"
 	}
-	a.diags.Explain(m)
+	a.diags.AddDetails(m)
 	return m
 }
 

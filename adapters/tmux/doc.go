@@ -67,7 +67,7 @@
 // # Child processes
 //
 // Hosts pass the environment of the agent's tool subprocesses through
-// registry.ScrubEnv, which asks this driver too: [Driver.ScrubEnv] removes
+// Registry.ScrubEnv, which asks this driver too: [Driver.ScrubEnv] removes
 // TMUX_PANE, and only it, so that a nested agent cannot take the parent's
 // pane while tmux-aware tools keep working.
 //

@@ -51,25 +51,22 @@ type Driver struct{}
 
 // Guards: Driver implements the driver interfaces it means to.
 var (
-	_ adapter.Driver            = Driver{}
-	_ adapter.DefaultEnabler    = Driver{}
-	_ adapter.SettingsKeyer     = Driver{}
-	_ adapter.EnvScrubber       = Driver{}
-	_ adapter.Checker           = Driver{}
-	_ adapter.SettingsValidator = Driver{}
+	_ adapter.Driver        = Driver{}
+	_ adapter.SettingsOwner = Driver{}
+	_ adapter.EnvScrubber   = Driver{}
+	_ adapter.Checker       = Driver{}
 )
 
-// EnabledByDefault reports true: inside an eligible tmux pane the adapter
-// runs unless "tmux.enabled" is false.
-func (Driver) EnabledByDefault() bool { return true }
-
-// SettingsKeys returns the keys of the adapter's settings section besides
-// "enabled": "prefix" and "timeout".
-func (Driver) SettingsKeys() []string { return []string{"prefix", "timeout"} }
+// Settings reports true, and the keys of the adapter's settings section
+// besides "enabled": "prefix" and "timeout". Inside an eligible tmux pane
+// the adapter runs unless "tmux.enabled" is false.
+func (Driver) Settings() (enabledByDefault bool, keys []string) {
+	return true, []string{"prefix", "timeout"}
+}
 
 // ScrubEnv returns a copy of env without TMUX_PANE, and with TMUX kept
 // ([adapter.EnvScrubber]). Hosts do not call it: they pass the environment
-// of every tool subprocess the agent starts through registry.ScrubEnv,
+// of every tool subprocess the agent starts through Registry.ScrubEnv,
 // which asks every registered driver.
 //
 // Why TMUX_PANE alone: a nested agent, or a second copy of the host started
@@ -226,7 +223,7 @@ type config struct {
 }
 
 // decodeSettings decodes and checks the adapter's settings section, for
-// Open and ValidateSettings alike. It does no I/O.
+// Open and Check alike. It does no I/O.
 func decodeSettings(raw json.RawMessage) (config, error) {
 	var s settings
 	if len(bytes.TrimSpace(raw)) > 0 {
@@ -248,14 +245,6 @@ func decodeSettings(raw json.RawMessage) (config, error) {
 	return c, nil
 }
 
-// ValidateSettings returns the error Open would return for section, as
-// [adapter.SettingsValidator] describes: a bad prefix or timeout. It does
-// no I/O.
-func (Driver) ValidateSettings(section json.RawMessage) error {
-	_, err := decodeSettings(section)
-	return err
-}
-
 // checkPrefix reports why prefix cannot name the pane options.
 func checkPrefix(prefix string) error {
 	if strings.HasPrefix(prefix, "@") {
@@ -267,12 +256,15 @@ func checkPrefix(prefix string) error {
 	return nil
 }
 
-// Check reports whether the adapter would apply here, as [adapter.Checker]
-// describes: the same conditions as Open, in the same order, with no
-// diagnostic and no I/O besides the PATH search. Settings are not checked here;
-// [Driver.ValidateSettings] does that, and Open reports them.
+// Check returns what Open would say, as [adapter.Checker] describes: the
+// same conditions as Open, in the same order, then the settings section (a
+// bad prefix or timeout), with no diagnostic and no I/O besides the PATH
+// search.
 func (Driver) Check(p adapter.Params) error {
-	_, err := activation(p)
+	if _, err := activation(p); err != nil {
+		return err
+	}
+	_, err := decodeSettings(p.Settings)
 	return err
 }
 

@@ -74,10 +74,14 @@ func readPayload(r io.Reader) []byte {
 }
 
 // paneVars returns the variables of env that name a workspace pane (those
-// registry.ScrubEnv removes: HERDR_*, TMUX_PANE, ...), sorted. None means
+// Registry.ScrubEnv removes: HERDR_*, TMUX_PANE, ...), sorted. None means
 // no workspace is listening.
 func paneVars(env []string) []string {
-	kept := registry.ScrubEnv(env)
+	reg, err := registry.New(registry.Options{App: "panestate", Env: env})
+	if err != nil {
+		return nil // cannot happen: the app name is a constant, valid one
+	}
+	kept := reg.ScrubEnv(env)
 	if len(kept) == len(env) {
 		return nil
 	}

@@ -25,7 +25,6 @@ func TestPaneShowsWorking(t *testing.T) {
 		// so that the developer's own ~/.mychat/agent/settings.json is never read.
 		Env:            h.PaneEnv(t.TempDir()),
 		StaticSettings: true,
-		Adapters:       []string{"herdr"},
 	})
 	if err != nil {
 		t.Fatal(err)

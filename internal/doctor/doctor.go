@@ -21,8 +21,8 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/internal/hostflags"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/registry"
-	"github.com/panestate/panestate/settings"
 )
 
 // probeTimeout bounds each herdr command the probe runs.
@@ -311,12 +311,11 @@ func herdrTransport(ro registry.Options) string {
 // files the registry options name: def when none sets it, or when it is
 // not a string (the explanation shows that settings error).
 func sectionString(ro registry.Options, section, key, def string) string {
-	opts := ro.Settings
-	opts.App = ro.App
+	opts := settingsengine.FromHost(ro.App, ro.Settings)
 	// Only that key: the registry, which reads every adapter's section,
 	// has already warned about the rest.
-	opts.Sections = []settings.Section{{Name: section, Keys: []string{key}}}
-	s, err := settings.Load(opts)
+	opts.Sections = []settingsengine.Section{{Name: section, Keys: []string{key}}}
+	s, err := settingsengine.Load(opts)
 	if err != nil {
 		return def // the explanation shows the settings error
 	}

@@ -158,8 +158,8 @@ func (p *Player) apply(ctx context.Context, line []byte) (string, error) {
 		if err := strict(line, &v); err != nil {
 			return head.Op, err
 		}
-		ph, err := session.ParsePhase(v.Phase)
-		if err != nil {
+		var ph session.Phase
+		if err := ph.UnmarshalText([]byte(v.Phase)); err != nil {
 			return head.Op, err
 		}
 		s.SetPhase(ph)
@@ -178,8 +178,8 @@ func (p *Player) apply(ctx context.Context, line []byte) (string, error) {
 			s.PromptEnd(v.ID)
 			break
 		}
-		kind, err := session.ParsePromptKind(v.Kind)
-		if err != nil {
+		var kind session.PromptKind
+		if err := kind.UnmarshalText([]byte(v.Kind)); err != nil {
 			return head.Op, err
 		}
 		s.PromptStart(v.ID, kind)
@@ -188,14 +188,14 @@ func (p *Player) apply(ctx context.Context, line []byte) (string, error) {
 		if err := strict(line, &v); err != nil {
 			return head.Op, err
 		}
-		avail, err := session.ParseAvailability(v.Availability)
-		if err != nil {
+		var avail session.Availability
+		if err := avail.UnmarshalText([]byte(v.Availability)); err != nil {
 			return head.Op, err
 		}
 		roots := make([]session.Root, 0, len(v.Roots))
 		for _, r := range v.Roots {
-			st, err := session.ParseWorkflowStatus(r.Status)
-			if err != nil {
+			var st session.WorkflowStatus
+			if err := st.UnmarshalText([]byte(r.Status)); err != nil {
 				return head.Op, fmt.Errorf("root %q: %w", r.ID, err)
 			}
 			roots = append(roots, session.Root{ID: r.ID, Status: st, NeedsAttention: r.NeedsAttention})

@@ -1,6 +1,8 @@
-package settings
+package settingsengine
 
 import (
+	"github.com/panestate/panestate/settings"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -192,7 +194,7 @@ func TestLoadTrust(t *testing.T) {
 			f := newFixture(t)
 			f.opts.Trust = tc.trust
 			if tc.trustFile != "" {
-				f.opts.TrustFile = DefaultTrustFile(f.home, "app")
+				f.opts.TrustFile = settings.DefaultTrustFile(f.home, "app")
 				write(t, f.opts.TrustFile, strings.ReplaceAll(tc.trustFile, "PROJ", f.proj))
 			}
 			write(t, f.project, `{"herdr":{"enabled":false}}`)
@@ -306,7 +308,7 @@ func TestOptionsValidation(t *testing.T) {
 func TestDefaultPaths(t *testing.T) {
 	f := newFixture(t)
 	s, _ := Load(f.opts)
-	got := []string{s.Files()[0].Path, s.Files()[1].Path, DefaultTrustFile("/h", "atomic")}
+	got := []string{s.Files()[0].Path, s.Files()[1].Path, settings.DefaultTrustFile("/h", "atomic")}
 	want := []string{f.global, f.project, filepath.Join("/h", ".atomic", "agent", "trust.json")}
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("paths (-got +want):\n%s", diff)

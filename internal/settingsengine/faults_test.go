@@ -1,4 +1,4 @@
-package settings
+package settingsengine
 
 import (
 	"errors"
@@ -22,17 +22,17 @@ const faultTimeout = 200 * time.Millisecond
 // releases it, so no goroutine stays in it after the test.
 //
 // A test that uses it must not be parallel: a hung call holds one of the
-// process-wide trust slots (maxTrustCalls), and enough of them at once
+// process-wide trust call places (maxTrustCalls), and enough of them at once
 // would make every parallel test's trust calls busy. Non-parallel tests
 // run one at a time and before the parallel ones, and each waits for its
-// released calls, so every such test starts with no slot taken; it checks
+// released calls, so every such test starts with no place taken; it checks
 // that here.
 // requireNoTrustCalls fails the test if a trust call of an earlier test
-// still holds a process-wide slot.
+// still holds a process-wide place.
 func requireNoTrustCalls(t *testing.T) {
 	t.Helper()
-	if n := hungTrust.Load(); n != 0 || len(trustSlots) != 0 {
-		t.Fatalf("%d trust calls hung and %d slots taken before the test: an earlier test left a call running", n, len(trustSlots))
+	if n := hungTrust.Load(); n != 0 || len(runningTrust) != 0 {
+		t.Fatalf("%d trust calls hung and %d places taken before the test: an earlier test left a call running", n, len(runningTrust))
 	}
 }
 
@@ -414,7 +414,7 @@ func TestHungTrustCapHoldsForConcurrentCalls(t *testing.T) {
 		l.trust.calls.Wait()
 	}
 	// Every call that started has now returned and counted itself. The
-	// others waited for a slot that no call gave back.
+	// others waited for a place that no call gave back.
 	if got := calls.Load(); got != maxTrustCalls {
 		t.Errorf("%d calls of the hung function were started at once, want %d", got, maxTrustCalls)
 	}
@@ -459,7 +459,7 @@ func TestTrustCallsBeyondTheCapWaitForASlot(t *testing.T) {
 		wg.Go(func() { loaders[i].reload(time.Now()) })
 	}
 	for range maxTrustCalls {
-		<-entered // the cap is reached: the other calls wait for a slot
+		<-entered // the cap is reached: the other calls wait for a place
 	}
 	close(gate)
 	wg.Wait()

@@ -1,4 +1,4 @@
-package settings
+package settingsengine
 
 import (
 	"fmt"
@@ -297,11 +297,11 @@ func (w *Watcher) isRelevant(name string) bool {
 // So rearm also re-adds a watch whose name now leads to another directory
 // (os.SameFile against the identity recorded when it was added).
 func (w *Watcher) rearm() {
-	slots := w.l.slots()
+	files := w.l.trackedFiles()
 	for range 8 {
-		wanted := map[string][]*slot{}
+		wanted := map[string][]*trackedFile{}
 		var relevant []string
-		for _, s := range slots {
+		for _, s := range files {
 			for _, q := range symlinkChain(s.path) {
 				relevant = append(relevant, q)
 				d := nearestExisting(filepath.Dir(q))
@@ -310,7 +310,7 @@ func (w *Watcher) rearm() {
 		}
 		w.relevant = relevant
 		if w.fsw == nil {
-			for _, s := range slots {
+			for _, s := range files {
 				s.polling = true
 			}
 			return
@@ -337,7 +337,7 @@ func (w *Watcher) rearm() {
 			}
 			have[d] = true
 		}
-		for _, s := range slots {
+		for _, s := range files {
 			s.polling = false
 		}
 		added := false
@@ -403,7 +403,7 @@ func (w *Watcher) dirsMoved() bool {
 // poll.
 func (w *Watcher) pollChanged() bool {
 	changed := false
-	for _, s := range w.l.slots() {
+	for _, s := range w.l.trackedFiles() {
 		if !s.polling {
 			continue
 		}

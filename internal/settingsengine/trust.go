@@ -1,4 +1,4 @@
-package settings
+package settingsengine
 
 import (
 	"fmt"
@@ -134,7 +134,7 @@ func callTrust(fn func(string) (bool, error), root string) (a trustAnswer) {
 // reloads (a Reader's next ask finds it there and asks again). The goroutine touches nothing else, so it may outlive the
 // Watcher; Close does not wait for it.
 //
-// Every call holds one of the process-wide trustSlots while it is in the
+// Every call holds one of the process-wide runningTrust while it is in the
 // host's function, so at most maxTrustCalls goroutines are ever in host
 // trust functions, however many Watchers, Readers and Load calls ask at
 // once.
@@ -166,14 +166,14 @@ func (t *trustCaller) ask(root string) trustAnswer {
 		}
 	}
 	if hungTrust.Load() >= maxTrustCalls {
-		return trustAnswer{busy: true} // every slot is held by a hung call
+		return trustAnswer{busy: true} // every place is held by a hung call
 	}
-	// One timer bounds both the wait for a slot (held by calls that are
+	// One timer bounds both the wait for a place (held by calls that are
 	// slow, not yet hung) and the call itself.
 	timer := time.NewTimer(t.timeout)
 	defer timer.Stop()
 	select {
-	case trustSlots <- struct{}{}:
+	case runningTrust <- struct{}{}:
 	case <-timer.C:
 		return trustAnswer{busy: true}
 	case <-t.stop:
@@ -186,7 +186,7 @@ func (t *trustCaller) ask(root string) trustAnswer {
 		if !state.CompareAndSwap(callRunning, callAnswered) {
 			hungTrust.Add(-1) // abandoned by its waiter: no longer hung
 		}
-		<-trustSlots
+		<-runningTrust
 		ch <- a
 	})
 	select {
@@ -218,20 +218,20 @@ const (
 // process: running ones and those that timed out and have not returned.
 const maxTrustCalls = 4
 
-// trustSlots and hungTrust are process-wide by design: a goroutine stuck
+// runningTrust and hungTrust are process-wide by design: a goroutine stuck
 // in the host's function belongs to no Watcher or Load call that could
 // bound it (each Watcher or Reader starts at most one at a time; Load,
 // called again and again by a host, and possibly from several goroutines
 // at once, would start one per call).
 //
-// A call holds a slot (a send on trustSlots) from before it starts until
-// it returns; a caller that finds no free slot waits for one within its
+// A call holds a place (a send on runningTrust) from before it starts until
+// it returns; a caller that finds no free place waits for one within its
 // timeout. hungTrust counts the calls that timed out and still hold a
-// slot: when they hold all of them, ask answers "busy" at once instead of
+// place: when they hold all of them, ask answers "busy" at once instead of
 // waiting.
 var (
-	trustSlots = make(chan struct{}, maxTrustCalls)
-	hungTrust  atomic.Int32
+	runningTrust = make(chan struct{}, maxTrustCalls)
+	hungTrust    atomic.Int32
 )
 
 // returned records the answer of a hung call that has returned, for the

@@ -1,4 +1,4 @@
-package settings
+package settingsengine
 
 import (
 	"errors"
@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// slot tracks one file across reloads: the last good content and the
+// trackedFile tracks one file across reloads: the last good content and the
 // pending decisions (grace for a missing or empty file, retry for a bad one).
-type slot struct {
+type trackedFile struct {
 	path  string
 	layer Layer
 	store bool // the trust store, not a settings layer
@@ -35,37 +35,37 @@ type slot struct {
 	pollSig string
 }
 
-// loader holds the slots and computes Settings. It is used by one goroutine
+// loader holds the tracked files and computes Settings. It is used by one goroutine
 // at a time: Load's caller, or a Watcher's event loop.
 type loader struct {
 	c        *config
 	read     func(path string) readResult // readFile; tests replace it
 	trust    *trustCaller                 // nil without Options.Trust
-	global   *slot
-	project  *slot // nil without a project root
-	store    *slot // nil unless the trust store decides
+	global   *trackedFile
+	project  *trackedFile // nil without a project root
+	store    *trackedFile // nil unless the trust store decides
 	decision trustDecision
 	logged   *trustDecision
 	settings Settings
 }
 
 func newLoader(c *config) *loader {
-	l := &loader{c: c, read: readFile, global: &slot{path: c.globalPath, layer: LayerGlobal, fresh: true}}
+	l := &loader{c: c, read: readFile, global: &trackedFile{path: c.globalPath, layer: LayerGlobal, fresh: true}}
 	if c.trust != nil {
 		l.trust = &trustCaller{fn: c.trust, timeout: c.trustTimeout}
 	}
 	if c.projectRoot != "" {
-		l.project = &slot{path: c.projectPath, layer: LayerProject, fresh: true}
+		l.project = &trackedFile{path: c.projectPath, layer: LayerProject, fresh: true}
 		if c.trust == nil && c.trustFile != "" {
-			l.store = &slot{path: c.trustFile, store: true, fresh: true}
+			l.store = &trackedFile{path: c.trustFile, store: true, fresh: true}
 		}
 	}
 	return l
 }
 
-// slots returns the slots whose files are read or watched.
-func (l *loader) slots() []*slot {
-	out := []*slot{l.global}
+// trackedFiles returns the tracked files whose files are read or watched.
+func (l *loader) trackedFiles() []*trackedFile {
+	out := []*trackedFile{l.global}
 	if l.project != nil {
 		out = append(out, l.project)
 	}
@@ -116,7 +116,7 @@ func (l *loader) reload(now time.Time) time.Time {
 			}
 			at(l.update(l.project, now))
 		} else {
-			*l.project = slot{path: l.project.path, layer: LayerProject, cond: ConditionUntrusted, fresh: true, polling: l.project.polling, pollSig: l.project.pollSig}
+			*l.project = trackedFile{path: l.project.path, layer: LayerProject, cond: ConditionUntrusted, fresh: true, polling: l.project.polling, pollSig: l.project.pollSig}
 		}
 		l.decision = d
 	}
@@ -130,7 +130,7 @@ func (l *loader) reload(now time.Time) time.Time {
 
 func (l *loader) files() []FileStatus {
 	var out []FileStatus
-	for _, s := range []*slot{l.global, l.project, l.store} {
+	for _, s := range []*trackedFile{l.global, l.project, l.store} {
 		if s == nil {
 			continue
 		}
@@ -152,7 +152,7 @@ func (l *loader) files() []FileStatus {
 // err joins the errors of the files in error.
 func (l *loader) err() error {
 	var errs []error
-	for _, s := range l.slots() {
+	for _, s := range l.trackedFiles() {
 		if s.err != nil {
 			errs = append(errs, s.err)
 		}
@@ -161,7 +161,7 @@ func (l *loader) err() error {
 }
 
 // update reads s once and applies the grace and retry rules.
-func (l *loader) update(s *slot, now time.Time) (wake time.Time) {
+func (l *loader) update(s *trackedFile, now time.Time) (wake time.Time) {
 	fresh := s.fresh
 	s.fresh = false
 	r := l.read(s.path)
@@ -224,7 +224,7 @@ func (l *loader) update(s *slot, now time.Time) (wake time.Time) {
 	return time.Time{}
 }
 
-func (l *loader) recovered(s *slot) {
+func (l *loader) recovered(s *trackedFile) {
 	if s.err != nil {
 		if s.store {
 			l.c.log.Info("trust store recovered", "file", s.path)
@@ -242,7 +242,7 @@ func (l *loader) recovered(s *slot) {
 // untrusted, as [TrustStore.Trust] says). A file in error is read again on
 // a capped backoff (see retry) until it reads, whether or not an event says
 // it changed.
-func (l *loader) fail(s *slot, hash [32]byte, err error, fresh bool, now time.Time) time.Time {
+func (l *loader) fail(s *trackedFile, hash [32]byte, err error, fresh bool, now time.Time) time.Time {
 	already := s.hasReported && s.reportedErr == hash
 	due := s.hasPending && s.pendingErr == hash && !now.Before(s.pendingAt)
 	if !fresh && !already && !due {
@@ -280,7 +280,7 @@ const maxRetryWait = 30 * time.Second
 // reason before then keeps the schedule. Most repairs come with an event (a
 // save, a chmod); the retry catches those that do not (a parent
 // directory's permissions, an ACL, a file system mounted again).
-func (l *loader) retry(s *slot, now time.Time) time.Time {
+func (l *loader) retry(s *trackedFile, now time.Time) time.Time {
 	if !s.retryAt.IsZero() && now.Before(s.retryAt) {
 		return s.retryAt
 	}

@@ -1,6 +1,8 @@
-package settings
+package settingsengine
 
 import (
+	"github.com/panestate/panestate/settings"
+
 	"errors"
 	"os"
 	"path/filepath"
@@ -303,7 +305,7 @@ func TestWatchTrustStore(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.opts.Trust = nil
-	f.opts.TrustFile = DefaultTrustFile(f.home, "app")
+	f.opts.TrustFile = settings.DefaultTrustFile(f.home, "app")
 	write(t, f.opts.TrustFile, `{"`+f.proj+`": "ask"}`)
 	write(t, f.project, doc(false, "p"))
 	w, _ := startWatch(t, f.opts)
@@ -410,7 +412,7 @@ func TestWatchMalformedTrustStoreFailsClosed(t *testing.T) {
 	var logs logBuffer
 	f.opts.Logger = newLogger(&logs)
 	f.opts.Trust = nil
-	f.opts.TrustFile = DefaultTrustFile(f.home, "app")
+	f.opts.TrustFile = settings.DefaultTrustFile(f.home, "app")
 	trusted := `{"` + f.proj + `": true}`
 	write(t, f.opts.TrustFile, trusted)
 	write(t, f.project, doc(false, "p"))

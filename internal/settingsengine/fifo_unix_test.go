@@ -1,8 +1,10 @@
 //go:build unix
 
-package settings
+package settingsengine
 
 import (
+	"github.com/panestate/panestate/settings"
+
 	"errors"
 	"path/filepath"
 	"strings"
@@ -49,7 +51,7 @@ func TestLoadFIFO(t *testing.T) {
 		{name: "project file", fifo: func(f *fixture) string { return f.project }, i: 1},
 		{name: "trust store", fifo: func(f *fixture) string {
 			f.opts.Trust = nil
-			f.opts.TrustFile = DefaultTrustFile(f.home, "app")
+			f.opts.TrustFile = settings.DefaultTrustFile(f.home, "app")
 			return f.opts.TrustFile
 		}, i: 2},
 	}
