@@ -180,18 +180,13 @@ func OwnsPane(a Adapter) bool {
 	return true
 }
 
-// DefaultEnabler is implemented by drivers that say whether their adapter
-// runs when the settings do not mention it. Fallback: enabled.
-type DefaultEnabler interface {
-	EnabledByDefault() bool
-}
-
-// SettingsKeyer is implemented by drivers that own settings keys besides
-// "enabled". The settings layer warns about any other key in the adapter's
-// section. Fallback: only "enabled" is known, and other keys are warned
-// about.
-type SettingsKeyer interface {
-	SettingsKeys() []string
+// SettingsOwner is implemented by drivers that say how their adapter's
+// settings section reads. Settings returns whether the adapter runs when no
+// settings file sets "enabled", and the keys the adapter owns besides
+// "enabled"; the settings layer warns about any other key in the section. It
+// must have no side effect. Fallback: enabled, and only "enabled" is known.
+type SettingsOwner interface {
+	Settings() (enabledByDefault bool, keys []string)
 }
 
 // CheckHost returns nil when h may claim a pane (an interactive root
@@ -236,26 +231,21 @@ func Explain(a Adapter) map[string]string {
 	return nil
 }
 
-// EnabledByDefault reports whether d's adapter runs when no setting says
-// otherwise.
-func EnabledByDefault(d Driver) bool {
-	if e, ok := d.(DefaultEnabler); ok {
-		return e.EnabledByDefault()
-	}
-	return true
-}
-
-// SettingsKeys returns the settings keys d's adapter owns, "enabled" first.
-func SettingsKeys(d Driver) []string {
-	keys := []string{"enabled"}
-	if s, ok := d.(SettingsKeyer); ok {
-		for _, k := range s.SettingsKeys() {
+// Settings returns whether d's adapter runs when no setting says otherwise,
+// and the settings keys it owns, "enabled" first, as [SettingsOwner]
+// describes.
+func Settings(d Driver) (enabledByDefault bool, keys []string) {
+	enabledByDefault, keys = true, []string{"enabled"}
+	if s, ok := d.(SettingsOwner); ok {
+		var own []string
+		enabledByDefault, own = s.Settings()
+		for _, k := range own {
 			if k != "enabled" {
 				keys = append(keys, k)
 			}
 		}
 	}
-	return keys
+	return enabledByDefault, keys
 }
 
 // EnvScrubber is implemented by drivers whose workspace puts variables in the
@@ -275,42 +265,24 @@ func ScrubEnv(d Driver, env Env) Env {
 }
 
 // Checker is implemented by drivers that can tell, without opening anything,
-// whether their adapter applies to this process. Check returns nil when Open
-// would find the adapter applicable, or an error wrapping ErrInactive that
-// says why not. It must start nothing and have no side effect. The registry
-// uses it for adapters it has not opened (disabled in the settings, or before
-// Attach in Explain). Fallback: the adapter is assumed to apply.
+// what Open would say. Check returns nil when Open would succeed; an error
+// wrapping ErrInactive that says why when the adapter does not apply to this
+// process; or, when it applies, the error Open would return for its settings
+// section (p.Settings), naming the key. Values Open would clamp are valid.
+// It must start nothing, emit no diagnostic and have no side effect, and may
+// be called concurrently, at any time. The registry uses it for adapters it
+// has not opened (disabled in the settings, or before Attach in Explain), so
+// that a bad setting is shown before it makes Open fail. Fallback: the
+// adapter is assumed to apply, with valid settings.
 type Checker interface {
 	Check(p Params) error
 }
 
-// Check reports whether d's adapter applies here, as [Checker] describes;
-// nil when d cannot tell.
+// Check returns what d's Open would say, as [Checker] describes; nil when d
+// cannot tell.
 func Check(d Driver, p Params) error {
 	if c, ok := d.(Checker); ok {
 		return c.Check(p)
-	}
-	return nil
-}
-
-// SettingsValidator is implemented by drivers whose settings section can be
-// wrong. ValidateSettings decodes section (the adapter's raw section, nil
-// when there is none, without "enabled") exactly as Open would, and returns
-// the error Open would return for it, naming the key, or nil. It must have
-// no side effect and do no I/O: it starts nothing, emits no diagnostic and
-// may be called concurrently, at any time. The registry uses it for adapters
-// it has not opened (before Attach in Explain, or disabled in the
-// settings), so that a bad setting is shown before it makes Open fail.
-// Values Open would clamp are valid. Fallback: every section is valid.
-type SettingsValidator interface {
-	ValidateSettings(section json.RawMessage) error
-}
-
-// ValidateSettings returns the error d's Open would return for section, as
-// [SettingsValidator] describes; nil when d cannot tell.
-func ValidateSettings(d Driver, section json.RawMessage) error {
-	if v, ok := d.(SettingsValidator); ok {
-		return v.ValidateSettings(section)
 	}
 	return nil
 }

@@ -109,6 +109,8 @@ func TestBound(t *testing.T) {
 		{"short", "hello", 10, "hello"},
 		{"control characters", "a\nb\tc\x1b[31m", 20, "a b c [31m"},
 		{"invalid utf-8", "a\xffb", 10, "a\uFFFDb"},
+		{"bell and C1", "a\ab\u009bc", 10, "a b c"},
+		{"bidi controls", "a\u202eb\u2066c\u200fd\u061ce", 20, "a b c d e"},
 		{"cut", "abcdefghij", 6, "abc…"},
 		{"cut inside a rune", "ééééé", 6, "é…"},
 	}
@@ -167,12 +169,13 @@ func (f *full) Explain() map[string]string     { return map[string]string{"k": "
 
 type fullDriver struct{ DriverFunc }
 
-func (fullDriver) EnabledByDefault() bool { return false }
-func (fullDriver) SettingsKeys() []string { return []string{"enabled", "color"} }
-func (fullDriver) ScrubEnv(e Env) Env     { return e.Without(func(k string) bool { return k == "X" }) }
-func (fullDriver) Check(Params) error     { return ErrInactive }
-func (fullDriver) ValidateSettings(section json.RawMessage) error {
-	if string(section) == `{"color":1}` {
+func (fullDriver) Settings() (bool, []string) { return false, []string{"enabled", "color"} }
+func (fullDriver) ScrubEnv(e Env) Env         { return e.Without(func(k string) bool { return k == "X" }) }
+func (fullDriver) Check(p Params) error {
+	if p.Env.Get("IN") == "" {
+		return ErrInactive
+	}
+	if string(p.Settings) == `{"color":1}` {
 		return errors.New("color: not a string")
 	}
 	return nil
@@ -200,27 +203,30 @@ func TestOptionalInterfaceHelpers(t *testing.T) {
 	}
 
 	plain := DriverFunc(func(context.Context, Params) (Adapter, error) { return bare{}, nil })
-	if !EnabledByDefault(plain) || Check(plain, Params{}) != nil || ValidateSettings(plain, json.RawMessage(`{"color":1}`)) != nil {
+	def, keys := Settings(plain)
+	if !def || Check(plain, Params{}) != nil || Check(plain, Params{Settings: json.RawMessage(`{"color":1}`)}) != nil {
 		t.Error("driver fallbacks")
 	}
-	if diff := cmp.Diff(SettingsKeys(plain), []string{"enabled"}); diff != "" {
+	if diff := cmp.Diff(keys, []string{"enabled"}); diff != "" {
 		t.Error(diff)
 	}
 	if got := ScrubEnv(plain, Env{"X=1"}); len(got) != 1 {
 		t.Error("ScrubEnv fallback changed env")
 	}
 	d := fullDriver{plain}
-	if EnabledByDefault(d) || !errors.Is(Check(d, Params{}), ErrInactive) {
+	def, keys = Settings(d)
+	if def || !errors.Is(Check(d, Params{}), ErrInactive) {
 		t.Error("driver capabilities not used")
 	}
-	if err := ValidateSettings(d, json.RawMessage(`{"color":1}`)); err == nil || !strings.Contains(err.Error(), "color") {
-		t.Errorf("ValidateSettings of a bad section = %v, want the driver's error", err)
+	in := Env{"IN=1"}
+	if err := Check(d, Params{Env: in, Settings: json.RawMessage(`{"color":1}`)}); err == nil || !strings.Contains(err.Error(), "color") {
+		t.Errorf("Check of a bad section = %v, want the driver's error", err)
 	}
-	if err := ValidateSettings(d, nil); err != nil {
-		t.Errorf("ValidateSettings of no section = %v, want nil", err)
+	if err := Check(d, Params{Env: in}); err != nil {
+		t.Errorf("Check of no section = %v, want nil", err)
 	}
-	if diff := cmp.Diff(SettingsKeys(d), []string{"enabled", "color"}); diff != "" {
-		t.Errorf("SettingsKeys: %s", diff)
+	if diff := cmp.Diff(keys, []string{"enabled", "color"}); diff != "" {
+		t.Errorf("settings keys: %s", diff)
 	}
 	if got := ScrubEnv(d, Env{"X=1", "Y=2"}); len(got) != 1 || got[0] != "Y=2" {
 		t.Errorf("ScrubEnv = %v", got)

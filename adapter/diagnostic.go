@@ -60,13 +60,15 @@ func (d Diagnostic) String() string {
 	return fmt.Sprintf("%s: %s: %s", d.Adapter, d.Kind, d.Detail)
 }
 
-// Bound returns s as one line of valid UTF-8 of at most n bytes: control
-// characters become spaces, invalid bytes become U+FFFD, and a cut text ends
-// in "…".
+// Bound returns s as one line of valid UTF-8 of at most n bytes, safe to
+// print on a terminal: control characters (C0, DEL, C1, so ESC and BEL too)
+// and the bidirectional controls that reorder what a terminal shows
+// (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069) become
+// spaces, invalid bytes become U+FFFD, and a cut text ends in "…".
 func Bound(s string, n int) string {
 	var b strings.Builder
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || isBidiControl(r) {
 			r = ' '
 		}
 		size := utf8.RuneLen(r)
@@ -81,4 +83,12 @@ func Bound(s string, n int) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// isBidiControl reports whether r is one of Unicode's bidirectional
+// formatting characters, which can make a terminal show text in an order
+// other than the bytes' (the "Trojan Source" trick).
+func isBidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f ||
+		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }

@@ -47,17 +47,14 @@
 //     fallback: no refresh.
 //   - [Explainer]: add adapter-specific lines to registry.Explain. Helper
 //     [Explain]; fallback: none.
-//   - [DefaultEnabler] (on drivers): whether the adapter runs when the
-//     settings do not mention it. Helper [EnabledByDefault]; fallback: yes.
-//   - [SettingsKeyer] (on drivers): the settings keys the adapter owns.
-//     Helper [SettingsKeys]; fallback: only "enabled".
+//   - [SettingsOwner] (on drivers): whether the adapter runs when the
+//     settings do not mention it, and the settings keys it owns. Helper
+//     [Settings]; fallback: yes, and only "enabled".
 //   - [EnvScrubber] (on drivers): remove the workspace's variables from a
 //     child process's environment. Helper [ScrubEnv]; fallback: unchanged.
-//   - [Checker] (on drivers): whether the adapter applies here, without
-//     opening it. Helper [Check]; fallback: assumed to apply.
-//   - [SettingsValidator] (on drivers): whether the settings section would
-//     make Open fail, without opening it. Helper [ValidateSettings];
-//     fallback: valid.
+//   - [Checker] (on drivers): what Open would say, without opening it:
+//     whether the adapter applies here, then whether its settings section
+//     would make Open fail. Helper [Check]; fallback: applies, valid.
 //
 // # Host context
 //

@@ -74,13 +74,12 @@ type goldenReport struct {
 func (g goldenSnapshot) snapshot() (session.Snapshot, error) {
 	phase := session.PhaseNone
 	if g.Phase != "" {
-		var err error
-		if phase, err = session.ParsePhase(g.Phase); err != nil {
+		if err := phase.UnmarshalText([]byte(g.Phase)); err != nil {
 			return session.Snapshot{}, err
 		}
 	}
-	avail, err := session.ParseAvailability(g.Workflows.Availability)
-	if err != nil {
+	var avail session.Availability
+	if err := avail.UnmarshalText([]byte(g.Workflows.Availability)); err != nil {
 		return session.Snapshot{}, err
 	}
 	w := g.Workflows

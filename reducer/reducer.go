@@ -27,7 +27,7 @@ func Reduce(s session.Snapshot) (adapter.Report, bool) {
 	}
 
 	// Rule 2: an open prompt, including one the agent is parked on. The
-	// counts are tested one by one rather than summed with Prompts.Total so
+	// counts are tested one by one rather than summed so
 	// that absurdly large counts cannot overflow into "no prompt".
 	p := &s.Prompts
 	if p.Approval > 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/settings"
 )
 
@@ -17,7 +18,7 @@ import (
 
 // onSettings is the settings watcher's callback for the attachment of
 // generation gen. It runs on the watcher's goroutine.
-func (r *Registry) onSettings(gen uint64, cur settings.Settings) {
+func (r *Registry) onSettings(gen uint64, cur settingsengine.Settings) {
 	o, ok := r.beginApply(gen)
 	if !ok {
 		return
@@ -27,18 +28,15 @@ func (r *Registry) onSettings(gen uint64, cur settings.Settings) {
 }
 
 // apply makes the adapters match cur, one adapter after the other.
-func (r *Registry) apply(ctx context.Context, gen uint64, cur settings.Settings) {
-	if !r.keep(gen, func() { r.cur = cur }) {
+func (r *Registry) apply(ctx context.Context, gen uint64, cur settingsengine.Settings) {
+	if !r.useSettings(gen, cur) {
 		return
 	}
 	for _, s := range r.slots {
 		enabled, from := cur.Enabled(s.name, s.def)
 		seen := viewOf(cur, s)
-		var f facts
-		if !r.keep(gen, func() {
-			s.enabled, s.from = enabled, from
-			f = facts{life: s.life, enabled: enabled, changed: s.seen != seen}
-		}) {
+		f, ok := r.slotFacts(gen, s, enabled, from, seen)
+		if !ok {
 			return
 		}
 		if f.life == LifecycleInactive && enabled && !f.changed {
@@ -50,7 +48,7 @@ func (r *Registry) apply(ctx context.Context, gen uint64, cur settings.Settings)
 
 // change is what a settings change brings to one adapter.
 type change struct {
-	cur  settings.Settings
+	cur  settingsengine.Settings
 	seen view
 	from settings.Layer // the layer that decided "enabled"
 }
@@ -61,7 +59,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 	switch act {
 	case actNothing, actKeep:
 	case actMarkDisabled:
-		r.keep(gen, func() { s.life, s.why, s.seen = LifecycleDisabled, disabledWhy(c.from), seen })
+		r.settle(gen, s, LifecycleDisabled, disabledWhy(c.from), seen)
 	case actOpen:
 		a, err := r.open(ctx, s, cur)
 		if err != nil {
@@ -70,7 +68,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 			} else {
 				r.log.Warn("adapter failed to open", "adapter", s.name, "error", err)
 			}
-			r.keep(gen, func() { s.life, s.why, s.seen = notOpened(err), err.Error(), seen })
+			r.settle(gen, s, notOpened(err), err.Error(), seen)
 			return
 		}
 		if r.start(gen, s, a, seen, nil) {
@@ -81,7 +79,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 		if err != nil {
 			r.log.Warn("adapter settings changed but the new settings failed; keeping the running adapter", "adapter", s.name, "error", err)
 			// Do not retry the same bad settings on every reload.
-			r.keep(gen, func() { s.settingsErr, s.seen = err.Error(), seen })
+			r.rejectSettings(gen, s, err.Error(), seen)
 			return
 		}
 		old := r.take(gen, s, LifecycleActive, "")
@@ -107,15 +105,22 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 		if w == nil {
 			return
 		}
-		r.keep(gen, func() { s.seen = seen })
+		r.markSeen(gen, s, seen)
 		// The delivery in flight is withdrawn, and the release follows
 		// it. Wait for the release before anything else opens, so that a
 		// claim that follows never crosses it; a Detach cuts the wait
-		// short and takes the worker over.
+		// short and takes the worker over. An adapter that has not
+		// returned by the end of the budget (plus the grace a cancelled
+		// call gets) is not waited for: it stays live, and is released
+		// when it returns, or by the next Detach.
 		w.stop(fateRelease, time.Now())
+		bound := time.NewTimer(r.budget + cancelGrace)
+		defer bound.Stop()
 		select {
 		case <-w.done:
 		case <-ctx.Done():
+		case <-bound.C:
+			r.log.Warn("the adapter turned off did not return within the release budget; going on", "adapter", s.name, "budget", r.budget)
 		}
 	}
 }
@@ -136,7 +141,7 @@ func disabledWhy(from settings.Layer) string {
 	return fmt.Sprintf("disabled by %s settings", from)
 }
 
-func (r *Registry) open(ctx context.Context, s *slot, cur settings.Settings) (a adapter.Adapter, err error) {
+func (r *Registry) open(ctx context.Context, s *slot, cur settingsengine.Settings) (a adapter.Adapter, err error) {
 	if r.guard(s, "Open", func() { a, err = s.driver.Open(ctx, r.params(s, cur)) }) {
 		return nil, fmt.Errorf("registry: adapter %s panicked in Open", s.name)
 	}

@@ -24,7 +24,7 @@ func BenchmarkPublish(b *testing.B) {
 				// so no goroutine outlives the benchmark.
 				d.block = make(chan struct{})
 			}
-			opts := Options{App: "bench", Host: tuiHost, Env: []string{}, StaticSettings: true, Adapters: []string{register(d)}}
+			opts := Options{App: "bench", Host: tuiHost, Env: []string{}, StaticSettings: true, Drivers: pick(register(d))}
 			opts.Settings.Home = b.TempDir()
 			r, err := New(opts)
 			if err != nil {
@@ -64,7 +64,7 @@ func BenchmarkAttachDetachInactive(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r, err := New(Options{App: "bench", Host: tuiHost, Env: []string{"PATH=/usr/bin"},
-			Settings: settings.Options{Home: home}, Adapters: []string{"herdr", "noop"}})
+			Settings: settings.Options{Home: home}, Drivers: pick("herdr", "noop")})
 		if err != nil {
 			b.Fatal(err)
 		}

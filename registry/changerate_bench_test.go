@@ -28,7 +28,10 @@ type timedReport struct {
 	rep adapter.Report
 }
 
-func (d *timedDriver) SettingsKeys() []string { return adapter.SettingsKeys(d.d)[1:] }
+func (d *timedDriver) Settings() (bool, []string) {
+	def, keys := adapter.Settings(d.d)
+	return def, keys[1:]
+}
 
 func (d *timedDriver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
 	a, err := d.d.Open(ctx, p)

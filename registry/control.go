@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
@@ -31,25 +32,25 @@ type op struct {
 
 // beginAttach starts an Attach of src: it waits (while ctx lasts) for an
 // Attach or Detach in progress, then moves the registry from detached to
-// attaching in a new generation, and returns the operation and the
-// adapters an earlier Detach left unreleased, for the caller to close (the
-// new ones take the pane over). already is true when the registry is
+// attaching in a new generation, and returns the operation. The adapters an
+// earlier Detach left unreleased stay in r.unreleased: start closes each
+// when a new adapter of its slot takes the pane over, and the next Detach
+// releases those that none took over. already is true when the registry is
 // attached: there is nothing to do.
-func (r *Registry) beginAttach(ctx context.Context, src session.Source) (o op, stale []*worker, already bool, err error) {
+func (r *Registry) beginAttach(ctx context.Context, src session.Source) (o op, already bool, err error) {
 	r.mu.Lock()
 	for r.phase == phaseAttaching || r.phase == phaseDetaching {
 		if err := r.waitOpLocked(ctx); err != nil {
-			return op{}, nil, false, fmt.Errorf("registry: attach: %w", err)
+			return op{}, false, fmt.Errorf("registry: attach: %w", err)
 		}
 	}
 	defer r.mu.Unlock()
 	if r.phase.attached() {
-		return op{}, nil, true, nil
+		return op{}, true, nil
 	}
 	if err := ctx.Err(); err != nil {
-		return op{}, nil, false, fmt.Errorf("registry: attach: %w", err)
+		return op{}, false, fmt.Errorf("registry: attach: %w", err)
 	}
-	stale, r.unreleased = r.unreleased, nil
 	r.gen++
 	r.attachGen = r.gen
 	r.phase = phaseAttaching
@@ -58,7 +59,7 @@ func (r *Registry) beginAttach(ctx context.Context, src session.Source) (o op, s
 	for _, s := range r.slots {
 		s.life, s.why, s.seen, s.settingsErr, s.w = LifecycleNotAttached, "", view{}, "", nil
 	}
-	return r.newOpLocked(ctx), stale, false, nil
+	return r.newOpLocked(ctx), false, nil
 }
 
 // newOpLocked makes the operation of the current generation; r.mu is held.
@@ -122,15 +123,16 @@ type detachPlan struct {
 	ws      []*worker
 	stale   []*worker
 	unsub   func()
-	watcher *settings.Watcher
+	watcher *settingsengine.Watcher
 }
 
 // beginDetach starts a Detach at start: it waits (while ctx lasts) for a
 // Detach in progress, preempts an Attach or settings change in progress,
 // moves the registry to detaching in a new generation, and stops every
 // live worker with a release, within the budget from start; a worker being
-// replaced by a successor that is not running yet is released too. ok is
-// false when there is nothing to detach.
+// replaced by a successor that is not running yet is released too, and so
+// is one still busy past an earlier Detach's budget. ok is false when there
+// is nothing to detach.
 func (r *Registry) beginDetach(ctx context.Context, start time.Time) (p detachPlan, ok bool, err error) {
 	r.mu.Lock()
 	for r.phase == phaseDetaching {
@@ -139,7 +141,9 @@ func (r *Registry) beginDetach(ctx context.Context, start time.Time) (p detachPl
 		}
 	}
 	defer r.mu.Unlock()
-	if r.phase == phaseDetached && len(r.unreleased) == 0 {
+	if r.phase == phaseDetached && len(r.unreleased) == 0 && len(r.live) == 0 {
+		// Nothing left: no adapter unreleased, and none still busy past
+		// the budget of an earlier Detach.
 		return detachPlan{}, false, nil
 	}
 	if r.opCancel != nil {
@@ -179,9 +183,10 @@ func (r *Registry) endDetach(p detachPlan) {
 }
 
 // keep runs f under the lock if gen is still the current generation, and
-// reports whether it did. An operation uses it to hand over what it built;
-// when it returns false, a Detach has preempted the operation, which must
-// then undo what it built itself.
+// reports whether it did. The transitions below use it to hand over what an
+// operation built; when it returns false, a Detach has preempted the
+// operation, which must then undo what it built itself. Only this file
+// calls it: every change of the control state has a name.
 func (r *Registry) keep(gen uint64, f func()) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -192,14 +197,99 @@ func (r *Registry) keep(gen uint64, f func()) bool {
 	return true
 }
 
+// useSettings records cur as the settings the attachment of generation gen
+// acts on. It reports false when a Detach preempted the operation.
+func (r *Registry) useSettings(gen uint64, cur settingsengine.Settings) bool {
+	return r.keep(gen, func() { r.cur = cur })
+}
+
+// slotFacts records what the settings say of s ("enabled", and the layer
+// that decided it) and returns the facts decide needs, given seen, the
+// settings the change brings to s. ok is false when a Detach preempted the
+// operation.
+func (r *Registry) slotFacts(gen uint64, s *slot, enabled bool, from settings.Layer, seen view) (f facts, ok bool) {
+	ok = r.keep(gen, func() {
+		s.enabled, s.from = enabled, from
+		f = facts{life: s.life, enabled: enabled, changed: s.seen != seen}
+	})
+	return f, ok
+}
+
+// settle sets s, which runs nothing, to life (disabled, inactive, or open
+// failed), saying why, after acting on the settings seen.
+func (r *Registry) settle(gen uint64, s *slot, life Lifecycle, why string, seen view) {
+	r.keep(gen, func() { s.life, s.why, s.seen = life, why, seen })
+}
+
+// rejectSettings records that the settings seen could not be applied to s,
+// which keeps running with its old ones: they are not tried again until
+// they change.
+func (r *Registry) rejectSettings(gen uint64, s *slot, why string, seen view) {
+	r.keep(gen, func() { s.settingsErr, s.seen = why, seen })
+}
+
+// markSeen records that s has acted on the settings seen.
+func (r *Registry) markSeen(gen uint64, s *slot, seen view) {
+	r.keep(gen, func() { s.seen = seen })
+}
+
+// lifeOf returns s's lifecycle; ok is false when a Detach preempted the
+// operation of generation gen.
+func (r *Registry) lifeOf(gen uint64, s *slot) (life Lifecycle, ok bool) {
+	ok = r.keep(gen, func() { life = s.life })
+	return life, ok
+}
+
+// holdSubscription hands the source's cancel function to the attachment
+// of generation gen, for Detach to call. It reports false when a Detach
+// preempted the Attach, which must then call unsub itself.
+func (r *Registry) holdSubscription(gen uint64, unsub func()) bool {
+	return r.keep(gen, func() { r.unsubscribe = unsub })
+}
+
+// holdWatcher hands the settings watcher to the attachment of generation
+// gen, for Detach to close. It reports false when a Detach preempted the
+// Attach, which must then close w itself.
+func (r *Registry) holdWatcher(gen uint64, w *settingsengine.Watcher) bool {
+	return r.keep(gen, func() { r.watcher = w })
+}
+
+// dropIdleSubscription ends an Attach that runs nothing and watches
+// nothing: it takes the subscription back for the caller to cancel (idle
+// is nil when something runs). ok is false when a Detach preempted the
+// Attach.
+func (r *Registry) dropIdleSubscription(gen uint64) (idle func(), ok bool) {
+	ok = r.keep(gen, func() {
+		if len(r.live) == 0 && r.watcher == nil {
+			idle, r.unsubscribe = r.unsubscribe, nil
+		}
+	})
+	return idle, ok
+}
+
+// addLive counts w among the workers a Detach waits for (a retried
+// release).
+func (r *Registry) addLive(w *worker) {
+	r.mu.Lock()
+	r.live[w] = struct{}{}
+	r.mu.Unlock()
+}
+
 // start hands a to a new worker for s and reports the current state at
 // once. pred, when not nil, is the worker a replaces: it is closed without a
-// release, and the new worker makes no call before pred is done. If a Detach
-// preempted the operation, a is closed instead (it never reported, so there
-// is nothing to release) and start returns false.
+// release, and the new worker makes no call before pred is done. An adapter
+// of s that a Detach left unreleased is closed first, without a release: a
+// takes the pane over. If a Detach preempted the operation, a is closed
+// instead (it never reported, so there is nothing to release) and start
+// returns false.
 func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view, pred *worker) bool {
 	var w *worker
+	var stale []*worker
 	if !r.keep(gen, func() {
+		// Taken in the same step as the new worker starts: a Detach
+		// either finds the old adapters still unreleased, or finds the
+		// new worker, which releases the pane.
+		stale = r.takeUnreleasedLocked(s)
 		w = newWorker(r, s, a, r.src, r.attachGen, pred)
 		s.w, s.life, s.why, s.seen, s.settingsErr = w, LifecycleActive, "", seen, ""
 		r.live[w] = struct{}{}
@@ -211,9 +301,25 @@ func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view, pred
 		closePreempted(a)
 		return false
 	}
+	for _, old := range stale {
+		old.closeOnly() // before the new worker's first call
+	}
 	go w.run()
 	w.kick()
 	return true
+}
+
+// takeUnreleasedLocked removes from r.unreleased the adapters of s that a
+// Detach left unreleased, and returns them; r.mu is held.
+func (r *Registry) takeUnreleasedLocked(s *slot) (ws []*worker) {
+	r.unreleased = slices.DeleteFunc(r.unreleased, func(w *worker) bool {
+		if w.s == s {
+			ws = append(ws, w)
+			return true
+		}
+		return false
+	})
+	return ws
 }
 
 // take removes s's running worker from s and from the fan-out and returns
@@ -242,8 +348,9 @@ func (r *Registry) finished(w *worker, unreleased bool, err error) {
 		r.mu.Unlock()
 		return
 	}
-	if r.attachGen != w.gen && r.phase.attached() {
-		// A newer attachment runs its own adapter: close this one.
+	if r.phase.attached() && w.s.w != nil && w.s.w != w {
+		// A newer adapter of its slot runs and holds the pane: close this
+		// one. Otherwise it is kept for the next Detach to release.
 		r.mu.Unlock()
 		w.closeOnly()
 		return

@@ -33,9 +33,9 @@ func (r *Registry) phaseNow() phase {
 // that attachment never begins.
 func TestControlDetachPreemptsAnAttach(t *testing.T) {
 	r := controlRegistry(t)
-	o, stale, already, err := r.beginAttach(t.Context(), session.NewStore())
-	if err != nil || already || len(stale) != 0 {
-		t.Fatalf("beginAttach: %v, already %t, stale %d", err, already, len(stale))
+	o, already, err := r.beginAttach(t.Context(), session.NewStore())
+	if err != nil || already {
+		t.Fatalf("beginAttach: %v, already %t", err, already)
 	}
 	if got := r.phaseNow(); got != phaseAttaching {
 		t.Fatalf("phase %d, want attaching", got)
@@ -73,7 +73,7 @@ func TestControlSettingsChangeFollowsItsAttach(t *testing.T) {
 	if _, ok := r.beginApply(0); ok {
 		t.Error("a settings change began on a detached registry")
 	}
-	o, _, _, err := r.beginAttach(t.Context(), session.NewStore())
+	o, _, err := r.beginAttach(t.Context(), session.NewStore())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestControlSettingsChangeFollowsItsAttach(t *testing.T) {
 	if got := r.phaseNow(); got != phaseAttached {
 		t.Errorf("phase %d, want attached", got)
 	}
-	if _, _, already, err := r.beginAttach(t.Context(), session.NewStore()); err != nil || !already {
+	if _, already, err := r.beginAttach(t.Context(), session.NewStore()); err != nil || !already {
 		t.Errorf("a second Attach on an attached registry: %v, already %t; want it found attached", err, already)
 	}
 }
@@ -104,7 +104,7 @@ func TestControlSettingsChangeFollowsItsAttach(t *testing.T) {
 // (undecided) is released, one already handed over keeps its close.
 func TestControlDetachDecidesEveryFate(t *testing.T) {
 	r := controlRegistry(t)
-	o, _, _, err := r.beginAttach(t.Context(), session.NewStore())
+	o, _, err := r.beginAttach(t.Context(), session.NewStore())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,4 +188,56 @@ func TestSuccessorWaitsForItsPredecessor(t *testing.T) {
 			t.Errorf("the replaced adapter was released %d times, want 0: the successor holds the pane", old.releases())
 		}
 	})
+}
+
+// Every hand-over of what an operation built is a named transition that
+// refuses once a Detach has preempted the operation: the subscription and
+// the watcher stay with the operation (to undo itself), and a slot keeps
+// the state the Detach gave it.
+func TestControlAPreemptedOperationHandsOverNothing(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// handOver tries the transition for generation gen and reports
+		// whether it was kept.
+		handOver func(r *Registry, gen uint64) bool
+	}{
+		{"subscription", func(r *Registry, gen uint64) bool { return r.holdSubscription(gen, func() {}) }},
+		{"settings", func(r *Registry, gen uint64) bool { return r.useSettings(gen, r.cur) }},
+		{"slot facts", func(r *Registry, gen uint64) bool {
+			_, ok := r.slotFacts(gen, r.slots[0], true, 0, view{})
+			return ok
+		}},
+		{"slot lifecycle", func(r *Registry, gen uint64) bool {
+			r.settle(gen, r.slots[0], LifecycleOpenFailed, "bad", view{})
+			_, ok := r.lifeOf(gen, r.slots[0])
+			return ok || r.slots[0].life == LifecycleOpenFailed
+		}},
+		{"idle subscription", func(r *Registry, gen uint64) bool {
+			_, ok := r.dropIdleSubscription(gen)
+			return ok
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := controlRegistry(t)
+			o, _, err := r.beginAttach(t.Context(), session.NewStore())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.handOver(r, o.gen) {
+				t.Fatal("the current Attach could not hand over")
+			}
+			p, ok, err := r.beginDetach(t.Context(), time.Now())
+			if err != nil || !ok {
+				t.Fatalf("beginDetach: %v, %t", err, ok)
+			}
+			if tt.handOver(r, o.gen) {
+				t.Error("the preempted Attach could still hand over")
+			}
+			r.endOp(o, phaseAttaching)
+			r.endDetach(p)
+			if r.unsubscribe != nil || r.watcher != nil {
+				t.Error("the detached registry holds a subscription or a watcher")
+			}
+		})
+	}
 }

@@ -33,10 +33,13 @@
 //
 // Workspaces are supported by drivers registered with [Register], as
 // database/sql does it. The built-in ones are listed in this package's
-// builtin.go, so importing registry is enough. A third-party adapter
-// registers itself from its own package's init function; [Drivers] lists
-// them all. [Options].Drivers gives one registry its own drivers instead of
-// the process-wide table (a configured driver, or a test's recorder).
+// builtin.go, so importing registry is enough, and a third-party adapter
+// registers itself from its own package's init function. A host chooses
+// drivers one way only: [Options].Drivers gives one registry exactly its own
+// drivers instead of the process-wide table (a subset, a configured driver,
+// or a test's recorder). The settings files then turn each one on or off.
+// [Registry.ScrubEnv] asks this registry's drivers which variables name a
+// pane, for the environment of the agent's tool subprocesses.
 //
 // # Delivery
 //

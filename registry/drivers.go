@@ -2,8 +2,7 @@ package registry
 
 import (
 	"fmt"
-	"regexp"
-	"slices"
+	"maps"
 	"sync"
 
 	"github.com/panestate/panestate/adapter"
@@ -16,7 +15,25 @@ var (
 	drivers   = make(map[string]adapter.Driver)
 )
 
-var validName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+// namePattern is the form of an adapter's name, checked by validName.
+const namePattern = "^[a-z][a-z0-9_-]*$"
+
+// validName reports whether name matches namePattern. It is checked by
+// hand: a compiled regexp costs every program that links the registry
+// about 0.1 ms and hundreds of allocations at start, which a hook process
+// run per agent event pays.
+func validName(name string) bool {
+	if name == "" || name[0] < 'a' || name[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Register makes a driver available under name. The name is also the
 // adapter's settings section ("<name>.enabled"), so it must match
@@ -24,8 +41,8 @@ var validName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 // nil, or if a driver is already registered under name. Call it from an init
 // function; it is safe for concurrent use.
 func Register(name string, driver adapter.Driver) {
-	if !validName.MatchString(name) {
-		panic(fmt.Sprintf("registry: Register adapter name %q: must match %s", name, validName))
+	if !validName(name) {
+		panic(fmt.Sprintf("registry: Register adapter name %q: must match %s", name, namePattern))
 	}
 	if driver == nil {
 		panic("registry: Register driver is nil for adapter " + name)
@@ -38,47 +55,29 @@ func Register(name string, driver adapter.Driver) {
 	drivers[name] = driver
 }
 
-// Drivers returns the sorted names of the registered drivers.
-func Drivers() []string {
+// registered returns a copy of the process-wide table.
+func registered() map[string]adapter.Driver {
 	driversMu.RLock()
 	defer driversMu.RUnlock()
-	names := make([]string, 0, len(drivers))
-	for n := range drivers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return maps.Clone(drivers)
 }
 
-// lookup returns the driver registered under name.
-func lookup(name string) (adapter.Driver, error) {
-	driversMu.RLock()
-	defer driversMu.RUnlock()
-	d, ok := drivers[name]
-	if !ok {
-		return nil, fmt.Errorf("registry: unknown adapter %q (forgotten import?)", name)
-	}
-	return d, nil
-}
-
-// ScrubEnv returns env without the pane variables of any registered
-// workspace (every HERDR_* variable, tmux's TMUX_PANE). Give the result to
-// the tool subprocesses the agent starts, so that a nested agent can never
-// claim or release the pane of the agent that started it. A nil env means
-// the process environment.
-//
-// It asks the drivers of the process-wide table ([Register], which holds
-// every built-in one). A driver given only through [Options.Drivers] under
-// a name the table lacks is not asked: register its package as well, or
-// scrub its variables yourself. It is safe for concurrent use.
-func ScrubEnv(env []string) []string {
+// ScrubEnv returns env without the pane variables of this registry's
+// workspaces (every HERDR_* variable, tmux's TMUX_PANE): each of its drivers
+// that implements adapter.EnvScrubber is asked, whether or not its adapter
+// runs. Give the result to the tool subprocesses the agent starts, so that a
+// nested agent can never claim or release the pane of the agent that started
+// it. A nil env means the process environment. It is safe to call at any
+// time from any goroutine, before Attach and after Detach too; a driver that
+// panics in it is recovered and leaves env as it was.
+func (r *Registry) ScrubEnv(env []string) []string {
+	r.mustBeMade()
 	e := adapter.Env(env)
 	if env == nil {
 		e = adapter.Environ()
 	}
-	for _, name := range Drivers() {
-		d, _ := lookup(name)
-		e = adapter.ScrubEnv(d, e)
+	for _, s := range r.slots {
+		r.guard(s, "ScrubEnv", func() { e = adapter.ScrubEnv(s.driver, e) })
 	}
 	return e
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/adaptertest"
+	"github.com/panestate/panestate/adapters/herdr"
 	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
@@ -71,7 +72,7 @@ func ExampleRegistry_Explain() {
 		App:      "mychat",
 		Host:     session.Host{Mode: session.ModePrint},
 		Env:      []string{}, // not in a Herdr pane
-		Adapters: []string{"herdr"},
+		Drivers:  map[string]adapter.Driver{"herdr": herdr.Driver{}},
 		Settings: settings.Options{GlobalPath: "/nonexistent/settings.json"},
 	})
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/noop"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
@@ -83,9 +85,9 @@ type Counters struct {
 // shows the live state. Before Attach (or after Detach) it reads the settings
 // once and asks each driver whether it would apply here and, for one that
 // would, whether its settings section would make Open fail
-// (adapter.SettingsValidator), without opening anything; a trust function (settings.Options.Trust) that hangs delays
-// that read by up to settings.TrustTimeout once, not on every call, as the
-// registry keeps one settings.Reader. It never waits for an adapter or a
+// (adapter.Checker), without opening anything; a trust function (settings.Options.Trust) that hangs delays
+// that read by up to half a second once, not on every call, as the
+// registry keeps one settings reader. It never waits for an adapter or a
 // settings change, is safe to call at any time from any goroutine, and a
 // panic in an adapter's Explain is recovered (recorded as adapter_panic;
 // the adapter keeps running).
@@ -146,6 +148,11 @@ func (r *Registry) Explain() Explanation {
 				}
 			})
 		}
+		if _, template := s.driver.(noop.Driver); template && !st.Enabled && views[i].a == nil {
+			// The noop adapter is a template for adapter authors:
+			// nothing to explain to a user who never enabled it.
+			continue
+		}
 		r.whetherApplies(s, &st, attached, cur)
 		e.Adapters = append(e.Adapters, st)
 	}
@@ -155,9 +162,9 @@ func (r *Registry) Explain() Explanation {
 // whetherApplies completes st for an adapter that is not running: before
 // Attach every adapter says whether it applies here; a disabled one says
 // whether it would. One that applies but whose settings section the driver
-// rejects (adapter.SettingsValidator) says so: before Attach it is
+// rejects (adapter.Checker) says so: before Attach it is
 // LifecycleOpenFailed, as Open would leave it.
-func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur settings.Settings) {
+func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur settingsengine.Settings) {
 	if attached && st.Lifecycle != LifecycleDisabled {
 		return
 	}
@@ -194,32 +201,37 @@ func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur
 }
 
 // String renders the explanation for people, one adapter per paragraph.
+// Every string that came from outside the program (the environment, the
+// settings files, a workspace's answers, an adapter's details) is printed
+// as [adapter.Bound] leaves it: one line, without control characters or
+// bidirectional controls, so that printing the explanation on a terminal
+// can neither run escape sequences nor reorder what is shown.
 func (e Explanation) String() string {
 	var b strings.Builder
 	var active []string
 	for _, a := range e.Adapters {
 		if a.Lifecycle == LifecycleActive {
-			active = append(active, a.Name)
+			active = append(active, safe(a.Name))
 		}
 	}
 	switch {
 	case !e.Attached:
-		fmt.Fprintf(&b, "app %s, reporting not attached\n", e.App)
+		fmt.Fprintf(&b, "app %s, reporting not attached\n", safe(e.App))
 	case len(active) == 0:
-		fmt.Fprintf(&b, "app %s, attached, but no adapter runs here: nothing is reported\n", e.App)
+		fmt.Fprintf(&b, "app %s, attached, but no adapter runs here: nothing is reported\n", safe(e.App))
 	default:
-		fmt.Fprintf(&b, "app %s, reporting to %s\n", e.App, strings.Join(active, ", "))
+		fmt.Fprintf(&b, "app %s, reporting to %s\n", safe(e.App), strings.Join(active, ", "))
 	}
-	fmt.Fprintf(&b, "host: mode=%s ui=%t role=%s\n", orUnset(string(e.Host.Mode)), e.Host.HasUI, orUnset(string(e.Host.Role)))
+	fmt.Fprintf(&b, "host: mode=%s ui=%t role=%s\n", safe(orUnset(string(e.Host.Mode))), e.Host.HasUI, safe(orUnset(string(e.Host.Role))))
 	for _, f := range e.Files {
 		if f.TrustStore {
-			fmt.Fprintf(&b, "trust store: %s", f.Path)
+			fmt.Fprintf(&b, "trust store: %s", safe(f.Path))
 		} else {
-			fmt.Fprintf(&b, "settings %s: %s", f.Layer, f.Path)
+			fmt.Fprintf(&b, "settings %s: %s", f.Layer, safe(f.Path))
 		}
 		switch {
 		case f.Condition == settings.ConditionUntrusted && f.TrustReason != "":
-			fmt.Fprintf(&b, " (untrusted: %s)", f.TrustReason)
+			fmt.Fprintf(&b, " (untrusted: %s)", safe(f.TrustReason))
 		case f.Condition.Valid():
 			fmt.Fprintf(&b, " (%s)", f.Condition)
 		}
@@ -227,7 +239,7 @@ func (e Explanation) String() string {
 			b.WriteString(" [last good content in effect]")
 		}
 		if f.Err != "" {
-			fmt.Fprintf(&b, ": %s", f.Err)
+			fmt.Fprintf(&b, ": %s", safe(f.Err))
 		}
 		if f.Polling {
 			b.WriteString(" [polled: cannot watch]")
@@ -235,7 +247,7 @@ func (e Explanation) String() string {
 		b.WriteByte('\n')
 	}
 	for _, w := range e.Warnings {
-		fmt.Fprintf(&b, "settings warning: %s\n", w)
+		fmt.Fprintf(&b, "settings warning: %s\n", safe(w))
 	}
 	for _, a := range e.Adapters {
 		by := a.EnabledBy.String() + " settings"
@@ -244,20 +256,20 @@ func (e Explanation) String() string {
 		}
 		switch {
 		case a.Lifecycle == LifecycleDisabled:
-			fmt.Fprintf(&b, "\nadapter %s: disabled by %s\n", a.Name, by)
+			fmt.Fprintf(&b, "\nadapter %s: disabled by %s\n", safe(a.Name), by)
 		case a.Enabled:
-			fmt.Fprintf(&b, "\nadapter %s: %s, enabled by %s\n", a.Name, a.Lifecycle.words(), by)
+			fmt.Fprintf(&b, "\nadapter %s: %s, enabled by %s\n", safe(a.Name), a.Lifecycle.words(), by)
 		default:
-			fmt.Fprintf(&b, "\nadapter %s: %s, disabled by %s\n", a.Name, a.Lifecycle.words(), by)
+			fmt.Fprintf(&b, "\nadapter %s: %s, disabled by %s\n", safe(a.Name), a.Lifecycle.words(), by)
 		}
 		if a.Why != "" {
-			fmt.Fprintf(&b, "  why: %s\n", a.Why)
+			fmt.Fprintf(&b, "  why: %s\n", safe(a.Why))
 		}
 		if a.SettingsError != "" {
-			fmt.Fprintf(&b, "  settings not applied: %s\n", a.SettingsError)
+			fmt.Fprintf(&b, "  settings not applied: %s\n", safe(a.SettingsError))
 		}
 		if a.LastReport != nil {
-			fmt.Fprintf(&b, "  last report: %s at %s\n", a.LastReport.Report, a.LastReport.At.Format(time.RFC3339))
+			fmt.Fprintf(&b, "  last report: %s at %s\n", safe(a.LastReport.Report.String()), a.LastReport.At.Format(time.RFC3339))
 		}
 		c := a.Counters
 		if c != (Counters{}) {
@@ -265,13 +277,13 @@ func (e Explanation) String() string {
 				c.Delivered, c.Failed, c.Retries, c.Refreshes, c.Coalesced, c.Unchanged, c.Unknown)
 		}
 		for _, k := range slices.Sorted(maps.Keys(a.DiagnosticCounts)) {
-			fmt.Fprintf(&b, "  diagnostics %s: %d\n", k, a.DiagnosticCounts[k])
+			fmt.Fprintf(&b, "  diagnostics %s: %d\n", safe(string(k)), a.DiagnosticCounts[k])
 		}
 		for _, d := range a.Diagnostics {
-			fmt.Fprintf(&b, "  %s %s: %s\n", d.At.Format(time.TimeOnly), d.Kind, d.Detail)
+			fmt.Fprintf(&b, "  %s %s: %s\n", d.At.Format(time.TimeOnly), safe(string(d.Kind)), safe(d.Detail))
 		}
 		for _, k := range slices.Sorted(maps.Keys(a.Details)) {
-			fmt.Fprintf(&b, "  %s: %s\n", k, a.Details[k])
+			fmt.Fprintf(&b, "  %s: %s\n", safe(k), safe(a.Details[k]))
 		}
 	}
 	return b.String()
@@ -283,3 +295,11 @@ func orUnset(s string) string {
 	}
 	return s
 }
+
+// maxShown bounds each outside string String prints: a path, a reason, a
+// detail.
+const maxShown = 4096
+
+// safe returns s as String prints a string that came from outside the
+// program (see String).
+func safe(s string) string { return adapter.Bound(s, maxShown) }

@@ -26,7 +26,7 @@ type fakeDriver struct {
 	// terminal it does not know.
 	needsForce bool
 	openErr    func(p adapter.Params) error
-	// validate, when set, is the driver's ValidateSettings, and Open
+	// validate, when set, is the settings part of the driver's Check, and Open
 	// fails with its error after Check passes, as a real driver does.
 	validate func(section json.RawMessage) error
 	keys     []string
@@ -49,31 +49,26 @@ type fakeDriver struct {
 	events *eventLog
 }
 
-func (d *fakeDriver) EnabledByDefault() bool { return d.def }
-func (d *fakeDriver) SettingsKeys() []string { return d.keys }
+func (d *fakeDriver) Settings() (bool, []string) { return d.def, d.keys }
+
 func (d *fakeDriver) Check(p adapter.Params) error {
 	if d.needsForce && !p.Forced {
 		return errNotForced
 	}
-	return d.inactive
+	if d.inactive != nil {
+		return d.inactive
+	}
+	if d.validate == nil {
+		return nil
+	}
+	return d.validate(p.Settings)
 }
 
 // errNotForced is the inactive error of a driver with needsForce.
 var errNotForced = fmt.Errorf("%w: not forced on", adapter.ErrInactive)
 
-// ValidateSettings calls d.validate, if set.
-func (d *fakeDriver) ValidateSettings(section json.RawMessage) error {
-	if d.validate == nil {
-		return nil
-	}
-	return d.validate(section)
-}
-
 func (d *fakeDriver) Open(_ context.Context, p adapter.Params) (adapter.Adapter, error) {
 	if err := d.Check(p); err != nil {
-		return nil, err
-	}
-	if err := d.ValidateSettings(p.Settings); err != nil {
 		return nil, err
 	}
 	if d.openErr != nil {

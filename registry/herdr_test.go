@@ -343,8 +343,8 @@ func BenchmarkStorm(b *testing.B) {
 }
 
 // Detach against a real emulated Herdr with a report in flight: a slow Herdr
-// (500 ms per call) answers the report and still receives the release within
-// the budget; a hung one (ignoring SIGTERM)
+// (500 ms per call) answers the report and then receives the release; a hung
+// one (ignoring SIGTERM)
 // gets a release attempt that is killed at its deadline, and Detach says so;
 // the next Detach releases it.
 func TestHerdrDetachWithASlowOrHungHerdr(t *testing.T) {
@@ -352,13 +352,23 @@ func TestHerdrDetachWithASlowOrHungHerdr(t *testing.T) {
 		name     string
 		fault    herdrtest.Fault
 		released bool
+		// budget is the release budget; zero is the default. The slow
+		// case proves the order (the report answered, then the release),
+		// not a speed: two 500 ms calls plus two CLI starts fit the
+		// default budget on an idle machine, not on a loaded one.
+		budget time.Duration
 	}{
-		{"slow", herdrtest.Fault{SleepMs: 500}, true},
-		{"hung", herdrtest.Fault{Hang: true, HangIgnoreTERM: true}, false},
+		{"slow", herdrtest.Fault{SleepMs: 500}, true, 10 * time.Second},
+		{"hung", herdrtest.Fault{Hang: true, HangIgnoreTERM: true}, false, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newHerdrFixture(t, false)
+			if tt.budget != 0 {
+				opts := herdrOptions(f.h, f.home, f.hook)
+				opts.ReleaseTimeout = tt.budget
+				f.reg = mustNew(t, opts)
+			}
 			if err := f.reg.Attach(t.Context(), f.store); err != nil {
 				t.Fatal(err)
 			}

@@ -40,8 +40,10 @@ func (h *hookDriver) Open(ctx context.Context, p adapter.Params) (adapter.Adapte
 	return &hookAdapter{a: a, events: h.events, gate: h.gate}, nil
 }
 
-func (h *hookDriver) EnabledByDefault() bool             { return adapter.EnabledByDefault(h.d) }
-func (h *hookDriver) SettingsKeys() []string             { return adapter.SettingsKeys(h.d)[1:] }
+func (h *hookDriver) Settings() (bool, []string) {
+	def, keys := adapter.Settings(h.d)
+	return def, keys[1:]
+}
 func (h *hookDriver) Check(p adapter.Params) error       { return adapter.Check(h.d, p) }
 func (h *hookDriver) ScrubEnv(e adapter.Env) adapter.Env { return adapter.ScrubEnv(h.d, e) }
 

@@ -19,6 +19,9 @@ type faultySource struct {
 	snapshotPanics  atomic.Bool
 	subscribePanics bool
 	cancelPanics    bool
+	// cancelBlocks, when set, makes the cancel function block until it is
+	// closed.
+	cancelBlocks chan struct{}
 }
 
 func (s *faultySource) Snapshot() session.Snapshot {
@@ -35,6 +38,9 @@ func (s *faultySource) Subscribe(notify func()) func() {
 	cancel := s.Store.Subscribe(notify)
 	if s.cancelPanics {
 		return func() { cancel(); panic("host cancel panics") }
+	}
+	if s.cancelBlocks != nil {
+		return func() { cancel(); <-s.cancelBlocks }
 	}
 	return cancel
 }
@@ -88,22 +94,44 @@ func TestHostFaultsAreContained(t *testing.T) {
 			t.Errorf("Attach after the fault: %v", err)
 		}
 	})
-	t.Run("the cancel function panics", func(t *testing.T) {
-		d := &fakeDriver{def: true}
-		r := mustNew(t, testOptions(t, register(d)))
-		if err := r.Attach(t.Context(), &faultySource{Store: session.NewStore(), cancelPanics: true}); err != nil {
-			t.Fatal(err)
-		}
-		a := d.adapters()[0]
-		a.next(t)
-		err := r.Detach(context.Background())
-		if err == nil || !strings.Contains(err.Error(), "cancel function (returned by Subscribe) panicked") {
-			t.Errorf("Detach = %v, want an error saying the cancel function panicked", err)
-		}
-		if a.releases() != 1 || !a.closed.Load() {
-			t.Errorf("released %d, closed %t; want the pane released and the adapter closed", a.releases(), a.closed.Load())
-		}
-	})
+	// The cancel function Subscribe returned panics, or hangs (without a
+	// bound, Detach would wait for it for ever, and the bubble deadlock):
+	// Detach says so, and the pane is released all the same.
+	for _, tt := range []struct {
+		name    string
+		src     func() *faultySource
+		wantErr string
+	}{
+		{"the cancel function panics", func() *faultySource {
+			return &faultySource{Store: session.NewStore(), cancelPanics: true}
+		}, "cancel function (returned by Subscribe) panicked"},
+		{"the cancel function hangs", func() *faultySource {
+			return &faultySource{Store: session.NewStore(), cancelBlocks: make(chan struct{})}
+		}, "cancel function (returned by Subscribe) did not return"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				d := &fakeDriver{def: true}
+				r := mustNew(t, testOptions(t, register(d)))
+				src := tt.src()
+				if src.cancelBlocks != nil {
+					defer close(src.cancelBlocks) // the host's cancel returns at last
+				}
+				if err := r.Attach(t.Context(), src); err != nil {
+					t.Fatal(err)
+				}
+				a := d.adapters()[0]
+				a.next(t)
+				err := r.Detach(context.Background())
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("Detach = %v, want an error saying %q", err, tt.wantErr)
+				}
+				if a.releases() != 1 || !a.closed.Load() {
+					t.Errorf("released %d, closed %t; want the pane released and the adapter closed", a.releases(), a.closed.Load())
+				}
+			})
+		})
+	}
 	t.Run("the Logger's writer panics", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			d := &fakeDriver{def: true}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
-	"github.com/panestate/panestate/settings"
 )
 
 // Lifecycle is where an adapter is in its life within a registry, as
@@ -33,7 +33,7 @@ const (
 	// LifecycleOpenFailed: opening failed for another reason, usually a bad
 	// setting; Why has the error. Before Attach, an enabled adapter that
 	// applies here but whose settings its driver rejects
-	// (adapter.SettingsValidator) is here too: Open would fail.
+	// (adapter.Checker) is here too: Open would fail.
 	LifecycleOpenFailed
 	// LifecyclePanicked: the adapter panicked and was stopped.
 	LifecyclePanicked
@@ -71,7 +71,8 @@ func (l Lifecycle) MarshalText() ([]byte, error) {
 	return []byte(lifecycleNames[l]), nil
 }
 
-// UnmarshalText parses a name written by MarshalText.
+// UnmarshalText parses a name written by MarshalText, so that a program
+// reading an Explanation's JSON (the doctor's --json) decodes it back.
 func (l *Lifecycle) UnmarshalText(text []byte) error {
 	i := slices.Index(lifecycleNames[:], string(text))
 	if i < 0 {
@@ -120,6 +121,10 @@ const (
 	throttleWindow = 50 * time.Millisecond
 )
 
+// errUnsubscribeHung is part of Detach's error when the host's cancel
+// function did not return within the release budget.
+var errUnsubscribeHung = errors.New("registry: detach: the session.Source's cancel function (returned by Subscribe) did not return within the release budget; it is left to finish on its own")
+
 // errDetached is returned by an Attach that a concurrent Detach preempted.
 var errDetached = errors.New("registry: attach: Detach was called before Attach completed")
 
@@ -160,7 +165,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	if isNilSource(src) {
 		return errors.New("registry: Attach with a nil session.Source; pass the store the chat service feeds (session.NewStore())")
 	}
-	o, stale, already, err := r.beginAttach(ctx, src)
+	o, already, err := r.beginAttach(ctx, src)
 	if err != nil || already {
 		return err
 	}
@@ -168,16 +173,13 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	// orphan is a watcher started for an attachment that a Detach
 	// preempted. It is closed only after the operation ends: its callback
 	// may be waiting for this Attach to end.
-	var orphan *settings.Watcher
+	var orphan *settingsengine.Watcher
 	defer func() {
 		r.endOp(o, phaseAttaching)
 		if orphan != nil {
 			r.bg.Go(func() { orphan.Close() })
 		}
 	}()
-	for _, w := range stale {
-		w.closeOnly()
-	}
 
 	// Subscribe before any worker starts: a worker's first pull then sees
 	// every change made before it, and every later change wakes it.
@@ -186,7 +188,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 		r.failAttach(gen)
 		return err
 	}
-	if !r.keep(gen, func() { r.unsubscribe = unsub }) {
+	if !r.holdSubscription(gen, unsub) {
 		if err := r.unsubscribeGuarded(unsub); err != nil {
 			r.log.Warn("unsubscribing", "error", err)
 		}
@@ -199,11 +201,11 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	r.apply(opCtx, gen, cur)
 	var watching bool
 	if !r.opts.StaticSettings && r.watchUseful(gen, cur) {
-		w, err := settings.Watch(so, func(s settings.Settings) { r.onSettings(gen, s) })
+		w, err := settingsengine.Watch(so, func(s settingsengine.Settings) { r.onSettings(gen, s) })
 		switch {
 		case err != nil:
 			r.log.Warn("settings will not reload live", "error", err)
-		case !r.keep(gen, func() { r.watcher = w }):
+		case !r.holdWatcher(gen, w):
 			orphan = w
 			return errDetached
 		default:
@@ -220,13 +222,8 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 			r.log.Warn("settings value ignored", "warning", w.String())
 		}
 	}
-	var idle func()
-	if !r.keep(gen, func() {
-		if len(r.live) == 0 && r.watcher == nil {
-			// Nothing runs and nothing can start: keep no subscription either.
-			idle, r.unsubscribe = r.unsubscribe, nil
-		}
-	}) {
+	idle, ok := r.dropIdleSubscription(gen)
+	if !ok {
 		return errDetached
 	}
 	if idle != nil {
@@ -242,10 +239,10 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 // turned off, or one failed to open with settings that an edit could fix,
 // or one is inactive only because no layer forces it on.
 // Outside every workspace it is false, so nothing is watched.
-func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
+func (r *Registry) watchUseful(gen uint64, cur settingsengine.Settings) bool {
 	for _, s := range r.slots {
-		var life Lifecycle
-		if !r.keep(gen, func() { life = s.life }) {
+		life, ok := r.lifeOf(gen, s)
+		if !ok {
 			return false
 		}
 		switch life {
@@ -281,6 +278,10 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 //     sequence number), by the budget minus one sixth, and closed, by the
 //     end of the budget, each on its own goroutine, so that no adapter
 //     waits for another;
+//   - the source's cancel function (returned by Subscribe) is called on a
+//     goroutine of the registry's own, beside the releases: one that does
+//     not return within the budget is not waited for, and Detach's error
+//     says so;
 //   - the settings watcher is closed on a goroutine of the registry's own
 //     that Detach does not wait for: closing it never delays the host.
 //
@@ -290,7 +291,9 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 // An adapter that does not return from a call by the end of the budget
 // (plus 100 ms for a cancelled call to return) is not waited for: Detach
 // returns an error naming it, and it is released when it returns, if the
-// budget allows, or left [LifecycleUnreleased]. Detach itself returns within
+// budget allows, or left [LifecycleUnreleased]. A Detach called again while
+// such an adapter is still inside its call waits for it within its own
+// budget and releases it. Detach itself returns within
 // the budget plus those 100 ms.
 //
 // ctx bounds only the wait for a concurrent Detach: a ctx that is already
@@ -299,7 +302,9 @@ func (r *Registry) watchUseful(gen uint64, cur settings.Settings) bool {
 //
 // A release that fails leaves its adapter open and Explain shows it as
 // [LifecycleUnreleased]; the error says which, and the next Detach tries
-// again (the next Attach closes it instead: its own adapter takes over).
+// again (a new adapter of its kind, opened by the next Attach or a settings
+// change, takes the pane over and closes it instead; without one it waits
+// for the next Detach).
 // Errors are joined. Detach during Attach or a settings change preempts
 // them: an adapter being replaced by a successor that had not started is
 // released like every other. Detach is idempotent, safe on a registry
@@ -317,10 +322,13 @@ func (r *Registry) Detach(ctx context.Context) error {
 		ws = append(ws, w.retryRelease(start))
 	}
 	var errs []error
+	// The host's cancel function runs on the registry's own goroutine, so
+	// that one that hangs costs Detach the budget, not for ever; the
+	// goroutine ends when the host's function returns.
+	var unsubDone chan error
 	if unsub != nil {
-		if err := r.unsubscribeGuarded(unsub); err != nil {
-			errs = append(errs, err)
-		}
+		unsubDone = make(chan error, 1)
+		r.bg.Go(func() { unsubDone <- r.unsubscribeGuarded(unsub) })
 	}
 	if watcher != nil {
 		// Closing the watcher waits for the kernel to drop its watches and
@@ -357,6 +365,26 @@ func (r *Registry) Detach(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("registry: detach %s: the adapter did not return from its report in flight within the release budget (%v; its ctx was cancelled after %v): the workspace may still apply that report; the adapter is released when it returns if the budget allows, or left for the next Detach", w.s.name, r.budget, r.budget/2))
 		} else {
 			errs = append(errs, fmt.Errorf("registry: detach %s: release and close did not return within the release budget (%v)", w.s.name, r.budget))
+		}
+	}
+
+	if unsubDone != nil {
+		var err error
+		if expired {
+			select {
+			case err = <-unsubDone:
+			default:
+				err = errUnsubscribeHung
+			}
+		} else {
+			select {
+			case err = <-unsubDone:
+			case <-final.C:
+				err = errUnsubscribeHung
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
 		}
 	}
 

@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"regexp"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
@@ -41,29 +41,28 @@ type Options struct {
 	// concurrently, and must not block. A panic in it is recovered.
 	OnDiagnostic func(adapter.Diagnostic)
 	// Settings locates the settings files and decides whether the project
-	// is trusted. The registry derives App, Sections and Logger from its own
-	// options: New fails when any of them is set here.
+	// is trusted. The registry names the files after App, gives each
+	// adapter its own section and logs through Logger.
 	Settings settings.Options
 	// StaticSettings reads the settings once, at Attach, and never watches
 	// the files.
 	StaticSettings bool
-	// Adapters restricts the registry to these drivers. Nil means every
-	// driver: those in Drivers when it is set, otherwise every registered
-	// one.
-	Adapters []string
-	// Drivers, when set, are this registry's drivers by name, used instead
-	// of the process-wide table filled by [Register] (as sql.OpenDB takes a
-	// connector and bypasses sql.Register). Use it for a configured driver
-	// or a test's recorder. Names follow Register's rules; a nil driver is
-	// an error from New.
+	// Drivers, when set, are this registry's drivers by name: exactly
+	// these run, and no others. Nil means every driver of the process-wide
+	// table: the built-in ones and those registered with [Register]. Use it
+	// to run a subset, a configured driver, or a test's recorder (as
+	// sql.OpenDB takes a connector and bypasses sql.Register). Names follow
+	// Register's rules; a nil driver is an error from New.
 	Drivers map[string]adapter.Driver
 	// ReleaseTimeout is the release budget: the longest [Registry.Detach],
 	// or turning an adapter off, takes to hand back what each adapter
 	// holds, covering the wait for a report in flight (the first half),
 	// the release, and Close (the last sixth), whatever each adapter's own
 	// timeout and whatever Detach's ctx. Zero means 1.5 s; a negative value
-	// is an error from New. A healthy but slow workspace (1 s per call)
-	// still receives the release within 1.5 s; a hung one costs the budget.
+	// is an error from New. With the default, a healthy but slow
+	// workspace still receives the release: at 1 s per call when no report
+	// is in flight, at 500 ms per call when one is (it is answered first);
+	// a hung one costs the budget. Raise it for slower workspaces.
 	ReleaseTimeout time.Duration
 	// Terminal is the host's controlling terminal, for adapters that signal
 	// through it (OSC progress sequences on the tab). Nil keeps them
@@ -72,7 +71,21 @@ type Options struct {
 	Terminal io.Writer
 }
 
-var validApp = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// validApp reports whether app is 1 to 64 ASCII letters, digits, ".", "_"
+// and "-", starting with a letter or digit (checked by hand, as validName).
+func validApp(app string) bool {
+	if app == "" || len(app) > 64 {
+		return false
+	}
+	for i := 0; i < len(app); i++ {
+		c := app[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || (c != '.' && c != '_' && c != '-')) {
+			return false
+		}
+	}
+	return true
+}
 
 // Registry attaches pane-state reporting to a session source. Create one with
 // [New]: the methods of a zero Registry panic. All methods are safe for
@@ -107,22 +120,22 @@ type Registry struct {
 
 	src         session.Source
 	unsubscribe func()
-	watcher     *settings.Watcher
-	cur         settings.Settings
+	watcher     *settingsengine.Watcher
+	cur         settingsengine.Settings
 	// live holds every worker whose goroutine has not finished with its
 	// adapter, running or being stopped. Detach stops them all.
 	live map[*worker]struct{}
 	// unreleased holds the adapters a Detach could not release. They stay
-	// open so that the next Detach can try again; the next Attach closes
-	// them, as its own adapters take over.
+	// open so that the next Detach can try again; a new adapter of the
+	// same slot closes its predecessor here as it takes the pane over.
 	unreleased []*worker
 
 	// reader reads the settings for Attach and for Explain before Attach,
 	// silently; nil when the settings options are invalid (readerErr says
-	// why). Fixed by New. One Reader, rather than a settings.Load per
+	// why). Fixed by New. One Reader, rather than a settingsengine.Load per
 	// call, keeps a trust function that hangs from being waited for, and
 	// left with one more goroutine, on every call.
-	reader    *settings.Reader
+	reader    *settingsengine.Reader
 	readerErr error
 
 	// fanout lists the running workers. notify reads it without a lock so
@@ -133,16 +146,8 @@ type Registry struct {
 // New returns a registry for the given drivers (Options.Drivers, or those
 // registered now). It starts nothing.
 func New(opts Options) (*Registry, error) {
-	if !validApp.MatchString(opts.App) {
+	if !validApp(opts.App) {
 		return nil, fmt.Errorf("registry: Options.App %q must be 1-64 characters of letters, digits, '.', '_' or '-'", opts.App)
-	}
-	switch {
-	case opts.Settings.App != "":
-		return nil, errors.New("registry: Options.Settings.App is set; leave it empty: the registry uses Options.App")
-	case opts.Settings.Sections != nil:
-		return nil, errors.New("registry: Options.Settings.Sections is set; leave it nil: the registry lists one section per adapter")
-	case opts.Settings.Logger != nil:
-		return nil, errors.New("registry: Options.Settings.Logger is set; set Options.Logger instead: the registry derives the settings logger from it")
 	}
 	if opts.ReleaseTimeout < 0 {
 		return nil, fmt.Errorf("registry: Options.ReleaseTimeout is negative (%v)", opts.ReleaseTimeout)
@@ -150,8 +155,8 @@ func New(opts Options) (*Registry, error) {
 	table := opts.Drivers
 	if table != nil {
 		for _, name := range slices.Sorted(maps.Keys(table)) {
-			if !validName.MatchString(name) {
-				return nil, fmt.Errorf("registry: Options.Drivers: adapter name %q must match %s", name, validName)
+			if !validName(name) {
+				return nil, fmt.Errorf("registry: Options.Drivers: adapter name %q must match %s", name, namePattern)
 			}
 			if table[name] == nil {
 				return nil, fmt.Errorf("registry: Options.Drivers: driver %q is nil", name)
@@ -173,38 +178,20 @@ func New(opts Options) (*Registry, error) {
 	if opts.Env == nil {
 		r.env = adapter.Environ()
 	}
-	names := opts.Adapters
-	if names == nil {
-		if table != nil {
-			names = slices.Sorted(maps.Keys(table))
-		} else {
-			names = Drivers()
-		}
+	if table == nil {
+		table = registered()
 	}
-	seen := make(map[string]bool)
-	for _, name := range names {
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		var d adapter.Driver
-		if table != nil {
-			if d = table[name]; d == nil {
-				return nil, fmt.Errorf("registry: Options.Adapters names %q, which is not in Options.Drivers", name)
-			}
-		} else {
-			var err error
-			if d, err = lookup(name); err != nil {
-				return nil, err
-			}
-		}
+	for _, name := range slices.Sorted(maps.Keys(table)) {
+		d := table[name]
 		s := &slot{name: name, driver: d}
 		// What a driver says of itself is asked once, guarded: a driver
 		// that panics here is treated as on by default, owning only
 		// "enabled".
 		s.def, s.keys = true, []string{"enabled"}
-		r.guard(s, "EnabledByDefault", func() { s.def = adapter.EnabledByDefault(d) })
-		r.guard(s, "SettingsKeys", func() { s.keys = adapter.SettingsKeys(d) })
+		r.guard(s, "Settings", func() {
+			def, keys := adapter.Settings(d)
+			s.def, s.keys = def, keys
+		})
 		r.slots = append(r.slots, s)
 	}
 	slices.SortFunc(r.slots, func(a, b *slot) int {
@@ -226,18 +213,18 @@ func New(opts Options) (*Registry, error) {
 	if probe.Home == "" && probe.GlobalPath == "" {
 		probe.Home = os.TempDir() // only to check the rest of the options
 	}
-	if _, err := settings.NewReader(probe); err != nil {
+	if _, err := settingsengine.NewReader(probe); err != nil {
 		return nil, fmt.Errorf("registry: Options.Settings: %w", err)
 	}
-	r.reader, r.readerErr = settings.NewReader(quiet)
+	r.reader, r.readerErr = settingsengine.NewReader(quiet)
 	return r, nil
 }
 
 // readSettings reads the settings once, silently. It is safe for concurrent
 // use; reads run one at a time.
-func (r *Registry) readSettings() (settings.Settings, error) {
+func (r *Registry) readSettings() (settingsengine.Settings, error) {
 	if r.readerErr != nil {
-		return settings.Settings{}, r.readerErr
+		return settingsengine.Settings{}, r.readerErr
 	}
 	return r.reader.Read()
 }
@@ -315,30 +302,46 @@ func (r *Registry) guard(s *slot, what string, f func()) (panicked bool) {
 }
 
 // check asks s's driver whether it applies here, guarded.
-func (r *Registry) check(s *slot, cur settings.Settings) error {
+func (r *Registry) check(s *slot, cur settingsengine.Settings) error {
 	return r.checkParams(s, r.params(s, cur))
 }
 
-// checkParams asks s's driver whether it applies with p, guarded.
-func (r *Registry) checkParams(s *slot, p adapter.Params) (err error) {
+// checkParams asks s's driver whether it applies with p, guarded: nil when
+// it does, even when its settings would make Open fail (validate says so),
+// or an error wrapping ErrInactive, or the error of a Check that panicked.
+func (r *Registry) checkParams(s *slot, p adapter.Params) error {
+	err := r.guardedCheck(s, p)
+	if err != nil && !errors.Is(err, adapter.ErrInactive) && !errors.Is(err, errCheckPanicked) {
+		return nil // it applies; the error is its settings'
+	}
+	return err
+}
+
+// validate returns the error s's settings section would make Open fail
+// with, guarded; nil when the section is valid or the adapter does not
+// apply here.
+func (r *Registry) validate(s *slot, cur settingsengine.Settings) error {
+	err := r.guardedCheck(s, r.params(s, cur))
+	if errors.Is(err, adapter.ErrInactive) {
+		return nil
+	}
+	return err
+}
+
+// errCheckPanicked is wrapped by the error of a driver's Check that
+// panicked.
+var errCheckPanicked = errors.New("panicked in Check")
+
+// guardedCheck calls s's driver's Check with p, guarded.
+func (r *Registry) guardedCheck(s *slot, p adapter.Params) (err error) {
 	if r.guard(s, "Check", func() { err = adapter.Check(s.driver, p) }) {
-		return fmt.Errorf("registry: driver %s panicked in Check", s.name)
+		return fmt.Errorf("registry: driver %s %w", s.name, errCheckPanicked)
 	}
 	return err
 }
 
-// validate asks s's driver whether its settings section would make Open
-// fail, guarded.
-func (r *Registry) validate(s *slot, cur settings.Settings) (err error) {
-	if r.guard(s, "ValidateSettings", func() { err = adapter.ValidateSettings(s.driver, cur.Section(s.name)) }) {
-		return fmt.Errorf("registry: driver %s panicked in ValidateSettings", s.name)
-	}
-	return err
-}
-
-func (r *Registry) settingsOptions() settings.Options {
-	so := r.opts.Settings
-	so.App = r.opts.App
+func (r *Registry) settingsOptions() settingsengine.Options {
+	so := settingsengine.FromHost(r.opts.App, r.opts.Settings)
 	// The environment the host gave the registry is the one that counts:
 	// with a custom one, the home directory comes from it too.
 	if so.Home == "" && r.opts.Env != nil {
@@ -349,14 +352,14 @@ func (r *Registry) settingsOptions() settings.Options {
 		}
 	}
 	so.Logger = r.log.Named("settings")
-	so.Sections = make([]settings.Section, 0, len(r.slots))
+	so.Sections = make([]settingsengine.Section, 0, len(r.slots))
 	for _, s := range r.slots {
-		so.Sections = append(so.Sections, settings.Section{Name: s.name, Keys: s.keys[1:]})
+		so.Sections = append(so.Sections, settingsengine.Section{Name: s.name, Keys: s.keys[1:]})
 	}
 	return so
 }
 
-func (r *Registry) params(s *slot, cur settings.Settings) adapter.Params {
+func (r *Registry) params(s *slot, cur settingsengine.Settings) adapter.Params {
 	claim := new(claimKinds) // one per Open: the adapter's claim
 	return adapter.Params{
 		Name:     s.name,
@@ -425,7 +428,7 @@ type view struct {
 	forced  bool   // a layer set "enabled": true
 }
 
-func viewOf(cur settings.Settings, s *slot) view {
+func viewOf(cur settingsengine.Settings, s *slot) view {
 	enabled, from := cur.Enabled(s.name, s.def)
 	return view{section: string(cur.Section(s.name)), forced: enabled && from != settings.LayerDefault}
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/adaptertest"
@@ -31,7 +30,7 @@ func testOptions(t testing.TB, names ...string) Options {
 		Env:            []string{},
 		Settings:       settings.Options{Home: t.TempDir()},
 		StaticSettings: true,
-		Adapters:       names,
+		Drivers:        pick(names...),
 	}
 }
 
@@ -90,14 +89,28 @@ func TestRegisterPanics(t *testing.T) {
 	}
 }
 
-func TestDriversSortedAndBuiltins(t *testing.T) {
-	names := Drivers()
-	if !slices.IsSorted(names) {
-		t.Errorf("Drivers() not sorted: %v", names)
+// pick returns the registered drivers named, as Options.Drivers; none
+// gives nil, every driver.
+func pick(names ...string) map[string]adapter.Driver {
+	if names == nil {
+		return nil
 	}
-	for _, want := range []string{"herdr", "noop"} {
-		if !slices.Contains(names, want) {
-			t.Errorf("built-in driver %q not registered: %v", want, names)
+	all := registered()
+	m := make(map[string]adapter.Driver, len(names))
+	for _, n := range names {
+		if all[n] == nil {
+			panic("registry test: no driver registered as " + n)
+		}
+		m[n] = all[n]
+	}
+	return m
+}
+
+func TestBuiltinDriversAreRegistered(t *testing.T) {
+	all := registered()
+	for _, want := range []string{"herdr", "noop", "progstatus", "terminal", "tmux"} {
+		if all[want] == nil {
+			t.Errorf("built-in driver %q not registered", want)
 		}
 	}
 }
@@ -108,17 +121,12 @@ func TestNewErrors(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"unknown adapter", Options{App: "x", Adapters: []string{"no-such-adapter"}}, "forgotten import?"},
 		{"empty app", Options{App: ""}, "Options.App"},
 		{"slash in app", Options{App: "a/b"}, "Options.App"},
 		{"dot-dot app", Options{App: "../x"}, "Options.App"},
 		{"long app", Options{App: strings.Repeat("a", 65)}, "Options.App"},
-		{"settings app set", Options{App: "x", Settings: settings.Options{App: "y"}}, "Options.Settings.App is set"},
-		{"settings sections set", Options{App: "x", Settings: settings.Options{Sections: []settings.Section{{Name: "herdr"}}}}, "Options.Settings.Sections is set"},
-		{"settings logger set", Options{App: "x", Settings: settings.Options{Logger: hclog.NewNullLogger()}}, "set Options.Logger instead"},
 		{"nil driver", Options{App: "x", Drivers: map[string]adapter.Driver{"rec": nil}}, `driver "rec" is nil`},
 		{"bad driver name", Options{App: "x", Drivers: map[string]adapter.Driver{"Rec": &fakeDriver{}}}, `adapter name "Rec" must match`},
-		{"adapter not among drivers", Options{App: "x", Drivers: map[string]adapter.Driver{"rec": &fakeDriver{}}, Adapters: []string{"herdr"}}, `not in Options.Drivers`},
 		{"project path without root", Options{App: "x", Settings: settings.Options{Home: "/h", ProjectPath: "/p/s.json"}}, "ProjectPath is set without ProjectRoot"},
 		{"negative debounce", Options{App: "x", Settings: settings.Options{Home: "/h", Debounce: -1}}, "Debounce is negative"},
 		{"negative grace, no home given", Options{App: "x", Settings: settings.Options{Grace: -1}}, "Grace is negative"},
@@ -538,6 +546,38 @@ func TestDetachCancelsAHungDeliveryAtHalfTheBudget(t *testing.T) {
 	})
 }
 
+// A Detach called again while an adapter that outlived the first one's
+// budget is still inside its call is not a no-op: it waits for that adapter
+// within its own budget and releases it, and says so if it cannot.
+func TestDetachAgainWaitsForAnAdapterStillHung(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedFake(t)
+		hung := make(chan struct{})
+		a.ignoreCtx.Store(true)
+		a.setBlock(hung)
+		store.AgentStart()
+		a.inReport(t)
+		if err := r.Detach(context.Background()); err == nil {
+			t.Fatal("first Detach returned nil with the adapter hung")
+		}
+		go func() {
+			time.Sleep(100 * time.Millisecond) // the workspace comes back during the second Detach
+			close(hung)
+		}()
+		// The report was cancelled by the first Detach: the error still
+		// says it may land after the release, but the release is made.
+		if err := r.Detach(context.Background()); err == nil || !strings.Contains(err.Error(), "may still apply") {
+			t.Errorf("second Detach = %v, want an error saying the cancelled report may still land", err)
+		}
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d times, closed %t; want released once and closed", a.releases(), a.closed.Load())
+		}
+		if err := r.Detach(context.Background()); err != nil {
+			t.Errorf("third Detach: %v, want nil: nothing is left", err)
+		}
+	})
+}
+
 // Six adapters that ignore cancellation share one budget: Detach returns by
 // the budget plus one grace, not one per adapter, and leaves them
 // unreleased for the next Detach, however short its ctx.
@@ -668,7 +708,42 @@ func TestAttachClosesAnAdapterLeftUnreleased(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.adapters()[1].next(t)
-		want := []string{"open h0", "release failed h0", "close h0", "open h1"}
+		// h0 is closed once h1, which takes the pane over, has opened,
+		// before h1 starts reporting.
+		want := []string{"open h0", "release failed h0", "open h1", "close h0"}
+		if diff := cmp.Diff(log.all(), want); diff != "" {
+			t.Errorf("lifecycle (-got +want):\n%s", diff)
+		}
+	})
+}
+
+// An adapter a Detach left unreleased is closed without a release only
+// when a new adapter of its own takes the pane over. When the next Attach
+// runs none in its place (the settings now turn it off), the adapter is
+// kept, and the next Detach releases it: the pane is never left claimed
+// behind a Detach that returns nil.
+func TestAttachKeepsAnUnreleasedAdapterWithoutASuccessor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		log := &eventLog{}
+		d := &fakeDriver{def: true, tag: "h", events: log, releaseFails: 1}
+		name := register(d)
+		r := mustNew(t, testOptions(t, name))
+		store := session.NewStore()
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		d.adapters()[0].next(t)
+		if err := r.Detach(t.Context()); err == nil {
+			t.Fatal("the first Detach released; want its release to fail")
+		}
+		writeSettings(t, r, `{"`+name+`": {"enabled": false}}`)
+		if err := r.Attach(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Detach(t.Context()); err != nil {
+			t.Errorf("second Detach: %v", err)
+		}
+		want := []string{"open h0", "release failed h0", "release h0", "close h0"}
 		if diff := cmp.Diff(log.all(), want); diff != "" {
 			t.Errorf("lifecycle (-got +want):\n%s", diff)
 		}
@@ -817,11 +892,39 @@ func TestChangeDuringAttachIsDelivered(t *testing.T) {
 	}
 }
 
-func TestScrubEnv(t *testing.T) {
-	got := ScrubEnv([]string{"HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "PATH=/bin", "HERDRX=keep"})
-	if diff := cmp.Diff(got, []string{"PATH=/bin", "HERDRX=keep"}); diff != "" {
-		t.Errorf("ScrubEnv (-got +want):\n%s", diff)
+func TestScrubEnvAsksThisRegistrysDrivers(t *testing.T) {
+	env := []string{"HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "PATH=/bin", "HERDRX=keep", "X=1"}
+	tests := []struct {
+		name    string
+		drivers map[string]adapter.Driver
+		want    []string
+	}{
+		{"every built-in driver", nil, []string{"PATH=/bin", "HERDRX=keep", "X=1"}},
+		{"a driver of its own, not registered", map[string]adapter.Driver{"own": &scrubX{}},
+			[]string{"HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "PATH=/bin", "HERDRX=keep"}},
+		{"a driver that panics", map[string]adapter.Driver{"own": &scrubX{panics: true}}, env},
 	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mustNew(t, Options{App: "x", Env: []string{}, Drivers: tt.drivers, Settings: settings.Options{Home: t.TempDir()}})
+			if diff := cmp.Diff(r.ScrubEnv(slices.Clone(env)), tt.want); diff != "" {
+				t.Errorf("ScrubEnv (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+// scrubX is a driver that scrubs X (or panics doing it).
+type scrubX struct {
+	fakeDriver
+	panics bool
+}
+
+func (d *scrubX) ScrubEnv(e adapter.Env) adapter.Env {
+	if d.panics {
+		panic("scrub")
+	}
+	return e.Without(func(k string) bool { return k == "X" })
 }
 
 // writeSettings writes the global settings file of a registry made by
@@ -968,6 +1071,30 @@ func TestDetachBoundsTheRelease(t *testing.T) {
 	}
 }
 
+// With the default budget, a workspace taking 500 ms per call answers the
+// report in flight and still receives the release after it (the figure
+// Options.ReleaseTimeout quotes).
+func TestDetachReleasesASlowWorkspaceWithAReportInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedDriver(t, &fakeDriver{def: true, releaseTakes: 500 * time.Millisecond})
+		slow := make(chan struct{})
+		a.ignoreCtx.Store(true)
+		a.setBlock(slow)
+		store.AgentStart()
+		a.inReport(t)
+		go func() {
+			time.Sleep(500 * time.Millisecond) // the workspace answers the report
+			close(slow)
+		}()
+		if err := r.Detach(context.Background()); err != nil {
+			t.Errorf("Detach: %v", err)
+		}
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d times, closed %t; want released once and closed", a.releases(), a.closed.Load())
+		}
+	})
+}
+
 func noDeadline() (context.Context, context.CancelFunc) {
 	return context.WithCancel(context.Background())
 }
@@ -1031,4 +1158,24 @@ func TestDetachWaitsForAWorkerWithNoDeliveryInFlight(t *testing.T) {
 			t.Errorf("released %d, closed %t; want released once and closed", a.releases(), a.closed.Load())
 		}
 	})
+}
+
+// The noop adapter is a template: Explain leaves it out until a settings
+// file enables it.
+func TestExplainShowsNoopOnlyWhenEnabled(t *testing.T) {
+	r := mustNew(t, testOptions(t, "herdr", "noop"))
+	names := func() []string {
+		var n []string
+		for _, a := range r.Explain().Adapters {
+			n = append(n, a.Name)
+		}
+		return n
+	}
+	if diff := cmp.Diff(names(), []string{"herdr"}); diff != "" {
+		t.Errorf("adapters in Explain, noop not enabled (-got +want):\n%s", diff)
+	}
+	writeSettings(t, r, `{"noop": {"enabled": true}}`)
+	if diff := cmp.Diff(names(), []string{"herdr", "noop"}); diff != "" {
+		t.Errorf("adapters in Explain, noop enabled (-got +want):\n%s", diff)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
@@ -27,7 +28,7 @@ func applySettings(t testing.TB, r *Registry, body string) {
 	writeSettings(t, r, body)
 	so := r.settingsOptions()
 	so.Logger = hclog.NewNullLogger()
-	cur, err := settings.Load(so)
+	cur, err := settingsengine.Load(so)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +136,39 @@ func TestDisableDuringASlowCallThenDetachReleases(t *testing.T) {
 			t.Errorf("Detach: %v", err)
 		}
 		<-applied
+		if a.releases() != 1 || !a.closed.Load() {
+			t.Errorf("released %d, closed %t; want the pane released and the adapter closed", a.releases(), a.closed.Load())
+		}
+	})
+}
+
+// Turning an adapter off waits for its release within the release budget,
+// not for ever: an adapter stuck in Report, deaf to its ctx, does not hold
+// the settings watcher (and every later settings change) hostage. The
+// release it could not make is left for Detach.
+func TestTurningAnAdapterOffIsBoundedByTheBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r, store, a := attachedFake(t)
+		name := r.slots[0].name
+		hung := make(chan struct{})
+		a.ignoreCtx.Store(true)
+		a.setBlock(hung)
+		store.AgentStart()
+		a.inReport(t)
+		applied := make(chan struct{})
+		go func() {
+			applySettings(t, r, `{"`+name+`": {"enabled": false}}`)
+			close(applied)
+		}()
+		<-applied // without a bound, every goroutine blocks here for good
+		if got := r.Explain().Adapters[0].Lifecycle; got != LifecycleDisabled {
+			t.Errorf("lifecycle %v, want disabled", got)
+		}
+		close(hung) // the adapter returns at last
+		synctest.Wait()
+		if err := r.Detach(context.Background()); err != nil {
+			t.Errorf("Detach: %v", err)
+		}
 		if a.releases() != 1 || !a.closed.Load() {
 			t.Errorf("released %d, closed %t; want the pane released and the adapter closed", a.releases(), a.closed.Load())
 		}
@@ -419,7 +453,7 @@ func TestExplainNamesTheTrustStore(t *testing.T) {
 
 func TestSettingsHomeComesFromEnv(t *testing.T) {
 	home := t.TempDir()
-	r := mustNew(t, Options{App: "paneapp", Env: []string{"HOME=" + home}, Adapters: []string{register(&fakeDriver{})}})
+	r := mustNew(t, Options{App: "paneapp", Env: []string{"HOME=" + home}, Drivers: pick(register(&fakeDriver{}))})
 	want := filepath.Join(home, ".paneapp", "agent", "settings.json")
 	if got := r.Explain().Files[0].Path; got != want {
 		t.Errorf("global settings at %s, want %s (from the given HOME)", got, want)
@@ -427,7 +461,7 @@ func TestSettingsHomeComesFromEnv(t *testing.T) {
 }
 
 // A trust function that hangs is called once, not once per Explain or
-// Attach: each settings.Load would wait for it again and leave one more
+// Attach: each settingsengine.Load would wait for it again and leave one more
 // goroutine in the host's function.
 func TestHungTrustFunctionIsCalledOnce(t *testing.T) {
 	d := &fakeDriver{def: true}
@@ -561,7 +595,7 @@ func TestDetachEndsASettingsChangeWaitingForAStuckAttach(t *testing.T) {
 		r.mu.Unlock()
 		changed := make(chan struct{})
 		go func() {
-			r.onSettings(gen, settings.Settings{})
+			r.onSettings(gen, settingsengine.Settings{})
 			close(changed)
 		}()
 		synctest.Wait() // the change waits for Attach
@@ -583,7 +617,7 @@ func TestDetachEndsASettingsChangeWaitingForAStuckAttach(t *testing.T) {
 }
 
 // TestExplainShowsASettingsErrorBeforeOpen proves that, before Attach and
-// for adapters not opened, Explain asks the driver's ValidateSettings: an
+// for adapters not opened, Explain asks the driver's Check: an
 // enabled adapter that applies but would fail to open on its settings says
 // open_failed and why, as Attach then leaves it; applicability comes first,
 // and a disabled adapter only mentions it.
@@ -598,7 +632,7 @@ func TestExplainShowsASettingsErrorBeforeOpen(t *testing.T) {
 	notInAPane := errors.Join(adapter.ErrInactive, errors.New("not in a pane"))
 	tests := []struct {
 		name     string
-		validate func(json.RawMessage) error // the driver's ValidateSettings
+		validate func(json.RawMessage) error // the settings part of the driver's Check
 		inactive error                       // the driver's Check
 		section  string                      // the adapter's settings section
 		attach   bool
@@ -620,7 +654,7 @@ func TestExplainShowsASettingsErrorBeforeOpen(t *testing.T) {
 		{name: "attach agrees", validate: colour, section: `{"colour":"nope"}`,
 			attach: true, wantLife: LifecycleOpenFailed, wantWhy: `colour "nope" is not a colour`},
 		{name: "panicking validator", validate: boom,
-			wantLife: LifecycleOpenFailed, wantWhy: "panicked in ValidateSettings"},
+			wantLife: LifecycleOpenFailed, wantWhy: "panicked in Check"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

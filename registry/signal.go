@@ -13,19 +13,20 @@ import (
 const signalDetachTimeout = 5 * time.Second
 
 // DetachOnSignal is for hosts that do not handle interrupt and termination
-// signals themselves. It makes SIGINT or SIGTERM (on Unix) detach the
-// registry, which releases the pane, and then end the process as the signal
-// would have ended it, with the signal's exit status: the signal's default
-// action is restored and the signal raised again. From the moment the
-// signal arrives, the process only detaches and ends: the goroutine that
-// calls the returned stop function waits for that end, so that a main that
-// returns meanwhile cannot end the process with another status.
+// signals themselves. It makes SIGINT or SIGTERM detach the registry, which
+// releases the pane, and then end the process as the signal would have ended
+// it, with the signal's exit status: on Unix the signal's default action is
+// restored and the signal raised again; on Windows, where Ctrl-C and
+// Ctrl-Break arrive as os.Interrupt and closing the console as SIGTERM, the
+// process exits with STATUS_CONTROL_C_EXIT, as the console's own handler
+// would end it. From the moment the signal arrives, the process only
+// detaches and ends: the goroutine that calls the returned stop function
+// waits for that end, so that a main that returns meanwhile cannot end the
+// process with another status.
 //
 // A signal the process was started with ignored (SIGINT for a command run
 // with & from a shell) stays ignored: DetachOnSignal does not listen for
-// it. On systems where a signal cannot be raised again (Windows), nothing
-// is listened for, and DetachOnSignal only returns stop: use the
-// signal.NotifyContext pattern of the package documentation there, which is
+// it. The signal.NotifyContext pattern of the package documentation stays
 // the first choice everywhere.
 //
 // The returned function stops listening; it is idempotent. The usual form is

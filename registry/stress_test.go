@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
 )
@@ -53,7 +54,7 @@ type paneDriver struct {
 	rng func() *rand.Rand
 }
 
-func (d paneDriver) SettingsKeys() []string { return []string{"n"} }
+func (d paneDriver) Settings() (bool, []string) { return true, []string{"n"} }
 
 func (d paneDriver) Open(context.Context, adapter.Params) (adapter.Adapter, error) {
 	return &paneAdapter{p: d.p, rng: d.rng()}, nil
@@ -122,14 +123,14 @@ func TestStressDetachAgainstReopen(t *testing.T) {
 	base := Options{App: "paneapp", Host: tuiHost, Env: []string{}, Settings: settings.Options{Home: home}, StaticSettings: true}
 	// Two settings that differ in the adapter's section: applying one after
 	// the other reopens it.
-	var curs [2]settings.Settings
+	var curs [2]settingsengine.Settings
 	for i := range curs {
 		r := mustNew(t, withDriver(base, "p", paneDriver{}))
 		writeSettings(t, r, fmt.Sprintf(`{"p": {"n": %d}}`, i+1))
 		so := r.settingsOptions()
 		so.Logger = hclog.NewNullLogger()
 		var err error
-		if curs[i], err = settings.Load(so); err != nil {
+		if curs[i], err = settingsengine.Load(so); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -138,7 +139,7 @@ func TestStressDetachAgainstReopen(t *testing.T) {
 	var seq atomic.Uint64
 	newRand := func() *rand.Rand { return rand.New(rand.NewPCG(seed, seq.Add(1))) }
 	rng := newRand()
-	var claims, releases, swaps int
+	var claims, releases, swaps, raced int
 	for i := range iterations {
 		p := &pane{}
 		r, err := New(withDriver(base, "p", paneDriver{p: p, rng: newRand}))
@@ -157,10 +158,13 @@ func TestStressDetachAgainstReopen(t *testing.T) {
 		r.mu.Unlock()
 		var wg sync.WaitGroup
 		wrng, srng := newRand(), newRand()
+		var applying atomic.Bool // a settings change is being applied
 		wg.Go(func() {
 			for k := range 1 + wrng.IntN(3) {
 				jitter(wrng, 200)
+				applying.Store(true)
 				r.onSettings(gen, curs[k%2])
+				applying.Store(false)
 			}
 		})
 		wg.Go(func() {
@@ -168,6 +172,9 @@ func TestStressDetachAgainstReopen(t *testing.T) {
 			store.AgentStart()
 		})
 		jitter(rng, 400)
+		if applying.Load() {
+			raced++
+		}
 		if err := r.Detach(context.Background()); err != nil {
 			t.Fatalf("iteration %d: Detach: %v", i, err)
 		}
@@ -188,9 +195,14 @@ func TestStressDetachAgainstReopen(t *testing.T) {
 			swaps++
 		}
 	}
-	t.Logf("%d iterations: %d claims, %d releases, %d with more than one delivery", iterations, claims, releases, swaps)
+	t.Logf("%d iterations: %d claims, %d releases, %d with more than one delivery, %d with Detach during a settings change", iterations, claims, releases, swaps, raced)
 	if claims == 0 || claims != releases {
 		t.Errorf("%d claims, %d releases; want every claim released", claims, releases)
+	}
+	// The race this test is for happened: some Detach began while a
+	// settings change was being applied.
+	if raced == 0 {
+		t.Errorf("no Detach began during a settings change in %d iterations: the race was not exercised", iterations)
 	}
 }
 

@@ -131,8 +131,9 @@ func (w *worker) kick() {
 // sent is waited for, until the first half of the release budget from now
 // has passed; then its ctx is cancelled. f decides the adapter's fate, unless
 // it is fateUndecided or the fate is already decided: the first decision
-// wins. The release and close must end within the budget from now. stop
-// never blocks and may be called more than once.
+// wins. The release and close must end within the budget from now; a
+// release decided again later (a second Detach) moves that end to the
+// budget from then. stop never blocks and may be called more than once.
 func (w *worker) stop(f fate, now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -144,9 +145,14 @@ func (w *worker) stop(f fate, now time.Time) {
 			w.armCancelLocked()
 		}
 	}
-	if f != fateUndecided && w.fate == fateUndecided {
+	switch {
+	case f != fateUndecided && w.fate == fateUndecided:
 		w.fate, w.deadline = f, now.Add(w.r.budget)
 		close(w.decided)
+	case f == fateRelease && w.fate == fateRelease && now.Add(w.r.budget).After(w.deadline):
+		// A later Detach gives a worker still busy past an earlier
+		// budget its own budget to release in.
+		w.deadline = now.Add(w.r.budget)
 	}
 }
 
@@ -296,9 +302,7 @@ func (w *worker) retryRelease(now time.Time) *worker {
 	close(n.returned) // nothing is delivered any more
 	n.closed = w.closed
 	n.stop(fateRelease, now)
-	w.r.mu.Lock()
-	w.r.live[n] = struct{}{}
-	w.r.mu.Unlock()
+	w.r.addLive(n)
 	go n.finish()
 	return n
 }

@@ -34,6 +34,5 @@
 // something changed, never what; they pull the newest snapshot when they are
 // ready. A slow subscriber therefore only ever sees the latest state, and a
 // publisher never waits for one. [Store] is the ready-made Source; a chat
-// service with its own UI store implements the two methods itself, or wraps two
-// functions in [Funcs].
+// service with its own UI store implements the two methods itself.
 package session

@@ -27,17 +27,6 @@ func ExampleStore() {
 	// running=false approvals=0
 }
 
-// A host with its own UI store plugs in through Funcs instead of Store.
-func ExampleFuncs() {
-	current := session.Snapshot{Phase: session.PhaseThinking}
-	var src session.Source = session.Funcs{
-		SnapshotFunc:  func() session.Snapshot { return current },
-		SubscribeFunc: func(notify func()) func() { return func() {} },
-	}
-	fmt.Println(src.Snapshot().Phase)
-	// Output: thinking
-}
-
 // Only an interactive root session may claim a pane; the error says why not.
 func ExampleHost_Interactive() {
 	h := session.Host{Mode: session.ModePrint, HasUI: false, Role: session.RoleRoot}

@@ -23,15 +23,16 @@ func (k PromptKind) String() string {
 	return fmt.Sprintf("PromptKind(%d)", uint8(k))
 }
 
-// ParsePromptKind returns the kind named s ("approval", "question", "secret",
+// UnmarshalText parses a kind's name ("approval", "question", "secret",
 // "menu").
-func ParsePromptKind(s string) (PromptKind, error) {
+func (k *PromptKind) UnmarshalText(text []byte) error {
 	for i, n := range promptKindNames {
-		if i > 0 && n == s {
-			return PromptKind(i), nil
+		if i > 0 && n == string(text) {
+			*k = PromptKind(i)
+			return nil
 		}
 	}
-	return 0, fmt.Errorf("session: unknown prompt kind %q (want approval, question, secret or menu)", s)
+	return fmt.Errorf("session: unknown prompt kind %q (want approval, question, secret or menu)", text)
 }
 
 // Availability is the state of the host's workflow observation stream.
@@ -61,18 +62,20 @@ func (a Availability) String() string {
 // true for [AvailabilityNone] and [AvailabilityReady].
 func (a Availability) Known() bool { return a == AvailabilityNone || a == AvailabilityReady }
 
-// ParseAvailability returns the availability named s ("ready", "unavailable",
+// UnmarshalText parses an availability's name ("ready", "unavailable",
 // "recovering"; "none" or "" for no stream).
-func ParseAvailability(s string) (Availability, error) {
-	if s == "" {
-		return AvailabilityNone, nil
+func (a *Availability) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*a = AvailabilityNone
+		return nil
 	}
 	for i, n := range availabilityNames {
-		if n == s {
-			return Availability(i), nil
+		if n == string(text) {
+			*a = Availability(i)
+			return nil
 		}
 	}
-	return 0, fmt.Errorf("session: unknown workflow availability %q (want ready, unavailable or recovering)", s)
+	return fmt.Errorf("session: unknown workflow availability %q (want ready, unavailable or recovering)", text)
 }
 
 // WorkflowStatus is the status of one root workflow.
@@ -102,19 +105,21 @@ func (s WorkflowStatus) String() string {
 	return fmt.Sprintf("WorkflowStatus(%d)", uint8(s))
 }
 
-// ParseWorkflowStatus returns the status named s. "completed", "finished",
-// "failed" and "cancelled" all mean [WorkflowFinished].
-func ParseWorkflowStatus(s string) (WorkflowStatus, error) {
-	switch s {
+// UnmarshalText parses a status's name. "completed", "finished", "failed" and
+// "cancelled" all mean [WorkflowFinished].
+func (s *WorkflowStatus) UnmarshalText(text []byte) error {
+	switch string(text) {
 	case "finished", "failed", "cancelled", "canceled":
-		return WorkflowFinished, nil
+		*s = WorkflowFinished
+		return nil
 	}
 	for i, n := range workflowStatusNames {
-		if i > 0 && n == s {
-			return WorkflowStatus(i), nil
+		if i > 0 && n == string(text) {
+			*s = WorkflowStatus(i)
+			return nil
 		}
 	}
-	return 0, fmt.Errorf("session: unknown workflow status %q", s)
+	return fmt.Errorf("session: unknown workflow status %q", text)
 }
 
 // Phase is the activity phase of hosts that describe their turn in phases
@@ -149,14 +154,15 @@ func (p Phase) String() string {
 // thinking, streaming or tool execution).
 func (p Phase) Active() bool { return p >= PhaseAwaiting && p <= PhaseToolExecution }
 
-// ParsePhase returns the phase named s.
-func ParsePhase(s string) (Phase, error) {
+// UnmarshalText parses a phase's name, as String writes it.
+func (p *Phase) UnmarshalText(text []byte) error {
 	for i, n := range phaseNames {
-		if n == s {
-			return Phase(i), nil
+		if n == string(text) {
+			*p = Phase(i)
+			return nil
 		}
 	}
-	return 0, fmt.Errorf("session: unknown phase %q", s)
+	return fmt.Errorf("session: unknown phase %q", text)
 }
 
 // Prompts counts the open UI prompts by kind.
@@ -166,12 +172,6 @@ type Prompts struct {
 	Secret   int
 	Menu     int
 }
-
-// Input returns the number of open prompts that are not approvals.
-func (p Prompts) Input() int { return pos(p.Question) + pos(p.Secret) + pos(p.Menu) }
-
-// Total returns the number of open prompts.
-func (p Prompts) Total() int { return pos(p.Approval) + p.Input() }
 
 // Root is one root workflow as the host observes it; [Store.SetWorkflows]
 // takes a list of them.
@@ -198,29 +198,6 @@ type Workflows struct {
 	// NeedsAttention counts unfinished roots that asked for attention,
 	// whatever their status.
 	NeedsAttention int
-}
-
-// Count returns the number of roots in status s.
-func (w Workflows) Count(s WorkflowStatus) int {
-	switch s {
-	case WorkflowExecuting:
-		return pos(w.Executing)
-	case WorkflowAutomaticContinuation:
-		return pos(w.AutomaticContinuation)
-	case WorkflowRetrying:
-		return pos(w.Retrying)
-	case WorkflowStopping:
-		return pos(w.Stopping)
-	case WorkflowAwaitingInput:
-		return pos(w.AwaitingInput)
-	case WorkflowManualIntervention:
-		return pos(w.ManualIntervention)
-	case WorkflowPaused:
-		return pos(w.Paused)
-	case WorkflowFinished:
-		return pos(w.Finished)
-	}
-	return 0
 }
 
 func (w *Workflows) add(s WorkflowStatus, n int) {
@@ -276,17 +253,3 @@ type Source interface {
 	Snapshot() Snapshot
 	Subscribe(notify func()) (cancel func())
 }
-
-// Funcs adapts two functions to [Source].
-type Funcs struct {
-	SnapshotFunc  func() Snapshot
-	SubscribeFunc func(notify func()) (cancel func())
-}
-
-// Snapshot calls f.SnapshotFunc.
-func (f Funcs) Snapshot() Snapshot { return f.SnapshotFunc() }
-
-// Subscribe calls f.SubscribeFunc.
-func (f Funcs) Subscribe(notify func()) func() { return f.SubscribeFunc(notify) }
-
-func pos(n int) int { return max(n, 0) }

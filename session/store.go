@@ -128,7 +128,7 @@ func (s *Store) SetIdentity(id Identity) { s.update(func(p *Snapshot) { p.Identi
 // the person is being asked something.
 func (s *Store) PromptStart(id string, kind PromptKind) {
 	if kind < PromptApproval || kind > PromptMenu {
-		panic(fmt.Sprintf("session: PromptStart(%q, %v): invalid prompt kind; use PromptApproval, PromptQuestion, PromptSecret or PromptMenu (ParsePromptKind parses their names)", id, kind))
+		panic(fmt.Sprintf("session: PromptStart(%q, %v): invalid prompt kind; use PromptApproval, PromptQuestion, PromptSecret or PromptMenu (PromptKind.UnmarshalText parses their names)", id, kind))
 	}
 	s.mu.Lock()
 	before := s.snap
@@ -181,13 +181,11 @@ func addPrompt(p *Prompts, k PromptKind, n int) {
 // recovering, the roots given are what is still known; they are not taken to
 // be all there is.
 func (s *Store) SetWorkflows(a Availability, roots []Root) {
-	s.update(func(p *Snapshot) { p.Workflows = AggregateWorkflows(a, roots) })
+	s.update(func(p *Snapshot) { p.Workflows = aggregateWorkflows(a, roots) })
 }
 
-// AggregateWorkflows folds a list of roots into [Workflows], as
-// [Store.SetWorkflows] does. It is exported for hosts that implement
-// [Source] themselves.
-func AggregateWorkflows(a Availability, roots []Root) Workflows {
+// aggregateWorkflows folds a list of roots into [Workflows].
+func aggregateWorkflows(a Availability, roots []Root) Workflows {
 	w := Workflows{Availability: a}
 	for i, r := range roots {
 		if r.Status < WorkflowExecuting || r.Status > WorkflowFinished || duplicateLater(roots, i) {

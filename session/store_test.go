@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -160,56 +161,50 @@ func TestPublishDoesNotAllocate(t *testing.T) {
 	}
 }
 
-func TestFuncs(t *testing.T) {
-	want := Snapshot{Tasks: 7}
-	var subscribed bool
-	src := Source(Funcs{
-		SnapshotFunc:  func() Snapshot { return want },
-		SubscribeFunc: func(func()) func() { subscribed = true; return func() {} },
-	})
-	if got := src.Snapshot(); got != want {
-		t.Errorf("Snapshot = %+v", got)
-	}
-	src.Subscribe(func() {})()
-	if !subscribed {
-		t.Error("SubscribeFunc not called")
-	}
+// unmarshalText parses text into a fresh T.
+func unmarshalText[T any, P interface {
+	*T
+	encoding.TextUnmarshaler
+}](text string) (T, error) {
+	var v T
+	err := P(&v).UnmarshalText([]byte(text))
+	return v, err
 }
 
-func TestParsers(t *testing.T) {
+func TestUnmarshalTextReadsEveryName(t *testing.T) {
 	for k := PromptApproval; k <= PromptMenu; k++ {
-		if got, err := ParsePromptKind(k.String()); err != nil || got != k {
-			t.Errorf("ParsePromptKind(%q) = %v, %v", k, got, err)
+		if got, err := unmarshalText[PromptKind](k.String()); err != nil || got != k {
+			t.Errorf("PromptKind.UnmarshalText(%q) = %v, %v", k, got, err)
 		}
 	}
 	for a := AvailabilityNone; a <= AvailabilityRecovering; a++ {
-		if got, err := ParseAvailability(a.String()); err != nil || got != a {
-			t.Errorf("ParseAvailability(%q) = %v, %v", a, got, err)
+		if got, err := unmarshalText[Availability](a.String()); err != nil || got != a {
+			t.Errorf("Availability.UnmarshalText(%q) = %v, %v", a, got, err)
 		}
 	}
 	for st := WorkflowExecuting; st <= WorkflowFinished; st++ {
-		if got, err := ParseWorkflowStatus(st.String()); err != nil || got != st {
-			t.Errorf("ParseWorkflowStatus(%q) = %v, %v", st, got, err)
+		if got, err := unmarshalText[WorkflowStatus](st.String()); err != nil || got != st {
+			t.Errorf("WorkflowStatus.UnmarshalText(%q) = %v, %v", st, got, err)
 		}
 	}
 	for p := PhaseNone; p <= PhaseError; p++ {
-		if got, err := ParsePhase(p.String()); err != nil || got != p {
-			t.Errorf("ParsePhase(%q) = %v, %v", p, got, err)
+		if got, err := unmarshalText[Phase](p.String()); err != nil || got != p {
+			t.Errorf("Phase.UnmarshalText(%q) = %v, %v", p, got, err)
 		}
 	}
 	for _, s := range []string{"failed", "cancelled", "finished"} {
-		if got, _ := ParseWorkflowStatus(s); got != WorkflowFinished {
-			t.Errorf("ParseWorkflowStatus(%q) = %v, want finished", s, got)
+		if got, _ := unmarshalText[WorkflowStatus](s); got != WorkflowFinished {
+			t.Errorf("WorkflowStatus.UnmarshalText(%q) = %v, want finished", s, got)
 		}
 	}
-	if a, err := ParseAvailability(""); err != nil || a != AvailabilityNone {
-		t.Errorf(`ParseAvailability("") = %v, %v`, a, err)
+	if a, err := unmarshalText[Availability](""); err != nil || a != AvailabilityNone {
+		t.Errorf(`Availability.UnmarshalText("") = %v, %v`, a, err)
 	}
 	for _, bad := range []func() error{
-		func() error { _, err := ParsePromptKind("APPROVAL"); return err },
-		func() error { _, err := ParseAvailability("up"); return err },
-		func() error { _, err := ParseWorkflowStatus(""); return err },
-		func() error { _, err := ParsePhase("working"); return err },
+		func() error { _, err := unmarshalText[PromptKind]("APPROVAL"); return err },
+		func() error { _, err := unmarshalText[Availability]("up"); return err },
+		func() error { _, err := unmarshalText[WorkflowStatus](""); return err },
+		func() error { _, err := unmarshalText[Phase]("working"); return err },
 	} {
 		if bad() == nil {
 			t.Error("a bad name parsed")
@@ -220,21 +215,7 @@ func TestParsers(t *testing.T) {
 	}
 }
 
-func TestCountAndTotals(t *testing.T) {
-	w := Workflows{Executing: 1, AutomaticContinuation: 2, Retrying: 3, Stopping: 4, AwaitingInput: 5,
-		ManualIntervention: 6, Paused: 7, Finished: 8}
-	for st := WorkflowExecuting; st <= WorkflowFinished; st++ {
-		if got := w.Count(st); got != int(st) {
-			t.Errorf("Count(%s) = %d, want %d", st, got, st)
-		}
-	}
-	if w.Count(0) != 0 || (Workflows{Paused: -2}).Count(WorkflowPaused) != 0 {
-		t.Error("Count of an invalid status or negative count")
-	}
-	p := Prompts{Approval: 1, Question: 2, Secret: -5, Menu: 3}
-	if p.Input() != 5 || p.Total() != 6 {
-		t.Errorf("Input %d Total %d, want 5 and 6", p.Input(), p.Total())
-	}
+func TestKnownAndActive(t *testing.T) {
 	if !AvailabilityNone.Known() || !AvailabilityReady.Known() || AvailabilityUnavailable.Known() || AvailabilityRecovering.Known() {
 		t.Error("Known")
 	}

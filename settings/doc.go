@@ -1,66 +1,40 @@
-// Package settings reads panestate's settings from the host application's
-// JSON settings files, merges them in layers and keeps them current while the
-// files change.
+// Package settings holds what a host sets about panestate's settings files,
+// and what the registry says about them.
+//
+// A host passes [Options] as registry.Options.Settings: where the files are,
+// and whether the project may contribute (a trust function, or an
+// Atomic-style trust store at [DefaultTrustFile]). The registry reads, merges
+// and watches the files itself; registry.Registry.Explain reports each file as
+// a [FileStatus], with the [Layer] it feeds and the [FileCondition] it was
+// found in.
 //
 // # Layers
 //
 // Three layers, later wins: the built-in defaults (each adapter's own), the
 // global file (by default ~/.<app>/agent/settings.json) and the project file
 // (by default <project>/.<app>/settings.json). Objects merge recursively;
-// scalars and arrays replace. koanf does the merging; the library reads the
-// bytes itself so it can hash them, cap their size, strip a UTF-8 BOM and
-// keep the last good content of each file.
+// scalars and arrays replace. Each adapter owns one top-level section named
+// after it; <section>.enabled decides whether the adapter runs (only the JSON
+// literals true and false count). Every other top-level key belongs to the
+// host and is ignored.
 //
 // # Trust
 //
 // The project layer applies only when the host says the project is trusted,
-// through [Options.Trust] or an Atomic-style trust store ([TrustStore],
-// [Options.TrustFile]). Without either, projects are untrusted. Trust is never
-// read from the project's own files, and an untrusted project file is not
-// read at all; [Settings.Files] says why it was ignored. A trust store that
-// cannot be read or parsed means untrusted (it fails closed, unlike a
-// settings file it has no last good content), and [Settings.Files] lists it
-// with [FileStatus.TrustStore] set.
+// through [Options.Trust] or a trust store ([Options.TrustFile]). Without
+// either, projects are untrusted. Trust is never read from the project's own
+// files, and an untrusted project file is not read at all; its [FileStatus]
+// says why it was ignored. A trust store that cannot be read or parsed means
+// untrusted, and is listed with [FileStatus.TrustStore] set.
 //
-// The host's trust function runs on a goroutine of the library's, bounded by
-// [TrustTimeout]: a panic in it is recovered and a call that does not return
-// in time is left running; either way the project counts as untrusted, with
-// one warning, and [Watcher.Close] never waits for it. [Options.Trust] says
-// what happens to a call that hangs.
+// # Live files
 //
-// # Whose keys
-//
-// The files belong to the host and hold its other settings. Only the
-// [Section]s given in [Options.Sections] are read; every other top-level key
-// is ignored silently. <section>.enabled decides whether an adapter runs: only
-// the JSON literals true and false count, null means unset, and anything else
-// is a [Warning] and is ignored. Inside an owned section an unknown key is a
-// warning too. [Settings.Section] gives each adapter its own merged section as
-// canonical JSON; the adapter validates its keys.
-//
-// # One-shot and live
-//
-// [Load] reads the files once; a [Reader] reads them afresh on every
-// [Reader.Read], for a caller that reads again and again, and does not wait
-// again for a trust function that hangs. [Watch] reads them once and then
-// follows changes with one fsnotify watcher on the files' directories (or
-// their nearest existing ancestors, and every directory along a symbolic
-// link chain). After
-// a trailing debounce ([DefaultDebounce], 20ms) it re-reads every file, and
-// calls back only when the effective settings change. A file that
-// disappears or becomes empty counts only after a grace period, so editors
-// that save by delete-and-recreate do not switch adapters off and on. A
-// malformed file keeps its last good content and is reported once per
-// content, and a file in error is read again on a capped backoff
-// ([Options.RetryAfter], doubling, at most 30s) until it reads; a change of
-// permissions counts as a change. Where adding a watch fails, the file is
-// polled. Every PollInterval the watcher also checks that each watched
-// directory is still the one its name leads to, and watches the new one
-// after an ancestor was renamed and the path created again.
-//
-// Only regular files (or symbolic links to them) are read: a FIFO, a device
-// or a socket in place of a file is an error ("not a regular file"), and on
-// unix the file is opened without blocking, so it cannot hang a reload.
-//
-// No settings key names a program to run or a path to execute.
+// Unless registry.Options.StaticSettings is set, the registry follows changes
+// to the files: after a short quiet period ([Options.Debounce]) it re-reads
+// them and applies the new settings. A file that disappears or becomes empty
+// counts only after [Options.Grace], so editors that save by delete-and-create
+// do not switch adapters off and on. A malformed file keeps its last good
+// content ([FileStatus.Stale]) and is reported once per content. Only regular
+// files of at most 1 MiB are read, and no settings key names a program to run
+// or a path to execute.
 package settings

@@ -2,70 +2,27 @@ package settings_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/panestate/panestate/settings"
 )
 
-func Example() {
-	home, _ := os.MkdirTemp("", "settings-example")
-	defer os.RemoveAll(home)
-	global := filepath.Join(home, ".atomic", "agent", "settings.json")
-	_ = os.MkdirAll(filepath.Dir(global), 0o755)
-	_ = os.WriteFile(global, []byte(`{
-  "theme": "dark",
-  "herdr": {"enabled": false, "timeout": "2s"}
-}`), 0o644)
-
-	s, err := settings.Load(settings.Options{
-		App:      "atomic",
-		Home:     home,
-		Sections: []settings.Section{{Name: "herdr", Keys: []string{"source", "agent", "timeout"}}, {Name: "noop"}},
-	})
-	if err != nil {
-		fmt.Println(err)
+// A host that keeps an Atomic-style trust store names it, and the registry
+// reads it before every read of the project's file.
+func ExampleOptions() {
+	opts := settings.Options{
+		ProjectRoot: "/src/myproject",
+		TrustFile:   settings.DefaultTrustFile("/home/me", "atomic"),
 	}
-	on, from := s.Enabled("herdr", true)
-	fmt.Println("herdr enabled:", on, "by", from)
-	on, from = s.Enabled("noop", false)
-	fmt.Println("noop enabled:", on, "by", from)
-	fmt.Println("herdr section:", string(s.Section("herdr")))
-	// Output:
-	// herdr enabled: false by global
-	// noop enabled: false by default
-	// herdr section: {"timeout":"2s"}
+	fmt.Println(filepath.ToSlash(opts.TrustFile))
+	// Output: /home/me/.atomic/agent/trust.json
 }
 
-// A host's trust function that panics or hangs never reaches the host: the
-// project counts as untrusted, and Files says why.
-func ExampleOptions_trust() {
-	root, _ := os.MkdirTemp("", "settings-example")
-	defer os.RemoveAll(root)
-	project := filepath.Join(root, "proj")
-	_ = os.MkdirAll(filepath.Join(project, ".atomic"), 0o755)
-	_ = os.WriteFile(filepath.Join(project, ".atomic", "settings.json"), []byte(`{"herdr": {"enabled": false}}`), 0o644)
-
-	s, _ := settings.Load(settings.Options{
-		App:         "atomic",
-		Home:        root,
-		ProjectRoot: project,
-		Trust:       func(string) (bool, error) { panic("trust database closed") },
-		Sections:    []settings.Section{{Name: "herdr"}},
-	})
-	for _, f := range s.Files() {
-		fmt.Printf("%s: %s\n", f.Layer, f.Condition)
-		if f.TrustReason != "" {
-			fmt.Println(" ", f.TrustReason)
-			fmt.Println(" ", f.Err)
-		}
-	}
-	on, from := s.Enabled("herdr", true)
-	fmt.Println("herdr enabled:", on, "by", from)
-	// Output:
-	// global: missing
-	// project: untrusted
-	//   the host's trust function panicked, so the project is untrusted
-	//   settings: trust function panicked: trust database closed
-	// herdr enabled: true by default
+// Explain reports each settings file with its layer and condition, which
+// encode as their names.
+func ExampleFileStatus() {
+	f := settings.FileStatus{Layer: settings.LayerProject, Path: "/src/myproject/.atomic/settings.json",
+		Condition: settings.ConditionUntrusted, TrustReason: "no trust function or trust store"}
+	fmt.Println(f.Layer, f.Condition)
+	// Output: project untrusted
 }

@@ -19,6 +19,11 @@
 //		})
 //	}
 //
+// [RunDriver] checks the driver: for each set of Params given (in the
+// workspace and outside it, with good and bad settings), Check says what
+// Open does, a bad setting gives the same error from both, and an inactive
+// Open starts nothing.
+//
 // # Recording
 //
 // [Recorder] is an adapter that keeps every report it is given, like an

@@ -10,7 +10,7 @@ import (
 
 // Driver is an [adapter.Driver] whose Open returns its [Recorder], for tests
 // of hosts and of the registry. Set the fields before the driver is
-// registered and do not change them afterwards; Open and EnabledByDefault are
+// registered and do not change them afterwards; Open, Check and Settings are
 // then safe for concurrent use.
 //
 // Every Open returns the same Recorder, and a Recorder's Close is final. A
@@ -20,8 +20,8 @@ import (
 type Driver struct {
 	// Recorder is what Open returns.
 	Recorder *Recorder
-	// Default is what EnabledByDefault reports: whether the registry runs
-	// the adapter when the settings do not mention it.
+	// Default is what Settings reports: whether the registry runs the
+	// adapter when the settings do not mention it.
 	Default bool
 	// Inactive, when non-nil, makes Open fail with an error that wraps both
 	// adapter.ErrInactive and Inactive, as a driver does outside its
@@ -30,9 +30,9 @@ type Driver struct {
 }
 
 var (
-	_ adapter.Driver         = Driver{}
-	_ adapter.DefaultEnabler = Driver{}
-	_ adapter.Checker        = Driver{}
+	_ adapter.Driver        = Driver{}
+	_ adapter.SettingsOwner = Driver{}
+	_ adapter.Checker       = Driver{}
 )
 
 // NewDriver returns a driver, enabled by default, whose Open returns rec.
@@ -70,5 +70,5 @@ func (d Driver) inactive() error {
 	return fmt.Errorf("adaptertest: %w: %w", adapter.ErrInactive, d.Inactive)
 }
 
-// EnabledByDefault returns d.Default.
-func (d Driver) EnabledByDefault() bool { return d.Default }
+// Settings returns d.Default and no keys.
+func (d Driver) Settings() (enabledByDefault bool, keys []string) { return d.Default, nil }

@@ -74,7 +74,8 @@ func ExampleDriver() {
 	var d adapter.Driver = &adaptertest.Driver{Recorder: rec, Default: false}
 
 	a, err := d.Open(context.Background(), adapter.Params{Name: "recorder"})
-	fmt.Println(a == adapter.Adapter(rec), err, adapter.EnabledByDefault(d))
+	enabled, _ := adapter.Settings(d)
+	fmt.Println(a == adapter.Adapter(rec), err, enabled)
 	// Output:
 	// true <nil> false
 }

@@ -202,8 +202,8 @@ func TestDriver(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := adapter.EnabledByDefault(tt.driver); got != tt.wantDefault {
-				t.Errorf("EnabledByDefault = %v; want %v", got, tt.wantDefault)
+			if got, _ := adapter.Settings(tt.driver); got != tt.wantDefault {
+				t.Errorf("enabled by default = %v; want %v", got, tt.wantDefault)
 			}
 			err := tt.driver.Check(adapter.Params{})
 			if (err != nil) != tt.wantInactive || (err != nil && !errors.Is(err, adapter.ErrInactive)) {

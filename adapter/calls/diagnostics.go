@@ -68,9 +68,9 @@ func (d *Diagnostics) Reset() {
 	d.mu.Unlock()
 }
 
-// Explain sets m["diag.<kind>"] to the count of each kind counted so far,
+// AddDetails sets m["diag.<kind>"] to the count of each kind counted so far,
 // for the adapter's own Explain.
-func (d *Diagnostics) Explain(m map[string]string) {
+func (d *Diagnostics) AddDetails(m map[string]string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for k, n := range d.counts {

@@ -70,9 +70,9 @@ func TestDiagnostics(t *testing.T) {
 				t.Errorf("sent (-got +want):\n%s", diff)
 			}
 			got := map[string]string{}
-			d.Explain(got)
+			d.AddDetails(got)
 			if diff := cmp.Diff(got, tt.explain); diff != "" {
-				t.Errorf("Explain (-got +want):\n%s", diff)
+				t.Errorf("AddDetails (-got +want):\n%s", diff)
 			}
 		})
 	}
@@ -87,7 +87,7 @@ func TestDiagnosticsEmitReportsWhetherItSent(t *testing.T) {
 		t.Error("second Emit in the claim = true, want false")
 	}
 	m := map[string]string{}
-	d.Explain(m)
+	d.AddDetails(m)
 	if m["diag.timeout"] != "2" {
 		t.Errorf("diag.timeout = %q, want 2", m["diag.timeout"])
 	}

@@ -55,7 +55,7 @@ func Example() {
 		_ = p.Report(ctx, adapter.Report{State: adapter.StateWorking})
 	}
 	lines := map[string]string{}
-	p.diags.Explain(lines)
+	p.diags.AddDetails(lines)
 	fmt.Println("explain:", lines)
 
 	_ = p.gate.Close(ctx)

@@ -29,16 +29,26 @@ func NewGate() *Gate {
 
 // Enter waits for the call in flight, if any, to leave, and admits the
 // caller, who must call [Gate.Leave] when done. It returns ctx's error when
-// ctx ends first, and [adapter.ErrClosed] after Close (also when Close ran
-// while it waited), having admitted nothing.
+// ctx ends first, an error wrapping [adapter.ErrWithdrawn] when the report
+// ctx carries is withdrawn ([adapter.Withdrawn]) before the caller is
+// admitted (nothing of it can have left), and [adapter.ErrClosed] after
+// Close (also when Close ran while it waited), having admitted nothing.
 func (g *Gate) Enter(ctx context.Context) error {
 	if g.Closed() {
 		return adapter.ErrClosed
+	}
+	withdrawn := adapter.Withdrawn(ctx)
+	select {
+	case <-withdrawn:
+		return errWithdrawn
+	default:
 	}
 	select {
 	case g.turn <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-withdrawn:
+		return errWithdrawn
 	}
 	if g.Closed() {
 		<-g.turn
@@ -46,6 +56,9 @@ func (g *Gate) Enter(ctx context.Context) error {
 	}
 	return nil
 }
+
+// errWithdrawn is Enter's error for a withdrawn report.
+var errWithdrawn = fmt.Errorf("calls: waiting for the call in flight: %w", adapter.ErrWithdrawn)
 
 // Leave lets the next call in. Call it once after each Enter that returned
 // nil.

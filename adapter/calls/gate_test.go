@@ -111,3 +111,28 @@ func TestGateClose(t *testing.T) {
 		}
 	})
 }
+
+// TestGateWithdrawnWaiterGivesUp: a report withdrawn while it waits for the
+// call in flight gives up at once with ErrWithdrawn (it has sent nothing),
+// and one withdrawn before it came is not admitted even to a free gate.
+func TestGateWithdrawnWaiterGivesUp(t *testing.T) {
+	g := calls.NewGate()
+	if err := g.Enter(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, withdraw := adapter.WithWithdraw(t.Context())
+	entered := make(chan error)
+	go func() { entered <- g.Enter(ctx) }()
+	withdraw()
+	if err := <-entered; !errors.Is(err, adapter.ErrWithdrawn) {
+		t.Fatalf("withdrawn Enter = %v, want adapter.ErrWithdrawn", err)
+	}
+	g.Leave()
+	if err := g.Enter(ctx); !errors.Is(err, adapter.ErrWithdrawn) {
+		t.Fatalf("Enter of a withdrawn report at a free gate = %v, want adapter.ErrWithdrawn", err)
+	}
+	if err := g.Enter(t.Context()); err != nil {
+		t.Fatalf("Enter after the withdrawn waiter left = %v, want nil (the gate is free)", err)
+	}
+	g.Leave()
+}

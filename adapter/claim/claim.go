@@ -24,30 +24,30 @@ type Key struct {
 	Pane   string // the pane's id on that server
 }
 
-// Token names one claim across processes: the claiming process (a random
+// token names one claim across processes: the claiming process (a random
 // number drawn once per process, with its pid, so that a reused pid is not
 // taken for the same process) and the claim's generation within it. The
-// zero Token is nobody.
-type Token struct {
+// zero token is nobody.
+type token struct {
 	Process uint64
 	PID     int
 	Gen     uint64
 }
 
 // IsZero reports whether t is nobody.
-func (t Token) IsZero() bool { return t == Token{} }
+func (t token) IsZero() bool { return t == token{} }
 
 // String renders t as "pid/process/gen".
-func (t Token) String() string { return fmt.Sprintf("%d/%016x/%d", t.PID, t.Process, t.Gen) }
+func (t token) String() string { return fmt.Sprintf("%d/%016x/%d", t.PID, t.Process, t.Gen) }
 
 // ours reports whether t was drawn by this process.
-func (t Token) ours() bool { return t.Process == self().Process }
+func (t token) ours() bool { return t.Process == self().Process }
 
 // alive reports whether the process that drew t may still run: this
 // process, or another whose pid is alive. A pid that is alive but reused
 // by an unrelated process counts as alive: the claim then waits for that
 // process too, which errs on the side of never clearing a live owner.
-func (t Token) alive() bool {
+func (t token) alive() bool {
 	if t.ours() {
 		return true
 	}
@@ -57,13 +57,13 @@ func (t Token) alive() bool {
 	return proc.Alive(t.PID)
 }
 
-// self is this process's part of every Token, drawn once, on first use.
-var self = sync.OnceValue(func() Token {
+// self is this process's part of every token, drawn once, on first use.
+var self = sync.OnceValue(func() token {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		binary.LittleEndian.PutUint64(b[:], uint64(time.Now().UnixNano()))
 	}
-	return Token{Process: binary.LittleEndian.Uint64(b[:]) | 1, PID: os.Getpid()}
+	return token{Process: binary.LittleEndian.Uint64(b[:]) | 1, PID: os.Getpid()}
 })
 
 // Op is what a call does to the pane.
@@ -85,8 +85,8 @@ func (o Op) String() string {
 
 // Who holds the pane when a call is refused.
 const (
-	ByNewer        = "a newer adapter of this process"
-	ByOtherProcess = "another process"
+	byNewer        = "a newer adapter of this process"
+	byOtherProcess = "another process"
 )
 
 // ErrBusy is Begin's error when the wait ended before the call could
@@ -94,22 +94,22 @@ const (
 // the pane file's lock for a moment, held it past the wait's deadline.
 var ErrBusy = errors.New("claim: waiting for another call on the pane")
 
-// MaxMarkAhead is how far a sequence mark read from a pane file may be
+// maxMarkAhead is how far a sequence mark read from a pane file may be
 // beyond the clock. A mark further ahead is corrupt or planted (taking it
 // would exhaust the 64-bit range and burn the pane), and is ignored with
 // Call.MarkErr set. A year is far more than any clock step a running
 // machine sees (NTP corrections, a virtual machine resumed from an old
 // snapshot), and leaves room for 2^64 ms / 1 year ≈ 5.8 × 10^8 years of
 // numbers above it.
-const MaxMarkAhead = 366 * 24 * time.Hour
+const maxMarkAhead = 366 * 24 * time.Hour
 
-// PollInterval is how often a claim with an OnFree watch (a claim that
+// pollInterval is how often a claim with an OnFree watch (a claim that
 // holds the pane, or was refused it, and was not released since) reads its
 // pane file: to learn that another process took the pane although this
 // claim made no call, and to take the pane back once that process released
 // it or exited. It is also the longest Begin waits between two looks while
 // another process's call is in flight.
-const PollInterval = 200 * time.Millisecond
+const pollInterval = 200 * time.Millisecond
 
 // lease is the process-wide record of one pane (and pane-file directory).
 type lease struct {
@@ -149,7 +149,7 @@ type Options struct {
 	// released it, was closed, or its process exited. The adapter re-sends
 	// its last report from it. The claim learns that it was superseded
 	// whether or not it makes a call meanwhile: at once from a newer claim
-	// of this process, within [PollInterval] from another process (the
+	// of this process, within 200 ms from another process (the
 	// watch reads the pane file), and at a refused Report. The watch runs
 	// from the first Report (sent or refused) until a Release or Close;
 	// OnFree is called at most once per supersession and never after Close
@@ -162,13 +162,13 @@ type Options struct {
 // each call to the workspace; the calls of one Claim must not overlap (the
 // adapter's own gate, such as a calls.Gate, serialises them), while calls
 // of different Claims on one pane wait for each other. Status, Stale and
-// Token are safe for concurrent use with everything; Close may be called
+// token are safe for concurrent use with everything; Close may be called
 // at any time.
 type Claim struct {
 	key    Key
 	dir    string
 	l      *lease
-	tok    Token
+	tok    token
 	onFree func()
 
 	// Used by the call in progress only (under the pane's slot).
@@ -204,18 +204,18 @@ func New(k Key, o Options) *Claim {
 		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 }
 
-// Token returns the claim's token, as it appears in the pane file.
-func (c *Claim) Token() Token { return c.tok }
+// holderToken returns the claim's token, as it appears in the pane file.
+func (c *Claim) holderToken() token { return c.tok }
 
 // Status is where a claim stands.
 type Status uint8
 
 const (
-	Free    Status = iota // nobody in this process holds the pane, or it was released
-	Holder                // the claim owns the pane
-	Retired               // a newer claim of this process holds the pane
-	Fenced                // another process holds the pane
-	Closed                // Close was called
+	statusFree   Status = iota // nobody in this process holds the pane, or it was released
+	statusHolder               // the claim owns the pane
+	Retired                    // a newer claim of this process holds the pane
+	statusFenced               // another process holds the pane
+	statusClosed               // Close was called
 )
 
 func (s Status) String() string {
@@ -232,23 +232,23 @@ func (c *Claim) Status() Status {
 	c.l.mu.Unlock()
 	switch {
 	case closed:
-		return Closed
+		return statusClosed
 	case holder > c.tok.Gen:
 		return Retired
 	case holder != c.tok.Gen:
-		return Free
+		return statusFree
 	case fenced:
-		return Fenced
+		return statusFenced
 	}
-	return Holder
+	return statusHolder
 }
 
 // Stale reports whether another claim holds the pane: a newer one of this
-// process (Retired) or another process (Fenced). An adapter's
+// process (Retired) or another process (statusFenced). An adapter's
 // [adapter.PaneOwner] returns its negation.
 func (c *Claim) Stale() bool {
 	s := c.Status()
-	return s == Retired || s == Fenced
+	return s == Retired || s == statusFenced
 }
 
 // Call is one call on the pane, between Begin and End. While it is open no
@@ -258,7 +258,7 @@ type Call struct {
 	c   *Claim
 	op  Op
 	rec record
-	tok Token // the busy token written for this call
+	tok token // the busy token written for this call
 	f   *os.File
 
 	// Send is whether the caller may make its call. When false (Stale),
@@ -275,7 +275,7 @@ type Call struct {
 	// call took the pane from it.
 	Overtook bool
 	// FileErr is why the pane file is not used, or was corrupt and is
-	// rewritten (a *FileError), or nil. Unused, ownership holds within the
+	// rewritten (a *fileError), or nil. Unused, ownership holds within the
 	// process only.
 	FileErr error
 	// MarkErr says the file's sequence mark was corrupt and was ignored.
@@ -320,13 +320,13 @@ type BeginOptions struct {
 // call, by these rules:
 //
 //   - Within the process, the newest claim owns the pane: a call of an
-//     older claim while a newer one holds it is refused (By ByNewer). A
+//     older claim while a newer one holds it is refused (By byNewer). A
 //     claim takes the pane when it is free or held by an older claim.
 //   - Across processes (through the pane file): a report that starts a
 //     claim (the first after New or Release) takes the pane, fencing the
 //     process that held it; any other call is made when the pane is held by
 //     this claim or this process, free, or held by a process that exited,
-//     and is refused (By ByOtherProcess) while another live process holds
+//     and is refused (By byOtherProcess) while another live process holds
 //     it.
 //   - A call of another process in flight is waited for, up to its own
 //     deadline or opts.Wait, whichever comes first; past that the process
@@ -348,7 +348,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	l.mu.Lock()
 	if l.holder > c.tok.Gen {
 		l.mu.Unlock()
-		call.By = ByNewer
+		call.By = byNewer
 		c.refused(opts.Op, false)
 		if opts.OnClaim != nil {
 			opts.OnClaim()
@@ -382,7 +382,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	f := l.file
 	l.mu.Unlock()
 	if retired {
-		call.By = ByNewer
+		call.By = byNewer
 		c.refused(opts.Op, true)
 		return call, nil
 	}
@@ -494,7 +494,7 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 	for {
 		ok, err := filelock.TryLockFile(f)
 		if err != nil {
-			call.FileErr = &FileError{Path: f.Name(), Err: err}
+			call.FileErr = &fileError{Path: f.Name(), Err: err}
 			return nil
 		}
 		if ok {
@@ -502,13 +502,13 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			n, err := f.ReadAt(b[:], 0)
 			if n == 0 && err != nil && !errors.Is(err, io.EOF) {
 				filelock.UnlockFile(f)
-				call.FileErr = &FileError{Path: f.Name(), Err: err}
+				call.FileErr = &fileError{Path: f.Name(), Err: err}
 				return nil
 			}
 			call.f = f
 			rec, perr := parseRecord(b[:n])
 			if perr != nil {
-				call.FileErr = &FileError{Path: f.Name(), Err: errors.New("is corrupt; rewriting it")}
+				call.FileErr = &fileError{Path: f.Name(), Err: errors.New("is corrupt; rewriting it")}
 			}
 			call.rec = rec
 			busy := rec.busy
@@ -535,7 +535,7 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			return adapter.ErrClosed
 		case <-t.C:
 		}
-		backoff = min(2*backoff, 10*time.Millisecond, PollInterval)
+		backoff = min(2*backoff, 10*time.Millisecond, pollInterval)
 	}
 }
 
@@ -551,20 +551,20 @@ func (c *Claim) decide(call *Call, op Op, fresh bool) bool {
 		return true
 	}
 	c.supersede(true)
-	call.By = ByOtherProcess
+	call.By = byOtherProcess
 	return false
 }
 
 // take takes the next sequence number, under the file's lock when there
 // is a file: max(clock, every number this process took + 1, the file's
-// mark + 1), a mark further than MaxMarkAhead beyond the clock being
+// mark + 1), a mark further than maxMarkAhead beyond the clock being
 // ignored (MarkErr). The additions saturate at 2^64-1.
 func (call *Call) take() uint64 {
 	l := call.c.l
 	fileMark := call.rec.seq
 	clock := call.clockMs
-	if clock != 0 && fileMark > clock && fileMark-clock > uint64(MaxMarkAhead/time.Millisecond) {
-		call.MarkErr = fmt.Errorf("claim: the pane file's sequence mark %d is more than %s beyond the clock (%d): corrupt or planted, ignored", fileMark, MaxMarkAhead, clock)
+	if clock != 0 && fileMark > clock && fileMark-clock > uint64(maxMarkAhead/time.Millisecond) {
+		call.MarkErr = fmt.Errorf("claim: the pane file's sequence mark %d is more than %s beyond the clock (%d): corrupt or planted, ignored", fileMark, maxMarkAhead, clock)
 		fileMark = 0
 	}
 	l.mu.Lock()
@@ -618,7 +618,7 @@ func (call *Call) write() bool {
 	call.rec.marshal(&b)
 	_, err := call.f.WriteAt(b[:], 0)
 	if err != nil && call.FileErr == nil {
-		call.FileErr = &FileError{Path: call.f.Name(), Err: err}
+		call.FileErr = &fileError{Path: call.f.Name(), Err: err}
 	}
 	return err == nil
 }
@@ -647,10 +647,10 @@ func (call *Call) End(delivered bool) {
 			// Another process took the pane while this call was in flight.
 			c.supersede(true)
 		case released && call.rec.holder.ours():
-			call.rec.busy, call.rec.until, call.rec.holder = Token{}, 0, Token{}
+			call.rec.busy, call.rec.until, call.rec.holder = token{}, 0, token{}
 			call.write()
 		default:
-			call.rec.busy, call.rec.until = Token{}, 0
+			call.rec.busy, call.rec.until = token{}, 0
 			call.write()
 		}
 		call.unlockFile()
@@ -768,7 +768,7 @@ func (c *Claim) wake() {
 
 // watchLoop is the OnFree watch: while c wants the pane, it learns that a
 // newer claim took it (told at once by a newer claim of this process;
-// from the pane file, read every PollInterval, for another process), and
+// from the pane file, read every pollInterval, for another process), and
 // calls OnFree once the pane is free again. It ends at Release or Close.
 func (c *Claim) watchLoop() {
 	defer c.wg.Done()
@@ -784,7 +784,7 @@ func (c *Claim) watchLoop() {
 		freed, f := c.l.freed, c.l.file
 		c.l.mu.Unlock()
 		if f != nil && t == nil {
-			t = time.NewTicker(PollInterval)
+			t = time.NewTicker(pollInterval)
 			tick = t.C
 		}
 		c.mu.Lock()
@@ -799,7 +799,7 @@ func (c *Claim) watchLoop() {
 		case !known:
 		case by != "":
 			if !due {
-				c.supersede(by == ByOtherProcess) // OnFree is due once the pane is free
+				c.supersede(by == byOtherProcess) // OnFree is due once the pane is free
 			}
 		case lost && !due:
 			// Another process took the pane and let it go (released, or
@@ -828,8 +828,8 @@ func (c *Claim) takeBack() bool {
 	return due
 }
 
-// heldBy returns who else holds the pane as one look tells: ByNewer (a
-// newer claim of this process), ByOtherProcess (the pane file f, when
+// heldBy returns who else holds the pane as one look tells: byNewer (a
+// newer claim of this process), byOtherProcess (the pane file f, when
 // there is one, names another live process), or "" (nobody else: the pane
 // is c's or free). lost is whether the pane is free although the file
 // named c after its last report: another process took the pane and
@@ -842,7 +842,7 @@ func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 	holder := c.l.holder
 	c.l.mu.Unlock()
 	if holder > c.tok.Gen {
-		return ByNewer, false, true
+		return byNewer, false, true
 	}
 	if f == nil {
 		return "", false, true
@@ -864,5 +864,5 @@ func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 	case h.ours():
 		return "", false, true
 	}
-	return ByOtherProcess, false, true
+	return byOtherProcess, false, true
 }

@@ -55,14 +55,14 @@ func TestNewestClaimOwnsThePane(t *testing.T) {
 		t.Fatalf("newer report: Send %v Claimed %v, want both", call.Send, call.Claimed)
 	}
 	for _, op := range []Op{Report, Release} {
-		if call := do(t, older, op); call.Send || call.By != ByNewer {
-			t.Errorf("older %s: Send %v By %q, want refused by %q", op, call.Send, call.By, ByNewer)
+		if call := do(t, older, op); call.Send || call.By != byNewer {
+			t.Errorf("older %s: Send %v By %q, want refused by %q", op, call.Send, call.By, byNewer)
 		}
 	}
 	if got := older.Status(); got != Retired || !older.Stale() {
 		t.Errorf("older: %s, stale %v; want retired", got, older.Stale())
 	}
-	if got := newer.Status(); got != Holder || newer.Stale() {
+	if got := newer.Status(); got != statusHolder || newer.Stale() {
 		t.Errorf("newer: %s, stale %v; want holder", got, newer.Stale())
 	}
 }
@@ -76,8 +76,8 @@ func TestOlderTakesThePaneBack(t *testing.T) {
 		letGo  func(t *testing.T, newer *Claim)
 		status Status // the newer claim's, after
 	}{
-		{name: "newer released", letGo: func(t *testing.T, newer *Claim) { do(t, newer, Release) }, status: Free},
-		{name: "newer closed", letGo: func(t *testing.T, newer *Claim) { newer.Close() }, status: Closed},
+		{name: "newer released", letGo: func(t *testing.T, newer *Claim) { do(t, newer, Release) }, status: statusFree},
+		{name: "newer closed", letGo: func(t *testing.T, newer *Claim) { newer.Close() }, status: statusClosed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,7 +97,7 @@ func TestOlderTakesThePaneBack(t *testing.T) {
 			if call := do(t, older, Report); !call.Send || !call.Claimed {
 				t.Errorf("older report after the newer let go: Send %v Claimed %v, want both", call.Send, call.Claimed)
 			}
-			if got := older.Status(); got != Holder {
+			if got := older.Status(); got != statusHolder {
 				t.Errorf("older: %s, want holder", got)
 			}
 			if got := newer.Status(); got != tt.status {
@@ -114,7 +114,7 @@ func plant(t *testing.T, dir string, k Key, seq uint64, busy bool, until time.Ti
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	other := Token{Process: 0xfeed, PID: os.Getppid(), Gen: 1}
+	other := token{Process: 0xfeed, PID: os.Getppid(), Gen: 1}
 	r := record{seq: seq, holder: other}
 	if busy {
 		r.busy, r.until = other, uint64(until.UnixMilli())
@@ -155,19 +155,19 @@ func TestAnotherProcess(t *testing.T) {
 	if call := do(t, c, Report); !call.Send || !call.Claimed {
 		t.Fatalf("first report over another live process: Send %v Claimed %v, want both", call.Send, call.Claimed)
 	}
-	if got := readRecord(t, path).holder; got != c.Token() {
-		t.Fatalf("holder %v, want %v", got, c.Token())
+	if got := readRecord(t, path).holder; got != c.holderToken() {
+		t.Fatalf("holder %v, want %v", got, c.holderToken())
 	}
 	plant(t, dir, k, 10, false, time.Time{}) // the other process claims again
-	if call := do(t, c, Report); call.Send || call.By != ByOtherProcess {
+	if call := do(t, c, Report); call.Send || call.By != byOtherProcess {
 		t.Fatalf("report while fenced: Send %v By %q", call.Send, call.By)
 	}
-	if got := c.Status(); got != Fenced {
+	if got := c.Status(); got != statusFenced {
 		t.Errorf("status %s, want fenced", got)
 	}
 	// The other process releases: its record names nobody.
 	r := readRecord(t, path)
-	r.holder = Token{}
+	r.holder = token{}
 	var b [recordLen]byte
 	r.marshal(&b)
 	if err := os.WriteFile(path, b[:], 0o600); err != nil {
@@ -178,8 +178,8 @@ func TestAnotherProcess(t *testing.T) {
 	if !call.Send || !call.Claimed {
 		t.Errorf("report after the other released: Send %v Claimed %v, want both", call.Send, call.Claimed)
 	}
-	if got := readRecord(t, path); got.holder != c.Token() || got.seq <= 10 || !got.busy.IsZero() {
-		t.Errorf("record %v, want held by %v above 10 with no call in flight", got, c.Token())
+	if got := readRecord(t, path); got.holder != c.holderToken() || got.seq <= 10 || !got.busy.IsZero() {
+		t.Errorf("record %v, want held by %v above 10 with no call in flight", got, c.holderToken())
 	}
 }
 
@@ -262,7 +262,7 @@ func TestHolderLearnsItWasSuperseded(t *testing.T) {
 		{name: "another process released", supersede: func(t *testing.T, k Key, dir string) {
 			path := plant(t, dir, k, 10, false, time.Time{})
 			r := readRecord(t, path)
-			r.holder = Token{}
+			r.holder = token{}
 			writeRecord(t, path, r)
 		}},
 		{name: "another process exited", supersede: func(t *testing.T, k Key, dir string) {
@@ -293,7 +293,7 @@ func TestHolderLearnsItWasSuperseded(t *testing.T) {
 			if call := do(t, c, Report); !call.Send || !call.Claimed {
 				t.Errorf("report after the take-back: Send %v Claimed %v, want both", call.Send, call.Claimed)
 			}
-			if got := c.Status(); got != Holder {
+			if got := c.Status(); got != statusHolder {
 				t.Errorf("status %s, want holder", got)
 			}
 		})

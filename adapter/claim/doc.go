@@ -19,7 +19,7 @@
 //     report again. A claim learns that it was superseded whether or not
 //     it makes a call meanwhile (an agent whose state does not change makes
 //     none): a newer claim of this process tells it at once, and it reads
-//     the pane file every [PollInterval] to learn it from another process,
+//     the pane file every 200 ms to learn it from another process,
 //     including a process that took the pane and let it go between two
 //     reads (the file no longer names the claim).
 //   - One call on a pane at a time, across processes, in the order of the
@@ -68,9 +68,9 @@
 // gives group and others nothing; the file is opened without following a
 // symbolic link (O_NOFOLLOW on Unix; on Windows, where there is no such
 // flag, checked with Lstat before and after the open) and must be a
-// regular 0600 file of this user. Anything else is refused with a
-// [*FileError] (the adapter reports persist_failed) and the claim then
-// holds within the process only. A sequence mark more than [MaxMarkAhead]
+// regular 0600 file of this user. Anything else is refused with an error
+// naming the pane file (the adapter reports persist_failed), and the claim
+// then holds within the process only. A sequence mark more than a year
 // beyond the clock is corrupt (or planted) and ignored, so that no file can
 // push a pane's numbers to 2^64-1.
 //
@@ -81,7 +81,7 @@
 // refused) or [Claim.Close], which waits for it; a claim without OnFree
 // starts none. While it runs it reads the pane file (one pread of one
 // fixed-size line, without the lock: a hint that Begin checks under the
-// lock) every [PollInterval], and otherwise sleeps on channels; a claim
+// lock) every 200 ms, and otherwise sleeps on channels; a claim
 // without a pane file only sleeps. So a host holding one pane costs 5
 // small reads a second, and nothing more while the pane does not change.
 package claim

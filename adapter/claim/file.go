@@ -11,19 +11,19 @@ import (
 	"github.com/panestate/panestate/adapter"
 )
 
-// FileError is why a pane file cannot be used: its directory or the file
+// fileError is why a pane file cannot be used: its directory or the file
 // is not what this package creates (a symbolic link, another owner, a mode
 // open to others, not a regular file), or it cannot be created or read.
 // The claim then works within the process only; callers report it as a
 // persist_failed diagnostic.
-type FileError struct {
+type fileError struct {
 	Path string // the directory or file
 	Err  error
 }
 
-func (e *FileError) Error() string { return "claim: pane file " + e.Path + ": " + e.Err.Error() }
+func (e *fileError) Error() string { return "claim: pane file " + e.Path + ": " + e.Err.Error() }
 
-func (e *FileError) Unwrap() error { return e.Err }
+func (e *fileError) Unwrap() error { return e.Err }
 
 // StateDir returns the directory of kind's pane files for the captured
 // environment env: $XDG_STATE_HOME/panestate/<kind> when XDG_STATE_HOME is
@@ -59,18 +59,18 @@ func FileName(k Key) string {
 // openNoFollow and checkDir).
 func openPaneFile(dir string, k Key) (*os.File, error) {
 	if dir == "" {
-		return nil, &FileError{Path: "(none)", Err: errNoDir}
+		return nil, &fileError{Path: "(none)", Err: errNoDir}
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, &FileError{Path: dir, Err: err}
+		return nil, &fileError{Path: dir, Err: err}
 	}
 	if err := checkDir(dir); err != nil {
-		return nil, &FileError{Path: dir, Err: err}
+		return nil, &fileError{Path: dir, Err: err}
 	}
 	path := filepath.Join(dir, FileName(k))
 	f, err := openNoFollow(path)
 	if err != nil {
-		return nil, &FileError{Path: path, Err: err}
+		return nil, &fileError{Path: path, Err: err}
 	}
 	return f, nil
 }

@@ -12,7 +12,7 @@ import (
 
 // TestPaneFileRefused: a symbolic link planted at the pane file's path, a
 // directory open to others, and a directory that is a link are refused
-// with a FileError; the link's target is never written, and the claim
+// with a fileError; the link's target is never written, and the claim
 // still works within the process.
 func TestPaneFileRefused(t *testing.T) {
 	tests := []struct {
@@ -63,9 +63,9 @@ func TestPaneFileRefused(t *testing.T) {
 			defer c.Close()
 			call := begin(t, c, Report)
 			call.End(true)
-			var fe *FileError
+			var fe *fileError
 			if !errors.As(call.FileErr, &fe) || !strings.Contains(fe.Error(), tt.want) {
-				t.Errorf("FileErr = %v, want a FileError saying %q", call.FileErr, tt.want)
+				t.Errorf("FileErr = %v, want a fileError saying %q", call.FileErr, tt.want)
 			}
 			if !call.Send {
 				t.Error("the call was refused: ownership within the process must go on")

@@ -11,8 +11,8 @@ import (
 // milliseconds, by which that call ends).
 type record struct {
 	seq    uint64
-	holder Token
-	busy   Token
+	holder token
+	busy   token
 	until  uint64
 }
 
@@ -89,8 +89,8 @@ func parseRecord(b []byte) (record, error) {
 	}
 	r := record{
 		seq:    v[0],
-		holder: Token{Process: v[1], PID: int(v[2]), Gen: v[3]},
-		busy:   Token{Process: v[4], PID: int(v[5]), Gen: v[6]},
+		holder: token{Process: v[1], PID: int(v[2]), Gen: v[3]},
+		busy:   token{Process: v[4], PID: int(v[5]), Gen: v[6]},
 		until:  v[7],
 	}
 	if (r.holder.Process == 0) != r.holder.IsZero() || (r.busy.Process == 0) != r.busy.IsZero() {

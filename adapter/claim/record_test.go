@@ -14,10 +14,10 @@ func TestRecordRoundTrip(t *testing.T) {
 		rec  record
 	}{
 		{name: "free", rec: record{seq: 1_800_000_000_042}},
-		{name: "held and busy", rec: record{seq: 7, holder: Token{Process: 0xabc, PID: 42, Gen: 7},
-			busy: Token{Process: 0xabc, PID: 42, Gen: 7}, until: 1_800_000_005_000}},
-		{name: "largest values", rec: record{seq: math.MaxUint64, holder: Token{Process: math.MaxUint64, PID: math.MaxInt32, Gen: math.MaxUint64},
-			busy: Token{Process: 1, PID: 1, Gen: 1}, until: math.MaxUint64}},
+		{name: "held and busy", rec: record{seq: 7, holder: token{Process: 0xabc, PID: 42, Gen: 7},
+			busy: token{Process: 0xabc, PID: 42, Gen: 7}, until: 1_800_000_005_000}},
+		{name: "largest values", rec: record{seq: math.MaxUint64, holder: token{Process: math.MaxUint64, PID: math.MaxInt32, Gen: math.MaxUint64},
+			busy: token{Process: 1, PID: 1, Gen: 1}, until: math.MaxUint64}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,7 +36,7 @@ func TestRecordRoundTrip(t *testing.T) {
 
 func TestParseRecordRefusesCorrupt(t *testing.T) {
 	var good [recordLen]byte
-	(&record{seq: 5, holder: Token{Process: 9, PID: 3, Gen: 2}}).marshal(&good)
+	(&record{seq: 5, holder: token{Process: 9, PID: 3, Gen: 2}}).marshal(&good)
 	tests := []struct {
 		name    string
 		content string

@@ -139,7 +139,12 @@ var errRelative = errors.New("program path is not absolute")
 // and waits for it.
 //
 // ctx bounds the call together with the Runner's Timeout. When ctx is
-// already done, nothing is started. When ctx ends during the call, the child
+// already done, nothing is started. When the report ctx carries has been
+// withdrawn ([adapter.Withdrawn]) before the child is started, nothing is
+// started and Run returns an error wrapping [adapter.ErrWithdrawn] and no
+// [*Error]; once the child has started, a withdrawal changes nothing: the
+// child may already have told the workspace, so Run waits for it as usual,
+// until it exits, the Timeout passes or ctx ends. When ctx ends during the call, the child
 // (and on Unix its process group) is killed, and Run returns an error
 // wrapping ctx's error and no [*Error]: the caller gave up, the program did
 // not fail. Otherwise the error is nil (the child exited 0) or an [*Error].
@@ -151,6 +156,9 @@ func (r *Runner) Run(ctx context.Context, args ...string) (Output, error) {
 	name := filepath.Base(r.Path)
 	if err := ctx.Err(); err != nil {
 		return Output{}, fmt.Errorf("cmdrun: %s: %w", name, err)
+	}
+	if withdrawn(ctx) {
+		return Output{}, fmt.Errorf("cmdrun: %s: %w", name, adapter.ErrWithdrawn)
 	}
 	if !filepath.IsAbs(r.Path) {
 		return Output{}, &Error{Kind: adapter.KindSpawnFailed, Name: name, Exit: -1, Err: fmt.Errorf("%w: %q", errRelative, r.Path)}
@@ -188,6 +196,9 @@ func (r *Runner) Run(ctx context.Context, args ...string) (Output, error) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 	}
+	if withdrawn(ctx) { // the last moment before anything can leave
+		return Output{}, fmt.Errorf("cmdrun: %s: %w", name, adapter.ErrWithdrawn)
+	}
 	err := cmd.Run()
 	// Nothing the child started may outlive the call, whatever its exit.
 	killGroup(cmd)
@@ -215,6 +226,16 @@ func (r *Runner) Run(ctx context.Context, args ...string) (Output, error) {
 		e.Code = r.Recognize(out.Stdout, out.Stderr)
 	}
 	return out, e
+}
+
+// withdrawn reports whether the report ctx carries has been withdrawn.
+func withdrawn(ctx context.Context) bool {
+	select {
+	case <-adapter.Withdrawn(ctx):
+		return true
+	default:
+		return false
+	}
 }
 
 // spawnCause strips os/exec's "fork/exec <path>: " wrapping down to the

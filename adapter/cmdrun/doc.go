@@ -32,6 +32,18 @@
 //     recognise the program's own error messages; [Runner.Recognize] does
 //     that in one place and puts a fixed code in [Error.Code].
 //
+// # Withdrawn reports
+//
+// When reporting stops, the registry withdraws the report in flight
+// ([adapter.Withdrawn]) rather than cancelling it. Run honours that: a call
+// whose report was withdrawn before its child started starts nothing and
+// returns an error wrapping [adapter.ErrWithdrawn] (no [*Error], no
+// diagnostic), while a child already started is waited for as if nothing
+// happened, because it may already have told the workspace, and killing it
+// would not take that back (a tmux client's command still runs in the
+// server; a Herdr request already written is still applied). The release
+// the registry sends next then comes after it.
+//
 // An adapter whose Close must kill an in-flight call derives the call's
 // context from both the caller's and its own: for example
 // context.AfterFunc(done, cancel) on a context.WithCancel of the caller's.

@@ -47,6 +47,7 @@ func TestMain(m *testing.M) {
 //	grandchild PIDFILE       start `hang PIDFILE` sharing stdout, exit 0
 //	host PIDFILE             run `hang PIDFILE` through a cmdrun.Runner
 //	touch FILE               create FILE
+//	await FIFO               read FIFO to its end, exit 0
 func helperMain(mode string, args []string) int {
 	switch mode {
 	case "args":
@@ -88,6 +89,11 @@ func helperMain(mode string, args []string) int {
 		_, err := r.Run(context.Background(), helperArg, "hang", args[0])
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	case "await":
+		b, err := os.ReadFile(args[0])
+		if err != nil || len(b) != 0 {
+			return 1
+		}
 	case "touch":
 		if err := os.WriteFile(args[0], nil, 0o600); err != nil {
 			return 1

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"sync"
 	"time"
@@ -35,11 +36,12 @@ type Adapter struct {
 	refresh  time.Duration // 0: off
 	mode     transportMode
 	cli      *cliTransport
-	sock     *socketTransport // nil when mode is cli
+	sock     *socketTransport     // nil when mode is cli
+	peer     func(net.Conn) error // refuses a server of another user; nil: no check (Windows)
 	stateDir string
 	claim    *claim.Claim       // this adapter's claim of the pane
 	gate     *calls.Gate        // one Report, Release or Close at a time
-	done     context.Context    // gate.Closing(): cancelled by Close
+	closing  context.Context    // gate.Closing(): cancelled by Close
 	diags    *calls.Diagnostics // once per kind and claim
 
 	onWait func() // tests: called once the claim is made, before waiting for the pane
@@ -48,9 +50,11 @@ type Adapter struct {
 
 	// Used only by the call in progress (under op).
 	pinged bool // the server answered a ping in this claim
+	probed bool // the cli mode checked the server's user in this claim
 
 	mu           sync.Mutex
 	abandon      context.CancelFunc // cancels the Report in flight, if any
+	withdraw     func()             // withdraws the Report in flight, if any
 	want         adapter.Report     // the last report asked for
 	wanted       bool               // want is set and no Release came since
 	rawIdent     session.Identity   // as last given
@@ -64,6 +68,7 @@ type Adapter struct {
 	saturated    bool               // sequence numbers reached 2^64-1
 	server       pong               // the last ping's answer, if any
 	route        transportMode      // the transport of the last call
+	via          transportMode      // the transport that last delivered in this claim; auto: none
 	routed       bool               // route is set
 	lastSeq      uint64
 	lastOp       Op
@@ -92,20 +97,32 @@ var (
 // another process holds it, Report sends nothing, emits one stale_owner
 // diagnostic and returns nil: there is nothing to retry.
 //
-// ctx bounds the call together with the adapter's timeout. When ctx is
-// cancelled or its deadline passes (the registry cancels an in-flight
-// report at Detach), the call is abandoned at once (a CLI child and its
-// process group are killed) and an error wrapping ctx's error is returned,
-// with no diagnostic: only the adapter's own deadline is a timeout. A call
-// that did not deliver returns an error wrapping a [*CallError] (and emits
-// a diagnostic of its kind, at most once per kind and claim), so the caller
-// may try again later. A Release supersedes a Report in flight: the
-// Report is abandoned at once, as if ctx had been cancelled. After Close,
-// Report returns [adapter.ErrClosed].
+// ctx bounds the call together with the adapter's timeout. When the report
+// is withdrawn ([adapter.Withdrawn]: the registry stops reporting) before
+// its request has left the process (while it waits for another call on the
+// pane, before the CLI child starts, before anything is written to the
+// socket), nothing is sent and Report returns an error wrapping
+// [adapter.ErrWithdrawn] at once; a request that may have left is waited
+// for, until Herdr answers, the adapter's timeout passes or ctx ends,
+// because Herdr may still apply it and a release sent meanwhile could be
+// overtaken by it. When ctx is cancelled or its deadline passes, the call
+// is abandoned at once (a CLI child and its process group are killed) and
+// an error wrapping ctx's error is returned, with no diagnostic (it says
+// when the abandoned request may still land): only the adapter's own
+// deadline is a timeout. A call that did not deliver returns an error
+// wrapping a [*CallError] (and emits a diagnostic of its kind, at most once
+// per kind and claim), so the caller may try again later. A Release
+// withdraws a Report in flight in the same way. After Close, Report returns
+// [adapter.ErrClosed].
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	ctx, withdraw, stop := withdrawable(ctx)
+	defer stop()
 	if err := a.gate.Enter(ctx); err != nil {
+		if errors.Is(err, adapter.ErrWithdrawn) {
+			return fmt.Errorf("herdr: %s: %w", OpReport, errWithdrawn)
+		}
 		return err
 	}
 	defer a.gate.Leave()
@@ -113,21 +130,21 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 		return fmt.Errorf("herdr: invalid report %s", r)
 	}
 	a.mu.Lock()
-	a.abandon = cancel
+	a.abandon, a.withdraw = cancel, withdraw
 	a.want, a.wanted = r, true
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
-		a.abandon = nil
+		a.abandon, a.withdraw = nil, nil
 		a.mu.Unlock()
 	}()
 	return a.deliver(ctx, OpReport, r)
 }
 
-// reassert is the claim's OnFree: the pane this adapter was refused is
-// free again (the newer claim released it, was closed, or its process
-// exited), so the last report asked for goes out now rather than at the
-// next change. It runs on the claim's goroutine; a Release or Close since
+// reassert is the claim's OnFree: the pane a newer claim took from this
+// adapter is free again (the newer claim released it, was closed, or its
+// process exited), so the last report asked for goes out now rather than
+// at the next change. It runs on the claim's goroutine; a Release or Close since
 // the refusal cancels it.
 func (a *Adapter) reassert() {
 	if a.onBack != nil {
@@ -135,14 +152,16 @@ func (a *Adapter) reassert() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := a.gate.Enter(a.done); err != nil { // Close ends the wait
+	ctx, withdraw, stop := withdrawable(ctx) // a Release withdraws it as it does a Report
+	defer stop()
+	if err := a.gate.Enter(a.closing); err != nil { // Close ends the wait
 		return
 	}
 	defer a.gate.Leave()
 	a.mu.Lock()
 	r, ok := a.want, a.wanted
 	if ok {
-		a.abandon = cancel
+		a.abandon, a.withdraw = cancel, withdraw
 	}
 	a.mu.Unlock()
 	if !ok {
@@ -150,7 +169,7 @@ func (a *Adapter) reassert() {
 	}
 	defer func() {
 		a.mu.Lock()
-		a.abandon = nil
+		a.abandon, a.withdraw = nil, nil
 		a.mu.Unlock()
 	}()
 	if err := a.deliver(ctx, OpReport, r); err == nil {
@@ -169,15 +188,19 @@ func (a *Adapter) OwnsPane() bool { return !a.claim.Stale() }
 // the 1 s that a slow but healthy Herdr may take per call.
 const MaxReleaseTimeout = 1500 * time.Millisecond
 
-// releaseTimeout is Release's own budget: min(timeout, MaxReleaseTimeout).
-func (a *Adapter) releaseTimeout() time.Duration { return min(a.timeout, MaxReleaseTimeout) }
+// releaseWait is Release's own wait: min(timeout, MaxReleaseTimeout).
+func (a *Adapter) releaseWait() time.Duration { return min(a.timeout, MaxReleaseTimeout) }
 
 // Release hands the pane back (pane.release_agent, with a sequence number
 // above every earlier one) after any in-flight call for the pane has
 // finished, and once delivered frees the pane's lease. A Report of this
-// adapter in flight is abandoned at once (it returns an error wrapping
-// context.Canceled): the release supersedes it, so a hung Herdr costs the
-// release's budget only. A later Report claims the pane afresh.
+// adapter in flight is withdrawn ([adapter.Withdrawn]): if its request has
+// not left the process it is dropped at once; if it may have, it is waited
+// for within the release's budget, so that it cannot land after the
+// release, and abandoned (it returns an error wrapping context.Canceled)
+// only when the budget runs out, a hung Herdr; the release then follows
+// with a budget of its own, and the abandoned report may still land if
+// Herdr wakes up. A later Report claims the pane afresh.
 //
 // Release sends nothing, and returns nil with one stale_owner diagnostic,
 // when the pane is not this adapter's to release: when a newer adapter of
@@ -192,12 +215,18 @@ func (a *Adapter) releaseTimeout() time.Duration { return min(a.timeout, MaxRele
 // [MaxReleaseTimeout]), for waiting and calling together, within ctx.
 // After Close, Release returns [adapter.ErrClosed].
 func (a *Adapter) Release(ctx context.Context) error {
+	ctx, _ = adapter.WithWithdraw(ctx) // a release is never withdrawn, whatever ctx carries
 	a.mu.Lock()
 	a.wanted = false
-	if a.abandon != nil {
-		a.abandon() // the release supersedes the report in flight
-	}
+	withdraw, abandon := a.withdraw, a.abandon
 	a.mu.Unlock()
+	if withdraw != nil {
+		// Withdraw the report in flight, wait for it within the budget,
+		// and abandon it only when the budget runs out.
+		withdraw()
+		t := time.AfterFunc(a.releaseWait(), abandon)
+		defer t.Stop()
+	}
 	if err := a.gate.Enter(ctx); err != nil {
 		return err
 	}
@@ -330,7 +359,7 @@ func (a *Adapter) Explain() map[string]string {
 		"bin":             a.bin,
 		"socket":          a.socket,
 		"timeout":         a.timeout.String(),
-		"release_timeout": a.releaseTimeout().String(),
+		"release_timeout": a.releaseWait().String(),
 		"refresh":         refresh,
 		"transport":       a.mode.String(),
 		"transport_used":  "(none yet)",
@@ -372,7 +401,7 @@ func (a *Adapter) Explain() map[string]string {
 	if a.lastState != "" {
 		m["last_state"] = a.lastState
 	}
-	a.diags.Explain(m)
+	a.diags.AddDetails(m)
 	return m
 }
 
@@ -397,10 +426,10 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
 		Seq: true, ClockMs: clockMs(a.clock()), OnSlot: a.onSlot, OnClaim: a.onWait}
 	if op == OpRelease {
 		opts.Op = claim.Release
-		opts.Wait = now.Add(a.releaseTimeout())
+		opts.Wait = now.Add(a.releaseWait())
 		opts.Until = opts.Wait
 	}
-	call, err := a.claim.Begin(ctx, a.done, opts)
+	call, err := a.claim.Begin(waitContext(ctx), a.closing, opts) // withdrawal ends the wait too
 	if err != nil {
 		return a.waitFailed(ctx, op, err)
 	}
@@ -435,10 +464,12 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 	switch {
 	case errors.Is(err, adapter.ErrClosed):
 		return err
-	case a.done.Err() != nil:
+	case a.closing.Err() != nil:
 		return adapter.ErrClosed
 	case ctx.Err() != nil:
 		return fmt.Errorf("herdr: %s: waiting for the pane: %w", op, ctx.Err())
+	case isWithdrawn(ctx):
+		return fmt.Errorf("herdr: %s: waiting for the pane: %w", op, errWithdrawn)
 	}
 	ce := &CallError{Op: op, Kind: adapter.KindTimeout, Exit: -1, Err: errWaitTimeout}
 	a.diag(ce.Kind, "%s: %s", op, ce.Detail())
@@ -452,6 +483,9 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 // report is sent again with it), and when Herdr refuses it the report is
 // sent again without it.
 func (a *Adapter) exchange(ctx context.Context, call *claim.Call, op Op, r adapter.Report, deadline time.Time) error {
+	if isWithdrawn(ctx) {
+		return a.finish(op, r, 0, nil, errWithdrawn)
+	}
 	t, err := a.transportFor(ctx, deadline, op)
 	if err != nil {
 		return a.finish(op, r, 0, nil, err)
@@ -459,11 +493,33 @@ func (a *Adapter) exchange(ctx context.Context, call *claim.Call, op Op, r adapt
 	req := a.request(op, r)
 	delivered := false // the state itself went through
 	for range 3 {      // the report, a resend without resume, a follow-up with it
+		if isWithdrawn(ctx) || ctx.Err() != nil {
+			// Nothing of this request has left: drop it. A follow-up
+			// with the resume argv waits for the next claim's report.
+			if delivered {
+				return nil
+			}
+			if ctx.Err() != nil {
+				return a.finish(op, r, 0, nil, ctx.Err())
+			}
+			return a.finish(op, r, 0, nil, errWithdrawn)
+		}
 		req.seq = a.takeSeq(call)
-		err := t.send(ctx, a.done, deadline, req)
+		err := t.send(ctx, a.closing, deadline, req)
+		if err != nil && ctx.Err() != nil && !errors.Is(err, adapter.ErrWithdrawn) {
+			err = fmt.Errorf("abandoned in flight, herdr may still apply seq %d: %w", req.seq, err)
+		}
 		var ce *CallError
 		if errors.As(err, &ce) && ce.socketLevel {
 			a.pinged = false // ping again before the next call
+			if op == OpRelease && a.mode == transportAuto && t != transport(a.cli) && ce.Kind != adapter.KindTimeout && time.Now().Before(deadline) {
+				// The socket failed where the CLI may reach the server
+				// (a pipe client that reaches it differently): try the
+				// CLI, with a fresh sequence number, before giving up.
+				t = a.cli
+				a.setRoute(transportCLI)
+				continue
+			}
 		}
 		if req.resume != nil && errors.As(err, &ce) && resumeRefusal(ce) != "" {
 			a.resumeRefused(resumeRefusal(ce))
@@ -479,6 +535,7 @@ func (a *Adapter) exchange(ctx context.Context, call *claim.Call, op Op, r adapt
 			}
 			return err
 		}
+		a.delivered(t)
 		if op == OpRelease {
 			return nil
 		}
@@ -499,6 +556,12 @@ func (a *Adapter) exchange(ctx context.Context, call *claim.Call, op Op, r adapt
 // fails or the protocol is not one this adapter knows, while socket fails
 // the call. A release is never preceded by a ping.
 func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (transport, error) {
+	if op == OpRelease && a.mode == transportAuto && a.lastDelivery() == transportCLI {
+		// The release takes the route that last delivered: the socket may
+		// not answer where the CLI does.
+		a.setRoute(transportCLI)
+		return a.cli, nil
+	}
 	if op == OpRelease && a.mode != transportCLI && !a.pinged {
 		// No ping for a release: its budget is short, and a slow server
 		// would spend it twice. The release request is the same in every
@@ -518,11 +581,17 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 	}
 	if a.mode == transportCLI {
 		a.setRoute(transportCLI)
+		if !a.probed {
+			if err := a.probePeer(ctx, deadline); err != nil {
+				return nil, err
+			}
+			a.probed = true
+		}
 		if !a.pinged && a.hasResume() {
 			// The CLI's own answer to a ping, once per claim, and only when
 			// there is a resume argv that needs the server's version.
 			a.pinged = true
-			p, err := a.cli.status(ctx, a.done, deadline)
+			p, err := a.cli.status(ctx, a.closing, deadline)
 			if err != nil {
 				// Not an earlier claim's answer: the server may have
 				// changed since.
@@ -535,14 +604,14 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 		return a.cli, nil
 	}
 	if !a.pinged {
-		p, err := a.sock.ping(ctx, a.done, deadline)
+		p, err := a.sock.ping(ctx, a.closing, deadline)
 		switch {
 		case err == nil:
 			a.mu.Lock()
 			a.server = p
 			a.mu.Unlock()
 			a.pinged = true
-		case a.mode == transportSocket, !pingFallsBack(err):
+		case a.mode == transportSocket, !pingFallsBack(err), refusedPeer(err):
 			a.setRoute(transportSocket)
 			return nil, err
 		}
@@ -571,6 +640,25 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 func pingFallsBack(err error) bool {
 	var ce *CallError
 	return errors.As(err, &ce) && ce.Kind != adapter.KindTimeout
+}
+
+// delivered records that t delivered a call of this claim.
+func (a *Adapter) delivered(t transport) {
+	via := transportSocket
+	if t == transport(a.cli) {
+		via = transportCLI
+	}
+	a.mu.Lock()
+	a.via = via
+	a.mu.Unlock()
+}
+
+// lastDelivery returns the transport that last delivered a call in this
+// claim, or transportAuto when none did.
+func (a *Adapter) lastDelivery() transportMode {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.via
 }
 
 // setRoute records the transport in use, for Explain.
@@ -692,6 +780,13 @@ func (a *Adapter) finish(op Op, r adapter.Report, seq uint64, req *request, err 
 		ce.Op = op
 	}
 	a.mu.Lock()
+	if errors.As(err, &ce) && ce.Code == "server_not_running" {
+		// The server is gone: when one comes back it holds nothing of
+		// this claim (CONTRACT §3.3). Start the claim over, so that the
+		// report that puts the state back carries the session identity,
+		// and the resume argv follows it.
+		a.rearmLocked()
+	}
 	if seq != 0 {
 		a.lastSeq, a.lastOp = seq, op
 	}
@@ -739,11 +834,20 @@ func (a *Adapter) startClaim() {
 	a.diags.Reset()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.rearmLocked()
+}
+
+// rearmLocked arms what a claim sends once: the session identity and the
+// resume argv go out again, the server is pinged again, and the pane
+// counts as not held until a report is delivered. a.mu is held.
+func (a *Adapter) rearmLocked() {
 	a.identPending = a.ident != session.Identity{}
 	a.resumePend = a.resume != nil
 	a.resumeOff = false
 	a.held = false
 	a.pinged = false
+	a.probed = false
+	a.via = transportAuto
 }
 
 func (a *Adapter) staleOwner(op Op, by string) {

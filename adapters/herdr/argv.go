@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/panestate/panestate/adapter"
@@ -47,6 +48,27 @@ func checkArg(s string) error {
 	return nil
 }
 
+// hiddenRune returns the first rune of s that a reader cannot see or that
+// reorders what follows it, and true, or false when there is none: format
+// characters (bidirectional embeddings, overrides and isolates such as
+// U+202E and U+2066, zero-width spaces and joiners such as U+200B, the byte
+// order mark, the soft hyphen), other default-ignorable code points
+// (U+3164 and its kin, variation selectors), and every space or separator
+// but U+0020. The app name refuses them by allowing only [A-Za-z0-9._-];
+// an agent label may be any visible text, so they are refused by name.
+func hiddenRune(s string) (rune, bool) {
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf && r != 0x7f:
+			continue // ASCII: control characters are checkArg's
+		case unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector),
+			unicode.IsSpace(r), unicode.Is(unicode.Zs, r):
+			return r, true
+		}
+	}
+	return 0, false
+}
+
 // checkSource validates a report source: 1 to 80 characters of
 // [A-Za-z0-9:._-], not in Herdr's reserved "herdr:" namespace, and not a
 // token the CLI would swallow.
@@ -76,6 +98,9 @@ func checkSource(s string) error {
 func checkLabel(s string) error {
 	if err := checkArg(s); err != nil {
 		return fmt.Errorf("herdr: agent label %w", err)
+	}
+	if r, ok := hiddenRune(s); ok {
+		return fmt.Errorf("herdr: agent label contains the invisible or bidirectional character %U (it would show as something it is not)", r)
 	}
 	if strings.TrimSpace(s) == "" {
 		return errors.New("herdr: agent label is empty (set herdr.agent, or give the host an app name)")

@@ -371,7 +371,7 @@ func BenchmarkNextSeq(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		call, err := a.claim.Begin(ctx, a.done, claim.BeginOptions{Op: claim.Report, Wait: time.Now().Add(time.Second),
+		call, err := a.claim.Begin(ctx, a.closing, claim.BeginOptions{Op: claim.Report, Wait: time.Now().Add(time.Second),
 			Budget: time.Second, Seq: true, ClockMs: clockMs(time.Now())})
 		if err != nil {
 			b.Fatal(err)

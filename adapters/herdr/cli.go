@@ -88,11 +88,19 @@ func (e *CallError) Unwrap() error { return e.Err }
 type cliTransport struct {
 	bin string   // absolute path of the Herdr executable
 	env []string // the child's environment, HERDR_SOCKET_PATH pinned
+
+	// expire, in tests only, is closed to make the calls in flight reach
+	// their deadline then, whatever the clock says: a test that needs the
+	// fake CLI to have started before the deadline passes does not race a
+	// timer. Nil in production.
+	expire chan struct{}
 }
 
 // send runs the CLI once with req's arguments and classifies the result.
 // The child is killed at deadline (a timeout CallError), when ctx ends
 // (ctx's error, no diagnostic) and when closed ends ([adapter.ErrClosed]).
+// When the report ctx carries is withdrawn before the child starts, none is
+// started and send returns [errWithdrawn]; a started child is waited for.
 func (t *cliTransport) send(ctx, closed context.Context, deadline time.Time, req *request) error {
 	left := time.Until(deadline)
 	if left <= 0 {
@@ -102,12 +110,17 @@ func (t *cliTransport) send(ctx, closed context.Context, deadline time.Time, req
 	defer cancel()
 	stopClose := context.AfterFunc(closed, cancel) // Close kills an in-flight child
 	defer stopClose()
+	expired := t.expiry(cctx, cancel)
 	r := cmdrun.Runner{Path: t.bin, Env: t.env, Timeout: left, WaitDelay: waitDelay, Recognize: recognize}
 	_, err := r.Run(cctx, req.argv()...)
 	var run *cmdrun.Error
 	switch {
 	case err == nil:
 		return nil
+	case expired():
+		return &CallError{Op: req.op, Kind: adapter.KindTimeout, Exit: -1, Err: context.DeadlineExceeded}
+	case errors.Is(err, adapter.ErrWithdrawn): // not started
+		return errWithdrawn
 	case errors.As(err, &run):
 		return &CallError{Op: req.op, Kind: run.Kind, Code: run.Code, Exit: run.Exit, Output: run.Total, Err: run}
 	case ctx.Err() != nil: // the caller's cancellation or deadline
@@ -116,6 +129,31 @@ func (t *cliTransport) send(ctx, closed context.Context, deadline time.Time, req
 		return adapter.ErrClosed
 	}
 	return &CallError{Op: req.op, Kind: adapter.KindSpawnFailed, Exit: -1, Err: err}
+}
+
+// expiry arranges for cancel to run when t.expire is closed, and returns
+// whether it did (and ctx's own end did not come first).
+func (t *cliTransport) expiry(ctx context.Context, cancel context.CancelFunc) func() bool {
+	if t.expire == nil {
+		return func() bool { return false }
+	}
+	fired := make(chan struct{})
+	go func() {
+		select {
+		case <-t.expire:
+			close(fired)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return func() bool {
+		select {
+		case <-fired:
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // status asks the CLI for the server's version and protocol with `herdr

@@ -187,6 +187,11 @@ func TestFaults(t *testing.T) {
 				t.Run(tr, func(t *testing.T) {
 					f := newFixtureOn(t, tr, herdrtest.Options{})
 					f.set = tt.settings
+					if tr == "cli" && tt.kind == adapter.KindTimeout {
+						// The test makes the deadline pass (reportPastDeadline):
+						// the setting's must not come first.
+						f.set = `{"timeout":"60s"}`
+					}
 					a := f.open(t)
 					if tr == "socket" && tt.kind == adapter.KindTimeout {
 						// The fault would hold up the claim's ping too; the
@@ -199,7 +204,12 @@ func TestFaults(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					err := a.Report(t.Context(), working)
+					var err error
+					if tr == "cli" && tt.kind == adapter.KindTimeout {
+						err = reportPastDeadline(t, f, a, tt.hangs)
+					} else {
+						err = a.Report(t.Context(), working)
+					}
 					var ce *CallError
 					if !errors.As(err, &ce) {
 						t.Fatalf("Report = %v, want a *CallError", err)
@@ -233,6 +243,23 @@ func TestFaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reportPastDeadline reports over the CLI and makes the call's deadline
+// pass once the fake has started (and, with hangs, hung), never before:
+// under load a fake CLI can take longer to start than a short deadline,
+// and would then be killed before it logged anything.
+func reportPastDeadline(t *testing.T, f *fixture, a *Adapter, hangs bool) error {
+	t.Helper()
+	a.cli.expire = make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- a.Report(t.Context(), working) }()
+	eventually(t, "the fake CLI to start", func() bool {
+		calls := f.calls(t)
+		return len(calls) == 1 && (calls[0].Hung || !hangs)
+	})
+	close(a.cli.expire)
+	return <-done
 }
 
 // warmUp delivers one report (over the socket, that is the claim's ping
@@ -563,8 +590,10 @@ func TestErrorCode(t *testing.T) {
 
 // TestReleaseSupersedesInFlightReport: a Release called while a Report of
 // the same adapter is stuck on a hung Herdr does not wait for that report's
-// deadline (60 s here): the report is abandoned at once (an error wrapping
-// context.Canceled, no diagnostic) and the release is delivered.
+// deadline (60 s here): the report, withdrawn but already sent, is waited
+// for within the release's budget only, then abandoned (an error wrapping
+// context.Canceled that says it may still land, no diagnostic), and the
+// release is delivered.
 func TestReleaseSupersedesInFlightReport(t *testing.T) {
 	forTransports(t, testReleaseSupersedesInFlightReport)
 }
@@ -583,8 +612,8 @@ func testReleaseSupersedesInFlightReport(t *testing.T, transport string) {
 		t.Fatalf("Release = %v, want it delivered", err)
 	}
 	var ce *CallError
-	if err := <-done; !errors.Is(err, context.Canceled) || errors.As(err, &ce) {
-		t.Errorf("the superseded Report = %v, want context.Canceled", err)
+	if err := <-done; !errors.Is(err, context.Canceled) || errors.As(err, &ce) || !strings.Contains(err.Error(), "may still apply") {
+		t.Errorf("the superseded Report = %v, want context.Canceled, saying it may still land", err)
 	}
 	if info, _ := f.h.Agent("w1:p1"); info.Found {
 		t.Errorf("after the release the pane shows %+v", info)

@@ -5,7 +5,7 @@
 //
 // Hosts do not use this package directly: the registry lists [Driver] among
 // its built-in drivers and drives the [Adapter] it opens, and
-// registry.ScrubEnv (which hosts call on the environment of every tool
+// Registry.ScrubEnv (which hosts call on the environment of every tool
 // subprocess they start) removes Herdr's variables through
 // [Driver.ScrubEnv].
 //
@@ -61,8 +61,12 @@
 // characters. What Herdr writes is never logged: only its error code, when
 // it is one the adapter knows.
 //
-// A call has a deadline (the "timeout" setting, 5 s by default). When ctx
-// ends first (the registry cancels an in-flight report at Detach) the call
+// A call has a deadline (the "timeout" setting, 5 s by default). At Detach
+// the registry withdraws the report in flight ([adapter.Withdrawn]): one
+// that has not left the process (waiting for the pane, a CLI not started, a
+// socket not written) is dropped with [adapter.ErrWithdrawn]; one that may
+// have left is waited for, so that the release cannot overtake it. When ctx
+// ends first (the registry's release budget ran out: a hung Herdr) the call
 // is abandoned at once and ctx's error is returned without a diagnostic. A
 // failure is a [*CallError] of kind spawn_failed, timeout or
 // protocol_rejected (with Herdr's code: server_not_running when nothing
@@ -94,7 +98,7 @@
 // newer claim. Once the newer process has released the pane, or has exited,
 // the older one takes the pane back by itself, without waiting for a state
 // change: while it holds the pane its claim reads the pane file every
-// claim.PollInterval (see package adapter/claim).
+// 200 ms (see package adapter/claim).
 //
 // # Refresh
 //
@@ -124,8 +128,10 @@
 //
 // # Lifecycle
 //
-// [Adapter.Release] abandons the adapter's own report in flight (the
-// release supersedes it), waits for any other call on the pane, then hands
+// [Adapter.Release] withdraws the adapter's own report in flight (dropped
+// if it has not left, waited for within the release's budget if it may
+// have, abandoned only when that budget runs out), waits for any other
+// call on the pane, then hands
 // the pane back with a fresh sequence number, within a budget of its own:
 // min(timeout, [MaxReleaseTimeout]) for waiting and calling together. [Adapter.Close]
 // abandons any in-flight call and frees the lease without telling Herdr.

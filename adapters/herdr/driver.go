@@ -100,26 +100,22 @@ type Driver struct {
 
 // Guards: Driver implements the driver interfaces it means to.
 var (
-	_ adapter.Driver            = Driver{}
-	_ adapter.DefaultEnabler    = Driver{}
-	_ adapter.SettingsKeyer     = Driver{}
-	_ adapter.EnvScrubber       = Driver{}
-	_ adapter.Checker           = Driver{}
-	_ adapter.SettingsValidator = Driver{}
+	_ adapter.Driver        = Driver{}
+	_ adapter.SettingsOwner = Driver{}
+	_ adapter.EnvScrubber   = Driver{}
+	_ adapter.Checker       = Driver{}
 )
 
-// EnabledByDefault reports true: inside an eligible Herdr pane the adapter
-// runs unless the settings turn it off.
-func (Driver) EnabledByDefault() bool { return true }
-
-// SettingsKeys returns the keys of the adapter's settings section besides
-// "enabled": "source", "agent", "timeout", "refresh" and "transport".
-func (Driver) SettingsKeys() []string {
-	return []string{"source", "agent", "timeout", "refresh", "transport"}
+// Settings reports true, and the keys of the adapter's settings section
+// besides "enabled": "source", "agent", "timeout", "refresh" and
+// "transport". Inside an eligible Herdr pane the adapter runs unless the
+// settings turn it off.
+func (Driver) Settings() (enabledByDefault bool, keys []string) {
+	return true, []string{"source", "agent", "timeout", "refresh", "transport"}
 }
 
 // ScrubEnv returns a copy of env without any HERDR_* variable, for
-// registry.ScrubEnv, which hosts call on the environment of every tool
+// Registry.ScrubEnv, which hosts call on the environment of every tool
 // subprocess the agent starts (a shell command, a build, a nested agent).
 //
 // Why: a child that inherits HERDR_ENV, HERDR_PANE_ID and HERDR_SOCKET_PATH
@@ -159,7 +155,7 @@ type config struct {
 }
 
 // decodeSettings decodes and checks the adapter's settings section, for
-// Open and ValidateSettings alike. It does no I/O.
+// Open and Check alike. It does no I/O.
 func decodeSettings(raw json.RawMessage) (config, error) {
 	var s settings
 	if len(bytes.TrimSpace(raw)) > 0 {
@@ -192,15 +188,6 @@ func decodeSettings(raw json.RawMessage) (config, error) {
 		}
 	}
 	return c, nil
-}
-
-// ValidateSettings returns the error Open would return for section, as
-// [adapter.SettingsValidator] describes: a bad source, agent, timeout,
-// refresh or transport. It does no I/O. The source and label Open derives
-// from the app name when the section sets none are not checked here.
-func (Driver) ValidateSettings(section json.RawMessage) error {
-	_, err := decodeSettings(section)
-	return err
 }
 
 // Open returns an [Adapter] for the pane this process runs in.
@@ -293,10 +280,11 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		gate:     calls.NewGate(),
 		diags:    calls.NewDiagnostics(p.Name, p.Diagnose),
 	}
-	a.done = a.gate.Closing()
+	a.closing = a.gate.Closing()
 	a.claim = claim.New(claim.Key{Kind: "herdr", Server: socket, Pane: pane}, claim.Options{Dir: stateDir, OnFree: a.reassert})
+	a.peer = peerCheck()
 	if mode != transportCLI {
-		a.sock = &socketTransport{path: socket}
+		a.sock = &socketTransport{path: socket, peer: a.peer}
 	}
 	for _, c := range []string{clamped, refreshClamped} {
 		if c != "" {
@@ -331,13 +319,17 @@ func parseDuration(name string, raw json.RawMessage, def, lo, hi time.Duration, 
 // environment, or "" when there is nowhere to put it.
 func defaultStateDir(env adapter.Env) string { return claim.StateDir(env, "herdr") }
 
-// Check reports whether the adapter would apply here, as [adapter.Checker]
-// describes: the same environment, host and conflict conditions as Open, in
-// the same order, with no diagnostic and no I/O besides a stat and an
-// access check of HERDR_BIN_PATH. Bad settings are not checked here
-// ([Driver.ValidateSettings] does that).
+// Check returns what Open would say, as [adapter.Checker] describes: the
+// same environment, host and conflict conditions as Open, in the same
+// order, then the settings section (a bad source, agent, timeout, refresh
+// or transport), with no diagnostic and no I/O besides a stat and an access
+// check of HERDR_BIN_PATH. The source and label Open derives from the app
+// name when the section sets none are not checked here.
 func (d Driver) Check(p adapter.Params) error {
-	_, _, _, _, err := d.activation(p)
+	if _, _, _, _, err := d.activation(p); err != nil {
+		return err
+	}
+	_, err := decodeSettings(p.Settings)
 	return err
 }
 

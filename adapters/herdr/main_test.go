@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(serveEnvFlag) != "" {
 		os.Exit(serveMain())
 	}
+	if p := os.Getenv(listenEnv); p != "" {
+		os.Exit(listenMain(p))
+	}
 	testenv.ClearHerdr()
 	goleak.VerifyTestMain(m)
 }

@@ -196,6 +196,17 @@ func TestOpenIdentity(t *testing.T) {
 		{name: "label opencode.js", app: "atomic", settings: `{"agent":"opencode.js"}`, bad: `built-in agent "opencode"`},
 		{name: "label close to builtin", app: "atomic", settings: `{"agent":"claudette"}`, source: "custom:atomic", agent: "claudette"},
 		{name: "label control char", app: "atomic", settings: `{"agent":"a\u0007b"}`, bad: "control characters"},
+		{name: "label right-to-left override", app: "atomic", settings: `{"agent":"chat\u202Eexe.txt"}`, bad: "invisible or bidirectional character U+202E"},
+		{name: "label zero-width space", app: "atomic", settings: `{"agent":"cla\u200Bude"}`, bad: "U+200B"},
+		{name: "label left-to-right isolate", app: "atomic", settings: `{"agent":"\u2066chat\u2069"}`, bad: "U+2066"},
+		{name: "label byte order mark", app: "atomic", settings: `{"agent":"\uFEFFchat"}`, bad: "U+FEFF"},
+		{name: "label zero-width joiner", app: "atomic", settings: `{"agent":"ch\u200Dat"}`, bad: "U+200D"},
+		{name: "label hangul filler", app: "atomic", settings: `{"agent":"chat\u3164"}`, bad: "U+3164"},
+		{name: "label variation selector", app: "atomic", settings: `{"agent":"chat\uFE0F"}`, bad: "U+FE0F"},
+		{name: "label no-break space", app: "atomic", settings: `{"agent":"my\u00A0chat"}`, bad: "U+00A0"},
+		{name: "label line separator", app: "atomic", settings: `{"agent":"my\u2028chat"}`, bad: "U+2028"},
+		{name: "app name with an override", app: "chat\u202Eexe", settings: `{"source":"custom:x"}`, bad: "U+202E"},
+		{name: "label accented and CJK", app: "atomic", settings: `{"agent":"Café 助手"}`, source: "custom:atomic", agent: "Café 助手"},
 		{name: "label not UTF-8", app: "a\xffb", settings: `{"source":"custom:x"}`, bad: "not valid UTF-8"},
 		{name: "label hijacked", app: "atomic", settings: `{"agent":"--handoff"}`, bad: "global option"},
 		{name: "label hijacked with value", app: "atomic", settings: `{"agent":"--session=main"}`, bad: "global option"},
@@ -289,11 +300,12 @@ func TestOpenTimeout(t *testing.T) {
 
 func TestDriverMetadata(t *testing.T) {
 	var d Driver
-	if !adapter.EnabledByDefault(d) {
-		t.Error("EnabledByDefault = false")
+	def, keys := adapter.Settings(d)
+	if !def {
+		t.Error("enabled by default = false")
 	}
-	if diff := cmp.Diff(adapter.SettingsKeys(d), []string{"enabled", "source", "agent", "timeout", "refresh", "transport"}); diff != "" {
-		t.Errorf("SettingsKeys (-got +want):\n%s", diff)
+	if diff := cmp.Diff(keys, []string{"enabled", "source", "agent", "timeout", "refresh", "transport"}); diff != "" {
+		t.Errorf("settings keys (-got +want):\n%s", diff)
 	}
 	env := adapter.Env{"PATH=/bin", "HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "herdr_socket_path=x", "HOME=/h", "HERDR_=", "HERD=1"}
 	want := adapter.Env{"PATH=/bin", "HOME=/h", "HERD=1"}
@@ -325,10 +337,10 @@ func TestDefaultStateDir(t *testing.T) {
 	}
 }
 
-// TestValidateSettings proves ValidateSettings returns exactly the error Open
+// TestCheckSettings proves Check returns exactly the error Open
 // returns for the same section inside a pane, naming the key, and nil for a
 // good section (clamped values included).
-func TestValidateSettings(t *testing.T) {
+func TestCheckSettings(t *testing.T) {
 	f := newFixture(t, herdrtest.Options{})
 	tests := []struct {
 		name    string
@@ -352,24 +364,24 @@ func TestValidateSettings(t *testing.T) {
 			if tt.section != "" {
 				section = json.RawMessage(tt.section)
 			}
-			err := Driver{}.ValidateSettings(section)
 			p := f.params()
 			p.Settings = section
+			err := f.drv.Check(p)
 			a, openErr := f.drv.open(t.Context(), p)
 			if openErr == nil {
 				a.Close(t.Context())
 			}
 			if tt.key == "" {
 				if err != nil || openErr != nil {
-					t.Fatalf("ValidateSettings = %v, Open = %v; want both nil", err, openErr)
+					t.Fatalf("Check = %v, Open = %v; want both nil", err, openErr)
 				}
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.key) {
-				t.Fatalf("ValidateSettings = %v, want an error naming %q", err, tt.key)
+				t.Fatalf("Check = %v, want an error naming %q", err, tt.key)
 			}
 			if openErr == nil || openErr.Error() != err.Error() {
-				t.Errorf("Open = %v, want the same error as ValidateSettings", openErr)
+				t.Errorf("Open = %v, want the same error as Check", openErr)
 			}
 		})
 	}

@@ -2,8 +2,11 @@ package herdr
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/panestate/panestate/adapter"
 )
 
 // request is one call to Herdr, whatever the transport: the fields of
@@ -59,4 +62,67 @@ func (req *request) argv() []string {
 		args = append(args, req.resume...)
 	}
 	return args
+}
+
+// errWithdrawn is the error of a request that was not sent because its
+// report was withdrawn ([adapter.Withdrawn]) before any of it left the
+// process.
+var errWithdrawn = fmt.Errorf("herdr: not sent: %w", adapter.ErrWithdrawn)
+
+// isWithdrawn reports whether the report ctx carries has been withdrawn.
+func isWithdrawn(ctx context.Context) bool {
+	select {
+	case <-adapter.Withdrawn(ctx):
+		return true
+	default:
+		return false
+	}
+}
+
+// waitKey is the context key of a Report's wait context.
+type waitKey struct{}
+
+// withdrawable prepares a Report's contexts. call carries a withdrawal of
+// its own, raised by withdraw (a Release of this adapter, while the Report
+// runs) and by the one ctx carries (the registry's), if any: a request not
+// yet sent is then dropped, one that may have left is waited for. The
+// waits before a request is sent (the gate, the pane's slot and file lock)
+// use the context [waitContext] finds in call, which also ends on
+// withdrawal. stop must be called before the Report returns: it ends the
+// goroutine that follows the registry's withdrawal, when there is one.
+func withdrawable(ctx context.Context) (call context.Context, withdraw, stop func()) {
+	outer := adapter.Withdrawn(ctx)
+	inner, raise := adapter.WithWithdraw(ctx)
+	wait, endWait := context.WithCancel(inner)
+	withdraw = func() { raise(); endWait() }
+	call = context.WithValue(inner, waitKey{}, wait)
+	if outer == nil {
+		return call, withdraw, endWait
+	}
+	select {
+	case <-outer: // already withdrawn: no goroutine needed
+		withdraw()
+		return call, withdraw, endWait
+	default:
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-outer:
+			withdraw()
+		case <-wait.Done(): // withdrawn here, or stopped
+		}
+	}()
+	return call, withdraw, func() { endWait(); <-done }
+}
+
+// waitContext returns the context for the waits before a request of ctx is
+// sent: ctx, ended also by its withdrawal when ctx comes from
+// [withdrawable].
+func waitContext(ctx context.Context) context.Context {
+	if w, ok := ctx.Value(waitKey{}).(context.Context); ok {
+		return w
+	}
+	return ctx
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"syscall"
 	"time"
 
@@ -26,7 +27,8 @@ const idRequest = "panestate:request"
 // through package wire. Responses are read up to wire.MaxResponse (64 KiB)
 // and never logged.
 type socketTransport struct {
-	path string // HERDR_SOCKET_PATH, as captured
+	path string               // HERDR_SOCKET_PATH, as captured
+	peer func(net.Conn) error // refuses a server of another user; nil: no check
 }
 
 // wireRequest returns req on the wire.
@@ -58,11 +60,17 @@ func (req *request) wireRequest() wire.Request {
 }
 
 // send delivers req: nil for a result, a protocol_rejected CallError with
-// Herdr's error code for an error response.
+// Herdr's error code for an error response. When the report ctx carries is
+// withdrawn before the request is written, nothing is written and send
+// returns [errWithdrawn]; once written, the answer is waited for until ctx,
+// closed or deadline ends, whatever the withdrawal.
 func (t *socketTransport) send(ctx, closed context.Context, deadline time.Time, req *request) error {
 	cctx, cancel := callContext(ctx, closed, deadline)
 	defer cancel()
-	resp, err := wire.Do(cctx, t.path, req.wireRequest())
+	resp, err := wire.DoGuarded(cctx, t.path, req.wireRequest(), wire.Guard{Stop: adapter.Withdrawn(ctx), Peer: t.peer})
+	if errors.Is(err, wire.ErrNotSent) {
+		return errWithdrawn
+	}
 	if err != nil {
 		return socketError(ctx, closed, req.op, err)
 	}
@@ -80,7 +88,7 @@ func (t *socketTransport) send(ctx, closed context.Context, deadline time.Time, 
 func (t *socketTransport) ping(ctx, closed context.Context, deadline time.Time) (pong, error) {
 	cctx, cancel := callContext(ctx, closed, deadline)
 	defer cancel()
-	p, err := wire.Ping(cctx, t.path)
+	p, err := wire.PingGuarded(cctx, t.path, wire.Guard{Peer: t.peer})
 	if err != nil {
 		return pong{}, socketError(ctx, closed, OpReport, err)
 	}
@@ -106,6 +114,9 @@ func socketError(ctx, closed context.Context, op Op, err error) error {
 	case closed.Err() != nil:
 		return adapter.ErrClosed
 	}
+	if refusedPeer(err) { // not socket-level: the CLI would reach the same server
+		return &CallError{Op: op, Kind: adapter.KindProtocolRejected, Exit: -1, socket: true, Err: err}
+	}
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
 		// The connection's deadline was the caller's, and passed a moment
 		// before ctx noticed.
@@ -125,7 +136,12 @@ func socketError(ctx, closed context.Context, op Op, err error) error {
 // socketDetail is CallError.Detail for a call over the socket.
 func socketDetail(e *CallError) string {
 	var conn *wire.ConnectError
+	var foreign *foreignServerError
 	switch {
+	case errors.As(e.Err, &foreign):
+		return "socket: refused: " + foreign.Error()
+	case errors.Is(e.Err, errPeerUnknown):
+		return "socket: refused: " + errPeerUnknown.Error()
 	case e.Kind == adapter.KindTimeout:
 		return "socket: no answer before the deadline"
 	case e.Code != "":

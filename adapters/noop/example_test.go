@@ -12,7 +12,8 @@ import (
 func Example() {
 	ctx := context.Background()
 	var d noop.Driver // the zero value is ready
-	fmt.Println("enabled by default:", adapter.EnabledByDefault(d))
+	enabled, _ := adapter.Settings(d)
+	fmt.Println("enabled by default:", enabled)
 
 	a, err := d.Open(ctx, adapter.Params{Name: "noop"})
 	if err != nil {

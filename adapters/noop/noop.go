@@ -19,8 +19,8 @@ type Driver struct{}
 // Compile-time guards: the build breaks if a method's signature drifts from
 // the interface it is meant to implement. Keep one line per interface.
 var (
-	_ adapter.Driver         = Driver{}
-	_ adapter.DefaultEnabler = Driver{}
+	_ adapter.Driver        = Driver{}
+	_ adapter.SettingsOwner = Driver{}
 )
 
 // Open returns a new [Adapter]. It never fails.
@@ -38,11 +38,11 @@ func (Driver) Open(context.Context, adapter.Params) (adapter.Adapter, error) {
 	return new(Adapter), nil
 }
 
-// EnabledByDefault returns false: the no-op adapter runs only when the
-// settings say "noop.enabled": true. A workspace adapter that should run
-// whenever its workspace is present (as Herdr's does) returns true here, or
-// does not implement [adapter.DefaultEnabler] at all.
-func (Driver) EnabledByDefault() bool { return false }
+// Settings returns false and no keys: the no-op adapter runs only when the
+// settings say "noop.enabled": true, and its section has no other key. A
+// workspace adapter that should run whenever its workspace is present (as
+// Herdr's does) returns true here, with the keys of its section.
+func (Driver) Settings() (enabledByDefault bool, keys []string) { return false, nil }
 
 // Adapter is a no-op adapter: Report accepts every report and shows it
 // nowhere. Create one with [Driver.Open]; the zero value is also ready to

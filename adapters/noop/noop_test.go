@@ -39,11 +39,12 @@ func TestZeroAdapterConformance(t *testing.T) {
 }
 
 func TestDriver(t *testing.T) {
-	if adapter.EnabledByDefault(noop.Driver{}) {
+	def, got := adapter.Settings(noop.Driver{})
+	if def {
 		t.Error("the no-op adapter is enabled by default; it must be off unless selected")
 	}
-	if got := adapter.SettingsKeys(noop.Driver{}); len(got) != 1 || got[0] != "enabled" {
-		t.Errorf("SettingsKeys = %q; want only enabled", got)
+	if len(got) != 1 || got[0] != "enabled" {
+		t.Errorf("settings keys = %q; want only enabled", got)
 	}
 	// Open honours nothing from the environment or the host.
 	params := []adapter.Params{
@@ -96,4 +97,10 @@ func BenchmarkReport(b *testing.B) {
 	for b.Loop() {
 		_ = a.Report(ctx, r)
 	}
+}
+
+// TestDriverAgreesWithOpen: the template applies everywhere, and has no
+// Check for RunDriver to compare; its Open starts nothing either way.
+func TestDriverAgreesWithOpen(t *testing.T) {
+	adaptertest.RunDriver(t, noop.Driver{}, map[string]adapter.Params{"anywhere": {Name: "noop"}})
 }

@@ -79,8 +79,7 @@ func TestWhenActive(t *testing.T) {
 }
 
 // TestSettings checks the section: nothing besides "enabled", and a
-// section that is not an object is an error for Open and ValidateSettings
-// alike.
+// section that is not an object is an error for Open and Check alike.
 func TestSettings(t *testing.T) {
 	for _, tt := range []struct {
 		section string
@@ -89,13 +88,13 @@ func TestSettings(t *testing.T) {
 		t.Run(tt.section, func(t *testing.T) {
 			p := params(new(tty), "PANESTATE_PROGSTATUS=1")
 			p.Settings = []byte(tt.section)
-			verr := progstatus.Driver{}.ValidateSettings(p.Settings)
+			verr := progstatus.Driver{}.Check(p)
 			a, err := progstatus.Driver{}.Open(t.Context(), p)
 			if err == nil {
 				adapter.Close(t.Context(), a)
 			}
 			if (err == nil) != tt.ok || (verr == nil) != tt.ok {
-				t.Errorf("Open: %v, ValidateSettings: %v; want ok %v", err, verr, tt.ok)
+				t.Errorf("Open: %v, Check: %v; want ok %v", err, verr, tt.ok)
 			}
 		})
 	}

@@ -19,22 +19,22 @@ import (
 type Driver struct{}
 
 var (
-	_ adapter.Driver            = Driver{}
-	_ adapter.DefaultEnabler    = Driver{}
-	_ adapter.Checker           = Driver{}
-	_ adapter.SettingsValidator = Driver{}
-	_ adapter.EnvScrubber       = Driver{}
+	_ adapter.Driver        = Driver{}
+	_ adapter.SettingsOwner = Driver{}
+	_ adapter.Checker       = Driver{}
+	_ adapter.EnvScrubber   = Driver{}
 )
 
-// EnabledByDefault returns true: the adapter turns on by itself only where
-// the host's probe found the protocol (or the environment names a terminal
-// known to have it), and starts nothing elsewhere.
-func (Driver) EnabledByDefault() bool { return true }
+// Settings returns true and no keys: the adapter turns on by itself only
+// where the host's probe found the protocol (or the environment names a
+// terminal known to have it), and starts nothing elsewhere; its section has
+// no key besides "enabled".
+func (Driver) Settings() (enabledByDefault bool, keys []string) { return true, nil }
 
-// ValidateSettings returns the error Open would return for section: the
+// validateSettings returns the error Open would return for section: the
 // "progstatus" section has no key besides "enabled", so only a section that
 // is not a JSON object is wrong. It does no I/O.
-func (Driver) ValidateSettings(section json.RawMessage) error {
+func validateSettings(section json.RawMessage) error {
 	if len(strings.TrimSpace(string(section))) == 0 {
 		return nil
 	}
@@ -52,12 +52,16 @@ func (Driver) ScrubEnv(env adapter.Env) adapter.Env {
 	return env.Without(func(k string) bool { return k == probe.EnvVar })
 }
 
-// Check reports whether the adapter applies here without opening anything:
-// nil, or an error wrapping [adapter.ErrInactive] that says why not. It
-// reads only p.Terminal (whether it is nil), p.Host, p.Env and p.Forced.
+// Check returns what Open would say without opening anything: an error
+// wrapping [adapter.ErrInactive] that says why the adapter does not apply,
+// else the error of a section that is not an object, else nil. It reads
+// only p.Terminal (whether it is nil), p.Host, p.Env, p.Forced and
+// p.Settings.
 func (Driver) Check(p adapter.Params) error {
-	_, err := activation(p)
-	return err
+	if _, err := activation(p); err != nil {
+		return err
+	}
+	return validateSettings(p.Settings)
 }
 
 // how says how the adapter came to be active, for Explain.
@@ -150,7 +154,7 @@ func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, er
 	if err != nil {
 		return nil, err
 	}
-	if err := d.ValidateSettings(p.Settings); err != nil {
+	if err := validateSettings(p.Settings); err != nil {
 		return nil, err
 	}
 	seqs, err := sequences(appName(p.App), h.tmux)

@@ -415,3 +415,17 @@ func TestFailedWriteIsRetried(t *testing.T) {
 		t.Errorf("writes (-got +want):\n%s", diff)
 	}
 }
+
+// TestDriverAgreesWithOpen checks, with adaptertest.RunDriver, that Check
+// says what Open does, where the protocol was found and where it was not,
+// with good and bad sections, and that an inactive Open starts nothing.
+func TestDriverAgreesWithOpen(t *testing.T) {
+	withSection := func(p adapter.Params, s string) adapter.Params { p.Settings = []byte(s); return p }
+	adaptertest.RunDriver(t, progstatus.Driver{}, map[string]adapter.Params{
+		"probe found it":                        params(new(tty), "PANESTATE_PROGSTATUS=1"),
+		"probe found it, section not an object": withSection(params(new(tty), "PANESTATE_PROGSTATUS=1"), `[]`),
+		"nothing found":                         params(new(tty)),
+		"nothing found, bad section":            withSection(params(new(tty)), `[]`),
+		"no terminal handed over":               params(nil, "PANESTATE_PROGSTATUS=1"),
+	})
+}

@@ -162,10 +162,11 @@ func openErr(t *testing.T, p adapter.Params) error {
 }
 
 func TestDriverDeclarations(t *testing.T) {
-	if !adapter.EnabledByDefault(terminal.Driver{}) {
-		t.Error("EnabledByDefault = false; the adapter decides from the environment and must be on by default")
+	def, keys := adapter.Settings(terminal.Driver{})
+	if !def {
+		t.Error("enabled by default = false; the adapter decides from the environment and must be on by default")
 	}
-	if diff := cmp.Diff(adapter.SettingsKeys(terminal.Driver{}), []string{"enabled", "refresh", "notify"}); diff != "" {
-		t.Errorf("SettingsKeys (-got +want):\n%s", diff)
+	if diff := cmp.Diff(keys, []string{"enabled", "refresh", "notify"}); diff != "" {
+		t.Errorf("settings keys (-got +want):\n%s", diff)
 	}
 }

@@ -39,7 +39,7 @@
 // iTerm2 before 3.6.6 (and its 3.6 nightlies built before 2025-10-31) and
 // WezTerm builds before 2025-02-10 show an OSC 9;4 sequence as a
 // desktop notification reading "4;3". The adapter is enabled by default
-// ([Driver.EnabledByDefault]) because this check keeps it inert everywhere
+// ([Driver.Settings]) because this check keeps it inert everywhere
 // else.
 //
 // The registry decides "enabled" and passes a literal true from a settings

@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/terminal"
 	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
@@ -76,7 +78,7 @@ func TestThroughRegistry(t *testing.T) {
 		Env:            []string{"HOME=" + home, "WT_SESSION=5b4e2f6a-0000-4000-8000-000000000000"},
 		Settings:       settings.Options{Home: home},
 		StaticSettings: true,
-		Adapters:       []string{"terminal"},
+		Drivers:        map[string]adapter.Driver{"terminal": terminal.Driver{}},
 		Terminal:       out,
 	})
 	if err != nil {
@@ -142,7 +144,7 @@ func TestSettingsForceOnThroughRegistry(t *testing.T) {
 				Env:            []string{"HOME=" + home, "TERM_PROGRAM=Apple_Terminal"},
 				Settings:       settings.Options{Home: home},
 				StaticSettings: true,
-				Adapters:       []string{"terminal"},
+				Drivers:        map[string]adapter.Driver{"terminal": terminal.Driver{}},
 				Terminal:       out,
 			})
 			if err != nil {

@@ -45,21 +45,18 @@ const maxLabel = 64
 type Driver struct{}
 
 var (
-	_ adapter.Driver            = Driver{}
-	_ adapter.DefaultEnabler    = Driver{}
-	_ adapter.SettingsKeyer     = Driver{}
-	_ adapter.Checker           = Driver{}
-	_ adapter.SettingsValidator = Driver{}
+	_ adapter.Driver        = Driver{}
+	_ adapter.SettingsOwner = Driver{}
+	_ adapter.Checker       = Driver{}
 )
 
-// EnabledByDefault returns true: the adapter decides for itself, from the
-// environment, whether the terminal shows progress, and starts nothing where
-// it does not.
-func (Driver) EnabledByDefault() bool { return true }
-
-// SettingsKeys returns "refresh" and "notify", the keys of the "terminal"
-// section besides "enabled".
-func (Driver) SettingsKeys() []string { return []string{"refresh", "notify"} }
+// Settings returns true, and "refresh" and "notify", the keys of the
+// "terminal" section besides "enabled": the adapter decides for itself, from
+// the environment, whether the terminal shows progress, and starts nothing
+// where it does not.
+func (Driver) Settings() (enabledByDefault bool, keys []string) {
+	return true, []string{"refresh", "notify"}
+}
 
 // settings is the adapter's settings section.
 type settings struct {
@@ -80,8 +77,7 @@ func decode(raw json.RawMessage) (settings, error) {
 	return s, nil
 }
 
-// decodeSettings decodes and checks the section, for Open and
-// ValidateSettings alike: s is the decoded section, refresh its refresh
+// decodeSettings decodes and checks the section, for Open and Check alike: s is the decoded section, refresh its refresh
 // interval and clamped how it was clamped, if it was. It does no I/O.
 func decodeSettings(raw json.RawMessage) (s settings, refresh time.Duration, clamped string, err error) {
 	if s, err = decode(raw); err != nil {
@@ -93,22 +89,18 @@ func decodeSettings(raw json.RawMessage) (s settings, refresh time.Duration, cla
 	return s, refresh, clamped, nil
 }
 
-// ValidateSettings returns the error Open would return for section, as
-// [adapter.SettingsValidator] describes: a section that is not an object,
-// a notify that is not a boolean, a refresh that is not a duration. It does
-// no I/O.
-func (Driver) ValidateSettings(section json.RawMessage) error {
-	_, _, _, err := decodeSettings(section)
-	return err
-}
-
-// Check reports whether the adapter applies here without opening anything:
-// nil, or an error wrapping [adapter.ErrInactive] that says why not. It reads
-// only p.Terminal (whether it is nil), p.Host, p.Env and p.Forced (a
-// literal "enabled": true in a settings layer).
+// Check returns what Open would say without opening anything: an error
+// wrapping [adapter.ErrInactive] that says why the adapter does not apply;
+// else the error of a bad section (not an object, a notify that is not a
+// boolean, a refresh that is not a duration); else nil. It reads only
+// p.Terminal (whether it is nil), p.Host, p.Env, p.Forced (a literal
+// "enabled": true in a settings layer) and p.Settings, and does no I/O.
 func (Driver) Check(p adapter.Params) error {
-	s, _ := decode(p.Settings) // a bad section is Open's error to report
-	_, err := activation(p, s)
+	s, _ := decode(p.Settings) // a bad section is reported after activation
+	if _, err := activation(p, s); err != nil {
+		return err
+	}
+	_, _, _, err := decodeSettings(p.Settings)
 	return err
 }
 

@@ -753,10 +753,9 @@ func TestConcurrentUse(t *testing.T) {
 	}
 }
 
-// TestValidateSettings proves ValidateSettings finds, without a terminal,
-// the settings errors Open returns, naming the key, and accepts good
-// sections.
-func TestValidateSettings(t *testing.T) {
+// TestCheckSettings proves Check finds, in a terminal it knows, the
+// settings errors Open returns, naming the key, and accepts good sections.
+func TestCheckSettings(t *testing.T) {
 	tests := []struct {
 		name    string
 		section string
@@ -771,20 +770,31 @@ func TestValidateSettings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var section json.RawMessage
-			if tt.section != "" {
-				section = json.RawMessage(tt.section)
-			}
-			err := terminal.Driver{}.ValidateSettings(section)
+			err := terminal.Driver{}.Check(params(new(tape), adapter.Env{"WT_SESSION=x"}, tt.section))
 			if tt.key == "" {
 				if err != nil {
-					t.Fatalf("ValidateSettings = %v, want nil", err)
+					t.Fatalf("Check = %v, want nil", err)
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.key) {
-				t.Fatalf("ValidateSettings = %v, want an error naming %q", err, tt.key)
+			if err == nil || !strings.Contains(err.Error(), tt.key) || errors.Is(err, adapter.ErrInactive) {
+				t.Fatalf("Check = %v, want a plain error naming %q", err, tt.key)
 			}
 		})
 	}
+}
+
+// TestDriverAgreesWithOpen checks, with adaptertest.RunDriver, that Check
+// says what Open does, in terminals it knows and does not, with good and bad
+// settings, and that an inactive Open starts nothing.
+func TestDriverAgreesWithOpen(t *testing.T) {
+	adaptertest.RunDriver(t, terminal.Driver{}, map[string]adapter.Params{
+		"known terminal":                 params(new(tape), adapter.Env{"WT_SESSION=x"}, ``),
+		"known terminal, good settings":  params(new(tape), adapter.Env{"WT_SESSION=x"}, `{"refresh":"5s","notify":true}`),
+		"known terminal, bad refresh":    params(new(tape), adapter.Env{"WT_SESSION=x"}, `{"refresh":"nope"}`),
+		"unknown terminal":               params(new(tape), adapter.Env{"TERM=xterm"}, ``),
+		"unknown terminal, bad settings": params(new(tape), adapter.Env{"TERM=xterm"}, `"x"`),
+		"unknown terminal, forced on":    params(new(tape), adapter.Env{"TERM=xterm"}, `{"enabled":true}`),
+		"no terminal handed over":        params(nil, adapter.Env{"WT_SESSION=x"}, ``),
+	})
 }

@@ -70,9 +70,15 @@ var (
 // fails, so a status line does not show one report's state with another's
 // message.
 //
-// ctx bounds the call together with the adapter's timeout. When ctx ends
-// the tmux client is killed and an error wrapping ctx's error is returned,
-// with no diagnostic. A call that did not deliver returns an error wrapping
+// ctx bounds the call together with the adapter's timeout. When the report
+// is withdrawn ([adapter.Withdrawn]: the registry stops reporting) before
+// the tmux client starts (while it waits for another call, say), nothing
+// is run and Report returns an error wrapping [adapter.ErrWithdrawn] at
+// once; a client already started is waited for, because its commands run
+// in the server even if it is killed, and could otherwise land after the
+// release. When ctx ends the tmux client is killed and an error wrapping
+// ctx's error is returned, with no diagnostic (the killed client's
+// commands may still run). A call that did not deliver returns an error wrapping
 // a [*cmdrun.Error] and emits a diagnostic of its kind (spawn_failed,
 // timeout, protocol_rejected), at most one per kind from the first Report
 // after Open or Release until the next Release; tmux's own message is never
@@ -142,6 +148,7 @@ func (a *Adapter) OwnsPane() bool { return !a.claim.Stale() }
 // ctx bounds the call as in Report. After Close, Release returns
 // [adapter.ErrClosed].
 func (a *Adapter) Release(ctx context.Context) error {
+	ctx, _ = adapter.WithWithdraw(ctx) // a release is never withdrawn, whatever ctx carries
 	a.mu.Lock()
 	a.wanted = false
 	a.mu.Unlock()
@@ -204,7 +211,7 @@ func (a *Adapter) Explain() map[string]string {
 	if a.gate.Closed() {
 		m["closed"] = "true"
 	}
-	a.diags.Explain(m)
+	a.diags.AddDetails(m)
 	return m
 }
 

@@ -58,13 +58,16 @@
 // [CodeServerNotRunning] ("no server running on ..."), [CodePaneNotFound]
 // ("can't find pane: ...", "no such pane: ..."), [CodeConnectFailed],
 // [CodeAccessDenied], [CodeServerExited] or [CodeVersionMismatch]. A
-// release that finds the server or the pane gone counts as done: the
-// options went with them.
+// release that finds the pane gone, or the server not running on a socket
+// that still exists (or exiting during the call), counts as done: the
+// options went with them. When the socket file itself is gone, tmux says
+// only that it could not connect ([CodeConnectFailed]); that release fails,
+// and the adapter stays unreleased for the next Detach.
 //
 // # Child processes
 //
 // Hosts pass the environment of the agent's tool subprocesses through
-// registry.ScrubEnv, which asks this driver too: [Driver.ScrubEnv] removes
+// Registry.ScrubEnv, which asks this driver too: [Driver.ScrubEnv] removes
 // TMUX_PANE, and only it, so that a nested agent cannot take the parent's
 // pane while tmux-aware tools keep working.
 //

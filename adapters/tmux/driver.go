@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -52,25 +51,22 @@ type Driver struct{}
 
 // Guards: Driver implements the driver interfaces it means to.
 var (
-	_ adapter.Driver            = Driver{}
-	_ adapter.DefaultEnabler    = Driver{}
-	_ adapter.SettingsKeyer     = Driver{}
-	_ adapter.EnvScrubber       = Driver{}
-	_ adapter.Checker           = Driver{}
-	_ adapter.SettingsValidator = Driver{}
+	_ adapter.Driver        = Driver{}
+	_ adapter.SettingsOwner = Driver{}
+	_ adapter.EnvScrubber   = Driver{}
+	_ adapter.Checker       = Driver{}
 )
 
-// EnabledByDefault reports true: inside an eligible tmux pane the adapter
-// runs unless "tmux.enabled" is false.
-func (Driver) EnabledByDefault() bool { return true }
-
-// SettingsKeys returns the keys of the adapter's settings section besides
-// "enabled": "prefix" and "timeout".
-func (Driver) SettingsKeys() []string { return []string{"prefix", "timeout"} }
+// Settings reports true, and the keys of the adapter's settings section
+// besides "enabled": "prefix" and "timeout". Inside an eligible tmux pane
+// the adapter runs unless "tmux.enabled" is false.
+func (Driver) Settings() (enabledByDefault bool, keys []string) {
+	return true, []string{"prefix", "timeout"}
+}
 
 // ScrubEnv returns a copy of env without TMUX_PANE, and with TMUX kept
 // ([adapter.EnvScrubber]). Hosts do not call it: they pass the environment
-// of every tool subprocess the agent starts through registry.ScrubEnv,
+// of every tool subprocess the agent starts through Registry.ScrubEnv,
 // which asks every registered driver.
 //
 // Why TMUX_PANE alone: a nested agent, or a second copy of the host started
@@ -107,15 +103,44 @@ type settings struct {
 // formats, #{@…} and #{?#{==:#{@…},blocked},…,…}, where ",", ":", "}",
 // "#" and spaces have meanings: so letters, digits, "_" and "-", starting
 // with a letter or digit.
-var validPrefix = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
+// (1 to 32 bytes.) Checked by hand rather than with a regexp: a compiled
+// regexp costs every program that links this package about 0.2 ms and 700
+// allocations at start, which a hook process run per agent event pays.
+func validPrefix(s string) bool { return isName(s, 32, "_-") }
 
 // validLabel is the agent label's form: the registry's rule for app names.
 // It keeps the value clear of tmux's command separator (an argument ending
 // in ";") and of "#", which status formats would read as a style.
-var validLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+func validLabel(s string) bool { return isName(s, 64, "._-") }
 
-// validPaneID is TMUX_PANE's form.
-var validPaneID = regexp.MustCompile(`^%[0-9]{1,10}$`)
+// validPaneID is TMUX_PANE's form: "%" and 1 to 10 digits.
+func validPaneID(s string) bool {
+	if len(s) < 2 || len(s) > 11 || s[0] != '%' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isName reports whether s is 1 to max bytes of ASCII letters and digits
+// and the bytes in extra, starting with a letter or digit.
+func isName(s string, max int, extra string) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || strings.IndexByte(extra, c) < 0) {
+			return false
+		}
+	}
+	return true
+}
 
 // Open returns an [Adapter] for the tmux pane this process runs in.
 //
@@ -155,7 +180,7 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		return nil, err
 	}
 	prefix, timeout, clamped := c.prefix, c.timeout, c.clamped
-	if !validLabel.MatchString(p.App) {
+	if !validLabel(p.App) {
 		return nil, fmt.Errorf("tmux: agent label (the app name) %q must be 1-64 characters of letters, digits, '.', '_' or '-'", adapter.Bound(p.App, 80))
 	}
 	logger := p.Logger
@@ -198,7 +223,7 @@ type config struct {
 }
 
 // decodeSettings decodes and checks the adapter's settings section, for
-// Open and ValidateSettings alike. It does no I/O.
+// Open and Check alike. It does no I/O.
 func decodeSettings(raw json.RawMessage) (config, error) {
 	var s settings
 	if len(bytes.TrimSpace(raw)) > 0 {
@@ -220,31 +245,26 @@ func decodeSettings(raw json.RawMessage) (config, error) {
 	return c, nil
 }
 
-// ValidateSettings returns the error Open would return for section, as
-// [adapter.SettingsValidator] describes: a bad prefix or timeout. It does
-// no I/O.
-func (Driver) ValidateSettings(section json.RawMessage) error {
-	_, err := decodeSettings(section)
-	return err
-}
-
 // checkPrefix reports why prefix cannot name the pane options.
 func checkPrefix(prefix string) error {
 	if strings.HasPrefix(prefix, "@") {
 		return fmt.Errorf("tmux: settings: prefix %q must not start with '@' (it is added: @<prefix>_state)", adapter.Bound(prefix, 40))
 	}
-	if !validPrefix.MatchString(prefix) {
+	if !validPrefix(prefix) {
 		return fmt.Errorf("tmux: settings: prefix %q must be 1-32 letters, digits, '_' or '-', starting with a letter or digit", adapter.Bound(prefix, 40))
 	}
 	return nil
 }
 
-// Check reports whether the adapter would apply here, as [adapter.Checker]
-// describes: the same conditions as Open, in the same order, with no
-// diagnostic and no I/O besides the PATH search. Settings are not checked here;
-// [Driver.ValidateSettings] does that, and Open reports them.
+// Check returns what Open would say, as [adapter.Checker] describes: the
+// same conditions as Open, in the same order, then the settings section (a
+// bad prefix or timeout), with no diagnostic and no I/O besides the PATH
+// search.
 func (Driver) Check(p adapter.Params) error {
-	_, err := activation(p)
+	if _, err := activation(p); err != nil {
+		return err
+	}
+	_, err := decodeSettings(p.Settings)
 	return err
 }
 
@@ -269,7 +289,7 @@ func activation(p adapter.Params) (activated, error) {
 	if !ok || pane == "" {
 		return activated{}, errPaneUnset
 	}
-	if !validPaneID.MatchString(pane) {
+	if !validPaneID(pane) {
 		return activated{}, fmt.Errorf("tmux: %w: %s %q is not a pane id (%%N)", adapter.ErrInactive, EnvPane, adapter.Bound(pane, 40))
 	}
 	if err := adapter.CheckHost(p.Host); err != nil {

@@ -32,7 +32,7 @@ func Example() {
 // parent's pane.
 func ExampleDriver_ScrubEnv() {
 	env := adapter.Env{"TMUX=/tmp/tmux-1000/default,4242,0", "TMUX_PANE=%3", "TERM=tmux-256color"}
-	fmt.Println(tmux.Driver{}.ScrubEnv(env)) // hosts call registry.ScrubEnv, which asks every driver
+	fmt.Println(tmux.Driver{}.ScrubEnv(env)) // hosts call Registry.ScrubEnv, which asks every driver
 	// Output:
 	// [TMUX=/tmp/tmux-1000/default,4242,0 TERM=tmux-256color]
 }

@@ -28,8 +28,12 @@ import (
 // client when it is run under that name. Its behaviour comes from
 // fakeModeEnv in its environment (the adapter's captured one).
 const (
-	fakeModeEnv = "PANESTATE_FAKE_TMUX" // hang | fail | record
+	fakeModeEnv = "PANESTATE_FAKE_TMUX" // hang | fail | record | hold
 	fakeLogEnv  = "PANESTATE_FAKE_TMUX_LOG"
+	// hold: the named pipe the fake reads to its end before it runs a
+	// report, and the real tmux it then runs (a release runs at once).
+	fakeHoldEnv = "PANESTATE_FAKE_TMUX_HOLD"
+	fakeRealEnv = "PANESTATE_FAKE_TMUX_REAL"
 )
 
 func TestMain(m *testing.M) {
@@ -53,7 +57,8 @@ func TestMain(m *testing.M) {
 // fakeTmux is the fake client. hang ignores SIGTERM, creates the log file
 // when one is named (so a test knows the call is in flight) and never
 // answers; fail answers as a client whose server is gone; record appends
-// its argv as a JSON line to the log file and succeeds.
+// its argv as a JSON line to the log file and succeeds; hold is a slow
+// client in front of the real tmux (holdThenRun).
 func fakeTmux() int {
 	switch os.Getenv(fakeModeEnv) {
 	case "hang":
@@ -68,6 +73,8 @@ func fakeTmux() int {
 	case "fail":
 		fmt.Fprintf(os.Stderr, "no server running on /tmp/tmux-0/secret-socket\n")
 		return 1
+	case "hold":
+		return holdThenRun()
 	case "record":
 		b, _ := json.Marshal(os.Args[1:])
 		f, err := os.OpenFile(os.Getenv(fakeLogEnv), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)

@@ -1,7 +1,6 @@
 package tmux
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/adaptertest"
 	"github.com/panestate/panestate/session"
 )
 
@@ -244,9 +244,10 @@ func TestArgv(t *testing.T) {
 	}
 }
 
-// TestValidateSettings proves ValidateSettings finds, without a pane, the
-// settings errors Open returns, naming the key, and accepts good sections.
-func TestValidateSettings(t *testing.T) {
+// TestCheckSettings proves Check finds, in a pane, the settings errors Open
+// returns, naming the key, and accepts good sections.
+func TestCheckSettings(t *testing.T) {
+	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%7", "PATH=" + fakeDir(t)}
 	tests := []struct {
 		name    string
 		section string
@@ -261,20 +262,31 @@ func TestValidateSettings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var section json.RawMessage
-			if tt.section != "" {
-				section = json.RawMessage(tt.section)
-			}
-			err := Driver{}.ValidateSettings(section)
+			err := Driver{}.Check(params(env, tt.section, nil))
 			if tt.key == "" {
 				if err != nil {
-					t.Fatalf("ValidateSettings = %v, want nil", err)
+					t.Fatalf("Check = %v, want nil", err)
 				}
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.key) || errors.Is(err, adapter.ErrInactive) {
-				t.Fatalf("ValidateSettings = %v, want a plain error naming %q", err, tt.key)
+				t.Fatalf("Check = %v, want a plain error naming %q", err, tt.key)
 			}
 		})
 	}
+}
+
+// TestDriverAgreesWithOpen checks, with adaptertest.RunDriver, that Check
+// says what Open does, in a pane and outside one, with good and bad
+// settings, and that an inactive Open starts nothing.
+func TestDriverAgreesWithOpen(t *testing.T) {
+	pane := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%7", "PATH=" + fakeDir(t)}
+	adaptertest.RunDriver(t, Driver{}, map[string]adapter.Params{
+		"in a pane":                  params(pane, "", nil),
+		"in a pane, good settings":   params(pane, `{"prefix":"ps","timeout":250}`, nil),
+		"in a pane, bad prefix":      params(pane, `{"prefix":"@ps"}`, nil),
+		"in a pane, bad timeout":     params(pane, `{"timeout":"soon"}`, nil),
+		"outside tmux":               params(adapter.Env{"PATH=" + fakeDir(t)}, "", nil),
+		"outside tmux, bad settings": params(adapter.Env{"PATH=" + fakeDir(t)}, `{"timeout":"soon"}`, nil),
+	})
 }

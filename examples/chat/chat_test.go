@@ -759,20 +759,25 @@ func TestWorkspaceFailureExitsZero(t *testing.T) {
 		name       string
 		wantKind   string // the diagnostic expected on stderr
 		breakHerdr func(t *testing.T, w *world)
+		// answered: the failing report reaches the emulator and is
+		// answered. The test waits for that before quitting, so that the
+		// diagnostic does not depend on a CLI start fitting in the half of
+		// the release budget a withdrawn report is waited for.
+		answered bool
 	}{
 		{"hung herdr that ignores SIGTERM", "timeout", func(t *testing.T, w *world) {
 			if runtime.GOOS == "windows" {
 				t.Skip("no SIGTERM on Windows")
 			}
 			setFault(t, w, herdrtest.Fault{Hang: true, HangIgnoreTERM: true})
-		}},
-		{"failing herdr", "protocol_rejected", func(t *testing.T, w *world) { setFault(t, w, herdrtest.Fault{FailFirst: 1000}) }},
-		{"herdr exits with a usage error", "protocol_rejected", func(t *testing.T, w *world) { setFault(t, w, herdrtest.Fault{ExitUsage: true}) }},
+		}, false},
+		{"failing herdr", "protocol_rejected", func(t *testing.T, w *world) { setFault(t, w, herdrtest.Fault{FailFirst: 1000}) }, true},
+		{"herdr exits with a usage error", "protocol_rejected", func(t *testing.T, w *world) { setFault(t, w, herdrtest.Fault{ExitUsage: true}) }, false},
 		{"herdr binary removed", "spawn_failed", func(t *testing.T, w *world) {
 			if err := os.Remove(w.h.Bin); err != nil {
 				t.Fatal(err)
 			}
-		}},
+		}, false},
 		{"herdr binary no longer executable", "spawn_failed", func(t *testing.T, w *world) {
 			if runtime.GOOS == "windows" {
 				t.Skip("no executable bit on Windows")
@@ -785,7 +790,7 @@ func TestWorkspaceFailureExitsZero(t *testing.T) {
 			if err := os.WriteFile(w.h.Bin, []byte("not a program\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}},
+		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -805,6 +810,9 @@ func TestWorkspaceFailureExitsZero(t *testing.T) {
 			tc.breakHerdr(t, w)
 			if _, err := io.WriteString(stdin, "{\"op\":\"agent_settled\"}\n"); err != nil {
 				t.Fatal(err)
+			}
+			if tc.answered {
+				w.waitCalls(t, 3) // idle, working, then the failing settled report
 			}
 			if tc.wantKind == "timeout" {
 				// The release at quit is bounded by the registry's budget,

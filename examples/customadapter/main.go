@@ -41,6 +41,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
@@ -109,8 +110,9 @@ func play(ctx context.Context, env []string, shown <-chan struct{}, pause time.D
 		Settings:       settings.Options{Home: home},
 		StaticSettings: true,
 		// Only for this demo: run inside a Herdr pane, it must not claim
-		// the pane. A real chat service leaves Adapters nil (all of them).
-		Adapters: []string{"title"},
+		// the pane. A real chat service leaves Drivers nil (all of them,
+		// title included).
+		Drivers: map[string]adapter.Driver{"title": TitleDriver{Out: terminal}},
 	})
 	if err != nil {
 		return err

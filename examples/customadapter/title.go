@@ -38,26 +38,35 @@ type TitleDriver struct {
 // Compile-time guards, one per interface: the build breaks if a method's
 // signature drifts.
 var (
-	_ adapter.Driver         = TitleDriver{}
-	_ adapter.DefaultEnabler = TitleDriver{} // off unless the settings turn it on
-	_ adapter.SettingsKeyer  = TitleDriver{} // owns "prefix"
-	_ adapter.Checker        = TitleDriver{} // Explain can say why it does not apply
+	_ adapter.Driver        = TitleDriver{}
+	_ adapter.SettingsOwner = TitleDriver{} // off unless the settings turn it on; owns "prefix"
+	_ adapter.Checker       = TitleDriver{} // Explain can say why it does not apply
 )
 
-// EnabledByDefault returns false. An adapter that rewrites something the
-// user sees everywhere (the title of every terminal the agent runs in)
-// should be opt-in: it runs only with "title": {"enabled": true} in the
-// settings. A workspace adapter that only runs inside its own workspace (as
-// Herdr's does) can be on by default instead.
-func (TitleDriver) EnabledByDefault() bool { return false }
+// Settings returns false, and the keys the adapter reads besides "enabled";
+// the settings layer warns about any other key in the "title" section. An
+// adapter that rewrites something the user sees everywhere (the title of
+// every terminal the agent runs in) should be opt-in: it runs only with
+// "title": {"enabled": true} in the settings. A workspace adapter that only
+// runs inside its own workspace (as Herdr's does) can be on by default
+// instead.
+func (TitleDriver) Settings() (enabledByDefault bool, keys []string) {
+	return false, []string{"prefix"}
+}
 
-// SettingsKeys lists the keys the adapter reads besides "enabled"; the
-// settings layer warns about any other key in the "title" section.
-func (TitleDriver) SettingsKeys() []string { return []string{"prefix"} }
-
-// Check says whether the adapter applies to this process, without opening
-// anything. The registry uses it for Explain.
+// Check says what Open would say, without opening anything: whether the
+// adapter applies to this process, then whether its settings are good. The
+// registry uses it for Explain.
 func (TitleDriver) Check(p adapter.Params) error {
+	if err := applies(p); err != nil {
+		return err
+	}
+	_, err := titlePrefix(p)
+	return err
+}
+
+// applies says whether the adapter applies to this process.
+func applies(p adapter.Params) error {
 	// Only the session the person talks to owns the terminal: a print run,
 	// a subagent or a workflow stage must not retitle it.
 	if err := adapter.CheckHost(p.Host); err != nil {
@@ -80,16 +89,26 @@ type titleSettings struct {
 // adapter does not apply here, or an error for bad settings. It starts
 // nothing: the adapter writes only when it is given a report.
 func (d TitleDriver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
-	if err := d.Check(p); err != nil {
+	if err := applies(p); err != nil {
+		return nil, err
+	}
+	prefix, err := titlePrefix(p)
+	if err != nil {
 		return nil, err
 	}
 	if d.Out == nil {
 		return nil, errors.New("title: TitleDriver.Out is nil")
 	}
+	return &TitleAdapter{out: d.Out, prefix: prefix}, nil
+}
+
+// titlePrefix decodes the settings section into the title's prefix, for
+// Open and Check alike.
+func titlePrefix(p adapter.Params) (string, error) {
 	var s titleSettings
 	if len(bytes.TrimSpace(p.Settings)) > 0 {
 		if err := json.Unmarshal(p.Settings, &s); err != nil {
-			return nil, fmt.Errorf("title: settings: %w", err)
+			return "", fmt.Errorf("title: settings: %w", err)
 		}
 	}
 	prefix := p.App
@@ -99,9 +118,9 @@ func (d TitleDriver) Open(ctx context.Context, p adapter.Params) (adapter.Adapte
 	// The prefix goes into an escape sequence: a control character in it
 	// could end the sequence early and start another one.
 	if strings.ContainsFunc(prefix, unicode.IsControl) || len(prefix) > 64 {
-		return nil, fmt.Errorf("title: settings: prefix %q must be at most 64 characters, without control characters", prefix)
+		return "", fmt.Errorf("title: settings: prefix %q must be at most 64 characters, without control characters", prefix)
 	}
-	return &TitleAdapter{out: d.Out, prefix: prefix}, nil
+	return prefix, nil
 }
 
 // TitleAdapter shows reports in the terminal's title. Its methods are safe

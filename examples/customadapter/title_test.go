@@ -104,8 +104,8 @@ func TestOpen(t *testing.T) {
 			var out syncBuffer
 			d := TitleDriver{Out: &out}
 			a, err := d.Open(t.Context(), p)
-			if checkErr := d.Check(p); tc.wantInactive != (checkErr != nil) {
-				t.Errorf("Check = %v; want an error: %v", checkErr, tc.wantInactive)
+			if checkErr := d.Check(p); (checkErr == nil) != (tc.wantErr == "") || (checkErr != nil && checkErr.Error() != tc.wantErr) {
+				t.Errorf("Check = %v; want %q, what Open says", checkErr, tc.wantErr)
 			}
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr || errors.Is(err, adapter.ErrInactive) != tc.wantInactive {
@@ -166,4 +166,18 @@ func TestTitles(t *testing.T) {
 	if got["title"] != `""` || got["writes"] != "4" {
 		t.Errorf("Explain = %v; want title \"\" and 4 writes", got)
 	}
+}
+
+// TestDriverAgreesWithOpen checks, with adaptertest.RunDriver, that Check
+// says what Open does, and that an inactive Open starts nothing.
+func TestDriverAgreesWithOpen(t *testing.T) {
+	dumb := params("")
+	dumb.Env = adapter.Env{"TERM=dumb"}
+	adaptertest.RunDriver(t, TitleDriver{Out: new(syncBuffer)}, map[string]adapter.Params{
+		"defaults":           params(""),
+		"prefix":             params(`{"prefix":"my chat"}`),
+		"control character":  params(`{"prefix":"chat\u0007"}`),
+		"malformed settings": params(`{"prefix":7}`),
+		"dumb terminal":      dumb,
+	})
 }

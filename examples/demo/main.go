@@ -296,7 +296,7 @@ func (d *demo) setup() error {
 	// adapter's state directory inside the temporary directory, so nothing
 	// is written to the real home.
 	state := filepath.Join(d.root, "state")
-	d.env = append(registry.ScrubEnv(os.Environ()), h.Env()...)
+	d.env = append(scrubbed(os.Environ()), h.Env()...)
 	d.env = append(d.env, "XDG_STATE_HOME="+state, "HOME="+d.home, "LOCALAPPDATA="+state)
 	return nil
 }
@@ -472,4 +472,14 @@ type inactiveError struct{ state, why string }
 
 func (e *inactiveError) Error() string {
 	return fmt.Sprintf("the herdr adapter is %s: %s", e.state, cmp.Or(e.why, "no reason given"))
+}
+
+// scrubbed returns env without any workspace's pane variables, as a
+// registry with every driver scrubs them.
+func scrubbed(env []string) []string {
+	reg, err := registry.New(registry.Options{App: app, Env: env})
+	if err != nil {
+		panic(err) // app is a constant, valid name
+	}
+	return reg.ScrubEnv(env)
 }

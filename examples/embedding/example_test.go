@@ -208,8 +208,12 @@ func Example_terminal() {
 func Example_scrubEnv() {
 	env := []string{"PATH=/usr/bin", "HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "HOME=/home/me"}
 
+	reg, err := registry.New(registry.Options{App: "mychat"})
+	if err != nil {
+		panic(err)
+	}
 	cmd := exec.Command("true")
-	cmd.Env = registry.ScrubEnv(env) // a real host passes os.Environ()
+	cmd.Env = reg.ScrubEnv(env) // a real host passes os.Environ()
 	fmt.Println(cmd.Env)
 	// Output:
 	// [PATH=/usr/bin HOME=/home/me]

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/herdr"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/session"
@@ -79,7 +81,7 @@ func BenchmarkPublishToApplied(b *testing.B) {
 				Env:            h.PaneEnv(home),
 				Settings:       settings.Options{Home: home},
 				StaticSettings: true,
-				Adapters:       []string{"herdr"},
+				Drivers:        map[string]adapter.Driver{"herdr": herdr.Driver{}},
 			})
 			if err != nil {
 				b.Fatal(err)

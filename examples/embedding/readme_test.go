@@ -37,7 +37,7 @@ func TestREADMESnippetIsCompiled(t *testing.T) {
 	for line := range strings.Lines(m[1]) {
 		c := code(line)
 		// The tool line stands after the return; Example_scrubEnv runs it.
-		if c == "" || strings.HasPrefix(c, "toolCmd.Env = registry.ScrubEnv(") {
+		if c == "" || strings.HasPrefix(c, "toolCmd.Env = reg.ScrubEnv(") {
 			continue
 		}
 		n++

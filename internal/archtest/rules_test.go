@@ -62,7 +62,11 @@ var rules = []rule{
 	{pkg: "reducer", imports: []string{"session", "adapter"}, banned: noIO,
 		bannedWhy: "the reducer does no I/O"},
 
-	{pkg: "settings", imports: []string{"internal/..."}, modules: everywhere(modKoanf, modConfmap, modFsnotify, modHclog)},
+	// What a host sets about the settings files; the engine that reads
+	// them is the registry's, under internal.
+	{pkg: "settings"},
+	{pkg: "internal/settingsengine", imports: []string{"settings"},
+		modules: everywhere(modKoanf, modConfmap, modFsnotify, modHclog)},
 
 	// The one package that ties everything together.
 	{pkg: "registry", imports: []string{"session", "adapter", "reducer", "settings", "adapters/...", "internal/..."},
@@ -100,17 +104,19 @@ var rules = []rule{
 	{pkg: "internal/archtest"},
 
 	// Hosts. Each names what it needs beyond registry, session and settings.
-	{pkg: "examples/internal/hostflags", imports: []string{"registry", "session", "settings", "adapter"},
+	{pkg: "internal/hostflags", imports: []string{"registry", "session", "settings", "adapter"},
 		modules: everywhere(modHclog)},
-	// chat prints the state it expects (reducer), and hands its stdout to
-	// Options.Terminal when it is a terminal (go-isatty).
-	// It runs the OSC 7501 probe when asked (adapters/progstatus/probe).
-	{pkg: "examples/chat", imports: []string{"registry", "session", "reducer", "examples/internal/...", "adapters/progstatus/probe"},
+	// chat hands its stdout to Options.Terminal when it is a terminal
+	// (go-isatty), and runs the OSC 7501 probe when asked (adapters/progstatus/probe).
+	{pkg: "examples/chat", imports: []string{"registry", "session", "internal/hostflags", "internal/events", "adapters/progstatus/probe"},
 		modules: everywhere(modHclog, modIsatty)},
-	// doctor pings the Herdr server itself, as the reporter does (on
-	// Windows over the named pipe: go-winio).
-	{pkg: "examples/doctor", imports: []string{"registry", "session", "settings", "examples/internal/..."},
+	// The doctor pings the Herdr server itself, as the reporter does (on
+	// Windows over the named pipe: go-winio); examples/doctor and
+	// panestate doctor run it. It prints outside text as adapter.Bound
+	// cleans it, as Explain does.
+	{pkg: "internal/doctor", imports: []string{"registry", "session", "settings", "adapter", "internal/hostflags", "internal/settingsengine"},
 		modules: []module{only("windows", modWinio)}},
+	{pkg: "examples/doctor", imports: []string{"internal/doctor"}},
 	// customadapter is an adapter of its own, so it imports the contract.
 	{pkg: "examples/customadapter", imports: []string{"registry", "session", "settings", "adapter"}},
 	// demo drives an emulated Herdr and compares what it shows with what was
@@ -118,6 +124,18 @@ var rules = []rule{
 	{pkg: "examples/demo", imports: []string{"registry", "session", "settings", "reducer", "adapter", "adapters/herdr/herdrtest"},
 		modules: everywhere(modHclog)},
 	{pkg: "examples/embedding"},
+
+	// The panestate command: a host for agents that are not Go programs.
+	// It reads its hooks' peers' credentials (x/sys) where it runs a bridge.
+	{pkg: "cmd/panestate", imports: []string{"registry", "session", "settings", "internal/hook", "internal/events", "internal/doctor", "internal/filelock", "internal/proc"},
+		modules: []module{only("linux", modXSys), only("darwin", modXSys)}},
+	// The events protocol (JSON lines into a session store), shared by
+	// panestate events and examples/chat; it prints the state it expects.
+	{pkg: "internal/events", imports: []string{"session", "reducer"},
+		banned: []string{"os", "os/...", "net", "net/...", "syscall"}, bannedWhy: "the protocol reads what it is given"},
+	// The agents' hook payloads and the pane state they lead to: pure.
+	{pkg: "internal/hook", banned: []string{"os", "os/...", "net", "net/...", "syscall", "io/fs"},
+		bannedWhy: "the hook mapping is pure: the command does the I/O"},
 }
 
 // nevers are the design's "never" sentences, checked over every path of
@@ -144,10 +162,10 @@ var nevers = []never{
 	{name: "settings never imports registry", from: []string{"settings/..."},
 		to: []string{"registry/...", "adapter/...", "adapters/...", "reducer/...", "examples/..."}},
 	{name: "only registry ties everything together", direct: true,
-		from: []string{"..."}, except: []string{"registry/...", "examples/..."},
+		from: []string{"..."}, except: []string{"registry/...", "examples/...", "cmd/...", "internal/hostflags", "internal/doctor"},
 		to: []string{"registry/..."}},
 	{name: "only registry ties everything together", direct: true,
-		from: []string{"..."}, except: []string{"registry/...", "examples/...", "settings/..."},
+		from: []string{"..."}, except: []string{"registry/...", "examples/...", "cmd/...", "internal/hostflags", "internal/doctor", "settings/...", "internal/settingsengine"},
 		to: []string{"settings/..."}},
 	{name: "only registry ties everything together", direct: true,
 		from: []string{"..."}, except: []string{"registry/...", "examples/...", "adapters/..."},

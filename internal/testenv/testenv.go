@@ -38,3 +38,16 @@ func ClearTmux() {
 		}
 	}
 }
+
+// SoakEnv, set to "1", makes the tests that repeat a race-prone scenario
+// run ten times as many iterations ([Iterations]).
+const SoakEnv = "PANESTATE_SOAK"
+
+// Iterations returns n, or ten times n when SoakEnv is "1": how many times
+// a test repeats a scenario whose failure depends on timing.
+func Iterations(n int) int {
+	if os.Getenv(SoakEnv) == "1" {
+		return 10 * n
+	}
+	return n
+}

@@ -71,3 +71,14 @@ func TestScreenWaitsForWhatArrives(t *testing.T) {
 		t.Errorf("Bytes = %q after %d reads; want %q after 2", got, reads, "hello world")
 	}
 }
+
+func TestIterations(t *testing.T) {
+	t.Setenv(SoakEnv, "")
+	if got := Iterations(50); got != 50 {
+		t.Errorf("Iterations(50) = %d without %s, want 50", got, SoakEnv)
+	}
+	t.Setenv(SoakEnv, "1")
+	if got := Iterations(50); got != 500 {
+		t.Errorf("Iterations(50) = %d with %s=1, want 500", got, SoakEnv)
+	}
+}

@@ -46,9 +46,18 @@
 // not decode answers invalid_request with an empty id.
 //
 // Methods emulated: ping, pane.report_agent, pane.release_agent,
-// pane.report_agent_session, pane.get, pane.list, pane.current, agent.get,
-// agent.list and agent.focus. Any other method answers invalid_request, as
-// an unknown one does in Herdr.
+// pane.report_agent_session, pane.clear_agent_authority (socket only, as in
+// Herdr: it answers {"type":"ok"} and clears the authority when its source
+// is omitted or matches, §3.5), pane.get, pane.list, pane.current,
+// agent.get, agent.list and agent.focus: every method of Herdr 0.8.2's
+// published schema that the contract describes. Not emulated, because the
+// contract does not state what they do: pane.report_metadata and
+// workspace.report_metadata, pane.focus, event subscriptions
+// (pane.agent_status_changed and the rest), and the schema's workspace,
+// tab, pane-layout and terminal input/output methods. Each of those
+// answers invalid_request, as a method unknown to Herdr does, so a host
+// that calls one fails loudly against the emulator rather than passing on
+// a guess.
 //
 // Server rules emulated (§3): pane lookup (pane_not_found), agent label
 // normalisation and built-in aliases (invalid_agent for a blank label), the
@@ -117,9 +126,18 @@
 //
 // [Herdr.Agent] and [Herdr.HighWater] read the server state without a
 // connection. [Herdr.Wait] blocks until what a pane shows satisfies a
-// condition, and [Herdr.WaitCalls] until the calls do: no polling.
+// condition, and [Herdr.WaitCalls] until the calls do: no polling. A ctx
+// without a deadline (t.Context()) is bounded by [WaitTimeout], so that a
+// failing wait fails the test instead of hanging it. [ClearEnv] unsets
+// every HERDR_* and TMUX* variable for a test, so that one run inside a
+// live Herdr pane or tmux session never touches it.
 // [Herdr.SetFault] makes later requests hang, wait, fail, spew, answer
 // garbage or claim another protocol, on either transport ([Fault]).
+// [Herdr.Hold] makes the server hold the agent requests it has read, from
+// the fake CLI and from socket clients alike, before applying them, as a
+// slow server does, until [Hold.Resume] applies them in arrival order;
+// [Hold.Held] waits until a number of them are held. A client that gives up
+// meanwhile does not take its request back.
 //
 // # Limits
 //

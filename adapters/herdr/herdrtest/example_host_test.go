@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/herdr"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/session"
@@ -32,7 +34,7 @@ func TestHostInAnEmulatedPane(t *testing.T) {
 		Host:           session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
 		Env:            h.PaneEnv(t.TempDir()), // HERDR_* of the pane, HOME and XDG dirs of the test's
 		StaticSettings: true,
-		Adapters:       []string{"herdr"},
+		Drivers:        map[string]adapter.Driver{"herdr": herdr.Driver{}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -297,17 +297,39 @@ func (h *Herdr) agentLocked(pane string) (AgentInfo, error) {
 	return AgentInfo{}, nil
 }
 
+// WaitTimeout bounds [Herdr.Wait] and [Herdr.WaitCalls] when their ctx has
+// no deadline (t.Context() has none), so that a wait for a state that never
+// comes fails the test within a minute instead of hanging until go test's
+// own timeout (10 minutes by default). It is a bound for a broken host,
+// not a speed target.
+const WaitTimeout = time.Minute
+
+// waitTimeout is WaitTimeout; the test of the default shortens it.
+var waitTimeout = WaitTimeout
+
+// withWaitTimeout returns ctx bounded by waitTimeout when it has no
+// deadline.
+func withWaitTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, waitTimeout)
+}
+
 // Wait blocks until cond holds for what pane shows, and returns that
 // [AgentInfo]. cond is called with the current view first, then after
 // every change the server makes (a report, a release, a focus, a restart);
 // it must not call methods of h. While the server is stopped cond is not
 // called. Wait fails with [ErrPaneNotFound] for a pane that does not exist,
 // with [ErrServerNotRunning] once h is closed, and with ctx's error, and
-// the last view seen, when ctx ends first.
+// the last view seen, when ctx ends first; a ctx without a deadline ends
+// after [WaitTimeout].
 func (h *Herdr) Wait(ctx context.Context, pane string, cond func(AgentInfo) bool) (AgentInfo, error) {
 	if !slices.Contains(h.panes, pane) {
 		return AgentInfo{}, fmt.Errorf("herdrtest: wait for %q: %w", pane, ErrPaneNotFound)
 	}
+	ctx, cancel := withWaitTimeout(ctx)
+	defer cancel()
 	var last AgentInfo
 	for {
 		h.srv.mu.Lock()
@@ -381,6 +403,12 @@ type Fault struct {
 	// both transports find nothing at the socket, and the fake binary
 	// answers server_not_running. Clearing it listens again.
 	ServerNotRunning bool `json:"server_not_running,omitempty"`
+	// SocketUnreachable: the server closes every connection of a client
+	// other than the fake CLI without reading it, so that client gets no
+	// answer (a socket-level failure), while the fake CLI is served as
+	// usual: a server that a host reaches differently than its CLI does,
+	// as a Windows pipe client may. Socket only.
+	SocketUnreachable bool `json:"socket_unreachable,omitempty"`
 	// ProtocolMismatch is the protocol the server's ping claims, e.g. 19:
 	// the fake binary then refuses every server command with
 	// protocol_mismatch, and status reports it. A socket client sees it in
@@ -402,6 +430,11 @@ type Fault struct {
 	// requests, of either transport, fail with server_unavailable, changing
 	// nothing. SetFault restarts the count.
 	FailFirst int `json:"fail_first,omitempty"`
+	// FailAll: every request, ping included, from either transport, is
+	// answered with server_unavailable and changes nothing. The fake
+	// binary's protocol check then fails with that error (exit 1), and
+	// its status reports no running server.
+	FailAll bool `json:"fail_all,omitempty"`
 	// Garbage: the fake binary prints non-JSON, non-UTF-8 bytes to stderr
 	// and exits 1. A socket client gets such a line instead of a response;
 	// the request is not handled.
@@ -433,6 +466,78 @@ func (h *Herdr) SetFault(f Fault) error {
 	h.srv.notifyLocked()
 	h.srv.mu.Unlock()
 	return h.srv.setListening(!f.ServerNotRunning)
+}
+
+// Hold is a hold on the emulated server, from [Herdr.Hold]: while it is in
+// force the server reads every pane.report_agent, pane.release_agent and
+// pane.report_agent_session request, from either transport (the fake CLI is
+// the server's client), and holds it before applying it, as a slow server
+// does; [Hold.Resume] applies them one at a time in the order they arrived,
+// each answered as usual. A client that gives up (a killed CLI, a closed
+// connection) does not take its request back: it is applied all the same,
+// and its answer is lost. Other methods (ping, pane.get, ...) are not held.
+// A server stopped while requests are held drops them unapplied.
+type Hold struct {
+	srv   *server
+	held  int  // requests held since the hold began; guarded by srv.mu
+	ended bool // Resume was called; guarded by srv.mu
+}
+
+// Hold starts holding agent requests (see [Hold]) and returns the handle
+// that ends it. Requests already held by an earlier hold stay ahead of the
+// new ones. Only one hold is in force at a time: a second Hold ends the
+// first one's count and keeps holding.
+func (h *Herdr) Hold() *Hold {
+	s := h.srv
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	hd := &Hold{srv: s}
+	if s.hold != nil {
+		s.hold.ended = true
+	}
+	s.hold = hd
+	s.notifyLocked()
+	return hd
+}
+
+// Held blocks until the hold has held at least n requests, or ctx ends
+// (then it returns ctx's error), or the emulator is closed
+// ([ErrServerNotRunning]).
+func (hd *Hold) Held(ctx context.Context, n int) error {
+	s := hd.srv
+	for {
+		s.mu.Lock()
+		held, changed, closed := hd.held, s.changed, s.closed
+		s.mu.Unlock()
+		switch {
+		case held >= n:
+			return nil
+		case closed:
+			return fmt.Errorf("herdrtest: held: %w", ErrServerNotRunning)
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("herdrtest: %d of %d requests held: %w", held, n, ctx.Err())
+		}
+	}
+}
+
+// Resume ends the hold: the held requests, then any that arrive behind
+// them, are applied in arrival order. It is idempotent.
+func (hd *Hold) Resume() {
+	s := hd.srv
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if hd.ended {
+		return
+	}
+	hd.ended = true
+	if s.hold == hd {
+		s.hold = nil
+	}
+	s.openHeadLocked()
+	s.notifyLocked()
 }
 
 // StopServer stops the server: the socket is gone, open connections are

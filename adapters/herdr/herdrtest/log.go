@@ -100,7 +100,9 @@ type Call struct {
 	// first.
 	Arrival int `json:"-"`
 	// Method, Params and Code are the request the server received and the
-	// error code it answered ("" for success), when Arrival is set.
+	// error code it answered ("" for success), when Arrival is set. A CLI
+	// call whose protocol check failed on an error answer to its ping (no
+	// request followed, Arrival is 0) has that answer's code in Code.
 	Method string          `json:"-"`
 	Params json.RawMessage `json:"-"`
 	Code   string          `json:"-"`
@@ -209,7 +211,13 @@ func (h *Herdr) Calls() ([]Call, error) {
 	}
 	for _, c := range cli {
 		for _, r := range byPID[c.PID] {
-			if r.start.Before(c.Start) || (!c.End.IsZero() && r.start.After(c.End)) || r.method == wire.MethodPing {
+			if r.start.Before(c.Start) || (!c.End.IsZero() && r.start.After(c.End)) {
+				continue
+			}
+			if r.method == wire.MethodPing {
+				if r.code != "" && c.Arrival == 0 {
+					c.Code = string(r.code) // the protocol check failed: no request followed
+				}
 				continue
 			}
 			c.Arrival, c.Method, c.Params, c.Code = r.arrival, string(r.method), r.params, string(r.code)
@@ -333,9 +341,12 @@ func commandOf(args []string) (command, pane string) {
 // returns them. cond is called with the current calls first, then after
 // every change: a request the server received or finished, a line a fake
 // binary logged (seen through a file watch on [Herdr.Dir]). It fails with
-// ctx's error, and the last calls seen, when ctx ends first, and with
+// ctx's error, and the last calls seen, when ctx ends first (a ctx
+// without a deadline ends after [WaitTimeout]), and with
 // [ErrServerNotRunning] once h is closed and cond does not hold.
 func (h *Herdr) WaitCalls(ctx context.Context, cond func([]Call) bool) ([]Call, error) {
+	ctx, cancel := withWaitTimeout(ctx)
+	defer cancel()
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("herdrtest: wait for calls: %w", err)

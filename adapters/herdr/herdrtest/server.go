@@ -49,6 +49,8 @@ type server struct {
 	// shorten it.
 	writeTimeout time.Duration
 	cliPIDs      map[int]bool // fake CLI processes seen in the log: pid → still running
+	hold         *Hold        // the hold in force, or nil
+	queue        []*turn      // held agent requests and those behind them, in arrival order
 	logOff       int64
 	ln           net.Listener
 	quit         chan struct{} // closed when the listener stops
@@ -238,6 +240,12 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout, writeTimeout
 		s.mu.Unlock()
 	}()
 	pid := peerPID(c)
+	s.mu.Lock()
+	unreachable := s.fault.SocketUnreachable
+	s.mu.Unlock()
+	if unreachable && !s.isCLI(pid) {
+		return // closed unread: no answer
+	}
 	_ = c.SetReadDeadline(time.Now().Add(lineTimeout))
 	line, err := wire.ReadRequestLine(c)
 	if err != nil {
@@ -276,7 +284,19 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout, writeTimeout
 			return
 		}
 	}
+	tn := s.takeTurn(line)
+	if tn != nil {
+		select {
+		case <-tn.ready:
+		case <-quit: // the server stopped: the request is never applied
+			s.leaveTurn(tn)
+			return
+		}
+	}
 	r := s.handle(line, pid, cli, start, false)
+	if tn != nil {
+		s.leaveTurn(tn)
+	}
 	if !cli && f.SpewBytes > 0 {
 		spew(w, f.SpewBytes)
 	}
@@ -286,6 +306,66 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout, writeTimeout
 		s.notifyLocked()
 		s.mu.Unlock()
 	}
+}
+
+// turn is an agent request's place in the hold queue.
+type turn struct {
+	ready  chan struct{} // closed when the request may be applied
+	opened bool          // ready is closed
+}
+
+// agentMethod reports whether line is a request that changes a pane's
+// agent state: the ones a hold holds.
+func agentMethod(line []byte) bool {
+	req, err := wire.DecodeRequest(line)
+	if err != nil {
+		return false
+	}
+	switch req.Method {
+	case wire.MethodReportAgent, wire.MethodReleaseAgent, wire.MethodReportAgentSession, wire.MethodClearAgentAuthority:
+		return true
+	}
+	return false
+}
+
+// takeTurn returns the request's turn when it must wait: a hold is in force,
+// or held requests are still ahead of it. It returns nil for a request that
+// goes straight through (the usual case, and every request but the agent
+// ones).
+func (s *server) takeTurn(line []byte) *turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hold == nil && len(s.queue) == 0 || !agentMethod(line) {
+		return nil
+	}
+	tn := &turn{ready: make(chan struct{})}
+	s.queue = append(s.queue, tn)
+	if s.hold != nil {
+		s.hold.held++
+	}
+	s.notifyLocked()
+	return tn
+}
+
+// leaveTurn takes tn out of the queue once its request was handled (or
+// dropped) and lets the next one in unless a hold is in force.
+func (s *server) leaveTurn(tn *turn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i := slices.Index(s.queue, tn); i >= 0 {
+		s.queue = slices.Delete(s.queue, i, i+1)
+	}
+	s.openHeadLocked()
+}
+
+// openHeadLocked lets the first queued request in when no hold is in force.
+// s.mu is held.
+func (s *server) openHeadLocked() {
+	if s.hold != nil || len(s.queue) == 0 || s.queue[0].opened {
+		return
+	}
+	s.queue[0].opened = true
+	close(s.queue[0].ready)
 }
 
 // responseWriteTimeout is how long one write to a connection may take
@@ -400,6 +480,9 @@ func invalidParams(err error) wire.Response {
 // dispatchLocked answers a decoded request. s.mu is held.
 func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
 	st := s.st
+	if s.fault.FailAll {
+		return wire.NewError(req.ID, wire.CodeServerUnavailable, "server is shutting down")
+	}
 	if st == nil && req.Method != wire.MethodPing {
 		// Accepted just before a stop.
 		return wire.NewError(req.ID, wire.CodeServerUnavailable, "server is shutting down")
@@ -433,6 +516,18 @@ func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
 		if p := st.pane(ar.pane); p != nil && p.Resume != nil {
 			s.resume[p.ID] = p.Resume
 		}
+		return wire.OK(req.ID)
+	case wire.MethodClearAgentAuthority:
+		var c wire.ClearAgentAuthorityParams
+		if err := req.Decode(&c); err != nil {
+			return invalidParams(err)
+		}
+		p := st.pane(c.PaneID)
+		if p == nil {
+			// Inferred: the same lookup, and answer, as release_agent's.
+			return wire.Response{ID: req.ID, Error: paneNotFound(c.PaneID)}
+		}
+		rec.applied = st.clearAuthority(p, c.Source, c.Seq)
 		return wire.OK(req.ID)
 	case wire.MethodPaneGet:
 		var t wire.PaneTarget

@@ -325,6 +325,26 @@ func (st *serverState) release(p *paneState, req *agentRequest, agent string, cl
 	return true
 }
 
+// clearAuthority handles pane.clear_agent_authority (CONTRACT §3.5): it
+// clears the authority when source is omitted or is the authority's, after
+// the same sequence check as the other agent methods, and takes no label.
+// Inferred: as for a release, a pane with no authority, or one held by
+// another source, is a no-op that leaves the high-water mark alone; and an
+// omitted source makes no sequence check (there is no source to key it
+// on).
+func (st *serverState) clearAuthority(p *paneState, source *string, seq *uint64) bool {
+	a := p.Authority
+	if a == nil || source != nil && *source != a.Source {
+		return false
+	}
+	if source != nil && !acceptSeq(p, *source, seq) {
+		return false
+	}
+	p.Authority = nil
+	st.recompute(p)
+	return true
+}
+
 // reportSession handles pane.report_agent_session. Only official pairs carry
 // a session reference, so for custom pairs it is a complete no-op.
 func reportSession(p *paneState, req *agentRequest, agent string, class pairClass) bool {

@@ -79,15 +79,53 @@ func Dial(ctx context.Context, socket string) (net.Conn, error) {
 // A decoded error response is returned as a Response with Error set and a
 // nil error; use [Response.Err]. Do may run concurrently with itself.
 func Do(ctx context.Context, socket string, req Request) (Response, error) {
+	return DoGuarded(ctx, socket, req, Guard{})
+}
+
+// ErrNotSent is wrapped by [DoGuarded]'s error when the request was not
+// sent because its Guard's Stop channel was closed first.
+var ErrNotSent = errors.New("wire: request not sent")
+
+// Guard is what [DoGuarded] checks before it writes a request. The zero
+// value checks nothing.
+type Guard struct {
+	// Stop, once closed, keeps the request from being written. Nil never
+	// closes.
+	Stop <-chan struct{}
+	// Peer, when set, is called with the connection once it is made and
+	// before anything is written; an error from it is returned as it is,
+	// wrapped, and nothing is written. It checks who the server is.
+	Peer func(net.Conn) error
+}
+
+// DoGuarded is [Do] with the checks of g before the request is written:
+// when g.Stop is closed before the write (before or after the dial),
+// DoGuarded returns an error wrapping [ErrNotSent]; when g.Peer refuses the
+// server, its error. Either way the server has seen nothing of the
+// request. Once the write has started, closing g.Stop changes nothing: the
+// server may have the request, so its answer is waited for as in Do, until
+// ctx ends.
+func DoGuarded(ctx context.Context, socket string, req Request, g Guard) (Response, error) {
 	line, err := req.Line()
 	if err != nil {
 		return Response{}, err
+	}
+	if closed(g.Stop) {
+		return Response{}, fmt.Errorf("wire: %s: %w", req.Method, ErrNotSent)
 	}
 	conn, err := Dial(ctx, socket)
 	if err != nil {
 		return Response{}, err
 	}
 	defer conn.Close()
+	if g.Peer != nil {
+		if err := g.Peer(conn); err != nil {
+			return Response{}, fmt.Errorf("wire: %s: %w", req.Method, err)
+		}
+	}
+	if closed(g.Stop) { // the last moment before anything leaves
+		return Response{}, fmt.Errorf("wire: %s: %w", req.Method, ErrNotSent)
+	}
 	if d, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(d)
 	}
@@ -111,6 +149,16 @@ func Do(ctx context.Context, socket string, req Request) (Response, error) {
 		return Response{}, fmt.Errorf("wire: %s: %w", req.Method, err)
 	}
 	return r, nil
+}
+
+// closed reports whether ch is closed; a nil ch never is.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 func exchangeError(ctx context.Context, op string, m Method, err error) error {
@@ -139,8 +187,13 @@ func (r Response) Err() error {
 // capabilities, under [IDStatus] as Herdr's CLI does. An error response is
 // returned as its [*Error].
 func Ping(ctx context.Context, socket string) (Pong, error) {
+	return PingGuarded(ctx, socket, Guard{})
+}
+
+// PingGuarded is [Ping] with the checks of g, as [DoGuarded] makes them.
+func PingGuarded(ctx context.Context, socket string, g Guard) (Pong, error) {
 	req := Request{ID: IDStatus, Method: MethodPing, Params: []byte("{}")}
-	resp, err := Do(ctx, socket, req)
+	resp, err := DoGuarded(ctx, socket, req, g)
 	if err != nil {
 		return Pong{}, err
 	}

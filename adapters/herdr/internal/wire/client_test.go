@@ -7,6 +7,7 @@ import (
 	"net"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -243,4 +244,62 @@ func BenchmarkDo(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestDoGuarded: a closed stop channel keeps the request from being written
+// (the server reads nothing); one closed after the write does not cut the
+// exchange short.
+func TestDoGuarded(t *testing.T) {
+	t.Run("stopped before the write", func(t *testing.T) {
+		got := make(chan []byte, 1)
+		s := listen(t, func(c net.Conn) {
+			b, _ := ReadRequestLine(c)
+			got <- b
+			c.Write(OK("y").Line())
+		})
+		stop := make(chan struct{})
+		close(stop)
+		_, err := DoGuarded(t.Context(), s.socket, Request{ID: "x", Method: MethodPing, Params: []byte("{}")}, Guard{Stop: stop})
+		if !errors.Is(err, ErrNotSent) {
+			t.Fatalf("DoGuarded = %v, want ErrNotSent", err)
+		}
+		// Not even dialled: nothing was accepted. A ping proves the server
+		// is up and that the first connection it saw is this one.
+		if _, err := Do(t.Context(), s.socket, Request{ID: "y", Method: MethodPing, Params: []byte("{}")}); err != nil {
+			t.Fatal(err)
+		}
+		if b := <-got; !strings.Contains(string(b), `"y"`) {
+			t.Errorf("the server first read %q, want the later ping", b)
+		}
+	})
+	t.Run("stopped after the write", func(t *testing.T) {
+		stop := make(chan struct{})
+		s := listen(t, func(c net.Conn) {
+			if _, err := ReadRequestLine(c); err != nil {
+				return
+			}
+			close(stop) // withdrawn while the server works on it
+			io.WriteString(c, `{"id":"x","result":{"type":"ok"}}`+"\n")
+		})
+		resp, err := DoGuarded(t.Context(), s.socket, Request{ID: "x", Method: MethodReportAgent, Params: []byte("{}")}, Guard{Stop: stop})
+		if err != nil || resp.Error != nil {
+			t.Fatalf("DoGuarded = %+v, %v, want the answer", resp, err)
+		}
+	})
+	t.Run("peer refused", func(t *testing.T) {
+		got := make(chan int, 1)
+		s := listen(t, func(c net.Conn) {
+			b, _ := io.ReadAll(c)
+			got <- len(b)
+		})
+		errPeer := errors.New("not ours")
+		_, err := DoGuarded(t.Context(), s.socket, Request{ID: "x", Method: MethodReportAgent, Params: []byte("{}")},
+			Guard{Peer: func(net.Conn) error { return errPeer }})
+		if !errors.Is(err, errPeer) {
+			t.Fatalf("DoGuarded = %v, want the peer check's error", err)
+		}
+		if n := <-got; n != 0 {
+			t.Errorf("the refused server read %d bytes, want none", n)
+		}
+	})
 }

@@ -49,6 +49,9 @@ const (
 	MethodAgentGet           Method = "agent.get"    // params [AgentTarget]
 	MethodAgentList          Method = "agent.list"   // params {}
 	MethodAgentFocus         Method = "agent.focus"  // params [AgentTarget]
+	// MethodClearAgentAuthority has no CLI command (§2.2); params
+	// [ClearAgentAuthorityParams].
+	MethodClearAgentAuthority Method = "pane.clear_agent_authority"
 )
 
 // Request ids Herdr's CLI uses (§1.5): its protocol check pings under
@@ -251,6 +254,35 @@ func (p *ReleaseAgentParams) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*p = ReleaseAgentParams{PaneID: *raw.PaneID, Source: *raw.Source, Agent: *raw.Agent, Seq: raw.Seq}
+	return nil
+}
+
+// ClearAgentAuthorityParams are the params of [MethodClearAgentAuthority]
+// (§2.2): pane_id required, source and seq optional.
+type ClearAgentAuthorityParams struct {
+	PaneID string  `json:"pane_id"`
+	Source *string `json:"source,omitempty"`
+	Seq    *uint64 `json:"seq,omitempty"`
+}
+
+// UnmarshalJSON requires pane_id.
+func (p *ClearAgentAuthorityParams) UnmarshalJSON(data []byte) error {
+	data, err := strictObject(data, "pane_id", "source", "seq")
+	if err != nil {
+		return err
+	}
+	var raw struct {
+		PaneID *string `json:"pane_id"`
+		Source *string `json:"source"`
+		Seq    *uint64 `json:"seq"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	if err := required("pane_id", raw.PaneID); err != nil {
+		return err
+	}
+	*p = ClearAgentAuthorityParams{PaneID: *raw.PaneID, Source: raw.Source, Seq: raw.Seq}
 	return nil
 }
 

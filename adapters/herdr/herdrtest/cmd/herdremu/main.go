@@ -11,7 +11,9 @@
 // timeline of the requests the pane received (elapsed time, transport,
 // request, "+resume" when it carried a resume command, state reported,
 // status shown ("no agent" once the pane has none, as after a release),
-// sequence number, message, answer)
+// sequence number, message, answer), with every ping and status call that
+// got no normal answer (a reporter that pings first sends nothing more
+// when its ping hangs or fails, so that is where its reports went)
 // and a one-line summary (the counts, what the pane shows at the end, the
 // resume command a 0.9.3 server accepted, how the command ended). Its
 // exit status is the command's (128 plus the signal number for a command
@@ -24,7 +26,7 @@
 //
 //	-version 0.8.2|0.9.3  the Herdr version to emulate (default 0.8.2)
 //	-in-view              the pane is in the focused tab, so idle after working shows idle, not done
-//	-fault hang|fail|slow every request hangs, fails with server_unavailable, or is answered after -slow
+//	-fault hang|fail|slow every request (pings and status included) hangs, fails with server_unavailable, or is answered after -slow
 //	-slow duration        the delay of -fault slow (default 300ms)
 //	-private-home         give the command a new, empty HOME and XDG directories (Go caches kept)
 //	-keep                 keep the emulator's directory and print its path
@@ -51,7 +53,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -112,7 +113,7 @@ func (c config) faultValue() herdrtest.Fault {
 	case "hang":
 		return herdrtest.Fault{Hang: true}
 	case "fail":
-		return herdrtest.Fault{FailFirst: math.MaxInt32}
+		return herdrtest.Fault{FailAll: true}
 	case "slow":
 		return herdrtest.Fault{SleepMs: int(c.slow / time.Millisecond)}
 	}
@@ -303,15 +304,31 @@ var agentCommands = map[string]bool{
 	"pane report-agent": true, "pane release-agent": true, "pane report-agent-session": true,
 }
 
+// inTimeline reports whether c is a timeline row: an agent request, or a
+// ping or status call that got no normal answer.
+func inTimeline(c herdrtest.Call) bool {
+	if agentCommands[c.Command] {
+		return true
+	}
+	if c.Command != "ping" && !strings.HasPrefix(c.Command, "status") {
+		return false
+	}
+	a := answer(c)
+	return a != "applied" && a != "ignored" && a != "exit 0"
+}
+
 func printTimeline(w io.Writer, calls []herdrtest.Call, start time.Time) {
-	if !slices.ContainsFunc(calls, func(c herdrtest.Call) bool { return agentCommands[c.Command] }) {
+	if !slices.ContainsFunc(calls, inTimeline) {
 		fmt.Fprintln(w, "herdremu: no report reached the pane")
 		return
+	}
+	if !slices.ContainsFunc(calls, func(c herdrtest.Call) bool { return agentCommands[c.Command] }) {
+		fmt.Fprintln(w, "herdremu: no report reached the pane; the calls before them:")
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ELAPSED\tTRANSPORT\tREQUEST\tSTATE\tSHOWS\tSEQ\tMESSAGE\tANSWER")
 	for _, c := range calls {
-		if !agentCommands[c.Command] {
+		if !inTimeline(c) {
 			continue
 		}
 		state, _ := c.Flag("state")

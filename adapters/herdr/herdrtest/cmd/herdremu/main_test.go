@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
@@ -49,6 +50,8 @@ func child(mode string) int {
 			fmt.Printf("%s=%s\n", k, os.Getenv(k))
 		}
 		return 3
+	case "hang":
+		return hangingHost()
 	}
 	pane, bin := os.Getenv("HERDR_PANE_ID"), os.Getenv("HERDR_BIN_PATH")
 	cli := func(args ...string) {
@@ -72,6 +75,24 @@ func child(mode string) int {
 	case "unknown":
 		cli("report-agent", "--state", "unknown", "--seq", "4")
 	}
+	return 3
+}
+
+// hangingHost is a host under -fault hang: it pings the socket, as a
+// reporter does before its first report, and gives up at its deadline
+// without reporting; then it reports through the CLI, which it kills at
+// its deadline. It exits 3.
+func hangingHost() int {
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := wire.Ping(ctx, os.Getenv("HERDR_SOCKET_PATH")); err == nil {
+		fmt.Fprintln(os.Stderr, "child: the ping was answered under -fault hang")
+	}
+	cctx, ccancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer ccancel()
+	cmd := exec.CommandContext(cctx, os.Getenv("HERDR_BIN_PATH"), "pane", "report-agent", os.Getenv("HERDR_PANE_ID"),
+		"--source", "custom:child", "--agent", "child", "--state", "working", "--seq", "1")
+	_ = cmd.Run() // killed at the deadline
 	return 3
 }
 
@@ -139,10 +160,16 @@ func TestFlags(t *testing.T) {
 			"socket report-agent idle idle 3 - applied",
 		}, "herdremu: Herdr 0.9.3, pane w1:p1: 3 requests (2 cli, 1 socket), 3 applied, 0 ignored, 0 failed; the pane shows idle (child)"},
 		{"fail", "stay", []string{"-fault", "fail", "-private-home"}, []string{
-			"cli report-agent working no agent 1 - server_unavailable",
-			`cli report-agent blocked no agent 2 "Waiting for approval" server_unavailable`,
+			// The CLI's own ping fails first: no request follows it.
+			"cli report-agent working - 1 - server_unavailable",
+			`cli report-agent blocked - 2 "Waiting for approval" server_unavailable`,
 			"socket report-agent idle no agent 3 - server_unavailable",
 		}, "3 requests (2 cli, 1 socket), 0 applied, 0 ignored, 3 failed; the pane shows no agent"},
+		{"hang", "hang", []string{"-fault", "hang"}, []string{
+			// The ping that hung is where the reports went: none followed.
+			"socket ping - - - - hung",
+			"cli report-agent working - 1 - hung",
+		}, "1 requests (1 cli, 0 socket), 0 applied, 0 ignored, 1 failed; the pane shows no agent"},
 		{"resume_093", "resume", []string{"-version", "0.9.3"}, []string{
 			"cli report-agent working working 1 - applied",
 			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,

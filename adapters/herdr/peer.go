@@ -1,0 +1,68 @@
+package herdr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/herdr/internal/wire"
+)
+
+// foreignServerError is the refusal of a Herdr server that runs as another
+// user: it would receive the pane's state, the session identity and the
+// resume command.
+type foreignServerError struct {
+	uid, own int
+}
+
+func (e *foreignServerError) Error() string {
+	return fmt.Sprintf("the server runs as uid %d, not as this user (uid %d)", e.uid, e.own)
+}
+
+// errPeerUnknown is the refusal of a server whose user cannot be read.
+var errPeerUnknown = errors.New("cannot tell which user the server runs as")
+
+// checkPeerUID refuses the server at the other end of c unless uidOf says
+// it runs as this process's user.
+func checkPeerUID(c net.Conn, uidOf func(net.Conn) (int, error)) error {
+	uid, err := uidOf(c)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errPeerUnknown, err)
+	}
+	if own := os.Getuid(); uid != own {
+		return &foreignServerError{uid: uid, own: own}
+	}
+	return nil
+}
+
+// refusedPeer reports whether err is a refusal of the server's user.
+func refusedPeer(err error) bool {
+	var fe *foreignServerError
+	return errors.As(err, &fe) || errors.Is(err, errPeerUnknown)
+}
+
+// probePeer checks, for the CLI transport, that the server at the socket
+// runs as this user, on a connection of its own that sends nothing: the
+// CLI would otherwise hand the session identity to whoever listens there.
+// Nothing listening is not a refusal (the CLI then reports
+// server_not_running itself).
+func (a *Adapter) probePeer(ctx context.Context, deadline time.Time) error {
+	if a.peer == nil {
+		return nil
+	}
+	cctx, cancel := callContext(ctx, a.closing, deadline)
+	defer cancel()
+	conn, err := wire.Dial(cctx, a.socket)
+	if err != nil {
+		return nil
+	}
+	defer conn.Close()
+	if err := a.peer(conn); err != nil {
+		return &CallError{Op: OpReport, Kind: adapter.KindProtocolRejected, Exit: -1, socket: true, Err: err}
+	}
+	return nil
+}

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package herdr
+
+import "net"
+
+// peerCheck returns nil where there are no Unix sockets (Windows): no
+// check of the server's user is made there (docs/herdr.md, "Whose
+// server").
+func peerCheck() func(net.Conn) error { return nil }

@@ -1,0 +1,25 @@
+//go:build unix
+
+package herdr
+
+import (
+	"errors"
+	"net"
+)
+
+// withFD runs f with the descriptor of the Unix socket c.
+func withFD(c net.Conn, f func(fd int) error) error {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return errors.New("not a unix socket")
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := raw.Control(func(fd uintptr) { ferr = f(int(fd)) }); err != nil {
+		return err
+	}
+	return ferr
+}

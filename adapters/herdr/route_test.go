@@ -1,0 +1,141 @@
+package herdr
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/session"
+)
+
+// route is a call's command and transport, for comparing call lists.
+type route struct {
+	Command   string
+	Transport herdrtest.Transport
+}
+
+func routes(calls []herdrtest.Call) []route {
+	out := make([]route, 0, len(calls))
+	for _, c := range calls {
+		out = append(out, route{c.Command, c.Transport})
+	}
+	return out
+}
+
+// TestAutoReleaseTakesTheRouteThatDelivered: with transport auto, a socket
+// that does not answer while the CLI works sends every report of the claim
+// over the CLI, and the release too: the pane is released.
+func TestAutoReleaseTakesTheRouteThatDelivered(t *testing.T) {
+	f := newFixtureOn(t, "auto", herdrtest.Options{})
+	a := f.open(t)
+	f.setFault(t, herdrtest.Fault{SocketUnreachable: true})
+	for _, r := range []adapter.Report{working, blocked} {
+		if err := a.Report(t.Context(), r); err != nil {
+			t.Fatalf("Report(%v) = %v, want it delivered over the CLI", r, err)
+		}
+	}
+	if err := a.Release(t.Context()); err != nil {
+		t.Fatalf("Release = %v, want it delivered over the CLI", err)
+	}
+	if info, err := f.h.Agent(f.h.Pane); err != nil || info.Found {
+		t.Errorf("after the release the pane shows %+v (%v), want it released", info, err)
+	}
+	want := []route{
+		{"pane report-agent", herdrtest.TransportCLI},
+		{"pane report-agent", herdrtest.TransportCLI},
+		{"pane release-agent", herdrtest.TransportCLI},
+	}
+	if diff := cmp.Diff(routes(f.calls(t)), want); diff != "" {
+		t.Errorf("calls (-got +want):\n%s", diff)
+	}
+	if got := a.Explain()["transport_used"]; got != "cli" {
+		t.Errorf("transport_used %q, want cli", got)
+	}
+}
+
+// TestAutoReleaseFallsBackToCLI: with transport auto, a release whose socket
+// call fails at the socket level (the socket stopped answering after the
+// claim's reports went over it) is sent again over the CLI.
+func TestAutoReleaseFallsBackToCLI(t *testing.T) {
+	f := newFixtureOn(t, "auto", herdrtest.Options{})
+	a := f.open(t)
+	if err := a.Report(t.Context(), working); err != nil {
+		t.Fatal(err)
+	}
+	f.setFault(t, herdrtest.Fault{SocketUnreachable: true})
+	if err := a.Release(t.Context()); err != nil {
+		t.Fatalf("Release = %v, want it delivered over the CLI", err)
+	}
+	if info, err := f.h.Agent(f.h.Pane); err != nil || info.Found {
+		t.Errorf("after the release the pane shows %+v (%v), want it released", info, err)
+	}
+	want := []route{
+		{"pane report-agent", herdrtest.TransportSocket},
+		{"pane release-agent", herdrtest.TransportCLI},
+	}
+	if diff := cmp.Diff(routes(f.calls(t)), want); diff != "" {
+		t.Errorf("calls (-got +want):\n%s", diff)
+	}
+	if d := f.diags.all(); len(d) != 0 {
+		t.Errorf("a release delivered over the CLI emitted %v", d)
+	}
+}
+
+// TestRestartStartsTheClaimOver: a Herdr restart that the adapter notices
+// (a call finds no server) starts the claim over, so the report that puts
+// the state back carries the session identity and is followed by the resume
+// argv, after every restart: Herdr can reopen the session after a second
+// restart too.
+func TestRestartStartsTheClaimOver(t *testing.T) {
+	forTransports(t, func(t *testing.T, transport string) {
+		f := newFixtureOn(t, transport, herdrtest.Options{Version: herdrtest.Version093})
+		f.host.Identity = session.Identity{ID: "sess-1", Resume: resumeCmd}
+		a := f.open(t)
+		if err := a.Report(t.Context(), working); err != nil {
+			t.Fatal(err)
+		}
+		for restart := 1; restart <= 2; restart++ {
+			for _, c := range f.allCalls(t) {
+				f.skip = max(f.skip, c.Arrival)
+			}
+			if err := f.h.StopServer(); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Report(t.Context(), blocked); err == nil {
+				t.Fatalf("restart %d: Report with the server down = nil, want server_not_running", restart)
+			}
+			if err := f.h.StartServer(); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Report(t.Context(), blocked); err != nil { // the retry, or the refresh
+				t.Fatalf("restart %d: Report = %v", restart, err)
+			}
+			var ident, resume int
+			for _, c := range f.calls(t) {
+				if c.Command != "pane report-agent" || c.Arrival == 0 {
+					continue
+				}
+				if id, ok := c.Flag("agent_session_id"); ok && id == "sess-1" {
+					ident++
+				} else if id, ok := c.Flag("agent-session-id"); ok && id == "sess-1" {
+					ident++
+				}
+				if cmp.Equal(c.ResumeArgv(), resumeCmd.Words()) {
+					resume++
+				}
+			}
+			if ident == 0 || resume != 1 {
+				t.Errorf("restart %d: after the restart %d reports carried the session id and %d the resume argv, want at least 1 and 1",
+					restart, ident, resume)
+			}
+			if argv, _ := f.h.ResumeArgv(f.h.Pane); !cmp.Equal(argv, resumeCmd.Words()) {
+				t.Errorf("restart %d: Herdr holds resume argv %q", restart, argv)
+			}
+			if info, _ := f.h.Agent(f.h.Pane); info.AgentStatus != "blocked" {
+				t.Errorf("restart %d: pane shows %+v, want blocked", restart, info)
+			}
+		}
+	})
+}

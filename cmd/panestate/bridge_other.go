@@ -1,0 +1,15 @@
+//go:build !linux && !darwin
+
+package main
+
+import "github.com/panestate/panestate/internal/hook"
+
+// deliver does nothing here: the bridge needs Unix sockets with peer
+// credentials (Linux, macOS). The hook still reads its event and exits 0.
+func deliver(hook.Event, []string, []string) {}
+
+// agentPID is not needed where nothing is delivered.
+func agentPID() int { return 0 }
+
+// runBridge is not available here.
+func runBridge([]string, []string) int { return 2 }

@@ -1,0 +1,275 @@
+//go:build linux || darwin
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/panestate/panestate/internal/filelock"
+	"github.com/panestate/panestate/internal/hook"
+	"github.com/panestate/panestate/internal/proc"
+	"github.com/panestate/panestate/registry"
+	"github.com/panestate/panestate/session"
+)
+
+// readyFD is the descriptor of the ready pipe a hook hands a bridge it
+// starts.
+const readyFD = 3
+
+// acquireTimeout bounds how long a starting bridge tries to become the
+// pane's bridge or to hand its event to the one that is.
+const acquireTimeout = 5 * time.Second
+
+// readTimeout bounds a hook's connection to the bridge.
+const readTimeout = time.Second
+
+// maxLine bounds an event line.
+const maxLine = 4 << 10
+
+// runBridge is the bridge: `__bridge <agent> <sock> <lock> <pidfile>
+// <lastfile>`, its first event in the environment. It returns when the
+// session ends, the agent dies, no hook came for idleLimit, or a signal
+// asks, after the pane is released.
+func runBridge(args []string, env []string) int {
+	if len(args) != 5 {
+		return 2
+	}
+	agent, err := hook.ParseAgent(args[0])
+	if err != nil {
+		return 2
+	}
+	p := paths{sock: args[1], lock: args[2], pid: args[3], last: args[4]}
+	line := []byte(lookup(env, bridgeEventEnv))
+	env = withoutKey(env, bridgeEventEnv)
+	first, err := decodeEvent(agent, line)
+	if err != nil {
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+
+	// fd 3 is the ready pipe of the hook that started this bridge: closing
+	// it tells the hook that its event is with a bridge that listens.
+	syscall.CloseOnExec(readyFD)
+	ready := os.NewFile(readyFD, "ready")
+	ln, unlock := acquire(ctx, p, line)
+	if ready != nil {
+		ready.Close()
+	}
+	if ln == nil {
+		return 0 // handed over to the pane's bridge, or gave up
+	}
+	defer unlock()
+	// A bridge started late (its process slow to start) must not claim the
+	// pane after a newer bridge already ended its session, nor for an
+	// agent that is gone.
+	if first.Time <= readLast(p.last) || (first.PID > 0 && !proc.Alive(first.PID)) {
+		ln.Close()
+		return 0
+	}
+	_ = os.WriteFile(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	defer os.Remove(p.pid)
+	b := &bridge{agent: agent, ln: ln, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{})}
+	last := b.run(ctx, env, first)
+	_ = os.WriteFile(p.last, []byte(strconv.FormatInt(last, 10)+"\n"), 0o600)
+	return 0
+}
+
+// readLast reads the time of the last event the pane's last bridge
+// applied (0 when none).
+func readLast(path string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return n
+}
+
+// decodeEvent decodes an event line of agent.
+func decodeEvent(agent hook.Agent, line []byte) (hook.Event, error) {
+	var e hook.Event
+	if err := json.Unmarshal(line, &e); err != nil {
+		return e, err
+	}
+	if e.Agent != agent {
+		return e, errors.New("panestate: event of another agent")
+	}
+	return e, nil
+}
+
+// acquire makes this process the pane's bridge: it takes the lock and
+// listens on the socket. When another bridge holds the lock, line is handed
+// to it as soon as it listens, and acquire returns nil.
+func acquire(ctx context.Context, p paths, line []byte) (net.Listener, func() error) {
+	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)
+	defer cancel()
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		lctx, lcancel := context.WithTimeout(ctx, wait)
+		unlock, err := filelock.LockContext(lctx, p.lock)
+		lcancel()
+		if err == nil {
+			_ = os.Remove(p.sock)
+			ln, err := net.Listen("unix", p.sock)
+			if err != nil {
+				_ = unlock()
+				return nil, nil
+			}
+			return ln, unlock
+		}
+		if send(p.sock, line) == nil || ctx.Err() != nil {
+			return nil, nil
+		}
+	}
+}
+
+// bridge holds one pane's registry for one agent process.
+type bridge struct {
+	agent  hook.Agent
+	ln     net.Listener
+	owner  int           // the agent's process
+	idle   time.Duration // the idle limit
+	events chan hook.Event
+	done   chan struct{} // closed when run no longer takes events
+}
+
+// run reports first and every later event until the end, then releases.
+// It returns the time of the newest event applied.
+func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 {
+	store := session.NewStore()
+	var tracker hook.Tracker
+	var shown string
+	pane, token := tracker.Apply(first)
+	show(store, b.agent, &shown, pane)
+
+	// Take hooks' events from now on: they queue while the registry
+	// attaches.
+	var accepting sync.WaitGroup
+	accepting.Go(b.accept)
+	var reg *registry.Registry
+	defer func() {
+		// Stop taking events (new hooks now start a new bridge, which waits
+		// for the lock), release, then let the connections in flight end.
+		b.ln.Close()
+		if reg != nil {
+			_ = reg.Detach(context.Background())
+		}
+		close(b.done)
+		accepting.Wait()
+	}()
+	r, err := registry.New(registryOptions(b.agent, env))
+	if err != nil {
+		return tracker.Last()
+	}
+	if err := r.Attach(ctx, store); err != nil {
+		return tracker.Last()
+	}
+	reg = r
+
+	watch := time.NewTicker(watchInterval)
+	defer watch.Stop()
+	idle := time.NewTimer(b.idle)
+	defer idle.Stop()
+	grace := time.NewTimer(0)
+	<-grace.C
+	var pending uint64
+	arm := func(t uint64) {
+		if t != 0 {
+			pending = t
+			grace.Reset(hook.CodexPermissionGrace)
+		}
+	}
+	arm(token)
+	for !pane.End {
+		select {
+		case <-ctx.Done():
+			return tracker.Last()
+		case <-idle.C:
+			return tracker.Last()
+		case <-watch.C:
+			if b.owner > 0 && !proc.Alive(b.owner) {
+				return tracker.Last()
+			}
+		case <-grace.C:
+			if p, changed := tracker.Expire(pending); changed {
+				pane = p
+				show(store, b.agent, &shown, pane)
+			}
+		case e := <-b.events:
+			if e.PID != b.owner && b.owner > 0 {
+				continue // another agent in this pane (one the agent started)
+			}
+			idle.Reset(b.idle)
+			pane, token = tracker.Apply(e)
+			show(store, b.agent, &shown, pane)
+			arm(token)
+		}
+	}
+	return tracker.Last()
+}
+
+// accept takes hooks' connections until the listener closes, one at a
+// time, in the order they were made (the order the hooks ran: each hook
+// has connected and written before it exits), so that their events are
+// queued in that order.
+func (b *bridge) accept() {
+	for {
+		c, err := b.ln.Accept()
+		if err != nil {
+			return
+		}
+		b.serve(c)
+	}
+}
+
+// peerUID returns the user id of the process at the other end of c.
+func peerUID(c *net.UnixConn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	uid, uerr := -1, error(nil)
+	if err := raw.Control(func(fd uintptr) { uid, uerr = socketPeerUID(int(fd)) }); err != nil {
+		return -1, err
+	}
+	return uid, uerr
+}
+
+// serve reads one event from a hook's connection, after checking that the
+// hook runs as this user.
+func (b *bridge) serve(c net.Conn) {
+	defer c.Close()
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return
+	}
+	if uid, err := peerUID(uc); err != nil || uid != os.Getuid() {
+		return
+	}
+	_ = c.SetReadDeadline(time.Now().Add(readTimeout))
+	r := bufio.NewReaderSize(c, maxLine)
+	line, err := r.ReadSlice('\n')
+	if err != nil {
+		return
+	}
+	e, err := decodeEvent(b.agent, line)
+	if err != nil {
+		return
+	}
+	select {
+	case b.events <- e:
+	case <-b.done:
+	}
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/panestate/panestate/internal/hook"
+)
+
+func TestHookNeverHurtsTheAgent(t *testing.T) {
+	payload, err := os.ReadFile(fixture("claude-code", "UserPromptSubmit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		stdin   string
+		inPane  bool
+		wantErr string // on stderr
+	}{
+		{name: "outside every workspace", args: []string{"claude-code"}, stdin: string(payload)},
+		{name: "an unknown agent", args: []string{"claude"}, stdin: string(payload), inPane: true, wantErr: "unknown agent"},
+		{name: "no agent", args: nil, stdin: string(payload), inPane: true, wantErr: "takes one agent"},
+		{name: "a payload that is not JSON", args: []string{"gemini"}, stdin: "SECRET-MARKER{", inPane: true, wantErr: "bad payload"},
+		{name: "an ignored event", args: []string{"claude-code"}, stdin: `{"hook_event_name":"PreCompact"}`, inPane: true},
+		{name: "a subagent's event", args: []string{"claude-code"}, stdin: `{"hook_event_name":"Stop","agent_id":"a1"}`, inPane: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := t.TempDir()
+			env := []string{"HOME=" + t.TempDir(), "XDG_RUNTIME_DIR=" + rt}
+			if tt.inPane {
+				env = append(env, "TMUX=/nonexistent/s,1,0", "TMUX_PANE=%1")
+			}
+			var stdout, stderr bytes.Buffer
+			code := run(append([]string{"hook"}, tt.args...), strings.NewReader(tt.stdin), &stdout, &stderr, env)
+			if code != 0 {
+				t.Errorf("exit status %d, want 0", code)
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("stdout %q, want nothing", stdout.String())
+			}
+			if tt.wantErr == "" && stderr.Len() > 0 || !strings.Contains(stderr.String(), tt.wantErr) {
+				t.Errorf("stderr %q, want %q", stderr.String(), tt.wantErr)
+			}
+			if strings.Contains(stderr.String(), marker) {
+				t.Errorf("stderr %q echoes the payload", stderr.String())
+			}
+			// Nothing was started: not even the runtime directory exists.
+			if _, err := os.Stat(filepath.Join(rt, "panestate")); !os.IsNotExist(err) {
+				t.Errorf("runtime directory made: %v", err)
+			}
+		})
+	}
+}
+
+func TestPaneVars(t *testing.T) {
+	env := []string{"HOME=/h", "HERDR_PANE_ID=w1:p2", "TMUX_PANE=%3", "PATH=/bin", "HERDR_SOCKET_PATH=/s"}
+	got := paneVars(env)
+	want := []string{"HERDR_PANE_ID=w1:p2", "HERDR_SOCKET_PATH=/s", "TMUX_PANE=%3"}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("(-got +want):\n%s", diff)
+	}
+	if got := paneVars([]string{"HOME=/h"}); got != nil {
+		t.Errorf("outside: %q, want none", got)
+	}
+}
+
+func TestPrintConfig(t *testing.T) {
+	for _, agent := range hook.Agents {
+		t.Run(string(agent), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"hook", "--print-config", string(agent)}, nil, &stdout, &stderr, nil); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			want, err := hook.Config(agent, selfCommand(os.Environ()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(stdout.String(), string(want)); diff != "" {
+				t.Errorf("(-got +want):\n%s", diff)
+			}
+			if !strings.Contains(stderr.String(), hook.SettingsFile(agent)) {
+				t.Errorf("stderr %q does not say where", stderr.String())
+			}
+		})
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"hook", "--print-config", "vim"}, nil, &stdout, &stderr, nil); code != 2 || stdout.Len() > 0 {
+		t.Errorf("unknown agent: exit %d, stdout %q", code, stdout.String())
+	}
+}
+
+func TestInstallKeepsABackupAndIsIdempotent(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const theirs = `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"}]}]}}`
+	if err := os.WriteFile(path, []byte(theirs), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
+	msg, err := install(hook.ClaudeCode, path, "panestate", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backup := path + ".panestate-20261201T150000Z.bak"
+	if !strings.Contains(msg, backup) {
+		t.Errorf("message %q does not name the backup", msg)
+	}
+	if b, err := os.ReadFile(backup); err != nil || string(b) != theirs {
+		t.Errorf("backup = %q, %v; want the file as it was", b, err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), "say done") || !strings.Contains(string(got), "panestate hook claude-code") {
+		t.Errorf("installed file:\n%s", got)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode = %v, %v; want 0640 kept", fi.Mode(), err)
+	}
+	msg, err = install(hook.ClaudeCode, path, "panestate", now.Add(time.Hour))
+	if err != nil || !strings.Contains(msg, "nothing changed") {
+		t.Errorf("second install: %q, %v", msg, err)
+	}
+	if again, _ := os.ReadFile(path); string(again) != string(got) {
+		t.Error("second install changed the file")
+	}
+	if files, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*.bak")); len(files) != 1 {
+		t.Errorf("backups: %q, want one", files)
+	}
+}
+
+func TestInstallCommand(t *testing.T) {
+	home := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"install", "codex"}, nil, &stdout, &stderr, []string{"HOME=" + home}); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(home, ".codex", "hooks.json")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(stdout.String(), "codex_hooks") {
+		t.Errorf("stdout %q does not say how to turn hooks on", stdout.String())
+	}
+	stdout.Reset()
+	if code := run([]string{"install", "gemini"}, nil, &stdout, &stderr, []string{"HOME=relative"}); code != 1 {
+		t.Errorf("no home: exit %d, want 1", code)
+	}
+}
+
+func TestDoctorAsksAboutPanestate(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "USERPROFILE=" + home}
+	tests := []struct {
+		args    []string
+		wantApp string
+	}{
+		{[]string{"doctor", "--json", "--project", home}, "panestate"},
+		{[]string{"doctor", "--json", "--project", home, "--app=mychat"}, "mychat"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		if code := run(tt.args, nil, &stdout, &stderr, env); code != 1 {
+			t.Errorf("%q: exit %d, want 1 (nothing would report): %s", tt.args, code, stderr.String())
+		}
+		var rep struct {
+			App string `json:"app"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || rep.App != tt.wantApp {
+			t.Errorf("%q: app %q, %v; want %q", tt.args, rep.App, err, tt.wantApp)
+		}
+	}
+}
+
+func TestReadPayloadDoesNotWaitForTheEndOfStdin(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if _, err := w.WriteString(`{"hook_event_name":"Stop","session_id":"s1"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	// w stays open, as an agent could leave it.
+	got := readPayload(r)
+	if want := `{"hook_event_name":"Stop","session_id":"s1"}`; string(got) != want {
+		t.Errorf("payload %q, want %q", got, want)
+	}
+	if got := readPayload(strings.NewReader("not json at all")); string(got) != "not json at all" {
+		t.Errorf("bad payload read as %q", got)
+	}
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/panestate/panestate/internal/hook"
+)
+
+// selfCommand is how the agents' hooks run this program: "panestate" when
+// that name on PATH is this program, its absolute path otherwise.
+var selfCommand = func(env []string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		return appName
+	}
+	for _, dir := range filepath.SplitList(lookup(env, "PATH")) {
+		if dir == "" {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, appName)); err == nil {
+			if self, err := os.Stat(exe); err == nil && os.SameFile(fi, self) {
+				return appName
+			}
+			break
+		}
+	}
+	return exe
+}
+
+// notes are what a person must do beyond the hooks.
+var notes = map[hook.Agent]string{
+	hook.Codex: "codex runs hooks only with `codex_hooks = true` under [features] in ~/.codex/config.toml",
+}
+
+// printConfig is `panestate hook --print-config <agent>`: the hooks to
+// paste, on stdout; a note, if any, on stderr.
+func printConfig(name string, stdout, stderr io.Writer) int {
+	agent, err := hook.ParseAgent(name)
+	if err != nil {
+		fmt.Fprintf(stderr, "panestate: %v\n", err)
+		return 2
+	}
+	b, err := hook.Config(agent, selfCommand(os.Environ()))
+	if err != nil {
+		fmt.Fprintf(stderr, "panestate: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "panestate: add this to ~/%s\n", hook.SettingsFile(agent))
+	if n := notes[agent]; n != "" {
+		fmt.Fprintf(stderr, "panestate: %s\n", n)
+	}
+	_, _ = stdout.Write(b)
+	return 0
+}
+
+// runInstall is `panestate install <agent>`: it adds the hooks to the
+// agent's settings file, keeping everything else, with a backup of the
+// file as it was.
+func runInstall(args []string, stdout, stderr io.Writer, env []string) int {
+	if len(args) != 1 {
+		fmt.Fprint(stderr, "panestate: install takes one agent: claude-code, codex or gemini\n")
+		return 2
+	}
+	agent, err := hook.ParseAgent(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "panestate: %v\n", err)
+		return 2
+	}
+	home := lookup(env, "HOME")
+	if runtime.GOOS == "windows" {
+		home = lookup(env, "USERPROFILE")
+	}
+	if !filepath.IsAbs(home) {
+		fmt.Fprint(stderr, "panestate: install: no home directory (HOME)\n")
+		return 1
+	}
+	path := filepath.Join(home, filepath.FromSlash(hook.SettingsFile(agent)))
+	msg, err := install(agent, path, selfCommand(env), time.Now())
+	if err != nil {
+		fmt.Fprintf(stderr, "panestate: install: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s\n", msg)
+	if n := notes[agent]; n != "" {
+		fmt.Fprintf(stdout, "note: %s\n", n)
+	}
+	return 0
+}
+
+// install adds the hooks to the settings file at path and says what it
+// did. The file is replaced atomically, with its mode; the old content is
+// kept in path.panestate-<time>.bak.
+func install(agent hook.Agent, path, command string, now time.Time) (string, error) {
+	old, err := os.ReadFile(path)
+	mode := fs.FileMode(0o600)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+	case err != nil:
+		return "", err
+	default:
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+	}
+	content, changed, err := hook.Install(agent, command, old)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	if !changed {
+		return fmt.Sprintf("%s already runs panestate's hooks: nothing changed", path), nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	backup := ""
+	if old != nil {
+		backup = path + ".panestate-" + now.UTC().Format("20060102T150405Z") + ".bak"
+		if err := os.WriteFile(backup, old, mode); err != nil {
+			return "", err
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(content); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", err
+	}
+	if backup == "" {
+		return fmt.Sprintf("%s: created with panestate's hooks", path), nil
+	}
+	return fmt.Sprintf("%s: panestate's hooks added (the file as it was: %s)", path, backup), nil
+}

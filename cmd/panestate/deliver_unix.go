@@ -1,0 +1,160 @@
+//go:build linux || darwin
+
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/panestate/panestate/internal/hook"
+)
+
+// sendTimeout bounds a hook's hand-over of its event to the bridge.
+const sendTimeout = 200 * time.Millisecond
+
+// readyTimeout bounds how long a hook that started a bridge waits for it to
+// listen (or to hand the event to the bridge that does), so that the next
+// hook finds it and events reach it in the order the hooks ran.
+const readyTimeout = 500 * time.Millisecond
+
+// bridgeEventEnv carries the first event from the hook that starts a bridge
+// to the bridge (the environment, unlike argv, is private to the user).
+const bridgeEventEnv = "PANESTATE_BRIDGE_EVENT"
+
+// deliver hands e to the bridge of its pane and agent, starting one when
+// none listens. It never waits for the workspace.
+func deliver(e hook.Event, env, pane []string) {
+	dir, err := runtimeDir(env)
+	if err != nil {
+		return
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	line = append(line, '\n')
+	p := bridgePaths(dir, e.Agent, pane)
+	if send(p.sock, line) == nil || e.Kind == hook.KindSessionEnd {
+		return
+	}
+	startBridge(e.Agent, p, line, env)
+}
+
+// paths are a bridge's files in the runtime directory: its socket, its
+// lock, its process id and the time of the last event the pane's last
+// bridge applied.
+type paths struct {
+	sock, lock, pid, last string
+}
+
+// bridgePaths names the files of the bridge of agent in the pane that the
+// pane variables name.
+func bridgePaths(dir string, agent hook.Agent, pane []string) paths {
+	h := sha256.New()
+	h.Write([]byte(agent))
+	for _, kv := range pane {
+		h.Write([]byte{0})
+		h.Write([]byte(kv))
+	}
+	key := filepath.Join(dir, string(agent)+"-"+hex.EncodeToString(h.Sum(nil))[:16])
+	return paths{sock: key + ".sock", lock: key + ".lock", pid: key + ".pid", last: key + ".last"}
+}
+
+// send writes line to the bridge listening at sock. It does not wait for
+// the bridge: the bridge takes connections one at a time, in the order they
+// were made, so the next hook's event comes after this one.
+func send(sock string, line []byte) error {
+	c, err := net.DialTimeout("unix", sock, sendTimeout)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(sendTimeout))
+	_, err = c.Write(line)
+	return err
+}
+
+// startBridge starts a bridge, detached: a session of its own, stdio on
+// /dev/null, the root directory as working directory, and not waited for.
+// It waits, up to readyTimeout, until the bridge listens or has handed the
+// event to the bridge that does: the bridge closes its end of a pipe then.
+func startBridge(agent hook.Agent, p paths, line []byte, env []string) {
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	cmd := exec.Command(exe, bridgeCommand, string(agent), p.sock, p.lock, p.pid, p.last)
+	cmd.Env = append(withoutKey(env, bridgeEventEnv), bridgeEventEnv+"="+string(line))
+	cmd.Dir = "/"
+	cmd.ExtraFiles = []*os.File{w} // fd 3: the ready pipe
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return
+	}
+	_ = cmd.Process.Release()
+	_ = r.SetReadDeadline(time.Now().Add(readyTimeout))
+	_, _ = io.Copy(io.Discard, r)
+}
+
+// withoutKey returns env without key.
+func withoutKey(env []string, key string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if len(kv) > len(key) && kv[:len(key)] == key && kv[len(key)] == '=' {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// errRuntimeDir is wrapped when the runtime directory is not private.
+var errRuntimeDir = errors.New("panestate: runtime directory is not private")
+
+// runtimeDir returns the directory of the bridges' sockets, creating it:
+// $XDG_RUNTIME_DIR/panestate, or $TMPDIR/panestate-<uid> (/tmp when TMPDIR
+// is unset). It must be a directory (not a link) of this user with mode
+// 0700, or nothing is started or sent there.
+func runtimeDir(env []string) (string, error) {
+	uid := os.Getuid()
+	var dir string
+	if base := lookup(env, "XDG_RUNTIME_DIR"); filepath.IsAbs(base) {
+		dir = filepath.Join(base, "panestate")
+	} else {
+		base := lookup(env, "TMPDIR")
+		if !filepath.IsAbs(base) {
+			base = "/tmp"
+		}
+		dir = filepath.Join(base, "panestate-"+strconv.Itoa(uid))
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return "", err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || int(st.Uid) != uid || fi.Mode().Perm() != 0o700 {
+		return "", fmt.Errorf("%w: %s", errRuntimeDir, dir)
+	}
+	return dir, nil
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/panestate/panestate/internal/hook"
+	"github.com/panestate/panestate/registry"
+)
+
+// maxPayload bounds what is read of a hook's stdin.
+const maxPayload = 16 << 20
+
+// runHook is `panestate hook`. As the agent's hook it always returns 0 and
+// writes nothing to stdout: Claude Code adds a SessionStart or
+// UserPromptSubmit hook's stdout to the model's context, Gemini CLI reads
+// exit status 2 as "block".
+func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {
+	if len(args) == 2 && args[0] == "--print-config" {
+		return printConfig(args[1], stdout, stderr)
+	}
+	start := time.Now()
+	if len(args) != 1 {
+		fmt.Fprint(stderr, "panestate: hook takes one agent: claude-code, codex or gemini\n")
+		readPayload(stdin)
+		return 0
+	}
+	agent, err := hook.ParseAgent(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "panestate: %v\n", err)
+		readPayload(stdin)
+		return 0
+	}
+	b := readPayload(stdin)
+	pane := paneVars(env)
+	if len(pane) == 0 {
+		return 0 // outside every workspace: nothing to start
+	}
+	e, err := hook.Parse(agent, b)
+	if err != nil {
+		fmt.Fprintf(stderr, "panestate: %v\n", err) // holds nothing of the payload
+		return 0
+	}
+	if e.Kind == hook.KindIgnore {
+		return 0
+	}
+	e.PID = agentPID()
+	e.Time = start.UnixNano()
+	deliver(e, env, pane)
+	return 0
+}
+
+// readPayload reads the agent's event from r: one JSON value, so that an
+// agent that leaves stdin open after writing it does not hold the hook up.
+// What is not one JSON value is read to its end (at most maxPayload) and
+// returned as it is, for Parse to refuse.
+func readPayload(r io.Reader) []byte {
+	if r == nil {
+		return nil
+	}
+	var raw bytes.Buffer
+	dec := json.NewDecoder(io.TeeReader(io.LimitReader(r, maxPayload), &raw))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		_, _ = io.Copy(&raw, io.LimitReader(r, maxPayload))
+		return raw.Bytes()
+	}
+	return v
+}
+
+// paneVars returns the variables of env that name a workspace pane (those
+// Registry.ScrubEnv removes: HERDR_*, TMUX_PANE, ...), sorted. None means
+// no workspace is listening.
+func paneVars(env []string) []string {
+	reg, err := registry.New(registry.Options{App: "panestate", Env: env})
+	if err != nil {
+		return nil // cannot happen: the app name is a constant, valid one
+	}
+	kept := reg.ScrubEnv(env)
+	if len(kept) == len(env) {
+		return nil
+	}
+	var pane []string
+	for _, kv := range env {
+		if !slices.Contains(kept, kv) {
+			pane = append(pane, kv)
+		}
+	}
+	slices.Sort(pane)
+	return pane
+}
+
+// lookup returns the value of key in env ("" when unset).
+func lookup(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}

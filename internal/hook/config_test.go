@@ -1,0 +1,121 @@
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// commands returns, per event, the commands a settings file runs.
+func commands(t *testing.T, content []byte) map[string][]string {
+	t.Helper()
+	var v struct {
+		Hooks map[string][]group `json:"hooks"`
+	}
+	if err := json.Unmarshal(content, &v); err != nil {
+		t.Fatalf("%v\n%s", err, content)
+	}
+	out := map[string][]string{}
+	for ev, gs := range v.Hooks {
+		for _, g := range gs {
+			for _, h := range g.Hooks {
+				out[ev] = append(out[ev], h.Command)
+			}
+		}
+	}
+	return out
+}
+
+func TestConfigRunsTheHookOnEveryEvent(t *testing.T) {
+	for _, agent := range Agents {
+		t.Run(string(agent), func(t *testing.T) {
+			b, err := Config(agent, "panestate")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string][]string{}
+			for _, ev := range Events(agent) {
+				want[ev] = []string{"panestate hook " + string(agent)}
+			}
+			if diff := cmp.Diff(commands(t, b), want); diff != "" {
+				t.Errorf("commands (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestConfigEventsAreMapped checks that every event the configuration
+// subscribes to means something to Parse.
+func TestConfigEventsAreMapped(t *testing.T) {
+	for _, agent := range Agents {
+		for _, ev := range Events(agent) {
+			b, _ := json.Marshal(map[string]string{"hook_event_name": ev, "notification_type": "permission_prompt"})
+			if ev == "Notification" && agent == Gemini {
+				b, _ = json.Marshal(map[string]string{"hook_event_name": ev, "notification_type": "ToolPermission"})
+			}
+			e, err := Parse(agent, b)
+			if err != nil || e.Kind == KindIgnore {
+				t.Errorf("%s %s: kind %v, %v", agent, ev, e.Kind, err)
+			}
+		}
+	}
+}
+
+func TestInstallKeepsEverythingElseAndIsIdempotent(t *testing.T) {
+	const theirs = `{
+  "model": "opus",
+  "hooks": {
+    "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "notify-send done"}]}],
+    "PreCompact": [{"hooks": [{"type": "command", "command": "backup.sh"}]}]
+  }
+}`
+	got, changed, err := Install(ClaudeCode, "/opt/bin/panestate", []byte(theirs))
+	if err != nil || !changed {
+		t.Fatalf("Install = changed %v, %v", changed, err)
+	}
+	want := map[string][]string{"PreCompact": {"backup.sh"}}
+	for _, ev := range Events(ClaudeCode) {
+		want[ev] = append(want[ev], "/opt/bin/panestate hook claude-code")
+	}
+	want["Stop"] = []string{"notify-send done", "/opt/bin/panestate hook claude-code"}
+	if diff := cmp.Diff(commands(t, got), want); diff != "" {
+		t.Errorf("commands (-got +want):\n%s", diff)
+	}
+	var top map[string]any
+	if err := json.Unmarshal(got, &top); err != nil || top["model"] != "opus" {
+		t.Errorf("other keys lost: %v %v", top, err)
+	}
+	again, changed, err := Install(ClaudeCode, "panestate", got)
+	if err != nil || changed || !slices.Equal(again, got) {
+		t.Errorf("second Install = changed %v, %v; want unchanged", changed, err)
+	}
+}
+
+func TestInstallRefusesAFileItCannotChangeSafely(t *testing.T) {
+	for name, content := range map[string]string{
+		"not JSON":          `{"hooks": `,
+		"JSON with comment": "// mine\n{}",
+		"an array":          `[]`,
+		"hooks not object":  `{"hooks": ["x"]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, _, err := Install(Gemini, "panestate", []byte(content)); !errors.Is(err, ErrSettings) {
+				t.Errorf("err = %v, want ErrSettings", err)
+			}
+		})
+	}
+}
+
+func TestInstallIntoNothing(t *testing.T) {
+	got, changed, err := Install(Codex, "panestate", nil)
+	if err != nil || !changed {
+		t.Fatalf("Install = %v, %v", changed, err)
+	}
+	cfg, _ := Config(Codex, "panestate")
+	if diff := cmp.Diff(commands(t, got), commands(t, cfg)); diff != "" {
+		t.Errorf("(-got +want):\n%s", diff)
+	}
+}

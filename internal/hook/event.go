@@ -1,0 +1,275 @@
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Agent names a supported coding agent, as the panestate command spells it.
+type Agent string
+
+// The supported agents.
+const (
+	ClaudeCode Agent = "claude-code"
+	Codex      Agent = "codex"
+	Gemini     Agent = "gemini"
+)
+
+// Agents lists the supported agents.
+var Agents = []Agent{ClaudeCode, Codex, Gemini}
+
+// ErrUnknownAgent is wrapped by the error of ParseAgent for a name that is
+// not one of Agents.
+var ErrUnknownAgent = errors.New("hook: unknown agent")
+
+// ParseAgent returns the agent named s.
+func ParseAgent(s string) (Agent, error) {
+	if a := Agent(s); slices.Contains(Agents, a) {
+		return a, nil
+	}
+	return "", fmt.Errorf("%w %q (want claude-code, codex or gemini)", ErrUnknownAgent, s)
+}
+
+// Kind is what an event means for the pane.
+type Kind uint8
+
+// The kinds of event.
+const (
+	// KindIgnore changes nothing: a subagent's event, an event the pane has
+	// no use for (a compaction, a successful login), or a malformed one.
+	KindIgnore Kind = iota
+	// KindSessionStart: a session started, resumed or was cleared; the agent
+	// waits for a prompt.
+	KindSessionStart
+	// KindSessionIdentity: the session id is known, the state unchanged
+	// (Claude Code's SessionStart after a compaction, which may come in the
+	// middle of a turn).
+	KindSessionIdentity
+	// KindTurnStart: the person submitted a prompt; the agent works.
+	KindTurnStart
+	// KindActivity: the agent uses a tool or a model within a turn; it
+	// works. Outside a turn it changes nothing.
+	KindActivity
+	// KindApproval: the agent waits for the person to approve a tool.
+	// Outside a turn it changes nothing.
+	KindApproval
+	// KindMaybeApproval: an approval that the agent may answer itself
+	// (Codex's auto-review): blocked only when nothing follows within the
+	// grace period.
+	KindMaybeApproval
+	// KindQuestion: the agent asks the person something (an elicitation).
+	// Outside a turn it changes nothing.
+	KindQuestion
+	// KindTurnEnd: the turn ended; the agent waits for a prompt.
+	KindTurnEnd
+	// KindIdlePrompt: the agent has been waiting for a prompt for a while
+	// (Claude Code's idle_prompt): idle, whatever came before, which clears
+	// a permission the person rejected.
+	KindIdlePrompt
+	// KindSessionClear: the session ended to make way for a new one in the
+	// same agent process (/clear): idle, identity dropped, reporting goes on.
+	KindSessionClear
+	// KindSessionEnd: the session ended; the pane is released.
+	KindSessionEnd
+	kindCount
+)
+
+var kindNames = [kindCount]string{
+	"ignore", "session_start", "session_identity", "turn_start", "activity",
+	"approval", "maybe_approval", "question", "turn_end", "idle_prompt",
+	"session_clear", "session_end",
+}
+
+// String returns the kind's name, as JSON spells it.
+func (k Kind) String() string {
+	if k < kindCount {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// MarshalText renders the kind as its name.
+func (k Kind) MarshalText() ([]byte, error) {
+	if k >= kindCount {
+		return nil, fmt.Errorf("hook: unknown kind %d", uint8(k))
+	}
+	return []byte(kindNames[k]), nil
+}
+
+// UnmarshalText parses a name written by MarshalText.
+func (k *Kind) UnmarshalText(b []byte) error {
+	i := slices.Index(kindNames[:], string(b))
+	if i < 0 {
+		return fmt.Errorf("hook: unknown kind %q", b)
+	}
+	*k = Kind(i)
+	return nil
+}
+
+// Event is one hook event reduced to what may leave the process: its kind,
+// the session id, the process of the agent that ran the hook and when the
+// hook started. It is what a hook hands the bridge, as one JSON line.
+type Event struct {
+	Agent   Agent  `json:"agent"`
+	Kind    Kind   `json:"kind"`
+	Session string `json:"session,omitempty"`
+	// PID is the agent's process, which the bridge watches.
+	PID int `json:"pid"`
+	// Time is when the hook started (Unix nanoseconds): the bridge applies
+	// events in this order, whatever order they reach it in.
+	Time int64 `json:"time"`
+}
+
+// maxSessionID bounds a session id that is kept.
+const maxSessionID = 128
+
+// validSessionID reports whether s looks like a session id: 1 to 128
+// letters, digits, '-', '_', '.' or ':'. Anything else (a path, text,
+// control characters) is dropped rather than forwarded.
+func validSessionID(s string) bool {
+	if s == "" || len(s) > maxSessionID {
+		return false
+	}
+	for _, c := range []byte(s) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9',
+			c == '-', c == '_', c == '.', c == ':':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// payload holds the only fields of a hook payload that are read. Every
+// other field (prompt, tool_input, message, transcript_path, ...) is
+// skipped by the decoder and never stored.
+type payload struct {
+	Event            string `json:"hook_event_name"`
+	SessionID        string `json:"session_id"`
+	AgentID          string `json:"agent_id"`
+	Source           string `json:"source"`
+	Reason           string `json:"reason"`
+	NotificationType string `json:"notification_type"`
+}
+
+// ErrPayload is wrapped by the errors of Parse.
+var ErrPayload = errors.New("hook: bad payload")
+
+// Parse reads one hook payload of agent and returns its event, with Agent,
+// Kind and Session set (PID and Time are the caller's). A payload that is
+// not a JSON object, or has no hook_event_name, is an error wrapping
+// ErrPayload whose text holds nothing of the payload; an event the pane has
+// no use for is KindIgnore. A session id that does not look like one is
+// dropped.
+func Parse(agent Agent, b []byte) (Event, error) {
+	var p payload
+	if err := json.Unmarshal(b, &p); err != nil {
+		return Event{}, fmt.Errorf("%w: not a JSON object with the expected fields", ErrPayload)
+	}
+	if p.Event == "" {
+		return Event{}, fmt.Errorf("%w: no hook_event_name", ErrPayload)
+	}
+	e := Event{Agent: agent}
+	if validSessionID(p.SessionID) {
+		e.Session = p.SessionID
+	}
+	if p.AgentID != "" {
+		// A subagent's event: the parent's state is not the subagent's.
+		return e, nil
+	}
+	switch agent {
+	case ClaudeCode:
+		e.Kind = claudeKind(p)
+	case Codex:
+		e.Kind = codexKind(p)
+	case Gemini:
+		e.Kind = geminiKind(p)
+	default:
+		return Event{}, fmt.Errorf("%w %q", ErrUnknownAgent, agent)
+	}
+	return e, nil
+}
+
+// claudeKind maps Claude Code's events (code.claude.com/docs/en/hooks).
+func claudeKind(p payload) Kind {
+	switch p.Event {
+	case "SessionStart":
+		if p.Source == "compact" {
+			// Compaction may run in the middle of a turn.
+			return KindSessionIdentity
+		}
+		return KindSessionStart
+	case "UserPromptSubmit":
+		return KindTurnStart
+	case "PreToolUse", "PostToolUse":
+		return KindActivity
+	case "PermissionRequest":
+		return KindApproval
+	case "Notification":
+		switch p.NotificationType {
+		case "permission_prompt":
+			return KindApproval
+		case "elicitation_dialog":
+			return KindQuestion
+		case "idle_prompt":
+			return KindIdlePrompt
+		}
+	case "Stop", "StopFailure":
+		return KindTurnEnd
+	case "SessionEnd":
+		if p.Reason == "clear" {
+			return KindSessionClear
+		}
+		return KindSessionEnd
+	}
+	// SubagentStart, SubagentStop, PreCompact, auth_success, ...
+	return KindIgnore
+}
+
+// codexKind maps Codex's events (codex-rs/hooks/schema/generated).
+func codexKind(p payload) Kind {
+	switch p.Event {
+	case "SessionStart":
+		return KindSessionStart
+	case "UserPromptSubmit":
+		return KindTurnStart
+	case "PreToolUse", "PostToolUse":
+		return KindActivity
+	case "PermissionRequest":
+		// Fired before Codex routes the request, also when its auto-review
+		// answers it (openai/codex#28833).
+		return KindMaybeApproval
+	case "Stop", "StopFailure":
+		return KindTurnEnd
+	case "SessionEnd":
+		return KindSessionEnd
+	}
+	return KindIgnore
+}
+
+// geminiKind maps Gemini CLI's events (docs/hooks/reference.md).
+func geminiKind(p payload) Kind {
+	switch p.Event {
+	case "SessionStart":
+		return KindSessionStart
+	case "BeforeAgent":
+		return KindTurnStart
+	case "BeforeModel", "AfterModel", "BeforeToolSelection", "BeforeTool", "AfterTool":
+		return KindActivity
+	case "Notification":
+		if p.NotificationType == "ToolPermission" {
+			return KindApproval
+		}
+	case "AfterAgent":
+		return KindTurnEnd
+	case "SessionEnd":
+		if p.Reason == "clear" {
+			return KindSessionClear
+		}
+		return KindSessionEnd
+	}
+	return KindIgnore
+}

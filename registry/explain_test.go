@@ -1,0 +1,50 @@
+package registry
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/panestate/panestate/session"
+)
+
+// unsafeRunes are what a terminal must never be handed from outside text:
+// ESC and BEL start and end escape sequences (a title, a hyperlink, a
+// colour), C1's CSI is ESC [ in one byte, and the bidirectional controls
+// reorder what is shown.
+const unsafeRunes = "\x1b\x07\u009b\u202e\u2066\u200f\u061c"
+
+// Explanation.String prints the strings it takes from outside (a settings
+// key name, TERM_PROGRAM through the terminal adapter's details) without a
+// control or bidirectional character, and still prints them.
+func TestExplainStringPrintsOnlySafeText(t *testing.T) {
+	const planted = "\x1b]0;pwned\x07\u009b2J\u202eevil\u2066\u200f\u061c"
+	opts := testOptions(t, "terminal")
+	opts.Env = []string{"TERM_PROGRAM=" + planted}
+	opts.Terminal = io.Discard
+	r := mustNew(t, opts)
+	// A key the settings do not know, named with the same bytes (JSON
+	// escapes), and terminal forced on so that it runs and shows its
+	// details.
+	writeSettings(t, r, `{"terminal": {"enabled": true, "x\u001b]0;keyname\u0007\u202e": 1}}`)
+	for _, when := range []string{"before Attach", "attached"} {
+		if when == "attached" {
+			if err := r.Attach(t.Context(), session.NewStore()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := r.Explain().String()
+		if i := strings.IndexAny(got, unsafeRunes); i >= 0 {
+			t.Errorf("%s: String() has an unsafe character at byte %d:\n%q", when, i, got)
+		}
+		// Not vacuous: the planted texts are shown, cleaned.
+		for _, want := range []string{"keyname", "pwned"} {
+			if when == "before Attach" && want == "pwned" {
+				continue // the terminal's details exist once it runs
+			}
+			if !strings.Contains(got, want) {
+				t.Errorf("%s: String() does not show %q:\n%s", when, want, got)
+			}
+		}
+	}
+}
