@@ -639,7 +639,6 @@ func (call *Call) End(delivered bool) {
 	if !call.Send {
 		return // Begin let the slot go
 	}
-	defer func() { <-l.slot }()
 	released := delivered && call.op == Release
 	if call.f != nil && call.relock() {
 		switch {
@@ -657,6 +656,11 @@ func (call *Call) End(delivered bool) {
 	}
 	if released {
 		c.claimed = false
+	}
+	// The slot goes before the pane is freed: an older claim's watch, woken
+	// by the free, finds no call in flight and may look at the file at once.
+	<-l.slot
+	if released {
 		c.free()
 	}
 }
@@ -835,8 +839,8 @@ func (c *Claim) takeBack() bool {
 // named c after its last report: another process took the pane and
 // released it, or exited, since the last look. The file is read without
 // its lock, as a hint: Begin decides again under the lock. known is false
-// when the record read does not parse (being written, or corrupt): the
-// look tells nothing.
+// when the record read does not parse (being written, or corrupt), or a
+// call of this process is in flight on the pane: the look tells nothing.
 func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 	c.l.mu.Lock()
 	holder := c.l.holder
@@ -846,6 +850,19 @@ func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 	}
 	if f == nil {
 		return "", false, true
+	}
+	// The file is read only while no call of this process is in flight on
+	// the pane: between a call's lock and its write the file still names
+	// the holder before it (another process's claim that this call is
+	// taking over, or nobody), and c's named is not yet set, which would
+	// read as a supersession and make OnFree send a report nobody asked
+	// for. A call's End lets the slot go: the next look (a tick, or the
+	// kick and free that follow) reads what it wrote.
+	select {
+	case c.l.slot <- struct{}{}:
+		defer func() { <-c.l.slot }()
+	default:
+		return "", false, false
 	}
 	var b [recordLen + 1]byte
 	n, _ := f.ReadAt(b[:], 0)

@@ -318,3 +318,42 @@ func exitedPID(t *testing.T) int {
 	}
 	return cmd.Process.Pid
 }
+
+// TestWatchLooksOnlyBetweenCalls: the watch's look at the pane file tells
+// nothing while a call of this process is in flight on the pane. Between
+// the call's lock and its write the file still names the holder before it
+// (nobody, in a fresh file, or the process the call is taking the pane
+// from), and read as a look it would say that the claim was superseded,
+// so that OnFree sent a report nobody asked for.
+func TestWatchLooksOnlyBetweenCalls(t *testing.T) {
+	tests := []struct {
+		name   string
+		holder func() token // what the file names before the call's write
+	}{
+		{name: "fresh file", holder: func() token { return token{} }},
+		{name: "another live process", holder: func() token { return token{Process: 0xfeed, PID: os.Getppid(), Gen: 1} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			c := New(k, Options{Dir: dir})
+			defer c.Close()
+			do(t, c, Report) // the file names c, and c knows it
+			call := begin(t, c, Report)
+			path := filepath.Join(dir, FileName(k))
+			written := readRecord(t, path)
+			before := written
+			before.holder, before.busy = tt.holder(), token{}
+			writeRecord(t, path, before)
+			by, lost, known := c.heldBy(c.l.file)
+			writeRecord(t, path, written)
+			call.End(true)
+			if by != "" || lost || known {
+				t.Errorf("look during a call: by %q, lost %v, known %v; want nothing known", by, lost, known)
+			}
+			if by, lost, known := c.heldBy(c.l.file); by != "" || lost || !known {
+				t.Errorf("look after the call: by %q, lost %v, known %v; want the pane known to be c's", by, lost, known)
+			}
+		})
+	}
+}

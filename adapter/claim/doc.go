@@ -81,7 +81,8 @@
 // refused) or [Claim.Close], which waits for it; a claim without OnFree
 // starts none. While it runs it reads the pane file (one pread of one
 // fixed-size line, without the lock: a hint that Begin checks under the
-// lock) every 200 ms, and otherwise sleeps on channels; a claim
+// lock; skipped while a call of the process is in flight on the pane,
+// whose write the file may not show yet) every 200 ms, and otherwise sleeps on channels; a claim
 // without a pane file only sleeps. So a host holding one pane costs 5
 // small reads a second, and nothing more while the pane does not change.
 package claim
