@@ -436,3 +436,65 @@ func TestHerdrDisableDuringASlowCallThenDetach(t *testing.T) {
 		t.Errorf("pane %+v (%v) after Detach, want it released", info, err)
 	}
 }
+
+// Two registries of one process on one Herdr pane: the newer one's first
+// report takes the pane, the older one shows as stale_owner (not active)
+// and sends nothing; once the newer one detaches, the older one takes the
+// pane back by itself, although its own state did not change meanwhile,
+// and shows as active again.
+func TestTwoRegistriesOnOnePane(t *testing.T) {
+	h := herdrtest.StartT(t, herdrtest.Options{})
+	home := t.TempDir()
+	ctx := t.Context()
+	lifecycle := func(reg *Registry) Lifecycle {
+		for _, a := range reg.Explain().Adapters {
+			if a.Name == "herdr" {
+				return a.Lifecycle
+			}
+		}
+		t.Fatal("no herdr adapter in Explain")
+		return 0
+	}
+
+	olderHook := newHookDriver(herdr.Driver{})
+	older := mustNew(t, herdrOptions(h, home, olderHook))
+	olderStore := session.NewStore()
+	olderStore.AgentStart()
+	if err := older.Attach(ctx, olderStore); err != nil {
+		t.Fatal(err)
+	}
+	olderHook.next(t, "report", func(r adapter.Report, err error) bool { return r.State == adapter.StateWorking && err == nil })
+
+	newerHook := newHookDriver(herdr.Driver{})
+	newer := mustNew(t, herdrOptions(h, home, newerHook))
+	if err := newer.Attach(ctx, session.NewStore()); err != nil {
+		t.Fatal(err)
+	}
+	newerHook.next(t, "report", func(r adapter.Report, err error) bool { return r.State == adapter.StateIdle && err == nil })
+	if got := lifecycle(older); got != LifecycleStaleOwner {
+		t.Errorf("older registry while the newer one holds the pane: %s, want %s", got, LifecycleStaleOwner)
+	}
+	if got := lifecycle(newer); got != LifecycleActive {
+		t.Errorf("newer registry: %s, want %s", got, LifecycleActive)
+	}
+
+	if err := newer.Detach(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if _, err := h.Wait(wctx, h.Pane, func(a herdrtest.AgentInfo) bool {
+		return a.Found && a.AgentStatus == herdrtest.StatusWorking
+	}); err != nil {
+		t.Fatalf("the older registry did not take the pane back after the newer one detached: %v", err)
+	}
+	if got := lifecycle(older); got != LifecycleActive {
+		t.Errorf("older registry after taking the pane back: %s, want %s", got, LifecycleActive)
+	}
+	if err := older.Detach(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := h.Agent(h.Pane); info.Found {
+		t.Errorf("after both detached the pane shows %+v, want it released", info)
+	}
+}

@@ -103,10 +103,12 @@ var ErrBusy = errors.New("claim: waiting for another call on the pane")
 // numbers above it.
 const maxMarkAhead = 366 * 24 * time.Hour
 
-// pollInterval is how often a claim refused by another process looks at
-// the pane file again, to take the pane back once that process released
-// it or exited (OnFree), and how often Begin looks while another process's
-// call is in flight, at most.
+// pollInterval is how often a claim with an OnFree watch (a claim that
+// holds the pane, or was refused it, and was not released since) reads its
+// pane file: to learn that another process took the pane although this
+// claim made no call, and to take the pane back once that process released
+// it or exited. It is also the longest Begin waits between two looks while
+// another process's call is in flight.
 const pollInterval = 200 * time.Millisecond
 
 // lease is the process-wide record of one pane (and pane-file directory).
@@ -115,6 +117,7 @@ type lease struct {
 
 	mu     sync.Mutex
 	holder uint64        // generation of the claim that owns the pane here, or 0
+	owner  *Claim        // the claim of generation holder, or nil
 	freed  chan struct{} // closed (and replaced) when holder is given up
 	mark   uint64        // the newest sequence number this process took
 	file   *os.File      // the pane file, open for the life of the process, or nil
@@ -141,11 +144,16 @@ type Options struct {
 	// Dir is the directory of the pane file (see [StateDir]); "" keeps the
 	// claim within the process.
 	Dir string
-	// OnFree, when set, is called on a goroutine of the claim once a claim
-	// that was refused (a Report, not followed by a Release) may take the
-	// pane back: the newer claim released it, was closed, or its process
-	// exited. The adapter re-sends its last report from it. It is called at
-	// most once per refusal and never after Close has returned.
+	// OnFree, when set, is called on a goroutine of the claim once the
+	// claim may take the pane back from a newer claim: the newer claim
+	// released it, was closed, or its process exited. The adapter re-sends
+	// its last report from it. The claim learns that it was superseded
+	// whether or not it makes a call meanwhile: at once from a newer claim
+	// of this process, within 200 ms from another process (the
+	// watch reads the pane file), and at a refused Report. The watch runs
+	// from the first Report (sent or refused) until a Release or Close;
+	// OnFree is called at most once per supersession and never after Close
+	// has returned.
 	OnFree func()
 }
 
@@ -166,12 +174,16 @@ type Claim struct {
 	// Used by the call in progress only (under the pane's slot).
 	claimed bool // a report was sent since New or the last Release
 
-	mu       sync.Mutex
-	fenced   bool // another process holds the pane
-	closed   bool
-	watching bool
-	stop     chan struct{}
-	wg       sync.WaitGroup
+	mu         sync.Mutex
+	fenced     bool // another process holds the pane
+	closed     bool
+	wants      bool // a Report came (sent or refused) and no Release since
+	superseded bool // a newer claim took the pane; OnFree is due once it is free
+	named      bool // the last sent Report wrote this claim into the pane file
+	watching   bool
+	kick       chan struct{} // wakes the watch (buffered, one)
+	stop       chan struct{}
+	wg         sync.WaitGroup
 }
 
 // New returns a claim of k, newer than every claim made before it in this
@@ -188,7 +200,8 @@ func New(k Key, o Options) *Claim {
 	}
 	tok := self()
 	tok.Gen = table.gens
-	return &Claim{key: k, dir: o.Dir, l: l, tok: tok, onFree: o.OnFree, stop: make(chan struct{})}
+	return &Claim{key: k, dir: o.Dir, l: l, tok: tok, onFree: o.OnFree,
+		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 }
 
 // holderToken returns the claim's token, as it appears in the pane file.
@@ -297,6 +310,10 @@ type BeginOptions struct {
 	// in flight on the pane, before the pane file is read: for tests and
 	// traces.
 	OnSlot func()
+	// OnClaim, when set, is called once the claim within the process is
+	// decided (the claim holds the pane here, or was refused by a newer
+	// one), before any waiting: for tests and traces.
+	OnClaim func()
 }
 
 // Begin waits for the pane and decides whether the claim may make its
@@ -333,11 +350,21 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		l.mu.Unlock()
 		call.By = byNewer
 		c.refused(opts.Op, false)
+		if opts.OnClaim != nil {
+			opts.OnClaim()
+		}
 		return call, nil
 	}
 	takes := l.holder != c.tok.Gen
-	l.holder = c.tok.Gen
+	prev := l.owner
+	l.holder, l.owner = c.tok.Gen, c
 	l.mu.Unlock()
+	if takes && prev != nil {
+		prev.supersede(false) // the older claim learns it at once, call or not
+	}
+	if opts.OnClaim != nil {
+		opts.OnClaim()
+	}
 
 	select {
 	case l.slot <- struct{}{}: // no call in flight: no timer needed
@@ -394,6 +421,9 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	c.mu.Unlock()
 	if opts.Op == Report {
 		c.claimed = true
+		c.want(false)
+	} else {
+		c.unwant()
 	}
 	call.deadline = opts.Until
 	if call.deadline.IsZero() {
@@ -410,8 +440,13 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		if opts.Op == Report {
 			call.rec.holder = c.tok
 		}
-		call.write()
+		wrote := call.write()
 		call.unlockFile()
+		if opts.Op == Report {
+			c.mu.Lock()
+			c.named = wrote
+			c.mu.Unlock()
+		}
 	}
 	return call, nil
 }
@@ -437,13 +472,14 @@ func (l *lease) waitSlot(ctx, closed context.Context, wait time.Time) error {
 	}
 }
 
-// refused records a refused call: a report is stale (OnFree is armed), a
-// release gives the claim up. The slot, if held, is let go.
+// refused records a refused call: a report is superseded (OnFree is
+// armed), a release gives the claim up. The slot, if held, is let go.
 func (c *Claim) refused(op Op, slot bool) {
 	if op == Release {
 		c.claimed = false
+		c.unwant()
 	} else {
-		c.watch()
+		c.want(true)
 	}
 	if slot {
 		<-c.l.slot
@@ -514,9 +550,7 @@ func (c *Claim) decide(call *Call, op Op, fresh bool) bool {
 		}
 		return true
 	}
-	c.mu.Lock()
-	c.fenced = true
-	c.mu.Unlock()
+	c.supersede(true)
 	call.By = byOtherProcess
 	return false
 }
@@ -579,12 +613,14 @@ func (call *Call) Seq() (seq uint64, saturated bool) {
 // reader sees a half-written one and nothing needs truncating. There is
 // no fsync: workspaces keep their marks in memory, so a machine crash that
 // loses the file also lost theirs.
-func (call *Call) write() {
+func (call *Call) write() bool {
 	var b [recordLen]byte
 	call.rec.marshal(&b)
-	if _, err := call.f.WriteAt(b[:], 0); err != nil && call.FileErr == nil {
+	_, err := call.f.WriteAt(b[:], 0)
+	if err != nil && call.FileErr == nil {
 		call.FileErr = &fileError{Path: call.f.Name(), Err: err}
 	}
+	return err == nil
 }
 
 func (call *Call) unlockFile() {
@@ -603,15 +639,12 @@ func (call *Call) End(delivered bool) {
 	if !call.Send {
 		return // Begin let the slot go
 	}
-	defer func() { <-l.slot }()
 	released := delivered && call.op == Release
 	if call.f != nil && call.relock() {
 		switch {
 		case call.rec.busy != call.tok:
 			// Another process took the pane while this call was in flight.
-			c.mu.Lock()
-			c.fenced = true
-			c.mu.Unlock()
+			c.supersede(true)
 		case released && call.rec.holder.ours():
 			call.rec.busy, call.rec.until, call.rec.holder = token{}, 0, token{}
 			call.write()
@@ -623,6 +656,11 @@ func (call *Call) End(delivered bool) {
 	}
 	if released {
 		c.claimed = false
+	}
+	// The slot goes before the pane is freed: an older claim's watch, woken
+	// by the free, finds no call in flight and may look at the file at once.
+	<-l.slot
+	if released {
 		c.free()
 	}
 }
@@ -662,7 +700,7 @@ func (c *Claim) free() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.holder == c.tok.Gen {
-		l.holder = 0
+		l.holder, l.owner = 0, nil
 		close(l.freed)
 		l.freed = make(chan struct{})
 	}
@@ -683,73 +721,165 @@ func (c *Claim) Close() {
 	c.wg.Wait()
 }
 
-// watch starts the OnFree watch, if OnFree is set and no watch runs.
-func (c *Claim) watch() {
-	if c.onFree == nil {
-		return
-	}
+// want records a Report of c (sent, or refused when superseded) and starts
+// the OnFree watch if it does not run.
+func (c *Claim) want(superseded bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || c.watching {
+	if c.closed || c.onFree == nil {
 		return
 	}
-	c.watching = true
-	c.wg.Add(1)
-	go c.watchLoop()
+	c.wants = true
+	if superseded && !c.superseded {
+		c.superseded = true
+		c.wake()
+	}
+	if !c.watching {
+		c.watching = true
+		c.wg.Add(1)
+		go c.watchLoop()
+	}
 }
 
-// watchLoop waits until the pane is free for c, then calls OnFree; it
-// ends at Close.
+// unwant records a Release of c (sent or refused): the watch ends and no
+// OnFree is due.
+func (c *Claim) unwant() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.wants, c.superseded, c.named = false, false, false
+	c.wake()
+}
+
+// supersede records that a newer claim took the pane from c: fenced when
+// it is another process's. OnFree becomes due once the pane is free again.
+func (c *Claim) supersede(fenced bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fenced = c.fenced || fenced
+	if c.wants && !c.superseded {
+		c.superseded = true
+		c.wake()
+	}
+}
+
+// wake wakes the watch, if it runs; c.mu is held.
+func (c *Claim) wake() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// watchLoop is the OnFree watch: while c wants the pane, it learns that a
+// newer claim took it (told at once by a newer claim of this process;
+// from the pane file, read every pollInterval, for another process), and
+// calls OnFree once the pane is free again. It ends at Release or Close.
 func (c *Claim) watchLoop() {
 	defer c.wg.Done()
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
+	var t *time.Ticker
+	var tick <-chan time.Time // nil, never ready, while there is no pane file
+	defer func() {
+		if t != nil {
+			t.Stop()
+		}
+	}()
 	for {
 		c.l.mu.Lock()
-		freed := c.l.freed
+		freed, f := c.l.freed, c.l.file
 		c.l.mu.Unlock()
-		if c.mayTakeBack() {
-			c.mu.Lock()
+		if f != nil && t == nil {
+			t = time.NewTicker(pollInterval)
+			tick = t.C
+		}
+		c.mu.Lock()
+		if c.closed || !c.wants {
 			c.watching = false
-			closed := c.closed
 			c.mu.Unlock()
-			if !closed {
-				c.onFree()
-			}
 			return
+		}
+		due := c.superseded
+		c.mu.Unlock()
+		switch by, lost, known := c.heldBy(f); {
+		case !known:
+		case by != "":
+			if !due {
+				c.supersede(by == byOtherProcess) // OnFree is due once the pane is free
+			}
+		case lost && !due:
+			// Another process took the pane and let it go (released, or
+			// exited) between two looks: it is free, and may be blank.
+			c.supersede(false)
+		case due && c.takeBack():
+			c.onFree()
+			continue // look again at once: the take-back may have been refused
 		}
 		select {
 		case <-c.stop:
-			c.mu.Lock()
-			c.watching = false
-			c.mu.Unlock()
-			return
+		case <-c.kick:
 		case <-freed:
-		case <-t.C:
+		case <-tick:
 		}
 	}
 }
 
-// mayTakeBack reports whether a refused report of c would now be made: no
-// newer claim of the process holds the pane and the pane file names no
-// other live process.
-func (c *Claim) mayTakeBack() bool {
-	l := c.l
-	l.mu.Lock()
-	holder, f := l.holder, l.file
-	l.mu.Unlock()
+// takeBack clears the due OnFree, and reports whether it is still due.
+func (c *Claim) takeBack() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	due := !c.closed && c.wants && c.superseded
+	c.superseded = false
+	c.named = false // until the take-back's report names c again
+	return due
+}
+
+// heldBy returns who else holds the pane as one look tells: byNewer (a
+// newer claim of this process), byOtherProcess (the pane file f, when
+// there is one, names another live process), or "" (nobody else: the pane
+// is c's or free). lost is whether the pane is free although the file
+// named c after its last report: another process took the pane and
+// released it, or exited, since the last look. The file is read without
+// its lock, as a hint: Begin decides again under the lock. known is false
+// when the record read does not parse (being written, or corrupt), or a
+// call of this process is in flight on the pane: the look tells nothing.
+func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
+	c.l.mu.Lock()
+	holder := c.l.holder
+	c.l.mu.Unlock()
 	if holder > c.tok.Gen {
-		return false
+		return byNewer, false, true
 	}
 	if f == nil {
-		return true
+		return "", false, true
+	}
+	// The file is read only while no call of this process is in flight on
+	// the pane: between a call's lock and its write the file still names
+	// the holder before it (another process's claim that this call is
+	// taking over, or nobody), and c's named is not yet set, which would
+	// read as a supersession and make OnFree send a report nobody asked
+	// for. A call's End lets the slot go: the next look (a tick, or the
+	// kick and free that follow) reads what it wrote.
+	select {
+	case c.l.slot <- struct{}{}:
+		defer func() { <-c.l.slot }()
+	default:
+		return "", false, false
 	}
 	var b [recordLen + 1]byte
 	n, _ := f.ReadAt(b[:], 0)
 	rec, err := parseRecord(b[:n])
 	if err != nil {
-		return true
+		return "", false, false
 	}
-	h := rec.holder
-	return h.IsZero() || h.ours() || !h.alive()
+	switch h := rec.holder; {
+	case h == c.tok:
+		return "", false, true
+	case h.IsZero(), !h.ours() && !h.alive():
+		c.mu.Lock()
+		named := c.named
+		c.mu.Unlock()
+		return "", named, true
+	case h.ours():
+		return "", false, true
+	}
+	return byOtherProcess, false, true
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -234,5 +235,125 @@ func TestCorruptMarkIsIgnored(t *testing.T) {
 	}
 	if got := readRecord(t, path).seq; got != clock {
 		t.Errorf("file mark %d, want %d", got, clock)
+	}
+}
+
+// TestHolderLearnsItWasSuperseded: a claim that holds the pane and makes
+// no call meanwhile still takes the pane back (OnFree) once a newer claim
+// let go of it: told at once by a newer claim of this process, and from
+// the pane file when the newer claim is another process's, whether that
+// process released the pane or exited.
+func TestHolderLearnsItWasSuperseded(t *testing.T) {
+	tests := []struct {
+		name      string
+		supersede func(t *testing.T, k Key, dir string)
+	}{
+		{name: "newer claim of the process released", supersede: func(t *testing.T, k Key, dir string) {
+			newer := New(k, Options{Dir: dir})
+			defer newer.Close()
+			do(t, newer, Report)
+			do(t, newer, Release)
+		}},
+		{name: "newer claim of the process closed", supersede: func(t *testing.T, k Key, dir string) {
+			newer := New(k, Options{Dir: dir})
+			do(t, newer, Report)
+			newer.Close()
+		}},
+		{name: "another process released", supersede: func(t *testing.T, k Key, dir string) {
+			path := plant(t, dir, k, 10, false, time.Time{})
+			r := readRecord(t, path)
+			r.holder = token{}
+			writeRecord(t, path, r)
+		}},
+		{name: "another process exited", supersede: func(t *testing.T, k Key, dir string) {
+			path := plant(t, dir, k, 10, false, time.Time{})
+			r := readRecord(t, path)
+			r.holder.PID = exitedPID(t)
+			writeRecord(t, path, r)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			freed := make(chan struct{}, 1)
+			c := New(k, Options{Dir: dir, OnFree: func() { freed <- struct{}{} }})
+			defer c.Close()
+			if call := do(t, c, Report); !call.Send {
+				t.Fatal("first report not sent")
+			}
+			// c makes no call from here until OnFree.
+			tt.supersede(t, k, dir)
+			wait, cancel := context.WithTimeout(t.Context(), 20*time.Second) // a bound, not a synchronisation
+			defer cancel()
+			select {
+			case <-freed:
+			case <-wait.Done():
+				t.Fatal("no OnFree within 20 s")
+			}
+			if call := do(t, c, Report); !call.Send || !call.Claimed {
+				t.Errorf("report after the take-back: Send %v Claimed %v, want both", call.Send, call.Claimed)
+			}
+			if got := c.Status(); got != statusHolder {
+				t.Errorf("status %s, want holder", got)
+			}
+		})
+	}
+}
+
+func writeRecord(t *testing.T, path string, r record) {
+	t.Helper()
+	var b [recordLen]byte
+	r.marshal(&b)
+	if err := os.WriteFile(path, b[:], 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// exitedPID returns the pid of a process that has exited and been reaped.
+func exitedPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// TestWatchLooksOnlyBetweenCalls: the watch's look at the pane file tells
+// nothing while a call of this process is in flight on the pane. Between
+// the call's lock and its write the file still names the holder before it
+// (nobody, in a fresh file, or the process the call is taking the pane
+// from), and read as a look it would say that the claim was superseded,
+// so that OnFree sent a report nobody asked for.
+func TestWatchLooksOnlyBetweenCalls(t *testing.T) {
+	tests := []struct {
+		name   string
+		holder func() token // what the file names before the call's write
+	}{
+		{name: "fresh file", holder: func() token { return token{} }},
+		{name: "another live process", holder: func() token { return token{Process: 0xfeed, PID: os.Getppid(), Gen: 1} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			c := New(k, Options{Dir: dir})
+			defer c.Close()
+			do(t, c, Report) // the file names c, and c knows it
+			call := begin(t, c, Report)
+			path := filepath.Join(dir, FileName(k))
+			written := readRecord(t, path)
+			before := written
+			before.holder, before.busy = tt.holder(), token{}
+			writeRecord(t, path, before)
+			by, lost, known := c.heldBy(c.l.file)
+			writeRecord(t, path, written)
+			call.End(true)
+			if by != "" || lost || known {
+				t.Errorf("look during a call: by %q, lost %v, known %v; want nothing known", by, lost, known)
+			}
+			if by, lost, known := c.heldBy(c.l.file); by != "" || lost || !known {
+				t.Errorf("look after the call: by %q, lost %v, known %v; want the pane known to be c's", by, lost, known)
+			}
+		})
 	}
 }

@@ -14,9 +14,14 @@
 //     stale_owner diagnostic, and it never clears the newer claim's state
 //     (a refused release sends nothing either).
 //   - It takes the pane back when the newer claim has released it, was
-//     closed, or its process exited: at its next call, and at once through
-//     [Options.OnFree], which the adapter uses to send its last report
-//     again.
+//     closed, or its process exited: at its next call, and by itself
+//     through [Options.OnFree], which the adapter uses to send its last
+//     report again. A claim learns that it was superseded whether or not
+//     it makes a call meanwhile (an agent whose state does not change makes
+//     none): a newer claim of this process tells it at once, and it reads
+//     the pane file every 200 ms to learn it from another process,
+//     including a process that took the pane and let it go between two
+//     reads (the file no longer names the claim).
 //   - One call on a pane at a time, across processes, in the order of the
 //     sequence numbers Begin takes (see [Call.Seq]). A call of another
 //     process is waited for up to its own deadline or the caller's wait,
@@ -69,9 +74,15 @@
 // beyond the clock is corrupt (or planted) and ignored, so that no file can
 // push a pane's numbers to 2^64-1.
 //
-// # Goroutines
+// # Goroutines and cost
 //
-// The OnFree watch is the package's one goroutine: at most one per
-// refused Claim, ended by the pane becoming free or by [Claim.Close],
-// which waits for it.
+// The OnFree watch is the package's one goroutine: one per Claim with an
+// OnFree, from its first Report (sent or refused) until a Release (sent or
+// refused) or [Claim.Close], which waits for it; a claim without OnFree
+// starts none. While it runs it reads the pane file (one pread of one
+// fixed-size line, without the lock: a hint that Begin checks under the
+// lock; skipped while a call of the process is in flight on the pane,
+// whose write the file may not show yet) every 200 ms, and otherwise sleeps on channels; a claim
+// without a pane file only sleeps. So a host holding one pane costs 5
+// small reads a second, and nothing more while the pane does not change.
 package claim

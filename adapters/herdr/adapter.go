@@ -44,7 +44,7 @@ type Adapter struct {
 	closing  context.Context    // gate.Closing(): cancelled by Close
 	diags    *calls.Diagnostics // once per kind and claim
 
-	onWait func() // tests: called before waiting for the pane
+	onWait func() // tests: called once the claim is made, before waiting for the pane
 	onSlot func() // tests: called once no other call of this process is in flight on the pane
 	onBack func() // tests: called when reassert has run
 
@@ -141,10 +141,10 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	return a.deliver(ctx, OpReport, r)
 }
 
-// reassert is the claim's OnFree: the pane this adapter was refused is
-// free again (the newer claim released it, was closed, or its process
-// exited), so the last report asked for goes out now rather than at the
-// next change. It runs on the claim's goroutine; a Release or Close since
+// reassert is the claim's OnFree: the pane a newer claim took from this
+// adapter is free again (the newer claim released it, was closed, or its
+// process exited), so the last report asked for goes out now rather than
+// at the next change. It runs on the claim's goroutine; a Release or Close since
 // the refusal cancels it.
 func (a *Adapter) reassert() {
 	if a.onBack != nil {
@@ -423,14 +423,11 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
 	// to the timeout; a release has one budget for both.
 	now := time.Now()
 	opts := claim.BeginOptions{Op: claim.Report, Wait: now.Add(a.timeout), Budget: a.timeout,
-		Seq: true, ClockMs: clockMs(a.clock()), OnSlot: a.onSlot}
+		Seq: true, ClockMs: clockMs(a.clock()), OnSlot: a.onSlot, OnClaim: a.onWait}
 	if op == OpRelease {
 		opts.Op = claim.Release
 		opts.Wait = now.Add(a.releaseWait())
 		opts.Until = opts.Wait
-	}
-	if a.onWait != nil {
-		a.onWait()
 	}
 	call, err := a.claim.Begin(waitContext(ctx), a.closing, opts) // withdrawal ends the wait too
 	if err != nil {

@@ -96,8 +96,9 @@
 // process has claimed since is fenced; its Report and Release send nothing
 // and return nil, with one stale_owner diagnostic, so it never releases the
 // newer claim. Once the newer process has released the pane, or has exited,
-// the older one takes the pane back at its next report (a state change or a
-// refresh).
+// the older one takes the pane back by itself, without waiting for a state
+// change: while it holds the pane its claim reads the pane file every
+// 200 ms (see package adapter/claim).
 //
 // # Refresh
 //

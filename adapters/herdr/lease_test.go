@@ -424,35 +424,48 @@ func testTwoProcessesOnePane(t *testing.T, transport string) {
 	clock := &testClock{now: time.UnixMilli(1_800_000_000_000)}
 	f.drv.Clock = clock.Now
 	a := f.open(t)
+	back := make(chan struct{}, 1)
+	a.onBack = func() { back <- struct{}{} }
 	if err := a.Report(t.Context(), working); err != nil {
 		t.Fatal(err)
 	}
 
-	// Another process in the pane, with a clock an hour behind.
+	// Another process in the pane, with a clock an hour behind, reports
+	// and exits without releasing.
 	cmd := childCmd(t, f, childScript+"=report blocked", childSettings+`={"transport":"`+transport+`"}`,
 		childClockMs+"="+strconv.FormatInt(1_800_000_000_000-3_600_000, 10))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("second process: %v\n%s", err, out)
 	}
 
-	// Back in this process, still at the old clock: above the other's seq.
+	// The other process died holding the pane: this one takes it back by
+	// itself, with its last report, still at the old clock and above the
+	// other's seq.
+	<-back
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "working" {
+		t.Errorf("after the other process died: status %q, want this one's working", info.AgentStatus)
+	}
+	// And its next report goes out above that.
 	if err := a.Report(t.Context(), idle); err != nil {
 		t.Fatal(err)
 	}
 	calls := f.calls(t)
-	if len(calls) != 3 {
-		t.Fatalf("%d calls, want 3", len(calls))
+	if len(calls) != 4 {
+		t.Fatalf("%d calls, want 4", len(calls))
 	}
 	// The file holds the exact number of the newest call: the other process
 	// continues one above this one's, and this one one above the other's,
 	// however far behind either clock is.
 	const T uint64 = 1_800_000_000_000
-	want := []uint64{T, T + 1, T + 2}
+	want := []uint64{T, T + 1, T + 2, T + 3}
 	if diff := cmp.Diff(assertIncreasing(t, calls), want); diff != "" {
 		t.Errorf("seqs (-got +want):\n%s", diff)
 	}
 	if calls[1].PID == calls[0].PID || calls[1].Command != "pane report-agent" {
 		t.Errorf("second call %+v is not the other process's report", calls[1])
+	}
+	if calls[2].Status != "working" || calls[3].Status != "idle" {
+		t.Errorf("third and fourth calls applied %q and %q, want this process's take-back (working) and its next report (idle)", calls[2].Status, calls[3].Status)
 	}
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "idle" {
 		t.Errorf("status %q, want idle: a report was ignored", info.AgentStatus)

@@ -633,6 +633,11 @@ func testOlderAdapterTakesThePaneBack(t *testing.T, transport string) {
 	if older.OwnsPane() || older.Explain()["lease"] != "retired" {
 		t.Errorf("retired adapter: OwnsPane %v, lease %q", older.OwnsPane(), older.Explain()["lease"])
 	}
+	select {
+	case <-back:
+		t.Fatal("the older adapter took the pane back while the newer one held it")
+	default:
+	}
 	if err := newer.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -640,6 +645,9 @@ func testOlderAdapterTakesThePaneBack(t *testing.T, transport string) {
 		t.Fatal(err)
 	}
 	<-back
+	if got := len(f.calls(t)); got != sent+2 {
+		t.Errorf("%d calls after the newer adapter's report, want 2: its release and the older one's take-back", got-sent)
+	}
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
 		t.Errorf("after the newer adapter let go: status %q, want the older one's blocked", info.AgentStatus)
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -103,6 +104,25 @@ func (h *host) do(t *testing.T, command string) string {
 	return ""
 }
 
+// secondHostQuits are the ways a second host in the pane quits: by its
+// release, or by dying.
+var secondHostQuits = []struct {
+	name string
+	quit func(t *testing.T, h *host)
+}{
+	{name: "second host releases", quit: func(t *testing.T, h *host) {
+		if got := h.do(t, "release"); got != "ok" {
+			t.Fatalf("second host release: %s", got)
+		}
+	}},
+	{name: "second host is killed", quit: func(t *testing.T, h *host) {
+		if err := h.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		h.cmd.Wait()
+	}},
+}
+
 // TestTwoHostsInOnePane: a second host process in the pane (Ctrl-Z and a
 // new one, a nested agent that was not scrubbed) takes the pane, and the
 // first one, refused, sends nothing and says so once. When the second one
@@ -110,23 +130,7 @@ func (h *host) do(t *testing.T, command string) string {
 // the first one shows its last state again by itself, without waiting for
 // its next change.
 func TestTwoHostsInOnePane(t *testing.T) {
-	tests := []struct {
-		name string
-		quit func(t *testing.T, h *host)
-	}{
-		{name: "second host releases", quit: func(t *testing.T, h *host) {
-			if got := h.do(t, "release"); got != "ok" {
-				t.Fatalf("second host release: %s", got)
-			}
-		}},
-		{name: "second host is killed", quit: func(t *testing.T, h *host) {
-			if err := h.cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			h.cmd.Wait()
-		}},
-	}
-	for _, tt := range tests {
+	for _, tt := range secondHostQuits {
 		t.Run(tt.name, func(t *testing.T) {
 			s := startServer(t, nil)
 			pane := s.panes(t)[0]
@@ -166,6 +170,46 @@ func TestTwoHostsInOnePane(t *testing.T) {
 			}
 			if stale != 1 {
 				t.Errorf("diagnostics %v, want one stale_owner", d.all())
+			}
+		})
+	}
+}
+
+// TestFirstHostComesBackWithoutReporting: the first host's state does not
+// change while a second host process holds the pane, so it makes no call;
+// when the second one quits, by a release or by dying, the first one still
+// learns it (from the pane file) and shows its state again by itself.
+func TestFirstHostComesBackWithoutReporting(t *testing.T) {
+	for _, tt := range secondHostQuits {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startServer(t, nil)
+			pane := s.panes(t)[0]
+			first := openT(t, params(s.paneEnv(pane), "", nil))
+			back := make(chan struct{}, 1)
+			first.onBack = func() { back <- struct{}{} }
+			if err := first.Report(t.Context(), working); err != nil {
+				t.Fatal(err)
+			}
+			second := startHost(t, s, pane)
+			if got := second.do(t, "report blocked"); got != "ok" || second.stale != 0 {
+				t.Fatalf("second host: %s, %d stale_owner", got, second.stale)
+			}
+			if diff := cmp.Diff(s.options(t, pane), want("blocked", "Waiting for approval")); diff != "" {
+				t.Fatalf("the second host's report (-got +want):\n%s", diff)
+			}
+			tt.quit(t, second)
+			wait, cancel := context.WithTimeout(t.Context(), 20*time.Second) // a bound, not a synchronisation
+			defer cancel()
+			select {
+			case <-back:
+			case <-wait.Done():
+				t.Fatal("the first host did not take the pane back within 20 s")
+			}
+			if diff := cmp.Diff(s.options(t, pane), want("working", "")); diff != "" {
+				t.Errorf("after the second host quit (-got +want):\n%s", diff)
+			}
+			if !first.OwnsPane() || first.Explain()["owner"] != "holder" {
+				t.Errorf("first host: OwnsPane %v, owner %q; want holder", first.OwnsPane(), first.Explain()["owner"])
 			}
 		})
 	}
