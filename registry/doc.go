@@ -62,7 +62,9 @@
 // # Lifecycle
 //
 // Each adapter is in one [Lifecycle]: not attached, active, disabled,
-// inactive (it does not apply here), open failed, panicked, or unreleased.
+// inactive (it does not apply here), open failed, panicked, unreleased,
+// or stale owner (it runs, but a newer claim holds its pane: it sends
+// nothing until that claim lets go, then takes the pane back).
 // What a settings change does to each adapter (open, keep, reopen with its
 // new section, stop, mark disabled, or nothing) is one pure decision over
 // four facts: its lifecycle, whether it is enabled, whether its section
