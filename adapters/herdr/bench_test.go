@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/adapter/claim"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/adapters/herdr/internal/wire"
+	"github.com/panestate/panestate/internal/claim"
 )
 
 // fakeBuild is the standalone fake herdr CLI (herdrtest/cmd/fakeherdr),

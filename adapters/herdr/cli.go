@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/adapter/cmdrun"
+	"github.com/panestate/panestate/internal/cmdrun"
 )
 
 // knownCodes are the error codes of Herdr's JSON error responses that the

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/adapter/cmdrun"
+	"github.com/panestate/panestate/internal/cmdrun"
 )
 
 // passthroughTimeout bounds the one tmux call that reads allow-passthrough.

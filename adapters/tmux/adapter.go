@@ -10,9 +10,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/adapter/calls"
-	"github.com/panestate/panestate/adapter/claim"
-	"github.com/panestate/panestate/adapter/cmdrun"
+	"github.com/panestate/panestate/internal/calls"
+	"github.com/panestate/panestate/internal/claim"
+	"github.com/panestate/panestate/internal/cmdrun"
 )
 
 // Operations, as they appear in diagnostics and Explain.

@@ -14,9 +14,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/adapter/calls"
-	"github.com/panestate/panestate/adapter/claim"
-	"github.com/panestate/panestate/adapter/cmdrun"
+	"github.com/panestate/panestate/internal/calls"
+	"github.com/panestate/panestate/internal/claim"
+	"github.com/panestate/panestate/internal/cmdrun"
 )
 
 // Environment variables tmux puts in every pane process.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/adaptertest"
-	"github.com/panestate/panestate/adapter/cmdrun"
+	"github.com/panestate/panestate/internal/cmdrun"
 )
 
 func TestReportSetsPaneOptions(t *testing.T) {

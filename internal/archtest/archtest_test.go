@@ -204,8 +204,8 @@ var designed = []string{
 	"~/session: encoding/json errors fmt strings sync sync/atomic",
 	"~/adapter: context fmt os ~/session github.com/hashicorp/go-hclog@" + modHclog,
 	"~/adapter/adaptertest: testing ~/adapter ~/session go.uber.org/goleak@" + modGoleak,
-	"~/adapter/cmdrun: context os/exec syscall ~/adapter golang.org/x/sys/unix@" + modXSys,
-	"~/adapter/calls: context sync ~/adapter",
+	"~/internal/cmdrun: context os/exec syscall ~/adapter golang.org/x/sys/unix@" + modXSys,
+	"~/internal/calls: context sync ~/adapter",
 	"~/reducer: ~/adapter ~/session",
 	"~/settings: fmt path/filepath time",
 	"~/internal/settingsengine: os path/filepath ~/settings github.com/knadh/koanf/v2@" + modKoanf +
@@ -214,9 +214,9 @@ var designed = []string{
 	"~/registry: context os/signal ~/adapter ~/session ~/reducer ~/settings ~/internal/settingsengine ~/adapters/herdr ~/adapters/noop ~/adapters/tmux ~/adapters/terminal github.com/hashicorp/go-hclog@" + modHclog,
 	"~/adapters/noop: context ~/adapter",
 	"~/adapters/terminal: io ~/adapter ~/session github.com/hashicorp/go-hclog@" + modHclog,
-	"~/adapters/tmux: ~/adapter ~/session ~/adapter/cmdrun ~/adapter/calls github.com/hashicorp/go-hclog@" + modHclog,
+	"~/adapters/tmux: ~/adapter ~/session ~/internal/cmdrun ~/internal/calls github.com/hashicorp/go-hclog@" + modHclog,
 	"~/adapters/herdr/internal/wire: bufio encoding/json net",
-	"~/adapters/herdr: os/exec ~/adapter ~/session ~/adapter/cmdrun ~/adapter/calls ~/adapters/herdr/internal/wire ~/internal/filelock github.com/hashicorp/go-hclog@" + modHclog,
+	"~/adapters/herdr: os/exec ~/adapter ~/session ~/internal/cmdrun ~/internal/calls ~/adapters/herdr/internal/wire ~/internal/filelock github.com/hashicorp/go-hclog@" + modHclog,
 	"~/adapters/herdr/herdrtest: testing net ~/adapters/herdr/internal/wire ~/internal/filelock golang.org/x/sys/unix@" + modXSys +
 		" github.com/fsnotify/fsnotify@" + modFsnotify,
 	"~/adapters/herdr/herdrtest/cmd/fakeherdr: ~/adapters/herdr/herdrtest",
@@ -347,7 +347,7 @@ func TestForbiddenImportFails(t *testing.T) {
 			name:  "tmux imports the registry",
 			lines: with("~/adapters/tmux", "~/registry"),
 			want: []string{
-				`adapters/tmux imports registry: rule "adapters/tmux" allows only adapter, session, adapter/cmdrun, adapter/calls, adapter/claim`,
+				`adapters/tmux imports registry: rule "adapters/tmux" allows only adapter, session, internal/cmdrun, internal/calls, internal/claim`,
 				`adapters/tmux depends on registry (adapters/tmux -> registry): breaks "adapters import adapter and session"`,
 				`adapters/tmux depends on registry (adapters/tmux -> registry): breaks "only registry ties everything together"`,
 			},
@@ -356,7 +356,7 @@ func TestForbiddenImportFails(t *testing.T) {
 			name:  "tmux imports herdr",
 			lines: with("~/adapters/tmux", "~/adapters/herdr"),
 			want: []string{
-				`adapters/tmux imports adapters/herdr: rule "adapters/tmux" allows only adapter, session, adapter/cmdrun, adapter/calls, adapter/claim`,
+				`adapters/tmux imports adapters/herdr: rule "adapters/tmux" allows only adapter, session, internal/cmdrun, internal/calls, internal/claim`,
 				`adapters/tmux depends on adapters/herdr (adapters/tmux -> adapters/herdr): breaks "an adapter never imports another adapter"`,
 			},
 		},

@@ -54,10 +54,10 @@ var rules = []rule{
 	// The contract, and what adapter authors build on.
 	{pkg: "adapter", imports: []string{"session"}, modules: everywhere(modHclog)},
 	{pkg: "adapter/adaptertest", imports: []string{"adapter", "session"}, modules: everywhere(modGoleak)},
-	{pkg: "adapter/cmdrun", imports: []string{"adapter"}, modules: everywhere(modXSys)},
-	{pkg: "adapter/calls", imports: []string{"adapter"}},
+	{pkg: "internal/cmdrun", imports: []string{"adapter"}, modules: everywhere(modXSys)},
+	{pkg: "internal/calls", imports: []string{"adapter"}},
 	// Pane ownership: the pane file's lock and whether its holder runs.
-	{pkg: "adapter/claim", imports: []string{"adapter", "internal/filelock", "internal/proc"}},
+	{pkg: "internal/claim", imports: []string{"adapter", "internal/filelock", "internal/proc"}},
 
 	{pkg: "reducer", imports: []string{"session", "adapter"}, banned: noIO,
 		bannedWhy: "the reducer does no I/O"},
@@ -79,12 +79,12 @@ var rules = []rule{
 	// progstatus asks its own probe package only for the name of the
 	// variable that hands the probe's result over, and runs one tmux
 	// client (cmdrun) inside tmux to read allow-passthrough.
-	{pkg: "adapters/progstatus", imports: []string{"adapter", "session", "adapter/cmdrun", "adapters/progstatus/probe"}},
+	{pkg: "adapters/progstatus", imports: []string{"adapter", "session", "internal/cmdrun", "adapters/progstatus/probe"}},
 	// The probe imports nothing of the module, so that a host may call it
 	// (raw mode through x/sys/unix).
 	{pkg: "adapters/progstatus/probe", modules: everywhere(modXSys)},
-	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "adapter/cmdrun", "adapter/calls", "adapter/claim"}, modules: everywhere(modHclog)},
-	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "adapter/cmdrun", "adapter/calls", "adapter/claim", "adapters/herdr/internal/...", "internal/filelock", "internal/proc"},
+	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "internal/cmdrun", "internal/calls", "internal/claim"}, modules: everywhere(modHclog)},
+	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "internal/cmdrun", "internal/calls", "internal/claim", "adapters/herdr/internal/...", "internal/filelock", "internal/proc"},
 		modules: append(everywhere(modHclog, modXSys), only("windows", modWinio))},
 	// Herdr's socket wire, shared by the adapter and the emulator: named
 	// pipes on Windows.
@@ -158,7 +158,7 @@ var nevers = []never{
 	{name: "an adapter never imports another adapter", from: []string{"adapters/progstatus/..."},
 		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/tmux/...", "adapters/terminal/..."}},
 	{name: "the reducer does no I/O", from: []string{"reducer/..."},
-		to: []string{"settings/...", "registry/...", "adapters/...", "adapter/cmdrun/...", "internal/..."}},
+		to: []string{"settings/...", "registry/...", "adapters/...", "internal/..."}},
 	{name: "settings never imports registry", from: []string{"settings/..."},
 		to: []string{"registry/...", "adapter/...", "adapters/...", "reducer/...", "examples/..."}},
 	{name: "only registry ties everything together", direct: true,

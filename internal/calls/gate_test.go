@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/adapter/calls"
+	"github.com/panestate/panestate/internal/calls"
 )
 
 func TestGateAdmitsOneCallAtATime(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/adapter/calls"
+	"github.com/panestate/panestate/internal/calls"
 )
 
 func TestDiagnostics(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/panestate/panestate/adapter/cmdrun"
+	"github.com/panestate/panestate/internal/cmdrun"
 )
 
 // An adapter runs its workspace's CLI once per report and turns a failure

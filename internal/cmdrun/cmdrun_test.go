@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/adapter/cmdrun"
+	"github.com/panestate/panestate/internal/cmdrun"
 	"github.com/panestate/panestate/internal/proc"
 )
 

@@ -16,7 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/panestate/panestate/adapter/cmdrun"
+	"github.com/panestate/panestate/internal/cmdrun"
 	"github.com/panestate/panestate/internal/testenv"
 )
 

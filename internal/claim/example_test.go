@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/panestate/panestate/adapter/claim"
+	"github.com/panestate/panestate/internal/claim"
 )
 
 // Two adapters of one process claim the same pane: the newer one owns it,

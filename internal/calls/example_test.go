@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/adapter/calls"
+	"github.com/panestate/panestate/internal/calls"
 )
 
 // pane is the skeleton of an adapter that calls its workspace: one call at

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/adapter/cmdrun"
+	"github.com/panestate/panestate/internal/cmdrun"
 )
 
 // TestRunWithdrawnBeforeStartStartsNothing: a report withdrawn before its
