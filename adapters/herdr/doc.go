@@ -51,7 +51,7 @@
 // the same deadline. The socket request is one line of JSON on a fresh
 // connection and its response is read up to 64 KiB (package wire). The CLI
 // runs with an argument vector, never a shell, with HERDR_SOCKET_PATH pinned
-// to the captured value, through adapter/cmdrun: its process group is
+// to the captured value, through internal/cmdrun: its process group is
 // killed at the deadline and once the call is over, a child gets a
 // parent-death signal on Linux and FreeBSD (elsewhere a host killed outright
 // leaves a running CLI child to finish on its own), and stdout and stderr
@@ -98,7 +98,7 @@
 // newer claim. Once the newer process has released the pane, or has exited,
 // the older one takes the pane back by itself, without waiting for a state
 // change: while it holds the pane its claim reads the pane file every
-// 200 ms (see package adapter/claim).
+// 200 ms (see package internal/claim).
 //
 // # Refresh
 //

@@ -7,7 +7,7 @@ import "time"
 // Herdr silently ignores a report whose seq is not above the last one it
 // accepted from the same source in the same pane (CONTRACT §3.3). Every
 // call therefore takes numbers reserved by its claim (package
-// adapter/claim): max(clock ms, this process's mark + 1, the pane file's
+// internal/claim): max(clock ms, this process's mark + 1, the pane file's
 // mark + 1), written to the pane file before the call, while no other
 // call on the pane is in flight, so that across every process in the pane
 // the numbers rise in the order Herdr receives the calls.
