@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -190,14 +191,21 @@ type SettingsOwner interface {
 }
 
 // CheckHost returns nil when h may claim a pane (an interactive root
-// session, [session.Host.Interactive]), or an error wrapping both
-// [ErrInactive] and [session.ErrNotInteractive] that says why not. A
-// pane-claiming driver calls it first in Open and Check.
+// session: [session.Host] Interactive and Root), or an error wrapping
+// [ErrInactive] that says which condition failed. A pane-claiming driver
+// calls it first in Open and Check.
 func CheckHost(h session.Host) error {
-	if err := h.Interactive(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInactive, err)
+	var why []string
+	if !h.Interactive {
+		why = append(why, "the host is not interactive (a print, JSON or RPC run, or no UI)")
 	}
-	return nil
+	if !h.Root {
+		why = append(why, "the host is not the root session (a subagent or a workflow stage)")
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: not an interactive root session: %s", ErrInactive, strings.Join(why, "; "))
 }
 
 // Release calls a's Release if it has one.

@@ -45,13 +45,10 @@ func TestCheckHost(t *testing.T) {
 		host session.Host
 		want []string // substrings of the error; nil = interactive
 	}{
-		{"tui root with ui", session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot}, nil},
-		{"zero", session.Host{}, []string{"mode is unset", "no UI", "role is unset"}},
-		{"print", session.Host{Mode: session.ModePrint, HasUI: true, Role: session.RoleRoot}, []string{"mode is print, not tui"}},
-		{"rpc", session.Host{Mode: session.ModeRPC, HasUI: true, Role: session.RoleRoot}, []string{"mode is rpc"}},
-		{"no ui", session.Host{Mode: session.ModeTUI, Role: session.RoleRoot}, []string{"no UI"}},
-		{"subagent", session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleSubagent}, []string{"role is subagent, not root"}},
-		{"workflow stage", session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleWorkflowStage}, []string{"role is workflow-stage"}},
+		{"interactive root", session.Host{Interactive: true, Root: true}, nil},
+		{"zero", session.Host{}, []string{"not interactive", "not the root session"}},
+		{"not interactive", session.Host{Root: true}, []string{"not an interactive root session: the host is not interactive"}},
+		{"subagent", session.Host{Interactive: true}, []string{"not an interactive root session: the host is not the root session"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,8 +59,8 @@ func TestCheckHost(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrInactive) || !errors.Is(err, session.ErrNotInteractive) {
-				t.Fatalf("CheckHost = %v, want ErrInactive and session.ErrNotInteractive", err)
+			if !errors.Is(err, ErrInactive) {
+				t.Fatalf("CheckHost = %v, want ErrInactive", err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {

@@ -58,8 +58,9 @@
 //
 // # Host context
 //
-// [session.Host] says how the agent runs: its mode, whether it has a UI, its
-// role, its session identity and the extensions it actually loaded. The host
+// [session.Host] says how the agent runs: whether it is interactive (a TUI
+// with a UI) and the root session, its session identity and the extensions
+// it actually loaded. The host
 // context belongs to package session, so a chat service never imports this
 // package. Only an interactive root session ([CheckHost]) may claim a pane: print,
 // JSON, RPC, no-UI, subagent and workflow-stage processes that merely

@@ -27,9 +27,9 @@ func ExampleReport() {
 
 // Only an interactive root session may claim a pane.
 func ExampleCheckHost() {
-	h := session.Host{Mode: session.ModePrint, HasUI: false, Role: session.RoleRoot}
+	h := session.Host{Root: true}
 	fmt.Println(adapter.CheckHost(h))
-	// Output: adapter inactive: not an interactive root session: mode is print, not tui; the host has no UI
+	// Output: adapter inactive: not an interactive root session: the host is not interactive (a print, JSON or RPC run, or no UI)
 }
 
 // Diagnostics are bounded: one line, at most MaxDetail bytes.

@@ -7,17 +7,19 @@
 //
 // # Inputs
 //
-// Negative counts in a snapshot count as zero. The agent is active when
-// [session.Snapshot.AgentRunning] is set or the [session.Phase] is awaiting,
-// thinking, streaming or tool execution (idle, completed and error are not
-// active). The session identity plays no part.
+// Negative counts in a snapshot count as zero. The agent is active when the
+// snapshot's [session.Phase] is [session.PhaseWorking]: the agent runs
+// (between agent start and agent settled) or a phase host says awaiting,
+// thinking, streaming or tool execution. Idle, completed and error are not
+// active. The session identity plays no part.
 //
-// Three facts are derived from the workflow aggregate:
+// Three facts are derived from [session.Workflows]:
 //
 //   - workflow execution: some root is executing, continuing automatically,
 //     retrying or stopping. Its reason is the first of
 //     [adapter.ReasonExecuting], [adapter.ReasonAutomaticContinuation],
-//     [adapter.ReasonRetrying] and [adapter.ReasonStopping] that has a root;
+//     [adapter.ReasonRetrying] and [adapter.ReasonStopping] whose flag is
+//     set;
 //   - blocked workflow: some root is awaiting input or needs manual
 //     intervention;
 //   - workflow attention: a blocked workflow, or any unfinished root that
@@ -36,7 +38,8 @@
 //	5  blocked workflow                            blocked  manual_intervention if any    Workflow needs attention
 //	                                                        root needs it, else
 //	                                                        awaiting_input
-//	6  workflow source unavailable or recovering   no new report (Reduce returns false)
+//	6  workflow source unknown (unavailable or     no new report (Reduce returns false)
+//	   recovering: [session.Workflows.Unknown])
 //	7  paused roots, no other unfinished root      idle     paused                        none
 //	8  phase completed                             idle     completed                     none
 //	   phase error                                 idle     error                         none
@@ -54,8 +57,8 @@
 //
 // An open prompt (rule 2) comes before the agent's own activity (rule 3): an
 // agent parked on an approval prompt is waiting for the person, not working.
-// Question, secret and menu prompts all read "Waiting for input"; the prompt's
-// own title is never forwarded.
+// Question, secret and menu prompts ([session.PromptInput]) all read "Waiting
+// for input"; the prompt's own title is never forwarded.
 //
 // The workflow source being unavailable or recovering (rule 6) comes after
 // every rule that can be decided from what is still known, and before every

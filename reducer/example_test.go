@@ -9,11 +9,11 @@ import (
 
 func ExampleReduce() {
 	snapshots := []session.Snapshot{
-		{},                   // no session
-		{AgentRunning: true}, // the agent is at work
-		{AgentRunning: true, Prompts: session.Prompts{Approval: 1}},                                            // parked on an approval
-		{Workflows: session.Workflows{Availability: session.AvailabilityReady, Retrying: 1, AwaitingInput: 1}}, // a workflow retries, another waits
-		{Workflows: session.Workflows{Availability: session.AvailabilityRecovering}},                           // nothing known
+		{},                            // no session
+		{Phase: session.PhaseWorking}, // the agent is at work
+		{Phase: session.PhaseWorking, Prompts: session.Prompts{Approval: 1}}, // parked on an approval
+		{Workflows: session.Workflows{Retrying: true, AwaitingInput: true}},  // a workflow retries, another waits
+		{Workflows: session.Workflows{Unknown: true}},                        // nothing known
 	}
 	for _, s := range snapshots {
 		r, ok := reducer.Reduce(s)

@@ -18,25 +18,22 @@ func FuzzReduce(f *testing.F) {
 	for _, tt := range reduceTests {
 		s := tt.snap
 		w := s.Workflows
-		f.Add(s.AgentRunning, uint8(s.Phase),
-			s.Prompts.Approval, s.Prompts.Question, s.Prompts.Secret, s.Prompts.Menu,
-			uint8(w.Availability), w.Executing, w.AutomaticContinuation, w.Retrying, w.Stopping,
-			w.AwaitingInput, w.ManualIntervention, w.Paused, w.Finished, w.NeedsAttention,
+		f.Add(uint8(s.Phase), s.Prompts.Approval, s.Prompts.Input,
+			w.Unknown, w.Executing, w.AutomaticContinuation, w.Retrying, w.Stopping,
+			w.AwaitingInput, w.ManualIntervention, w.Paused, w.NeedsAttention,
 			s.Tasks, s.Identity.ID)
 	}
-	f.Fuzz(func(t *testing.T, running bool, phase uint8,
-		approval, question, secret, menu int,
-		avail uint8, executing, continuation, retrying, stopping,
-		awaiting, manual, paused, finished, attention int,
+	f.Fuzz(func(t *testing.T, phase uint8, approval, input int,
+		unknown, executing, continuation, retrying, stopping,
+		awaiting, manual, paused, attention bool,
 		tasks int, id string) {
 		s := session.Snapshot{
-			AgentRunning: running,
-			Phase:        session.Phase(phase),
-			Prompts:      session.Prompts{Approval: approval, Question: question, Secret: secret, Menu: menu},
+			Phase:   session.Phase(phase),
+			Prompts: session.Prompts{Approval: approval, Input: input},
 			Workflows: session.Workflows{
-				Availability: session.Availability(avail),
-				Executing:    executing, AutomaticContinuation: continuation, Retrying: retrying, Stopping: stopping,
-				AwaitingInput: awaiting, ManualIntervention: manual, Paused: paused, Finished: finished,
+				Unknown:   unknown,
+				Executing: executing, AutomaticContinuation: continuation, Retrying: retrying, Stopping: stopping,
+				AwaitingInput: awaiting, ManualIntervention: manual, Paused: paused,
 				NeedsAttention: attention,
 			},
 			Tasks:    tasks,
@@ -49,8 +46,8 @@ func FuzzReduce(f *testing.F) {
 		if !ok && got != (adapter.Report{}) {
 			t.Fatalf("Reduce(%+v) withheld a report but returned %v", s, got)
 		}
-		if !ok && s.Workflows.Availability.Known() {
-			t.Fatalf("Reduce(%+v) withheld a report although availability %v is known", s, s.Workflows.Availability)
+		if !ok && !s.Workflows.Unknown {
+			t.Fatalf("Reduce(%+v) withheld a report although the workflow stream is known", s)
 		}
 		again, againOK := reducer.Reduce(s)
 		if again != got || againOK != ok {
@@ -62,8 +59,8 @@ func FuzzReduce(f *testing.F) {
 		}
 		// A report always agrees with the obvious facts of the snapshot.
 		if ok {
-			promptOpen := approval > 0 || question > 0 || secret > 0 || menu > 0
-			wfRunning := executing > 0 || continuation > 0 || retrying > 0 || stopping > 0
+			promptOpen := approval > 0 || input > 0
+			wfRunning := executing || continuation || retrying || stopping
 			if promptOpen && !wfRunning && got.State != adapter.StateBlocked {
 				t.Fatalf("Reduce(%+v) = %v; an open prompt without workflow execution must block", s, got)
 			}

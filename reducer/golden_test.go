@@ -13,16 +13,19 @@ import (
 )
 
 // The golden files in testdata are hand-written: they are the specification,
-// and no flag rewrites them. Each file is a JSON array of cases like this one
-// (the // remarks explain the fields; they are not part of the format):
+// and no flag rewrites them. They speak the hosts' own vocabulary (the Jazz
+// phases, the Atomic prompt kinds and root workflow statuses), which the
+// harness maps onto package session the way a host does. Each file is a
+// JSON array of cases like this one (the // remarks explain the fields; they
+// are not part of the format):
 //
 //	{
 //	  "name": "agent parked on approval",
 //	  "snapshot": {
-//	    "agent_running": true,            // default false
-//	    "phase": "thinking",              // session.Phase name; default "none"
+//	    "agent_running": true,            // Store.AgentStart; default false
+//	    "phase": "thinking",              // Store.SetPhase: a Jazz phase (see phases); default "none"
 //	    "prompts": {"approval": 1},       // approval, question, secret, menu
-//	    "workflows": {                    // counts per status, and:
+//	    "workflows": {                    // how many unfinished roots are in each status, and:
 //	      "availability": "ready",        // "", "none", "ready", "unavailable", "recovering"
 //	      "executing": 1, "needs_attention": 1
 //	    },
@@ -59,7 +62,7 @@ type goldenSnapshot struct {
 		AwaitingInput         int    `json:"awaiting_input"`
 		ManualIntervention    int    `json:"manual_intervention"`
 		Paused                int    `json:"paused"`
-		Finished              int    `json:"finished"`
+		Finished              int    `json:"finished"` // sets nothing: a finished root is no work
 		NeedsAttention        int    `json:"needs_attention"`
 	} `json:"workflows"`
 	Tasks int `json:"tasks"`
@@ -71,31 +74,63 @@ type goldenReport struct {
 	Message string `json:"message"`
 }
 
-func (g goldenSnapshot) snapshot() (session.Snapshot, error) {
-	phase := session.PhaseNone
-	if g.Phase != "" {
-		if err := phase.UnmarshalText([]byte(g.Phase)); err != nil {
-			return session.Snapshot{}, err
+// phases maps the Jazz phase names onto session's phases.
+var phases = map[string]session.Phase{
+	"": session.PhaseIdle, "none": session.PhaseIdle, "idle": session.PhaseIdle,
+	"awaiting": session.PhaseWorking, "thinking": session.PhaseWorking,
+	"streaming": session.PhaseWorking, "tool_execution": session.PhaseWorking,
+	"completed": session.PhaseCompleted, "error": session.PhaseError,
+}
+
+// unknownStream maps the availability names onto Workflows.Unknown.
+var unknownStream = map[string]bool{"": false, "none": false, "ready": false, "unavailable": true, "recovering": true}
+
+// inputCount is the Input count of question, secret and menu prompts:
+// the sum of the positive counts, or, when none is positive, the lowest
+// count (so that a negative count still reaches Reduce).
+func inputCount(counts ...int) int {
+	sum, low := 0, 0
+	for _, n := range counts {
+		if n > 0 {
+			sum += n
 		}
+		low = min(low, n)
 	}
-	var avail session.Availability
-	if err := avail.UnmarshalText([]byte(g.Workflows.Availability)); err != nil {
-		return session.Snapshot{}, err
+	if sum > 0 {
+		return sum
+	}
+	return low
+}
+
+// snapshot feeds the case through a session.Store, as a host would, and
+// returns the store's snapshot with the counts a store never holds
+// (negative ones) written in.
+func (g goldenSnapshot) snapshot() (session.Snapshot, error) {
+	phase, ok := phases[g.Phase]
+	if !ok {
+		return session.Snapshot{}, fmt.Errorf("unknown phase %q", g.Phase)
+	}
+	unknown, ok := unknownStream[g.Workflows.Availability]
+	if !ok {
+		return session.Snapshot{}, fmt.Errorf("unknown availability %q", g.Workflows.Availability)
 	}
 	w := g.Workflows
-	return session.Snapshot{
-		AgentRunning: g.AgentRunning,
-		Phase:        phase,
-		Prompts:      session.Prompts(g.Prompts),
-		Workflows: session.Workflows{
-			Availability: avail,
-			Executing:    w.Executing, AutomaticContinuation: w.AutomaticContinuation,
-			Retrying: w.Retrying, Stopping: w.Stopping,
-			AwaitingInput: w.AwaitingInput, ManualIntervention: w.ManualIntervention,
-			Paused: w.Paused, Finished: w.Finished, NeedsAttention: w.NeedsAttention,
-		},
-		Tasks: g.Tasks,
-	}, nil
+	var st session.Store
+	if g.AgentRunning {
+		st.AgentStart()
+	}
+	st.SetPhase(phase)
+	st.SetWorkflows(session.Workflows{
+		Unknown:   unknown,
+		Executing: w.Executing > 0, AutomaticContinuation: w.AutomaticContinuation > 0,
+		Retrying: w.Retrying > 0, Stopping: w.Stopping > 0,
+		AwaitingInput: w.AwaitingInput > 0, ManualIntervention: w.ManualIntervention > 0,
+		Paused: w.Paused > 0, NeedsAttention: w.NeedsAttention > 0,
+	})
+	s := st.Snapshot()
+	s.Prompts = session.Prompts{Approval: g.Prompts.Approval, Input: inputCount(g.Prompts.Question, g.Prompts.Secret, g.Prompts.Menu)}
+	s.Tasks = g.Tasks
+	return s, nil
 }
 
 // report decodes a case's "want"; nil means no report.

@@ -13,11 +13,11 @@ import (
 // concurrent use. Every report it returns with true is [adapter.Report.Valid].
 func Reduce(s session.Snapshot) (adapter.Report, bool) {
 	w := &s.Workflows
-	awaiting := w.AwaitingInput > 0
-	manual := w.ManualIntervention > 0
+	awaiting := w.AwaitingInput
+	manual := w.ManualIntervention
 
 	attention := adapter.MessageNone
-	if awaiting || manual || w.NeedsAttention > 0 {
+	if awaiting || manual || w.NeedsAttention {
 		attention = adapter.MessageWorkflowNeedsAttention
 	}
 
@@ -26,21 +26,19 @@ func Reduce(s session.Snapshot) (adapter.Report, bool) {
 		return adapter.Report{State: adapter.StateWorking, Reason: reason, Message: attention}, true
 	}
 
-	// Rule 2: an open prompt, including one the agent is parked on. The
-	// counts are tested one by one rather than summed so
-	// that absurdly large counts cannot overflow into "no prompt".
+	// Rule 2: an open prompt, including one the agent is parked on.
 	p := &s.Prompts
 	if p.Approval > 0 {
 		return adapter.Report{State: adapter.StateBlocked, Reason: adapter.ReasonAwaitingInput,
 			Message: adapter.MessageWaitingForApproval}, true
 	}
-	if p.Question > 0 || p.Secret > 0 || p.Menu > 0 {
+	if p.Input > 0 {
 		return adapter.Report{State: adapter.StateBlocked, Reason: adapter.ReasonAwaitingInput,
 			Message: adapter.MessageWaitingForInput}, true
 	}
 
 	// Rule 3: the agent itself.
-	if s.AgentRunning || s.Phase.Active() {
+	if s.Phase == session.PhaseWorking {
 		return adapter.Report{State: adapter.StateWorking, Reason: adapter.ReasonExecuting, Message: attention}, true
 	}
 
@@ -61,12 +59,12 @@ func Reduce(s session.Snapshot) (adapter.Report, bool) {
 
 	// Rule 6: every idle rule below assumes the workflow roots are all there
 	// is. When the source is down they may not be, so say nothing new.
-	if !w.Availability.Known() {
+	if w.Unknown {
 		return adapter.Report{}, false
 	}
 
 	// Rule 7: rules 1 and 5 ruled out every other unfinished root.
-	if w.Paused > 0 {
+	if w.Paused {
 		return adapter.Report{State: adapter.StateIdle, Reason: adapter.ReasonPaused}, true
 	}
 
@@ -85,13 +83,13 @@ func Reduce(s session.Snapshot) (adapter.Report, bool) {
 // workflow status with a root, or ReasonNone.
 func executionReason(w *session.Workflows) adapter.Reason {
 	switch {
-	case w.Executing > 0:
+	case w.Executing:
 		return adapter.ReasonExecuting
-	case w.AutomaticContinuation > 0:
+	case w.AutomaticContinuation:
 		return adapter.ReasonAutomaticContinuation
-	case w.Retrying > 0:
+	case w.Retrying:
 		return adapter.ReasonRetrying
-	case w.Stopping > 0:
+	case w.Stopping:
 		return adapter.ReasonStopping
 	}
 	return adapter.ReasonNone

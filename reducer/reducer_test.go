@@ -26,8 +26,6 @@ const (
 	attention = adapter.MessageWorkflowNeedsAttention
 )
 
-var ready = session.AvailabilityReady
-
 var reduceTests = []struct {
 	name string
 	snap session.Snapshot
@@ -36,141 +34,141 @@ var reduceTests = []struct {
 	// The Atomic table, one case per row.
 	{
 		name: "atomic/agent executing without prompt",
-		snap: session.Snapshot{AgentRunning: true, Workflows: session.Workflows{Availability: ready}},
+		snap: session.Snapshot{Phase: session.PhaseWorking},
 		want: want(working, adapter.ReasonExecuting, noMsg),
 	},
 	{
 		name: "atomic/agent executing while a workflow needs attention",
-		snap: session.Snapshot{AgentRunning: true, Workflows: session.Workflows{Availability: ready, AwaitingInput: 1}},
+		snap: session.Snapshot{Phase: session.PhaseWorking, Workflows: session.Workflows{AwaitingInput: true}},
 		want: want(working, adapter.ReasonExecuting, attention),
 	},
 	{
 		name: "atomic/workflow executing",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: ready, Executing: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{Executing: true}},
 		want: want(working, adapter.ReasonExecuting, noMsg),
 	},
 	{
 		name: "atomic/workflow automatic continuation",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: ready, AutomaticContinuation: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{AutomaticContinuation: true}},
 		want: want(working, adapter.ReasonAutomaticContinuation, noMsg),
 	},
 	{
 		name: "atomic/workflow retrying",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: ready, Retrying: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{Retrying: true}},
 		want: want(working, adapter.ReasonRetrying, noMsg),
 	},
 	{
 		name: "atomic/workflow stopping",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: ready, Stopping: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{Stopping: true}},
 		want: want(working, adapter.ReasonStopping, noMsg),
 	},
 	{
 		name: "atomic/workflow executing while another root is blocked",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: ready, Executing: 1, ManualIntervention: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{Executing: true, ManualIntervention: true}},
 		want: want(working, adapter.ReasonExecuting, attention),
 	},
 	{
 		name: "atomic/approval prompt is the only work",
-		snap: session.Snapshot{Prompts: session.Prompts{Approval: 1}, Workflows: session.Workflows{Availability: ready}},
+		snap: session.Snapshot{Prompts: session.Prompts{Approval: 1}},
 		want: want(blocked, adapter.ReasonAwaitingInput, approval),
 	},
 	{
 		name: "atomic/agent parked on approval prompt",
-		snap: session.Snapshot{AgentRunning: true, Prompts: session.Prompts{Approval: 1}, Workflows: session.Workflows{Availability: ready}},
+		snap: session.Snapshot{Phase: session.PhaseWorking, Prompts: session.Prompts{Approval: 1}},
 		want: want(blocked, adapter.ReasonAwaitingInput, approval),
 	},
 	{
 		name: "atomic/blocked workflow awaiting input",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: ready, AwaitingInput: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{AwaitingInput: true}},
 		want: want(blocked, adapter.ReasonAwaitingInput, attention),
 	},
 	{
 		name: "atomic/blocked workflow manual intervention",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: ready, ManualIntervention: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{ManualIntervention: true}},
 		want: want(blocked, adapter.ReasonManualIntervention, attention),
 	},
 	{
 		name: "atomic/all workflows paused",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: ready, Paused: 2}},
+		snap: session.Snapshot{Workflows: session.Workflows{Paused: true}},
 		want: want(idle, adapter.ReasonPaused, noMsg),
 	},
 	{
 		name: "atomic/settled agent ready source no work",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: ready}},
+		snap: session.Snapshot{},
 		want: want(idle, adapter.ReasonQuiescent, noMsg),
 	},
 	{
 		name: "atomic/source unavailable nothing known",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: session.AvailabilityUnavailable}},
+		snap: session.Snapshot{Workflows: session.Workflows{Unknown: true}},
 		want: nil,
 	},
 	{
 		name: "atomic/source recovering nothing known",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: session.AvailabilityRecovering}},
+		snap: session.Snapshot{Workflows: session.Workflows{Unknown: true}},
 		want: nil,
 	},
 
 	// The two rules below the Atomic table.
 	{
 		name: "atomic/workflow keeps working after agent settles",
-		snap: session.Snapshot{AgentRunning: false, Workflows: session.Workflows{Availability: ready, Executing: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{Executing: true}},
 		want: want(working, adapter.ReasonExecuting, noMsg),
 	},
 	{
 		name: "atomic/workflow keeps working while approval waits",
-		snap: session.Snapshot{AgentRunning: true, Prompts: session.Prompts{Approval: 1}, Workflows: session.Workflows{Availability: ready, Retrying: 1}},
+		snap: session.Snapshot{Phase: session.PhaseWorking, Prompts: session.Prompts{Approval: 1}, Workflows: session.Workflows{Retrying: true}},
 		want: want(working, adapter.ReasonRetrying, noMsg),
 	},
 	{
 		name: "atomic/unavailable source with agent running",
-		snap: session.Snapshot{AgentRunning: true, Workflows: session.Workflows{Availability: session.AvailabilityUnavailable}},
+		snap: session.Snapshot{Phase: session.PhaseWorking, Workflows: session.Workflows{Unknown: true}},
 		want: want(working, adapter.ReasonExecuting, noMsg),
 	},
 	{
 		name: "atomic/recovering source with approval open",
-		snap: session.Snapshot{Prompts: session.Prompts{Approval: 1}, Workflows: session.Workflows{Availability: session.AvailabilityRecovering}},
+		snap: session.Snapshot{Prompts: session.Prompts{Approval: 1}, Workflows: session.Workflows{Unknown: true}},
 		want: want(blocked, adapter.ReasonAwaitingInput, approval),
 	},
 
 	// The Jazz table, one case per row entry.
 	{
 		name: "jazz/pending approval",
-		snap: session.Snapshot{Phase: session.PhaseToolExecution, Prompts: session.Prompts{Approval: 1}},
+		snap: session.Snapshot{Phase: session.PhaseWorking, Prompts: session.Prompts{Approval: 1}},
 		want: want(blocked, adapter.ReasonAwaitingInput, approval),
 	},
 	{
 		name: "jazz/active menu",
-		snap: session.Snapshot{Phase: session.PhaseIdle, Prompts: session.Prompts{Menu: 1}},
+		snap: session.Snapshot{Phase: session.PhaseIdle, Prompts: session.Prompts{Input: 1}},
 		want: want(blocked, adapter.ReasonAwaitingInput, input),
 	},
 	{
 		name: "jazz/question",
-		snap: session.Snapshot{Phase: session.PhaseStreaming, Prompts: session.Prompts{Question: 1}},
+		snap: session.Snapshot{Phase: session.PhaseWorking, Prompts: session.Prompts{Input: 1}},
 		want: want(blocked, adapter.ReasonAwaitingInput, input),
 	},
 	{
 		name: "jazz/secret prompt",
-		snap: session.Snapshot{Phase: session.PhaseToolExecution, Prompts: session.Prompts{Secret: 1}},
+		snap: session.Snapshot{Phase: session.PhaseWorking, Prompts: session.Prompts{Input: 1}},
 		want: want(blocked, adapter.ReasonAwaitingInput, input),
 	},
 	{
 		name: "jazz/awaiting",
-		snap: session.Snapshot{Phase: session.PhaseAwaiting},
+		snap: session.Snapshot{Phase: session.PhaseWorking},
 		want: want(working, adapter.ReasonExecuting, noMsg),
 	},
 	{
 		name: "jazz/thinking",
-		snap: session.Snapshot{Phase: session.PhaseThinking},
+		snap: session.Snapshot{Phase: session.PhaseWorking},
 		want: want(working, adapter.ReasonExecuting, noMsg),
 	},
 	{
 		name: "jazz/streaming",
-		snap: session.Snapshot{Phase: session.PhaseStreaming},
+		snap: session.Snapshot{Phase: session.PhaseWorking},
 		want: want(working, adapter.ReasonExecuting, noMsg),
 	},
 	{
 		name: "jazz/tool execution",
-		snap: session.Snapshot{Phase: session.PhaseToolExecution},
+		snap: session.Snapshot{Phase: session.PhaseWorking},
 		want: want(working, adapter.ReasonExecuting, noMsg),
 	},
 	{
@@ -198,121 +196,100 @@ var reduceTests = []struct {
 	{
 		name: "edge/negative counts are zero",
 		snap: session.Snapshot{
-			Prompts:   session.Prompts{Approval: -1, Question: -2, Secret: -3, Menu: -4},
-			Workflows: session.Workflows{Executing: -1, AutomaticContinuation: -1, Retrying: -1, Stopping: -1, AwaitingInput: -1, ManualIntervention: -1, Paused: -1, Finished: -1, NeedsAttention: -1},
-			Tasks:     -5,
+			Prompts: session.Prompts{Approval: -1, Input: -2},
+			Tasks:   -5,
 		},
 		want: want(idle, adapter.ReasonQuiescent, noMsg),
 	},
 	{
-		name: "edge/huge prompt counts do not overflow",
-		snap: session.Snapshot{Prompts: session.Prompts{Question: int(^uint(0) >> 1), Secret: int(^uint(0) >> 1), Menu: 2}},
-		want: want(blocked, adapter.ReasonAwaitingInput, input),
-	},
-	{
 		name: "edge/execution ranks above continuation retry and stop",
-		snap: session.Snapshot{Workflows: session.Workflows{Executing: 1, AutomaticContinuation: 1, Retrying: 1, Stopping: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{Executing: true, AutomaticContinuation: true, Retrying: true, Stopping: true}},
 		want: want(working, adapter.ReasonExecuting, noMsg),
 	},
 	{
 		name: "edge/continuation ranks above retry and stop",
-		snap: session.Snapshot{Workflows: session.Workflows{AutomaticContinuation: 1, Retrying: 1, Stopping: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{AutomaticContinuation: true, Retrying: true, Stopping: true}},
 		want: want(working, adapter.ReasonAutomaticContinuation, noMsg),
 	},
 	{
 		name: "edge/retry ranks above stop",
-		snap: session.Snapshot{Workflows: session.Workflows{Retrying: 1, Stopping: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{Retrying: true, Stopping: true}},
 		want: want(working, adapter.ReasonRetrying, noMsg),
 	},
 	{
 		name: "edge/approval ranks above question",
-		snap: session.Snapshot{Prompts: session.Prompts{Approval: 1, Question: 1}},
+		snap: session.Snapshot{Prompts: session.Prompts{Approval: 1, Input: 1}},
 		want: want(blocked, adapter.ReasonAwaitingInput, approval),
 	},
 	{
 		name: "edge/prompt ranks above blocked workflow",
-		snap: session.Snapshot{Prompts: session.Prompts{Menu: 1}, Workflows: session.Workflows{ManualIntervention: 1}},
+		snap: session.Snapshot{Prompts: session.Prompts{Input: 1}, Workflows: session.Workflows{ManualIntervention: true}},
 		want: want(blocked, adapter.ReasonAwaitingInput, input),
 	},
 	{
 		name: "edge/prompt ranks above background tasks",
-		snap: session.Snapshot{Prompts: session.Prompts{Secret: 1}, Tasks: 3},
+		snap: session.Snapshot{Prompts: session.Prompts{Input: 1}, Tasks: 3},
 		want: want(blocked, adapter.ReasonAwaitingInput, input),
 	},
 	{
 		name: "edge/background tasks after agent settled",
-		snap: session.Snapshot{Tasks: 2, Workflows: session.Workflows{Availability: ready}},
+		snap: session.Snapshot{Tasks: 2},
 		want: want(working, adapter.ReasonBackgroundTasks, noMsg),
 	},
 	{
 		name: "edge/background tasks with workflow attention",
-		snap: session.Snapshot{Tasks: 1, Workflows: session.Workflows{Availability: ready, ManualIntervention: 1}},
+		snap: session.Snapshot{Tasks: 1, Workflows: session.Workflows{ManualIntervention: true}},
 		want: want(working, adapter.ReasonBackgroundTasks, attention),
 	},
 	{
 		name: "edge/agent active with attention flag only",
-		snap: session.Snapshot{Phase: session.PhaseThinking, Workflows: session.Workflows{Availability: ready, Paused: 1, NeedsAttention: 1}},
+		snap: session.Snapshot{Phase: session.PhaseWorking, Workflows: session.Workflows{Paused: true, NeedsAttention: true}},
 		want: want(working, adapter.ReasonExecuting, attention),
 	},
 	{
 		name: "edge/manual intervention ranks above awaiting input",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: ready, AwaitingInput: 2, ManualIntervention: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{AwaitingInput: true, ManualIntervention: true}},
 		want: want(blocked, adapter.ReasonManualIntervention, attention),
 	},
 	{
 		name: "edge/blocked workflow known while source recovers",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: session.AvailabilityRecovering, AwaitingInput: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{Unknown: true, AwaitingInput: true}},
 		want: want(blocked, adapter.ReasonAwaitingInput, attention),
 	},
 	{
 		name: "edge/paused roots while source unavailable",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: session.AvailabilityUnavailable, Paused: 1}},
+		snap: session.Snapshot{Workflows: session.Workflows{Unknown: true, Paused: true}},
 		want: nil,
 	},
 	{
 		name: "edge/completed phase while source unavailable",
-		snap: session.Snapshot{Phase: session.PhaseCompleted, Workflows: session.Workflows{Availability: session.AvailabilityUnavailable}},
-		want: nil,
-	},
-	{
-		name: "edge/out of range availability is unknown",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: session.Availability(200)}},
+		snap: session.Snapshot{Phase: session.PhaseCompleted, Workflows: session.Workflows{Unknown: true}},
 		want: nil,
 	},
 	{
 		name: "edge/paused root needing attention stays idle",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: ready, Paused: 1, NeedsAttention: 1}},
-		want: want(idle, adapter.ReasonPaused, noMsg),
-	},
-	{
-		name: "edge/paused with finished roots",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: ready, Paused: 1, Finished: 4}},
+		snap: session.Snapshot{Workflows: session.Workflows{Paused: true, NeedsAttention: true}},
 		want: want(idle, adapter.ReasonPaused, noMsg),
 	},
 	{
 		name: "edge/paused ranks above completed phase",
-		snap: session.Snapshot{Phase: session.PhaseCompleted, Workflows: session.Workflows{Paused: 1}},
+		snap: session.Snapshot{Phase: session.PhaseCompleted, Workflows: session.Workflows{Paused: true}},
 		want: want(idle, adapter.ReasonPaused, noMsg),
 	},
 	{
-		name: "edge/only finished roots",
-		snap: session.Snapshot{Workflows: session.Workflows{Availability: ready, Finished: 3}},
+		name: "edge/no unfinished roots",
+		snap: session.Snapshot{},
 		want: want(idle, adapter.ReasonQuiescent, noMsg),
 	},
 	{
-		name: "edge/attention count without roots stays quiescent",
-		snap: session.Snapshot{Workflows: session.Workflows{NeedsAttention: 1}},
+		name: "edge/attention flag without roots stays quiescent",
+		snap: session.Snapshot{Workflows: session.Workflows{NeedsAttention: true}},
 		want: want(idle, adapter.ReasonQuiescent, noMsg),
 	},
 	{
 		name: "edge/out of range phase is quiescent",
 		snap: session.Snapshot{Phase: session.Phase(99)},
 		want: want(idle, adapter.ReasonQuiescent, noMsg),
-	},
-	{
-		name: "edge/agent running with error phase",
-		snap: session.Snapshot{AgentRunning: true, Phase: session.PhaseError},
-		want: want(working, adapter.ReasonExecuting, noMsg),
 	},
 	{
 		name: "edge/identity plays no part",
@@ -366,19 +343,28 @@ func TestReduceFromStore(t *testing.T) {
 		{"agent start", st.AgentStart, adapter.Report{State: working, Reason: adapter.ReasonExecuting}},
 		{"approval opens", func() { st.PromptStart("p1", session.PromptApproval) }, adapter.Report{State: blocked, Reason: adapter.ReasonAwaitingInput, Message: approval}},
 		{"workflow starts", func() {
-			st.SetWorkflows(session.AvailabilityReady, []session.Root{{ID: "w1", Status: session.WorkflowExecuting}})
+			st.SetWorkflows(session.Workflows{Executing: true})
 		}, adapter.Report{State: working, Reason: adapter.ReasonExecuting}},
 		{"approval closes", func() { st.PromptEnd("p1") }, adapter.Report{State: working, Reason: adapter.ReasonExecuting}},
 		{"agent settles", st.AgentSettled, adapter.Report{State: working, Reason: adapter.ReasonExecuting}},
 		{"workflow asks", func() {
-			st.SetWorkflows(session.AvailabilityReady, []session.Root{{ID: "w1", Status: session.WorkflowAwaitingInput, NeedsAttention: true}})
+			st.SetWorkflows(session.Workflows{AwaitingInput: true, NeedsAttention: true})
 		}, adapter.Report{State: blocked, Reason: adapter.ReasonAwaitingInput, Message: attention}},
 		{"workflow pauses", func() {
-			st.SetWorkflows(session.AvailabilityReady, []session.Root{{ID: "w1", Status: session.WorkflowPaused}})
+			st.SetWorkflows(session.Workflows{Paused: true})
 		}, adapter.Report{State: idle, Reason: adapter.ReasonPaused}},
 		{"workflow finishes", func() {
-			st.SetWorkflows(session.AvailabilityReady, []session.Root{{ID: "w1", Status: session.WorkflowFinished}})
+			st.SetWorkflows(session.Workflows{})
 		}, adapter.Report{State: idle, Reason: adapter.ReasonQuiescent}},
+		{"a phase host says error while the agent runs", func() {
+			st.AgentStart()
+			st.SetPhase(session.PhaseError)
+		}, adapter.Report{State: working, Reason: adapter.ReasonExecuting}},
+		{"the agent settles on the error", st.AgentSettled, adapter.Report{State: idle, Reason: adapter.ReasonError}},
+		{"the stream goes down", func() {
+			st.SetWorkflows(session.Workflows{Unknown: true, Paused: true})
+			st.SetPhase(session.PhaseWorking)
+		}, adapter.Report{State: working, Reason: adapter.ReasonExecuting}},
 	}
 	for _, step := range steps {
 		step.do()
@@ -411,12 +397,12 @@ func BenchmarkReduce(b *testing.B) {
 		snap session.Snapshot
 	}{
 		{"zero", session.Snapshot{}},
-		{"agent executing", session.Snapshot{AgentRunning: true, Workflows: session.Workflows{Availability: session.AvailabilityReady}}},
-		{"approval prompt", session.Snapshot{AgentRunning: true, Prompts: session.Prompts{Approval: 1}}},
-		{"workflow retrying with attention", session.Snapshot{Workflows: session.Workflows{Availability: session.AvailabilityReady, Retrying: 1, AwaitingInput: 1}}},
-		{"blocked workflow", session.Snapshot{Workflows: session.Workflows{Availability: session.AvailabilityReady, ManualIntervention: 1}}},
-		{"paused", session.Snapshot{Workflows: session.Workflows{Availability: session.AvailabilityReady, Paused: 2, Finished: 1}}},
-		{"unavailable", session.Snapshot{Workflows: session.Workflows{Availability: session.AvailabilityUnavailable}}},
+		{"agent executing", session.Snapshot{Phase: session.PhaseWorking}},
+		{"approval prompt", session.Snapshot{Phase: session.PhaseWorking, Prompts: session.Prompts{Approval: 1}}},
+		{"workflow retrying with attention", session.Snapshot{Workflows: session.Workflows{Retrying: true, AwaitingInput: true}}},
+		{"blocked workflow", session.Snapshot{Workflows: session.Workflows{ManualIntervention: true}}},
+		{"paused", session.Snapshot{Workflows: session.Workflows{Paused: true}}},
+		{"unavailable", session.Snapshot{Workflows: session.Workflows{Unknown: true}}},
 		{"jazz completed", session.Snapshot{Phase: session.PhaseCompleted, Identity: session.Identity{ID: "c1"}}},
 	}
 	for _, c := range cases {

@@ -20,7 +20,7 @@ func Example() {
 
 	reg, err := registry.New(registry.Options{
 		App:  "mychat",
-		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host: session.Host{Interactive: true, Root: true},
 		// Only the recorder, and no settings files: a real host leaves
 		// these out.
 		Drivers:        map[string]adapter.Driver{"recorder": adaptertest.NewDriver(rec)},
@@ -70,7 +70,7 @@ func Example() {
 func ExampleRegistry_Explain() {
 	reg, err := registry.New(registry.Options{
 		App:      "mychat",
-		Host:     session.Host{Mode: session.ModePrint},
+		Host:     session.Host{Root: true},
 		Env:      []string{}, // not in a Herdr pane
 		Drivers:  map[string]adapter.Driver{"herdr": herdr.Driver{}},
 		Settings: settings.Options{GlobalPath: "/nonexistent/settings.json"},
@@ -92,7 +92,7 @@ func ExampleRegistry_Detach() {
 	rec := adaptertest.NewRecorder()
 	reg, err := registry.New(registry.Options{
 		App:            "mychat",
-		Host:           session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host:           session.Host{Interactive: true, Root: true},
 		Drivers:        map[string]adapter.Driver{"recorder": adaptertest.NewDriver(rec)},
 		Settings:       settings.Options{GlobalPath: "/nonexistent/settings.json"},
 		StaticSettings: true,

@@ -222,7 +222,7 @@ func (e Explanation) String() string {
 	default:
 		fmt.Fprintf(&b, "app %s, reporting to %s\n", safe(e.App), strings.Join(active, ", "))
 	}
-	fmt.Fprintf(&b, "host: mode=%s ui=%t role=%s\n", safe(orUnset(string(e.Host.Mode))), e.Host.HasUI, safe(orUnset(string(e.Host.Role))))
+	fmt.Fprintf(&b, "host: interactive=%t root=%t\n", e.Host.Interactive, e.Host.Root)
 	for _, f := range e.Files {
 		if f.TrustStore {
 			fmt.Fprintf(&b, "trust store: %s", safe(f.Path))
@@ -287,13 +287,6 @@ func (e Explanation) String() string {
 		}
 	}
 	return b.String()
-}
-
-func orUnset(s string) string {
-	if s == "" {
-		return "unset"
-	}
-	return s
 }
 
 // maxShown bounds each outside string String prints: a path, a reason, a

@@ -169,17 +169,15 @@ func TestHerdrWorkflowScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.step(t, func() {})
-	wf := func(st session.WorkflowStatus, attention bool) func() {
-		return func() {
-			f.store.SetWorkflows(session.AvailabilityReady, []session.Root{{ID: "r1", Status: st, NeedsAttention: attention}})
-		}
+	wf := func(w session.Workflows) func() {
+		return func() { f.store.SetWorkflows(w) }
 	}
 	var shown []string
 	for _, ev := range []func(){
-		wf(session.WorkflowExecuting, false),
+		wf(session.Workflows{Executing: true}),
 		f.store.AgentSettled, // the workflow keeps the pane working
-		wf(session.WorkflowAwaitingInput, true),
-		wf(session.WorkflowFinished, false),
+		wf(session.Workflows{AwaitingInput: true, NeedsAttention: true}),
+		wf(session.Workflows{}), // the root finished
 	} {
 		shown = append(shown, string(f.step(t, ev).AgentStatus))
 	}
@@ -301,7 +299,7 @@ func storm(store *session.Store, n int) {
 		case 0:
 			store.AgentStart()
 		case 1:
-			store.PromptStart("p", session.PromptQuestion)
+			store.PromptStart("p", session.PromptInput)
 		case 2:
 			store.PromptEnd("p")
 			store.AgentSettled()

@@ -21,7 +21,7 @@ import (
 	"github.com/panestate/panestate/settings"
 )
 
-var tuiHost = session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot}
+var tuiHost = session.Host{Interactive: true, Root: true}
 
 func testOptions(t testing.TB, names ...string) Options {
 	return Options{
@@ -249,15 +249,15 @@ func TestEqualReportIsNotDeliveredAgain(t *testing.T) {
 		d := &fakeDriver{def: true}
 		r := mustNew(t, testOptions(t, register(d)))
 		store := session.NewStore()
-		store.SetPhase(session.PhaseThinking)
+		store.SetPhase(session.PhaseWorking)
 		if err := r.Attach(t.Context(), store); err != nil {
 			t.Fatal(err)
 		}
 		a := d.adapters()[0]
 		a.next(t)
-		store.SetPhase(session.PhaseStreaming) // still working (executing)
+		store.SetTasks(1) // a new snapshot, still working (executing)
 		synctest.Wait()
-		store.SetPhase(session.PhaseToolExecution)
+		store.SetWorkflows(session.Workflows{Paused: true})
 		synctest.Wait()
 		if n := a.calls.Load(); n != 1 {
 			t.Errorf("Report called %d times, want 1", n)
@@ -277,7 +277,7 @@ func TestStuckAdapterCoalescesToNewest(t *testing.T) {
 	a.inReport(t)
 	for i := range 1000 {
 		if i%2 == 0 {
-			store.PromptStart("p", session.PromptQuestion)
+			store.PromptStart("p", session.PromptInput)
 		} else {
 			store.PromptEnd("p")
 		}
@@ -832,7 +832,7 @@ func TestUnknownWorkflowStateSendsNothing(t *testing.T) {
 		d := &fakeDriver{def: true}
 		r := mustNew(t, testOptions(t, register(d)))
 		store := session.NewStore()
-		store.SetWorkflows(session.AvailabilityUnavailable, nil)
+		store.SetWorkflows(session.Workflows{Unknown: true})
 		if err := r.Attach(t.Context(), store); err != nil {
 			t.Fatal(err)
 		}

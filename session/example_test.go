@@ -12,7 +12,7 @@ func ExampleStore() {
 	store := session.NewStore()
 	cancel := store.Subscribe(func() {
 		s := store.Snapshot()
-		fmt.Printf("running=%t approvals=%d\n", s.AgentRunning, s.Prompts.Approval)
+		fmt.Printf("working=%t approvals=%d\n", s.Phase == session.PhaseWorking, s.Prompts.Approval)
 	})
 	defer cancel()
 
@@ -21,26 +21,31 @@ func ExampleStore() {
 	store.PromptEnd("tool-1")
 	store.AgentSettled()
 	// Output:
-	// running=true approvals=0
-	// running=true approvals=1
-	// running=true approvals=0
-	// running=false approvals=0
+	// working=true approvals=0
+	// working=true approvals=1
+	// working=true approvals=0
+	// working=false approvals=0
 }
 
-// Only an interactive root session may claim a pane; the error says why not.
-func ExampleHost_Interactive() {
-	h := session.Host{Mode: session.ModePrint, HasUI: false, Role: session.RoleRoot}
-	fmt.Println(h.Interactive())
-	// Output: not an interactive root session: mode is print, not tui; the host has no UI
+// A host that observes workflows tells the store which statuses its
+// unfinished roots are in, and when its stream is down.
+func ExampleStore_SetWorkflows() {
+	store := session.NewStore()
+	store.SetWorkflows(session.Workflows{Executing: true, NeedsAttention: true})
+	fmt.Printf("%+v\n", store.Snapshot().Workflows)
+	store.SetWorkflows(session.Workflows{Unknown: true})
+	fmt.Println(store.Snapshot().Workflows.Unknown)
+	// Output:
+	// {Unknown:false Executing:true AutomaticContinuation:false Retrying:false Stopping:false AwaitingInput:false ManualIntervention:false Paused:false NeedsAttention:true}
+	// true
 }
 
 // The command that reopens a session is an argv, never a shell line.
-func ExampleNewArgv() {
-	resume, err := session.NewArgv("mychat", "--resume", "abc")
+func ExampleIdentity_WithResume() {
+	id, err := session.Identity{ID: "abc", Path: "/home/me/.mychat/sessions/abc.jsonl"}.WithResume("mychat", "--resume", "abc")
 	if err != nil {
 		panic(err)
 	}
-	id := session.Identity{ID: "abc", Path: "/home/me/.mychat/sessions/abc.jsonl", Resume: resume}
-	fmt.Println(id.Resume.Len(), id.Resume)
-	// Output: 3 mychat --resume abc
+	fmt.Printf("%q\n", id.Resume())
+	// Output: ["mychat" "--resume" "abc"]
 }

@@ -12,12 +12,15 @@ import (
 // Every method is safe for concurrent use. Publishing methods take a short
 // lock, update the snapshot and, only when it changed, call each subscriber's
 // notify function on the caller's goroutine after the lock is released. They
-// never wait for a subscriber, and in steady state (no new prompt ids, no
-// workflow list) they do not allocate.
+// never wait for a subscriber, and in steady state (no new prompt ids) they
+// do not allocate. There is nothing to shut down: a Store no longer fed
+// simply stops changing.
 type Store struct {
 	mu      sync.Mutex
-	snap    Snapshot
-	prompts map[string]PromptKind
+	snap    Snapshot              // Phase derived from running and phase
+	running bool                  // between AgentStart and AgentSettled
+	phase   Phase                 // the last SetPhase
+	prompts map[string]PromptKind // the open prompts by id
 
 	subMu sync.Mutex                    // serialises changes to subs
 	subs  atomic.Pointer[[]*subscriber] // copy-on-write; read without a lock on publish
@@ -77,12 +80,16 @@ func (s *Store) Subscribe(notify func()) (cancel func()) {
 	}
 }
 
-// update applies f to the snapshot under the lock and notifies subscribers if
+// update applies f to the store under the lock and notifies subscribers if
 // the snapshot changed.
-func (s *Store) update(f func(*Snapshot)) {
+func (s *Store) update(f func()) {
 	s.mu.Lock()
 	before := s.snap
-	f(&s.snap)
+	f()
+	s.snap.Phase = s.phase
+	if s.running {
+		s.snap.Phase = PhaseWorking
+	}
 	changed := s.snap != before
 	s.mu.Unlock()
 	if changed {
@@ -102,33 +109,44 @@ func (s *Store) notify() {
 	}
 }
 
-// AgentStart records that the agent started a turn.
-func (s *Store) AgentStart() { s.update(func(p *Snapshot) { p.AgentRunning = true }) }
+// AgentStart records that the agent started a turn: the snapshot's phase is
+// [PhaseWorking] until AgentSettled.
+func (s *Store) AgentStart() { s.update(func() { s.running = true }) }
 
 // AgentSettled records that the agent settled: its turn is over and nothing
 // it started is still running. This, not the end of the model's answer, is
-// the idle boundary.
-func (s *Store) AgentSettled() { s.update(func(p *Snapshot) { p.AgentRunning = false }) }
+// the idle boundary. The snapshot's phase becomes the last one SetPhase
+// recorded ([PhaseIdle] for a host that never calls it).
+func (s *Store) AgentSettled() { s.update(func() { s.running = false }) }
 
-// SetPhase records the activity phase (for hosts that speak in phases).
-func (s *Store) SetPhase(ph Phase) { s.update(func(p *Snapshot) { p.Phase = ph }) }
+// SetPhase records the activity phase, for hosts that speak in phases
+// (awaiting, thinking, streaming and tool execution are all [PhaseWorking]).
+// While the agent runs (AgentStart without AgentSettled) the snapshot's
+// phase stays [PhaseWorking] whatever ph is. A value other than the Phase
+// constants counts as [PhaseIdle].
+func (s *Store) SetPhase(ph Phase) {
+	if ph > PhaseError {
+		ph = PhaseIdle
+	}
+	s.update(func() { s.phase = ph })
+}
 
 // SetTasks records the number of running background tasks; a negative n
 // counts as zero.
-func (s *Store) SetTasks(n int) { s.update(func(p *Snapshot) { p.Tasks = max(n, 0) }) }
+func (s *Store) SetTasks(n int) { s.update(func() { s.snap.Tasks = max(n, 0) }) }
 
 // SetIdentity records the session identity. Only the root session's identity
 // belongs here: a child session never replaces its parent's.
-func (s *Store) SetIdentity(id Identity) { s.update(func(p *Snapshot) { p.Identity = id }) }
+func (s *Store) SetIdentity(id Identity) { s.update(func() { s.snap.Identity = id }) }
 
 // PromptStart records that a UI prompt with this id opened. Opening an id
-// that is already open changes its kind. kind must be one of the PromptKind
-// constants: any other value (the zero PromptKind included) is a programming
-// error, and PromptStart panics rather than leave the pane unblocked while
-// the person is being asked something.
+// that is already open changes its kind. kind must be [PromptApproval] or
+// [PromptInput]: any other value (the zero PromptKind included) is a
+// programming error, and PromptStart panics rather than leave the pane
+// unblocked while the person is being asked something.
 func (s *Store) PromptStart(id string, kind PromptKind) {
-	if kind < PromptApproval || kind > PromptMenu {
-		panic(fmt.Sprintf("session: PromptStart(%q, %v): invalid prompt kind; use PromptApproval, PromptQuestion, PromptSecret or PromptMenu (PromptKind.UnmarshalText parses their names)", id, kind))
+	if kind != PromptApproval && kind != PromptInput {
+		panic(fmt.Sprintf("session: PromptStart(%q, %d): invalid prompt kind; use PromptApproval or PromptInput", id, kind))
 	}
 	s.mu.Lock()
 	before := s.snap
@@ -163,49 +181,16 @@ func (s *Store) PromptEnd(id string) {
 }
 
 func addPrompt(p *Prompts, k PromptKind, n int) {
-	switch k {
-	case PromptApproval:
+	if k == PromptApproval {
 		p.Approval += n
-	case PromptQuestion:
-		p.Question += n
-	case PromptSecret:
-		p.Secret += n
-	case PromptMenu:
-		p.Menu += n
+	} else {
+		p.Input += n
 	}
 }
 
-// SetWorkflows replaces the workflow observation: the stream's availability
-// and its root workflows. Roots with the same id count once (the last wins);
-// roots with an invalid status are ignored. With availability unavailable or
-// recovering, the roots given are what is still known; they are not taken to
-// be all there is.
-func (s *Store) SetWorkflows(a Availability, roots []Root) {
-	s.update(func(p *Snapshot) { p.Workflows = aggregateWorkflows(a, roots) })
-}
-
-// aggregateWorkflows folds a list of roots into [Workflows].
-func aggregateWorkflows(a Availability, roots []Root) Workflows {
-	w := Workflows{Availability: a}
-	for i, r := range roots {
-		if r.Status < WorkflowExecuting || r.Status > WorkflowFinished || duplicateLater(roots, i) {
-			continue
-		}
-		w.add(r.Status, 1)
-		if r.NeedsAttention && r.Status != WorkflowFinished {
-			w.NeedsAttention++
-		}
-	}
-	return w
-}
-
-// duplicateLater reports whether a later root has the same id as roots[i].
-// Root lists are short; a quadratic scan avoids allocating a set.
-func duplicateLater(roots []Root, i int) bool {
-	for _, r := range roots[i+1:] {
-		if r.ID == roots[i].ID {
-			return true
-		}
-	}
-	return false
-}
+// SetWorkflows replaces what the workflow observation stream says. A host
+// that observes root workflows sets, for each unfinished root, the flag of
+// its status, and NeedsAttention for one that asked for attention; while
+// the stream is unavailable or recovering it sets Unknown as well, with the
+// flags of the roots it still knows.
+func (s *Store) SetWorkflows(w Workflows) { s.update(func() { s.snap.Workflows = w }) }

@@ -10,30 +10,28 @@ import (
 )
 
 // TestEveryReportCoversReducer keeps everyReport honest: every report the
-// reducer produces over a grid of snapshots (each count 0 or 1, every phase
-// and availability) is in the list, and no two neighbours in the list are
+// reducer produces over a grid of snapshots (each count 0 or 1, each flag
+// off or on, every phase) is in the list, and no two neighbours in the list are
 // equal.
 func TestEveryReportCoversReducer(t *testing.T) {
 	seen := map[adapter.Report]bool{}
-	for bits := range 1 << 13 {
-		on := func(i int) int { return bits >> i & 1 }
+	for bits := range 1 << 12 {
+		on := func(i int) bool { return bits>>i&1 == 1 }
+		count := func(i int) int { return bits >> i & 1 }
 		for phase := range session.PhaseError + 1 {
-			for avail := range session.AvailabilityRecovering + 1 {
-				s := session.Snapshot{
-					AgentRunning: on(0) == 1,
-					Phase:        phase,
-					Prompts:      session.Prompts{Approval: on(1), Question: on(2)},
-					Workflows: session.Workflows{
-						Availability: avail,
-						Executing:    on(3), AutomaticContinuation: on(4), Retrying: on(5), Stopping: on(6),
-						AwaitingInput: on(7), ManualIntervention: on(8), Paused: on(9), Finished: on(10),
-						NeedsAttention: on(11),
-					},
-					Tasks: on(12),
-				}
-				if r, ok := reducer.Reduce(s); ok {
-					seen[r] = true
-				}
+			s := session.Snapshot{
+				Phase:   phase,
+				Prompts: session.Prompts{Approval: count(0), Input: count(1)},
+				Workflows: session.Workflows{
+					Unknown:   on(2),
+					Executing: on(3), AutomaticContinuation: on(4), Retrying: on(5), Stopping: on(6),
+					AwaitingInput: on(7), ManualIntervention: on(8), Paused: on(9),
+					NeedsAttention: on(10),
+				},
+				Tasks: count(11),
+			}
+			if r, ok := reducer.Reduce(s); ok {
+				seen[r] = true
 			}
 		}
 	}

@@ -283,10 +283,17 @@ func (a *Adapter) SetSession(id session.Identity) {
 	}
 }
 
+// resumeOnly returns id without its id and path: two results are equal
+// exactly when the resume commands are.
+func resumeOnly(id session.Identity) session.Identity {
+	id.ID, id.Path = "", ""
+	return id
+}
+
 // setIdentityLocked stores id and arms sending it. It returns what was
 // dropped, or "". a.mu is held, or a is not yet shared.
 func (a *Adapter) setIdentityLocked(id session.Identity) (dropped string) {
-	resumeChanged := id.Resume != a.rawIdent.Resume
+	resumeChanged := resumeOnly(id) != resumeOnly(a.rawIdent)
 	a.rawIdent = id
 	clean := session.Identity{ID: id.ID, Path: id.Path}
 	var why []string
@@ -311,7 +318,7 @@ func (a *Adapter) setIdentityLocked(id session.Identity) (dropped string) {
 	}
 	if resumeChanged {
 		a.resume = nil
-		if words := id.Resume.Words(); words != nil {
+		if words := id.Resume(); words != nil {
 			if err := checkResume(words); err != nil {
 				why = append(why, "resume command dropped: "+err.Error())
 			} else {

@@ -31,7 +31,7 @@ func Example() {
 		Name:     "herdr",
 		App:      "myagent",
 		Env:      adapter.Env(h.Env()),
-		Host:     session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host:     session.Host{Interactive: true, Root: true},
 		Diagnose: func(d adapter.Diagnostic) { fmt.Println(d) },
 	})
 	if err != nil {

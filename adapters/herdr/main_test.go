@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 }
 
 // interactive is a host that may claim a pane.
-var interactive = session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot}
+var interactive = session.Host{Interactive: true, Root: true}
 
 // diags records diagnostics.
 type diags struct {

@@ -56,13 +56,9 @@ func TestOpenGating(t *testing.T) {
 		{name: "pane id help", env: set(EnvPane, "--help"), want: "HERDR_PANE_ID"},
 		{name: "pane id control", env: set(EnvPane, "w1:p1\n"), want: "control characters"},
 		{name: "pane id not UTF-8", env: set(EnvPane, "w1:\xff"), want: "not valid UTF-8"},
-		{name: "print mode", host: session.Host{Mode: session.ModePrint, HasUI: true, Role: session.RoleRoot}, want: "mode is print, not tui"},
-		{name: "json mode", host: session.Host{Mode: session.ModeJSON, HasUI: true, Role: session.RoleRoot}, want: "mode is json, not tui"},
-		{name: "rpc mode", host: session.Host{Mode: session.ModeRPC, HasUI: true, Role: session.RoleRoot}, want: "mode is rpc, not tui"},
-		{name: "no UI", host: session.Host{Mode: session.ModeTUI, Role: session.RoleRoot}, want: "no UI"},
-		{name: "subagent", host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleSubagent}, want: "role is subagent, not root"},
-		{name: "workflow stage", host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleWorkflowStage}, want: "role is workflow-stage, not root"},
-		{name: "zero host", host: session.Host{}, want: "mode is unset"},
+		{name: "not interactive", host: session.Host{Root: true}, want: "the host is not interactive"},
+		{name: "subagent", host: session.Host{Interactive: true}, want: "the host is not the root session"},
+		{name: "zero host", host: session.Host{}, want: "the host is not interactive"},
 	}
 	if runtime.GOOS != "windows" {
 		tests = append(tests, struct {
@@ -80,7 +76,7 @@ func TestOpenGating(t *testing.T) {
 			if tt.env != nil {
 				p.Env = tt.env(p.Env)
 			}
-			if tt.host.Mode != "" || tt.env == nil {
+			if tt.env == nil {
 				p.Host = tt.host
 			}
 			cerr := f.drv.Check(p)

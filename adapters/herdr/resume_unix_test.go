@@ -51,7 +51,7 @@ func TestResumeRefusedByUsageError(t *testing.T) {
 	bin, log := oldCLI(t)
 	f := newFixtureOn(t, "cli", herdrtest.Options{})
 	f.env = f.env.With(EnvBin, bin)
-	f.host.Identity = session.Identity{Resume: resumeCmd}
+	f.host.Identity = withResume(session.Identity{}, resumeCmd...)
 	a := f.open(t)
 	for _, r := range []adapter.Report{working, blocked, idle} {
 		if err := a.Report(t.Context(), r); err != nil {
@@ -112,7 +112,7 @@ if [ "$1" = status ]; then
 	}
 	f := newFixtureOn(t, "cli", herdrtest.Options{})
 	f.env = f.env.With(EnvBin, bin)
-	f.host.Identity = session.Identity{Resume: resumeCmd}
+	f.host.Identity = withResume(session.Identity{}, resumeCmd...)
 	a := f.open(t)
 	if err := a.Report(t.Context(), working); err != nil { // status: 0.9.3
 		t.Fatal(err)

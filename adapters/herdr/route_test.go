@@ -91,7 +91,7 @@ func TestAutoReleaseFallsBackToCLI(t *testing.T) {
 func TestRestartStartsTheClaimOver(t *testing.T) {
 	forTransports(t, func(t *testing.T, transport string) {
 		f := newFixtureOn(t, transport, herdrtest.Options{Version: herdrtest.Version093})
-		f.host.Identity = session.Identity{ID: "sess-1", Resume: resumeCmd}
+		f.host.Identity = withResume(session.Identity{ID: "sess-1"}, resumeCmd...)
 		a := f.open(t)
 		if err := a.Report(t.Context(), working); err != nil {
 			t.Fatal(err)
@@ -122,7 +122,7 @@ func TestRestartStartsTheClaimOver(t *testing.T) {
 				} else if id, ok := c.Flag("agent-session-id"); ok && id == "sess-1" {
 					ident++
 				}
-				if cmp.Equal(c.ResumeArgv(), resumeCmd.Words()) {
+				if cmp.Equal(c.ResumeArgv(), resumeCmd) {
 					resume++
 				}
 			}
@@ -130,7 +130,7 @@ func TestRestartStartsTheClaimOver(t *testing.T) {
 				t.Errorf("restart %d: after the restart %d reports carried the session id and %d the resume argv, want at least 1 and 1",
 					restart, ident, resume)
 			}
-			if argv, _ := f.h.ResumeArgv(f.h.Pane); !cmp.Equal(argv, resumeCmd.Words()) {
+			if argv, _ := f.h.ResumeArgv(f.h.Pane); !cmp.Equal(argv, resumeCmd) {
 				t.Errorf("restart %d: Herdr holds resume argv %q", restart, argv)
 			}
 			if info, _ := f.h.Agent(f.h.Pane); info.AgentStatus != "blocked" {

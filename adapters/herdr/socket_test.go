@@ -380,10 +380,20 @@ func resumeOf(t *testing.T, s *sockServer) [][]string {
 	return out
 }
 
-var resumeCmd = session.MustArgv("mychat", "--resume", "abc")
+var resumeCmd = []string{"mychat", "--resume", "abc"}
+
+// withResume returns id with the resume command words; the words are the
+// test's own and never hold a NUL byte.
+func withResume(id session.Identity, words ...string) session.Identity {
+	id, err := id.WithResume(words...)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
 
 func TestResumeOnlyToNewServersOnceHeld(t *testing.T) {
-	argv := resumeCmd.Words()
+	argv := resumeCmd
 	tests := []struct {
 		version string
 		want    [][]string // resume_argv of each report received
@@ -403,7 +413,7 @@ func TestResumeOnlyToNewServersOnceHeld(t *testing.T) {
 			}
 			s := startSockServer(t, tt.version, protocol)
 			f := sockFixture(t, s, "")
-			f.host.Identity = session.Identity{ID: "abc", Resume: resumeCmd}
+			f.host.Identity = withResume(session.Identity{ID: "abc"}, resumeCmd...)
 			a := f.open(t)
 			for _, r := range []adapter.Report{working, idle} {
 				if err := a.Report(t.Context(), r); err != nil {
@@ -449,7 +459,7 @@ func TestResumeInvalidDropped(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := startSockServer(t, "0.9.3", 22)
 			f := sockFixture(t, s, "")
-			f.host.Identity = session.Identity{Resume: session.MustArgv(tt.argv...)}
+			f.host.Identity = withResume(session.Identity{}, tt.argv...)
 			a := f.open(t)
 			if err := a.Report(t.Context(), working); err != nil {
 				t.Fatalf("Report = %v; an invalid resume argv must not block it", err)
@@ -487,10 +497,10 @@ func TestResumeRefusedByHerdr(t *testing.T) {
 		want [][]string // resume_argv per report received, over three reports
 	}{
 		// Off for the rest of the claim after the first refusal.
-		{name: "invalid_resume_argv", code: wire.CodeInvalidResumeArgv, want: [][]string{nil, resumeCmd.Words(), nil, nil}},
+		{name: "invalid_resume_argv", code: wire.CodeInvalidResumeArgv, want: [][]string{nil, resumeCmd, nil, nil}},
 		// Not held yet (say, after a server restart): sent again once a
 		// report without it is delivered.
-		{name: "resume_not_accepted", code: wire.CodeResumeNotAccepted, want: [][]string{nil, resumeCmd.Words(), nil, resumeCmd.Words(), nil}},
+		{name: "resume_not_accepted", code: wire.CodeResumeNotAccepted, want: [][]string{nil, resumeCmd, nil, resumeCmd, nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -505,7 +515,7 @@ func TestResumeRefusedByHerdr(t *testing.T) {
 				return wire.OK(r.ID).Line()
 			})
 			f := sockFixture(t, s, "")
-			f.host.Identity = session.Identity{Resume: resumeCmd}
+			f.host.Identity = withResume(session.Identity{}, resumeCmd...)
 			a := f.open(t)
 			for _, r := range []adapter.Report{working, blocked, idle} {
 				if err := a.Report(t.Context(), r); err != nil {
@@ -547,7 +557,7 @@ func TestResumeRefusedResendsTheReport(t *testing.T) {
 		}
 		return wire.OK(r.ID).Line()
 	})
-	a.SetSession(session.Identity{Resume: resumeCmd}) // armed while held
+	a.SetSession(withResume(session.Identity{}, resumeCmd...)) // armed while held
 	if err := a.Report(t.Context(), blocked); err != nil {
 		t.Fatal(err)
 	}
@@ -566,7 +576,7 @@ func TestResumeAgainstEmulatedHerdr(t *testing.T) {
 		forTransports(t, func(t *testing.T, tr string) {
 			t.Run(version, func(t *testing.T) {
 				f := newFixtureOn(t, tr, herdrtest.Options{Version: version})
-				f.host.Identity = session.Identity{ID: "abc", Resume: resumeCmd}
+				f.host.Identity = withResume(session.Identity{ID: "abc"}, resumeCmd...)
 				a := f.open(t)
 				for _, r := range []adapter.Report{working, idle} {
 					if err := a.Report(t.Context(), r); err != nil {
@@ -582,8 +592,8 @@ func TestResumeAgainstEmulatedHerdr(t *testing.T) {
 				want := [][]string{nil, nil}
 				stored, _ := f.h.ResumeArgv("w1:p1")
 				if version == herdrtest.Version093 {
-					want = [][]string{nil, resumeCmd.Words(), nil}
-					if diff := cmp.Diff(stored, resumeCmd.Words()); diff != "" {
+					want = [][]string{nil, resumeCmd, nil}
+					if diff := cmp.Diff(stored, resumeCmd); diff != "" {
 						t.Errorf("Herdr stored (-got +want):\n%s", diff)
 					}
 				} else if stored != nil {

@@ -49,7 +49,7 @@ func TestDriver(t *testing.T) {
 	// Open honours nothing from the environment or the host.
 	params := []adapter.Params{
 		{},
-		{Name: "noop", Env: adapter.Env{"HERDR_ENV=1"}, Host: session.Host{Mode: session.ModePrint}},
+		{Name: "noop", Env: adapter.Env{"HERDR_ENV=1"}, Host: session.Host{Root: true}},
 	}
 	for _, p := range params {
 		a, err := noop.Driver{}.Open(t.Context(), p)

@@ -30,7 +30,7 @@ func TestWhenActive(t *testing.T) {
 		{"not probed, forced", nil, true, false, nil, true, "progstatus.enabled is true"},
 		{"no terminal handed over", []string{"PANESTATE_PROGSTATUS=1"}, true, true, nil, false, "no terminal"},
 		{"not an interactive root", []string{"PANESTATE_PROGSTATUS=1"}, true, false,
-			&session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleSubagent}, false, "not root"},
+			&session.Host{Interactive: true}, false, "not the root session"},
 		{"inside Herdr, even forced", []string{"HERDR_ENV=1", "PANESTATE_PROGSTATUS=1"}, true, false, nil, false, "Herdr"},
 		{"TERM=dumb, even forced", []string{"TERM=dumb", "PANESTATE_PROGSTATUS=1"}, true, false, nil, false, "dumb"},
 		{"inside tmux, probe ignored", []string{"TMUX=/tmp/t,1,0", "PANESTATE_PROGSTATUS=1"}, false, false, nil, false, "allow-passthrough"},

@@ -17,7 +17,7 @@ func Example() {
 		Name:     "progstatus",
 		App:      "My Chat",
 		Env:      adapter.Env{"PANESTATE_PROGSTATUS=1"}, // the host's probe found the protocol
-		Host:     session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host:     session.Host{Interactive: true, Root: true},
 		Terminal: &tty,
 		Diagnose: func(adapter.Diagnostic) {},
 	}
@@ -50,7 +50,7 @@ func Example() {
 func ExampleDriver_Check() {
 	p := adapter.Params{
 		Env:      adapter.Env{"TMUX=/tmp/tmux-1000/default,4242,0"},
-		Host:     session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host:     session.Host{Interactive: true, Root: true},
 		Terminal: new(strings.Builder),
 	}
 	fmt.Println(progstatus.Driver{}.Check(p))

@@ -17,7 +17,7 @@ import (
 	"github.com/panestate/panestate/session"
 )
 
-var tuiRoot = session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot}
+var tuiRoot = session.Host{Interactive: true, Root: true}
 
 // tty is a terminal that records every Write, one entry per call.
 type tty struct {

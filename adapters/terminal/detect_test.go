@@ -8,7 +8,6 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/terminal"
-	"github.com/panestate/panestate/session"
 )
 
 // TestActivation lists, for each environment, whether the adapter applies
@@ -131,14 +130,14 @@ func TestNeverForcible(t *testing.T) {
 		}, "terminal: adapter inactive: the host handed over no terminal (registry.Options.Terminal is nil)"},
 		{"print mode", func() adapter.Params {
 			p := params(new(tape), ghostty, `{"enabled": true}`)
-			p.Host.Mode = session.ModePrint
+			p.Host.Interactive = false
 			return p
-		}, "terminal: adapter inactive: not an interactive root session: mode is print, not tui"},
+		}, "terminal: adapter inactive: not an interactive root session: the host is not interactive (a print, JSON or RPC run, or no UI)"},
 		{"subagent", func() adapter.Params {
 			p := params(new(tape), ghostty, `{"enabled": true}`)
-			p.Host.Role = session.RoleSubagent
+			p.Host.Root = false
 			return p
-		}, "terminal: adapter inactive: not an interactive root session: role is subagent, not root"},
+		}, "terminal: adapter inactive: not an interactive root session: the host is not the root session (a subagent or a workflow stage)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -19,7 +19,7 @@ func Example() {
 		App:      "mychat",
 		Settings: json.RawMessage(`{"notify": true}`),
 		Env:      adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.6"},
-		Host:     session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host:     session.Host{Interactive: true, Root: true},
 		Terminal: &tty,
 		Diagnose: func(adapter.Diagnostic) {},
 	}
@@ -49,7 +49,7 @@ func Example() {
 func ExampleDriver_Check() {
 	p := adapter.Params{
 		Env:      adapter.Env{"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.5.14"},
-		Host:     session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host:     session.Host{Interactive: true, Root: true},
 		Terminal: new(strings.Builder),
 	}
 	fmt.Println(terminal.Driver{}.Check(p))

@@ -26,7 +26,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // tui is the host context of an interactive root session.
-var tui = session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot}
+var tui = session.Host{Interactive: true, Root: true}
 
 // tape records every Write call as one entry, so a test sees both the bytes
 // and how they were split.

@@ -13,7 +13,7 @@ import (
 // Outside a tmux pane the adapter does not apply, starts nothing, and says
 // why; the registry shows that reason in Explain.
 func Example() {
-	host := session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot}
+	host := session.Host{Interactive: true, Root: true}
 	p := adapter.Params{Name: "tmux", App: "chat", Env: adapter.Env{"PATH=/usr/bin"}, Host: host}
 	_, err := tmux.Driver{}.Open(context.Background(), p)
 	fmt.Println(errors.Is(err, adapter.ErrInactive))

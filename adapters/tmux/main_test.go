@@ -104,7 +104,7 @@ func fakeDir(t testing.TB) string {
 }
 
 // interactive is a host that may claim a pane.
-var interactive = session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot}
+var interactive = session.Host{Interactive: true, Root: true}
 
 var (
 	working = adapter.Report{State: adapter.StateWorking, Reason: adapter.ReasonExecuting}

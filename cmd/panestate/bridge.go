@@ -43,7 +43,7 @@ func registryOptions(agent hook.Agent, env []string) registry.Options {
 	dir := filepath.Join(home, "."+appName, "agent")
 	return registry.Options{
 		App:  appName,
-		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host: session.Host{Interactive: true, Root: true},
 		Env:  env,
 		Settings: settings.Options{
 			Home:        home,
@@ -81,7 +81,7 @@ func show(store *session.Store, agent hook.Agent, last *string, p hook.Pane) {
 		store.PromptStart(promptID, session.PromptApproval)
 	case hook.StateQuestion:
 		store.AgentStart()
-		store.PromptStart(promptID, session.PromptQuestion)
+		store.PromptStart(promptID, session.PromptInput)
 	}
 }
 
@@ -93,8 +93,8 @@ func identity(agent hook.Agent, id string) session.Identity {
 	}
 	ident := session.Identity{ID: id}
 	if agent == hook.ClaudeCode {
-		if argv, err := session.NewArgv("claude", "--resume", id); err == nil {
-			ident.Resume = argv
+		if withResume, err := ident.WithResume("claude", "--resume", id); err == nil {
+			ident = withResume
 		}
 	}
 	return ident

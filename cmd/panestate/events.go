@@ -39,7 +39,7 @@ func runEvents(args []string, stdin io.Reader, stdout, stderr io.Writer, env []s
 	}
 	opts := registry.Options{
 		App:  *app,
-		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host: session.Host{Interactive: true, Root: true},
 		Env:  env,
 	}
 	// Hand the terminal to the registry (the tab's progress indicator) only

@@ -50,7 +50,7 @@
 //	chat: examples/chat/testdata/malformed.jsonl:5: unknown op "dance"
 //
 // The identity op's resume (optional) is the command that reopens the session
-// (session.Identity.Resume); a workspace that can restart agents (Herdr
+// (session.Identity.WithResume); a workspace that can restart agents (Herdr
 // 0.9.2 and later) receives it.
 //
 // At the end of the input, or at quit, the host detaches: the pane is

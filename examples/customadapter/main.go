@@ -105,7 +105,7 @@ func play(ctx context.Context, env []string, shown <-chan struct{}, pause time.D
 
 	reg, err := registry.New(registry.Options{
 		App:            "chat",
-		Host:           session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host:           session.Host{Interactive: true, Root: true},
 		Env:            env,
 		Settings:       settings.Options{Home: home},
 		StaticSettings: true,

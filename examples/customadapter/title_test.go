@@ -22,7 +22,7 @@ func params(settings string) adapter.Params {
 		App:      "chat",
 		Logger:   hclog.NewNullLogger(),
 		Env:      adapter.Env{"TERM=xterm-256color"},
-		Host:     session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host:     session.Host{Interactive: true, Root: true},
 		Diagnose: func(adapter.Diagnostic) {},
 	}
 	if settings != "" {
@@ -73,15 +73,15 @@ func TestOpen(t *testing.T) {
 		{name: "no TERM", change: func(p *adapter.Params) { p.Env = nil }, wantTitle: "\x1b]2;chat: working\a"},
 		{
 			name:         "print mode",
-			change:       func(p *adapter.Params) { p.Host.Mode = session.ModePrint },
+			change:       func(p *adapter.Params) { p.Host.Interactive = false },
 			wantInactive: true,
-			wantErr:      "title: adapter inactive: not an interactive root session: mode is print, not tui",
+			wantErr:      "title: adapter inactive: not an interactive root session: the host is not interactive (a print, JSON or RPC run, or no UI)",
 		},
 		{
 			name:         "subagent",
-			change:       func(p *adapter.Params) { p.Host.Role = session.RoleSubagent },
+			change:       func(p *adapter.Params) { p.Host.Root = false },
 			wantInactive: true,
-			wantErr:      "title: adapter inactive: not an interactive root session: role is subagent, not root",
+			wantErr:      "title: adapter inactive: not an interactive root session: the host is not the root session (a subagent or a workflow stage)",
 		},
 		{
 			name:         "dumb terminal",

@@ -31,7 +31,7 @@
 //	go run ./examples/demo -herdr-version 0.9.3 -resume demo-session-1
 //
 // runs the emulator as Herdr 0.9.3 and gives the session a resume command,
-// session.Identity.Resume = ["demo", "--resume", "demo-session-1"]. The
+// ["demo", "--resume", "demo-session-1"] (session.Identity.WithResume). The
 // summary lists each request that carried it (resume_argv) and the report
 // before it that made the demo the pane's holder: Herdr accepts the command
 // only from its holder, so it goes once per claim, right after the claim's

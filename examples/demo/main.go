@@ -232,13 +232,13 @@ const defaultSession = "demo-session-1"
 
 // resumeArgv is the command that reopens session id: this demo, run again
 // with -resume id. Herdr 0.9.2 and later keep it for after a restart.
-func resumeArgv(id string) (session.Argv, error) {
+func resumeArgv(id string) ([]string, error) {
 	if id == "" || id[0] == '-' || strings.ContainsFunc(id, func(r rune) bool {
 		return !(r == '-' || r == '_' || r == '.' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
 	}) || len(id) > 64 {
-		return session.Argv{}, fmt.Errorf("session id %q: use at most 64 letters, digits, '-', '_' or '.', not starting with '-'", id)
+		return nil, fmt.Errorf("session id %q: use at most 64 letters, digits, '-', '_' or '.', not starting with '-'", id)
 	}
-	return session.NewArgv(app, "--resume", id)
+	return []string{app, "--resume", id}, nil
 }
 
 // Settings file contents. The global file belongs to the host and holds its
@@ -264,12 +264,15 @@ func (d *demo) setup() error {
 	d.enabled = true
 	id := cmp.Or(d.cfg.resume, defaultSession)
 	d.host = session.Host{
-		Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot,
+		Interactive: true, Root: true,
 		Identity: session.Identity{ID: id, Path: filepath.Join(d.root, "sessions", id+".jsonl")},
 	}
 	if d.cfg.resume != "" {
-		var err error
-		if d.host.Identity.Resume, err = resumeArgv(d.cfg.resume); err != nil {
+		words, err := resumeArgv(d.cfg.resume)
+		if err == nil {
+			d.host.Identity, err = d.host.Identity.WithResume(words...)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -359,8 +362,8 @@ func (d *demo) printHeader() {
 		fmt.Fprintf(w, "  herdr     %s, pane %s\n", os.Getenv("HERDR_BIN_PATH"), os.Getenv("HERDR_PANE_ID"))
 	}
 	fmt.Fprintf(w, "  reporter  app %q: source custom:%s, agent label %q; host tui, with UI, root session %s\n", app, app, app, d.host.Identity.ID)
-	if r := d.host.Identity.Resume; r.Len() > 0 {
-		fmt.Fprintf(w, "  resume    %s (session.Identity.Resume)\n", argvText(r.Words()))
+	if r := d.host.Identity.Resume(); r != nil {
+		fmt.Fprintf(w, "  resume    %s (session.Identity.Resume)\n", argvText(r))
 	}
 	fmt.Fprintf(w, "  settings  global   %-40s %s\n", d.short(d.globalFile), globalSettings)
 	fmt.Fprintf(w, "            project  %-40s %s (trusted)\n", d.short(d.projectFile), fmt.Sprintf(projectSettings, true))
@@ -449,7 +452,7 @@ func (d *demo) printSummary() (clean bool) {
 		fmt.Fprintf(w, "  approval      %s\n", d.requestText(*approval))
 		fmt.Fprintf(w, "                (the prompt's own text, %q, never leaves the process)\n", approvalTitle)
 	}
-	if r := d.host.Identity.Resume; r.Len() > 0 {
+	if d.host.Identity.Resume() != nil {
 		d.printResume(calls)
 	}
 	if d.sawDone {

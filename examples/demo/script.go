@@ -42,9 +42,6 @@ type step struct {
 // snapshot, and the demo checks that the registry delivers exactly that and
 // that Herdr shows it.
 func script() []step {
-	migrate := func(st session.WorkflowStatus, attention bool) []session.Root {
-		return []session.Root{{ID: "migrate", Status: st, NeedsAttention: attention}}
-	}
 	return []step{
 		{kind: stepAttach, event: "session attached (registry.Attach)"},
 		{kind: stepEvent, event: "agent turn starts, calls a tool",
@@ -55,25 +52,25 @@ func script() []step {
 			apply: func(s *session.Store) { s.PromptEnd("approve-1") }},
 		{kind: stepEvent, event: `agent starts workflow "migrate"`,
 			apply: func(s *session.Store) {
-				s.SetWorkflows(session.AvailabilityReady, migrate(session.WorkflowExecuting, false))
+				s.SetWorkflows(session.Workflows{Executing: true})
 			}},
 		{kind: stepEvent, event: "agent settles, workflow runs on",
 			apply: func(s *session.Store) { s.AgentSettled() }},
 		{kind: stepEvent, event: "workflow needs the person",
 			apply: func(s *session.Store) {
-				s.SetWorkflows(session.AvailabilityReady, migrate(session.WorkflowAwaitingInput, true))
+				s.SetWorkflows(session.Workflows{AwaitingInput: true, NeedsAttention: true})
 			}},
 		{kind: stepSettings, event: "project: herdr.enabled = false", enabled: false},
 		{kind: stepEvent, event: "person answers, workflow goes on",
 			apply: func(s *session.Store) {
-				s.SetWorkflows(session.AvailabilityReady, migrate(session.WorkflowAutomaticContinuation, false))
+				s.SetWorkflows(session.Workflows{AutomaticContinuation: true})
 			}},
 		{kind: stepSettings, event: "project: herdr.enabled = true", enabled: true},
 		{kind: stepEvent, event: "workflow stream drops out",
-			apply: func(s *session.Store) { s.SetWorkflows(session.AvailabilityUnavailable, nil) }},
+			apply: func(s *session.Store) { s.SetWorkflows(session.Workflows{Unknown: true}) }},
 		{kind: stepEvent, event: "stream back: workflow completed",
 			apply: func(s *session.Store) {
-				s.SetWorkflows(session.AvailabilityReady, migrate(session.WorkflowFinished, false))
+				s.SetWorkflows(session.Workflows{}) // no unfinished root
 			}},
 		{kind: stepDetach, event: "session ends (registry.Detach)"},
 	}

@@ -2,6 +2,7 @@ package embedding_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -36,7 +37,7 @@ func (c chat) serve(ctx context.Context) error {
 
 	reg, err := registry.New(registry.Options{
 		App:  "mychat", // ~/.mychat/agent/settings.json; Herdr source custom:mychat
-		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host: session.Host{Interactive: true, Root: true},
 		Settings: settings.Options{
 			ProjectRoot: projectDir, // <project>/.mychat/settings.json, read only when trusted
 			Trust:       func(root string) (bool, error) { return isTrusted(root), nil },
@@ -95,45 +96,43 @@ func Example_readme() {
 func Example_feed() {
 	store := session.NewStore()
 
-	store.SetIdentity(session.Identity{
-		ID:     "abc",
-		Path:   "/home/me/.mychat/sessions/abc.jsonl",
-		Resume: session.MustArgv("mychat", "--resume", "abc"), // Herdr 0.9.2+ can reopen the session
-	})
-	store.AgentStart()                                  // the agent starts a turn
-	store.PromptStart("tool-1", session.PromptApproval) // a tool approval prompt opens
-	store.PromptEnd("tool-1")                           // ... and closes
-	store.SetTasks(1)                                   // a background task runs
-	store.SetWorkflows(session.AvailabilityReady, []session.Root{
-		{ID: "r1", Status: session.WorkflowExecuting},
-	})
+	id, err := session.Identity{ID: "abc", Path: "/home/me/.mychat/sessions/abc.jsonl"}.
+		WithResume("mychat", "--resume", "abc") // Herdr 0.9.2+ can reopen the session
+	if err != nil {
+		panic(err)
+	}
+	store.SetIdentity(id)
+	store.AgentStart()                                     // the agent starts a turn
+	store.PromptStart("tool-1", session.PromptApproval)    // a tool approval prompt opens
+	store.PromptEnd("tool-1")                              // ... and closes
+	store.SetTasks(1)                                      // a background task runs
+	store.SetWorkflows(session.Workflows{Executing: true}) // a root workflow runs a stage
+	store.SetWorkflows(session.Workflows{})                // ... and completes
 	store.SetTasks(0)
 	store.AgentSettled() // the turn and everything it started are over
 
 	s := store.Snapshot()
-	fmt.Println(s.AgentRunning, s.Tasks, s.Identity.Resume)
+	fmt.Println(s.Phase == session.PhaseIdle, s.Tasks, s.Identity.Resume())
 	// Output:
-	// false 0 mychat --resume abc
+	// true 0 [mychat --resume abc]
 }
 
 // Section 2 of docs/embedding.md: the host context. Only an interactive
-// root session may claim a pane.
+// root session may claim a pane; this print run inside a pane claims
+// nothing, and Explain shows the host as it is encoded here.
 func Example_host() {
-	for _, h := range []session.Host{
-		{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
-		{Mode: session.ModePrint, HasUI: false, Role: session.RoleRoot},
-		{Mode: session.ModeTUI, HasUI: true, Role: session.RoleSubagent},
-	} {
-		if err := h.Interactive(); err != nil {
-			fmt.Println(err)
-			continue
-		}
-		fmt.Println("may claim a pane")
+	mode, hasUI, isSubagent := "print", false, false // what the chat service knows of its run
+	host := session.Host{
+		Interactive: mode == "tui" && hasUI, // print, JSON and RPC runs never claim
+		Root:        !isSubagent,            // subagents and workflow stages never claim
+		Identity:    session.Identity{ID: "abc"},
 	}
-	// Output:
-	// may claim a pane
-	// not an interactive root session: mode is print, not tui; the host has no UI
-	// not an interactive root session: role is subagent, not root
+	out, err := json.Marshal(host)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(out))
+	// Output: {"interactive":false,"root":true,"identity":{"id":"abc"}}
 }
 
 // Section 3 of docs/embedding.md, second choice: a host that handles no
@@ -142,7 +141,7 @@ func Example_host() {
 func Example_detachOnSignal() {
 	reg, err := registry.New(registry.Options{
 		App:  "mychat",
-		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host: session.Host{Interactive: true, Root: true},
 	})
 	if err != nil {
 		panic(err)
@@ -164,7 +163,7 @@ func Example_detachOnSignal() {
 func Example_detachWithDoneContext() {
 	reg, err := registry.New(registry.Options{
 		App:  "mychat",
-		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host: session.Host{Interactive: true, Root: true},
 	})
 	if err != nil {
 		panic(err)
@@ -189,7 +188,7 @@ func Example_detachWithDoneContext() {
 func Example_terminal() {
 	opts := registry.Options{
 		App:  "mychat",
-		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host: session.Host{Interactive: true, Root: true},
 	}
 	// A TUI that writes from several goroutines hands over a writer that
 	// takes its own output lock instead of os.Stdout itself.
@@ -230,7 +229,7 @@ func Example_settings() {
 
 	reg, err := registry.New(registry.Options{
 		App:  "mychat",
-		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host: session.Host{Interactive: true, Root: true},
 		Settings: settings.Options{
 			ProjectRoot: project,
 			Trust:       func(root string) (bool, error) { return root == project, nil },

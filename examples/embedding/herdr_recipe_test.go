@@ -20,7 +20,7 @@ func TestPaneShowsWorking(t *testing.T) {
 	h := herdrtest.StartT(t, herdrtest.Options{})
 	reg, err := registry.New(registry.Options{
 		App:  "mychat",
-		Host: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host: session.Host{Interactive: true, Root: true},
 		// The pane's HERDR_* variables, and a private HOME and XDG directories,
 		// so that the developer's own ~/.mychat/agent/settings.json is never read.
 		Env:            h.PaneEnv(t.TempDir()),

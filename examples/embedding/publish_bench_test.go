@@ -77,7 +77,7 @@ func BenchmarkPublishToApplied(b *testing.B) {
 			}
 			reg, err := registry.New(registry.Options{
 				App:            "bench",
-				Host:           session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+				Host:           session.Host{Interactive: true, Root: true},
 				Env:            h.PaneEnv(home),
 				Settings:       settings.Options{Home: home},
 				StaticSettings: true,

@@ -29,7 +29,7 @@ func Example_testWithRecorder() {
 	rec := adaptertest.NewRecorder()
 	reg, err := registry.New(registry.Options{
 		App:     "mychat",
-		Host:    session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host:    session.Host{Interactive: true, Root: true},
 		Drivers: map[string]adapter.Driver{"recorder": adaptertest.NewDriver(rec)},
 		Settings: settings.Options{
 			GlobalPath: filepath.Join(dir, "settings.json"), // a test's own, never the developer's

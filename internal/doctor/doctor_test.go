@@ -147,14 +147,14 @@ func TestText(t *testing.T) {
 			inHerdr:  true,
 			args:     []string{"--mode", "print"},
 			wantCode: exitNone,
-			want:     []string{"mode is print, not tui"},
+			want:     []string{"the host is not interactive (a print, JSON or RPC run, or no UI)"},
 		},
 		{
 			name:     "subagent without UI",
 			inHerdr:  true,
 			args:     []string{"--role", "subagent", "--no-ui"},
 			wantCode: exitNone,
-			want:     []string{"the host has no UI; role is subagent, not root"},
+			want:     []string{"the host is not interactive (a print, JSON or RPC run, or no UI); the host is not the root session (a subagent or a workflow stage)"},
 		},
 		{
 			name:     "conflicting reporter loaded",
@@ -374,9 +374,9 @@ func TestJSON(t *testing.T) {
 				t.Fatalf("output is not the expected JSON: %v\n%s", err, stdout)
 			}
 			e := got.Explanation
-			if got.App != "chat" || e.App != "chat" || e.Attached || e.Host.Mode != "tui" || len(e.Files) != 2 {
-				t.Errorf("app %q, explanation: app %q, attached %v, mode %q, %d files; want chat, chat, false, tui, 2",
-					got.App, e.App, e.Attached, e.Host.Mode, len(e.Files))
+			if got.App != "chat" || e.App != "chat" || e.Attached || !e.Host.Interactive || !e.Host.Root || len(e.Files) != 2 {
+				t.Errorf("app %q, explanation: app %q, attached %v, host %+v, %d files; want chat, chat, false, interactive root, 2",
+					got.App, e.App, e.Attached, e.Host, len(e.Files))
 			}
 			var herdr *registry.AdapterStatus
 			for i := range e.Adapters {

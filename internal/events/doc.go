@@ -18,7 +18,14 @@
 //	{"op":"sleep","ms":50}
 //	{"op":"quit"}
 //
-// Each op calls the session.Store method of the same name. A line that is
+// Each op calls the session.Store method of the same name. The protocol
+// keeps the hosts' own words: awaiting, thinking, streaming and
+// tool_execution are all session.PhaseWorking, and idle (or none) is
+// session.PhaseIdle; question, secret and menu prompts are all
+// session.PromptInput; a workflows line folds its roots into
+// session.Workflows (roots with the same id count once, the last wins; a
+// completed, finished, failed or cancelled root sets nothing; unavailable
+// and recovering set Unknown; "" and none mean ready). A line that is
 // not valid JSON, names an unknown op, has a field the op does not take or
 // a bad value is reported with its line number and skipped.
 package events

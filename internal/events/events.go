@@ -108,21 +108,17 @@ type (
 	workflowsLine struct {
 		Op           string `json:"op"`
 		Availability string `json:"availability"`
-		Roots        []struct {
-			ID             string `json:"id"`
-			Status         string `json:"status"`
-			NeedsAttention bool   `json:"needs_attention"`
-		} `json:"roots"`
+		Roots        []root `json:"roots"`
 	}
 	tasksLine struct {
 		Op      string `json:"op"`
 		Running *int   `json:"running"`
 	}
 	identityLine struct {
-		Op          string       `json:"op"`
-		SessionID   string       `json:"session_id"`
-		SessionPath string       `json:"session_path"`
-		Resume      session.Argv `json:"resume"` // a JSON array of words
+		Op          string   `json:"op"`
+		SessionID   string   `json:"session_id"`
+		SessionPath string   `json:"session_path"`
+		Resume      []string `json:"resume"` // a JSON array of words
 	}
 	sleepLine struct {
 		Op string `json:"op"`
@@ -158,8 +154,8 @@ func (p *Player) apply(ctx context.Context, line []byte) (string, error) {
 		if err := strict(line, &v); err != nil {
 			return head.Op, err
 		}
-		var ph session.Phase
-		if err := ph.UnmarshalText([]byte(v.Phase)); err != nil {
+		ph, err := parsePhase(v.Phase)
+		if err != nil {
 			return head.Op, err
 		}
 		s.SetPhase(ph)
@@ -178,8 +174,8 @@ func (p *Player) apply(ctx context.Context, line []byte) (string, error) {
 			s.PromptEnd(v.ID)
 			break
 		}
-		var kind session.PromptKind
-		if err := kind.UnmarshalText([]byte(v.Kind)); err != nil {
+		kind, err := parsePromptKind(v.Kind)
+		if err != nil {
 			return head.Op, err
 		}
 		s.PromptStart(v.ID, kind)
@@ -188,19 +184,11 @@ func (p *Player) apply(ctx context.Context, line []byte) (string, error) {
 		if err := strict(line, &v); err != nil {
 			return head.Op, err
 		}
-		var avail session.Availability
-		if err := avail.UnmarshalText([]byte(v.Availability)); err != nil {
+		w, err := workflows(v.Availability, v.Roots)
+		if err != nil {
 			return head.Op, err
 		}
-		roots := make([]session.Root, 0, len(v.Roots))
-		for _, r := range v.Roots {
-			var st session.WorkflowStatus
-			if err := st.UnmarshalText([]byte(r.Status)); err != nil {
-				return head.Op, fmt.Errorf("root %q: %w", r.ID, err)
-			}
-			roots = append(roots, session.Root{ID: r.ID, Status: st, NeedsAttention: r.NeedsAttention})
-		}
-		s.SetWorkflows(avail, roots)
+		s.SetWorkflows(w)
 	case "tasks":
 		var v tasksLine
 		if err := strict(line, &v); err != nil {
@@ -215,7 +203,11 @@ func (p *Player) apply(ctx context.Context, line []byte) (string, error) {
 		if err := strict(line, &v); err != nil {
 			return head.Op, err
 		}
-		s.SetIdentity(session.Identity{ID: v.SessionID, Path: v.SessionPath, Resume: v.Resume})
+		id, err := session.Identity{ID: v.SessionID, Path: v.SessionPath}.WithResume(v.Resume...)
+		if err != nil {
+			return head.Op, err
+		}
+		s.SetIdentity(id)
 	case "sleep":
 		var v sleepLine
 		if err := strict(line, &v); err != nil {

@@ -20,7 +20,8 @@
 //	--role root|subagent|workflow-stage
 //	--loaded-extension PATH  an extension the host loaded (repeatable)
 //
-// [Flags.Host] turns them into an session.Host, and [Flags.Options] into the
+// [Flags.Host] turns them into a session.Host (interactive for mode tui
+// without --no-ui, root for role root), and [Flags.Options] into the
 // registry.Options a host passes to registry.New.
 //
 // The package serves the example hosts and the doctor: a real chat service

@@ -19,9 +19,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(opts.App, opts.Host.Mode, opts.Host.HasUI, opts.Host.Role)
-	fmt.Println(opts.Host.Interactive())
+	fmt.Println(opts.App, "interactive:", opts.Host.Interactive, "root:", opts.Host.Root)
 	// Output:
-	// mychat tui true subagent
-	// not an interactive root session: role is subagent, not root
+	// mychat interactive: true root: false
 }

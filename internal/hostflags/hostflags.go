@@ -37,9 +37,9 @@ func Register(fs *flag.FlagSet) *Flags {
 		"application `name`: settings in ~/.NAME/agent/settings.json and <project>/.NAME/settings.json, Herdr source custom:NAME")
 	fs.StringVar(&f.Project, "project", "", "project `directory` (default: the working directory)")
 	fs.BoolVar(&f.TrustProject, "trust-project", false, "trust the project: apply <project>/.NAME/settings.json")
-	fs.StringVar(&f.Mode, "mode", string(session.ModeTUI), "how the host runs: tui, print, json or rpc")
+	fs.StringVar(&f.Mode, "mode", "tui", "how the host runs: tui, print, json or rpc (only tui, with a UI, claims a pane)")
 	fs.BoolVar(&f.NoUI, "no-ui", false, "the host has no UI")
-	fs.StringVar(&f.Role, "role", string(session.RoleRoot), "the host's role: root, subagent or workflow-stage")
+	fs.StringVar(&f.Role, "role", "root", "the host's role: root, subagent or workflow-stage (only root claims a pane)")
 	fs.Func("loaded-extension", "`path` of an extension the host loaded (repeatable)", func(path string) error {
 		f.Extensions = append(f.Extensions, path)
 		return nil
@@ -47,26 +47,24 @@ func Register(fs *flag.FlagSet) *Flags {
 	return f
 }
 
-// Host returns the host context the flags describe. It fails on an unknown
-// mode or role.
+// Host returns the host context the flags describe: interactive for mode
+// tui with a UI, root for role root. It fails on an unknown mode or role.
 func (f *Flags) Host() (session.Host, error) {
-	h := session.Host{
-		Mode:             session.Mode(f.Mode),
-		HasUI:            !f.NoUI,
-		Role:             session.Role(f.Role),
-		LoadedExtensions: f.Extensions,
-	}
-	switch h.Mode {
-	case session.ModeTUI, session.ModePrint, session.ModeJSON, session.ModeRPC:
+	switch f.Mode {
+	case "tui", "print", "json", "rpc":
 	default:
 		return session.Host{}, fmt.Errorf("hostflags: unknown mode %q (want tui, print, json or rpc)", f.Mode)
 	}
-	switch h.Role {
-	case session.RoleRoot, session.RoleSubagent, session.RoleWorkflowStage:
+	switch f.Role {
+	case "root", "subagent", "workflow-stage":
 	default:
 		return session.Host{}, fmt.Errorf("hostflags: unknown role %q (want root, subagent or workflow-stage)", f.Role)
 	}
-	return h, nil
+	return session.Host{
+		Interactive:      f.Mode == "tui" && !f.NoUI,
+		Root:             f.Role == "root",
+		LoadedExtensions: f.Extensions,
+	}, nil
 }
 
 // Options returns the registry options for a host started with these flags

@@ -26,12 +26,15 @@ func TestHost(t *testing.T) {
 		want    session.Host
 		wantErr string
 	}{
-		{name: "defaults", want: session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot}},
+		{name: "defaults", want: session.Host{Interactive: true, Root: true}},
 		{
 			name: "everything",
 			args: []string{"--mode", "rpc", "--no-ui", "--role", "workflow-stage", "--loaded-extension", "/a", "--loaded-extension", "/b"},
-			want: session.Host{Mode: session.ModeRPC, Role: session.RoleWorkflowStage, LoadedExtensions: []string{"/a", "/b"}},
+			want: session.Host{LoadedExtensions: []string{"/a", "/b"}},
 		},
+		{name: "print mode", args: []string{"--mode", "print"}, want: session.Host{Root: true}},
+		{name: "no ui", args: []string{"--no-ui"}, want: session.Host{Root: true}},
+		{name: "subagent", args: []string{"--role", "subagent"}, want: session.Host{Interactive: true}},
 		{name: "bad mode", args: []string{"--mode", "gui"}, wantErr: `hostflags: unknown mode "gui" (want tui, print, json or rpc)`},
 		{name: "bad role", args: []string{"--role", "boss"}, wantErr: `hostflags: unknown role "boss" (want root, subagent or workflow-stage)`},
 	} {

@@ -31,7 +31,7 @@ func TestHostInAnEmulatedPane(t *testing.T) {
 	h := herdrtest.StartT(t, herdrtest.Options{})
 	reg, err := registry.New(registry.Options{
 		App:            "mychat",
-		Host:           session.Host{Mode: session.ModeTUI, HasUI: true, Role: session.RoleRoot},
+		Host:           session.Host{Interactive: true, Root: true},
 		Env:            h.PaneEnv(t.TempDir()), // HERDR_* of the pane, HOME and XDG dirs of the test's
 		StaticSettings: true,
 		Drivers:        map[string]adapter.Driver{"herdr": herdr.Driver{}},
