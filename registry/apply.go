@@ -100,7 +100,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 			old.stop(fateRelease, time.Now())
 		}
 	case actStop:
-		r.log.Info("adapter disabled by settings", "adapter", s.name, "layer", c.from.String())
+		r.log.Info("adapter disabled by settings", "adapter", s.name, "layer", string(c.from))
 		w := r.take(gen, s, LifecycleDisabled, disabledWhy(c.from))
 		if w == nil {
 			return

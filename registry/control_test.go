@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/session"
+	"github.com/panestate/panestate/settings"
 )
 
 // controlRegistry is a registry whose transitions a test drives directly,
@@ -204,7 +205,7 @@ func TestControlAPreemptedOperationHandsOverNothing(t *testing.T) {
 		{"subscription", func(r *Registry, gen uint64) bool { return r.holdSubscription(gen, func() {}) }},
 		{"settings", func(r *Registry, gen uint64) bool { return r.useSettings(gen, r.cur) }},
 		{"slot facts", func(r *Registry, gen uint64) bool {
-			_, ok := r.slotFacts(gen, r.slots[0], true, 0, view{})
+			_, ok := r.slotFacts(gen, r.slots[0], true, settings.LayerDefault, view{})
 			return ok
 		}},
 		{"slot lifecycle", func(r *Registry, gen uint64) bool {

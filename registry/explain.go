@@ -232,7 +232,7 @@ func (e Explanation) String() string {
 		switch {
 		case f.Condition == settings.ConditionUntrusted && f.TrustReason != "":
 			fmt.Fprintf(&b, " (untrusted: %s)", safe(f.TrustReason))
-		case f.Condition.Valid():
+		case f.Condition != "":
 			fmt.Fprintf(&b, " (%s)", f.Condition)
 		}
 		if f.Stale {
@@ -250,7 +250,7 @@ func (e Explanation) String() string {
 		fmt.Fprintf(&b, "settings warning: %s\n", safe(w))
 	}
 	for _, a := range e.Adapters {
-		by := a.EnabledBy.String() + " settings"
+		by := string(a.EnabledBy) + " settings"
 		if a.EnabledBy == settings.LayerDefault {
 			by = "default"
 		}

@@ -69,6 +69,11 @@ type Options struct {
 	// inactive. The host's TUI owns the screen; adapters write only
 	// sequences that change no cell, each in one Write.
 	Terminal io.Writer
+
+	// tuneSettings, set by this package's tests, changes the settings
+	// engine's timing (debounce, grace, retry, poll), which a host does not
+	// set.
+	tuneSettings func(*settingsengine.Options)
 }
 
 // validApp reports whether app is 1 to 64 ASCII letters, digits, ".", "_"
@@ -205,8 +210,8 @@ func New(opts Options) (*Registry, error) {
 	})
 	quiet := r.settingsOptions()
 	quiet.Logger = hclog.NewNullLogger()
-	// Invalid settings options (ProjectPath without ProjectRoot, a negative
-	// Debounce) are an error of New. A home directory that cannot be found
+	// Invalid settings options (ProjectPath without ProjectRoot) are an
+	// error of New. A home directory that cannot be found
 	// is not a mistake of the host's: Attach logs it and Explain shows it,
 	// and the adapters run with their defaults, as with unreadable files.
 	probe := quiet
@@ -350,6 +355,9 @@ func (r *Registry) settingsOptions() settingsengine.Options {
 		} else if home := r.env.Get("USERPROFILE"); home != "" {
 			so.Home = home
 		}
+	}
+	if r.opts.tuneSettings != nil {
+		r.opts.tuneSettings(&so)
 	}
 	so.Logger = r.log.Named("settings")
 	so.Sections = make([]settingsengine.Section, 0, len(r.slots))

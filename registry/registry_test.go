@@ -128,8 +128,7 @@ func TestNewErrors(t *testing.T) {
 		{"nil driver", Options{App: "x", Drivers: map[string]adapter.Driver{"rec": nil}}, `driver "rec" is nil`},
 		{"bad driver name", Options{App: "x", Drivers: map[string]adapter.Driver{"Rec": &fakeDriver{}}}, `adapter name "Rec" must match`},
 		{"project path without root", Options{App: "x", Settings: settings.Options{Home: "/h", ProjectPath: "/p/s.json"}}, "ProjectPath is set without ProjectRoot"},
-		{"negative debounce", Options{App: "x", Settings: settings.Options{Home: "/h", Debounce: -1}}, "Debounce is negative"},
-		{"negative grace, no home given", Options{App: "x", Settings: settings.Options{Grace: -1}}, "Grace is negative"},
+		{"project path without root, no home given", Options{App: "x", Settings: settings.Options{ProjectPath: "/p/s.json"}}, "ProjectPath is set without ProjectRoot"},
 		{"negative release timeout", Options{App: "x", ReleaseTimeout: -time.Second}, "ReleaseTimeout is negative"},
 	}
 	for _, tt := range tests {

@@ -218,8 +218,7 @@ func TestSettingsWatcherAppliesEdits(t *testing.T) {
 	name := register(d)
 	opts := testOptions(t, name)
 	opts.StaticSettings = false
-	opts.Settings.Debounce = 10 * time.Millisecond
-	opts.Settings.Grace = 50 * time.Millisecond
+	opts.tuneSettings = func(o *settingsengine.Options) { o.Debounce, o.Grace = 10*time.Millisecond, 50*time.Millisecond }
 	r := mustNew(t, opts)
 	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
 		t.Fatal(err)
@@ -245,7 +244,7 @@ func TestHungTrustFunctionDoesNotBlockTheRelease(t *testing.T) {
 	name := register(d)
 	opts := testOptions(t, name)
 	opts.StaticSettings = false
-	opts.Settings.Debounce = 10 * time.Millisecond
+	opts.tuneSettings = func(o *settingsengine.Options) { o.Debounce = 10 * time.Millisecond }
 	opts.Settings.ProjectRoot = t.TempDir()
 	hung := make(chan struct{})
 	unhang := make(chan struct{})
@@ -562,7 +561,7 @@ func TestForcingAnAdapterOnStartsItLive(t *testing.T) {
 	name := register(d)
 	opts := testOptions(t, name)
 	opts.StaticSettings = false
-	opts.Settings.Debounce = 5 * time.Millisecond
+	opts.tuneSettings = func(o *settingsengine.Options) { o.Debounce = 5 * time.Millisecond }
 	r := mustNew(t, opts)
 	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
 		t.Fatal(err)

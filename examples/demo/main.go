@@ -162,8 +162,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			ProjectRoot: d.projectRoot,
 			// A host asks its own trust store; the demo trusts its
 			// temporary project.
-			Trust:    func(string) (bool, error) { return true, nil },
-			Debounce: 50 * time.Millisecond,
+			Trust: func(string) (bool, error) { return true, nil },
 		},
 	})
 	if err != nil {

@@ -477,7 +477,7 @@ func TestWatchBadFileThenGoneLog(t *testing.T) {
 				t.Fatalf("start: %+v", fs)
 			}
 			tc.remove(t, f.project)
-			waitFor(t, w, tc.state.String(), func(s Settings) bool { return s.Files()[1].Condition == tc.state })
+			waitFor(t, w, string(tc.state), func(s Settings) bool { return s.Files()[1].Condition == tc.state })
 			if n := logs.count(tc.log); n != 1 {
 				t.Errorf("%q logged %d times, want 1:\n%s", tc.log, n, logs.b.String())
 			}
