@@ -31,13 +31,11 @@
 //
 // # Adapters
 //
-// Workspaces are supported by drivers registered with [Register], as
-// database/sql does it. The built-in ones are listed in this package's
-// builtin.go, so importing registry is enough, and a third-party adapter
-// registers itself from its own package's init function. A host chooses
-// drivers one way only: [Options].Drivers gives one registry exactly its own
-// drivers instead of the process-wide table (a subset, a configured driver,
-// or a test's recorder). The settings files then turn each one on or off.
+// Workspaces are supported by drivers, one per adapter name. A registry runs
+// [Options].Drivers, by default the built-in ones ([Builtin], listed in this
+// package's builtin.go), so importing registry is enough. A host adds an
+// adapter of its own to Builtin() and passes the map; a test passes only its
+// recorder. The settings files then turn each one on or off.
 // [Registry.ScrubEnv] asks this registry's drivers which variables name a
 // pane, for the environment of the agent's tool subprocesses.
 //
@@ -107,7 +105,7 @@
 //
 // # Child processes
 //
-// [ScrubEnv] removes every registered workspace's variables from an
+// [Registry.ScrubEnv] removes every workspace's variables from an
 // environment, for the tool subprocesses the agent starts: a nested agent
 // must never claim or release its parent's pane.
 package registry

@@ -330,10 +330,13 @@ func (a *fakeAdapter) next(t *testing.T) adapter.Report {
 
 var driverSeq atomic.Int64
 
-// register registers d under a fresh name and returns the name.
+// fakes holds the drivers register made, by name, for pick.
+var fakes sync.Map
+
+// register keeps d under a fresh name, for pick, and returns the name.
 func register(d *fakeDriver) string {
 	name := fmt.Sprintf("fake%04d", driverSeq.Add(1)) // padded: registered order is name order
-	Register(name, d)
+	fakes.Store(name, d)
 	return name
 }
 

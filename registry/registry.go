@@ -47,12 +47,13 @@ type Options struct {
 	// StaticSettings reads the settings once, at Attach, and never watches
 	// the files.
 	StaticSettings bool
-	// Drivers, when set, are this registry's drivers by name: exactly
-	// these run, and no others. Nil means every driver of the process-wide
-	// table: the built-in ones and those registered with [Register]. Use it
-	// to run a subset, a configured driver, or a test's recorder (as
-	// sql.OpenDB takes a connector and bypasses sql.Register). Names follow
-	// Register's rules; a nil driver is an error from New.
+	// Drivers are this registry's drivers by name: exactly these run, each
+	// turned on or off by the settings files. Nil means the built-in ones
+	// ([Builtin]). To add an adapter of one's own, pass Builtin() with it
+	// added; a test passes only its recorder, or one built-in driver. A
+	// name is also the adapter's settings section ("<name>.enabled"), so it
+	// must match ^[a-z][a-z0-9_-]*$; a bad name or a nil driver is an error
+	// from New.
 	Drivers map[string]adapter.Driver
 	// ReleaseTimeout is the release budget: the longest [Registry.Detach],
 	// or turning an adapter off, takes to hand back what each adapter
@@ -148,8 +149,8 @@ type Registry struct {
 	fanout atomic.Pointer[[]*worker]
 }
 
-// New returns a registry for the given drivers (Options.Drivers, or those
-// registered now). It starts nothing.
+// New returns a registry for Options.Drivers (by default the built-in
+// ones). It starts nothing.
 func New(opts Options) (*Registry, error) {
 	if !validApp(opts.App) {
 		return nil, fmt.Errorf("registry: Options.App %q must be 1-64 characters of letters, digits, '.', '_' or '-'", opts.App)
@@ -158,14 +159,15 @@ func New(opts Options) (*Registry, error) {
 		return nil, fmt.Errorf("registry: Options.ReleaseTimeout is negative (%v)", opts.ReleaseTimeout)
 	}
 	table := opts.Drivers
-	if table != nil {
-		for _, name := range slices.Sorted(maps.Keys(table)) {
-			if !validName(name) {
-				return nil, fmt.Errorf("registry: Options.Drivers: adapter name %q must match %s", name, namePattern)
-			}
-			if table[name] == nil {
-				return nil, fmt.Errorf("registry: Options.Drivers: driver %q is nil", name)
-			}
+	if table == nil {
+		table = Builtin()
+	}
+	for _, name := range slices.Sorted(maps.Keys(table)) {
+		if !validName(name) {
+			return nil, fmt.Errorf("registry: Options.Drivers: adapter name %q must match %s", name, namePattern)
+		}
+		if table[name] == nil {
+			return nil, fmt.Errorf("registry: Options.Drivers: driver %q is nil", name)
 		}
 	}
 	var log hclog.Logger = hclog.NewNullLogger()
@@ -182,9 +184,6 @@ func New(opts Options) (*Registry, error) {
 		budget: budget, window: throttleWindow, live: make(map[*worker]struct{})}
 	if opts.Env == nil {
 		r.env = adapter.Environ()
-	}
-	if table == nil {
-		table = registered()
 	}
 	for _, name := range slices.Sorted(maps.Keys(table)) {
 		d := table[name]
