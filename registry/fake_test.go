@@ -362,3 +362,13 @@ func attachedDriver(t *testing.T, d *fakeDriver) (*Registry, *session.Store, *fa
 	a.next(t)
 	return r, store, a
 }
+
+// diagCount returns how many diagnostics of kind k st counts.
+func diagCount(st AdapterStatus, k adapter.Kind) uint64 {
+	for _, d := range st.Diagnostics {
+		if d.Kind == k {
+			return d.Count
+		}
+	}
+	return 0
+}

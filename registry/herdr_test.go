@@ -457,7 +457,7 @@ func TestTwoRegistriesOnOnePane(t *testing.T) {
 			}
 		}
 		t.Fatal("no herdr adapter in Explain")
-		return 0
+		return ""
 	}
 
 	olderHook := newHookDriver(herdr.Driver{})

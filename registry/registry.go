@@ -187,7 +187,7 @@ func New(opts Options) (*Registry, error) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(table)) {
 		d := table[name]
-		s := &slot{name: name, driver: d}
+		s := &slot{name: name, driver: d, life: LifecycleNotAttached}
 		// What a driver says of itself is asked once, guarded: a driver
 		// that panics here is treated as on by default, owning only
 		// "enabled".
@@ -260,36 +260,33 @@ type slot struct {
 	last     adapter.Report // last delivered report
 	lastAt   time.Time
 	haveLast bool
-	recent   []DiagnosticRecord
-	kinds    map[adapter.Kind]uint64
+	diags    map[adapter.Kind]*DiagnosticRecord // one per kind: the last passed on, and the count
 
 	delivered atomic.Uint64 // reports delivered
 	failed    atomic.Uint64 // deliveries that failed
-	coalesced atomic.Uint64 // notifications merged into one already pending
 	unchanged atomic.Uint64 // reports dropped because equal to the last delivered
+	unknown   atomic.Uint64 // snapshots that gave no new report
+	// Not in Explain; this package's tests read them.
+	coalesced atomic.Uint64 // notifications merged into one already pending
 	retries   atomic.Uint64 // retries after a failure
 	refreshes atomic.Uint64 // re-deliveries of an unchanged report (adapter.Refresher)
-	unknown   atomic.Uint64 // snapshots that gave no new report
 }
 
-// maxRecentDiagnostics bounds the diagnostics kept per adapter for Explain.
-const maxRecentDiagnostics = 8
-
 // recordDiagnostic counts d and, when it is the first of its kind in its
-// claim, keeps it for Explain.
+// claim, keeps it for Explain as the last of its kind.
 func (s *slot) recordDiagnostic(d adapter.Diagnostic, at time.Time, first bool) {
-	if s.kinds == nil {
-		s.kinds = make(map[adapter.Kind]uint64)
+	if s.diags == nil {
+		s.diags = make(map[adapter.Kind]*DiagnosticRecord)
 	}
-	s.kinds[d.Kind]++
-	if !first {
-		return
+	rec := s.diags[d.Kind]
+	if rec == nil {
+		rec = &DiagnosticRecord{Diagnostic: d, At: at}
+		s.diags[d.Kind] = rec
 	}
-	if len(s.recent) == maxRecentDiagnostics {
-		copy(s.recent, s.recent[1:])
-		s.recent = s.recent[:maxRecentDiagnostics-1]
+	rec.Count++
+	if first {
+		rec.Diagnostic, rec.At = d, at
 	}
-	s.recent = append(s.recent, DiagnosticRecord{Diagnostic: d, At: at})
 }
 
 // guard runs f, a call into adapter or driver code, and turns a panic into an

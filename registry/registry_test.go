@@ -294,8 +294,8 @@ func TestFailedDeliveryIsRetriedWithBackoff(t *testing.T) {
 		if n := a.calls.Load(); n != 5 {
 			t.Errorf("Report called %d times, want 5 (1 + 1 + 3 retries)", n)
 		}
-		if c := r.Explain().Adapters[0].Counters; c.Failed != 3 || c.Retries != 3 {
-			t.Errorf("counters %+v, want 3 failed, 3 retries", c)
+		if c, retries := r.Explain().Adapters[0].Counters, r.slots[0].retries.Load(); c.Failed != 3 || retries != 3 {
+			t.Errorf("counters %+v, %d retries; want 3 failed, 3 retries", c, retries)
 		}
 	})
 }
@@ -349,7 +349,7 @@ func TestRefresh(t *testing.T) {
 				if n := a.calls.Load() - 1; n != tt.want {
 					t.Errorf("%d refreshes in 35 s, want %d", n, tt.want)
 				}
-				if got := r.Explain().Adapters[0].Counters.Refreshes; got != uint64(tt.want) {
+				if got := r.slots[0].refreshes.Load(); got != uint64(tt.want) {
 					t.Errorf("Refreshes counter %d, want %d", got, tt.want)
 				}
 			})
@@ -425,7 +425,7 @@ func TestPanicInSetSessionStopsOnlyTheAdapter(t *testing.T) {
 		if got.Lifecycle != LifecyclePanicked || !a.closed.Load() {
 			t.Errorf("lifecycle %v, closed %t; want panicked and closed", got.Lifecycle, a.closed.Load())
 		}
-		if n := got.DiagnosticCounts[adapter.KindAdapterPanic]; n != 1 {
+		if n := diagCount(got, adapter.KindAdapterPanic); n != 1 {
 			t.Errorf("adapter_panic count %d, want 1", n)
 		}
 		store.AgentStart() // the host goes on
@@ -439,7 +439,7 @@ func TestPanicInExplainIsContained(t *testing.T) {
 	if e.Adapters[0].Details != nil {
 		t.Errorf("details %v from a panicking Explain", e.Adapters[0].Details)
 	}
-	if got := r.Explain().Adapters[0]; got.DiagnosticCounts[adapter.KindAdapterPanic] == 0 || got.Lifecycle != LifecycleActive {
+	if got := r.Explain().Adapters[0]; diagCount(got, adapter.KindAdapterPanic) == 0 || got.Lifecycle != LifecycleActive {
 		t.Errorf("after a panic in Explain: %+v; want it recorded as adapter_panic, the adapter still active", got)
 	}
 }
@@ -969,8 +969,9 @@ func TestFailedRefreshIsRetried(t *testing.T) {
 		time.Sleep(10 * time.Second)
 		a.next(t)       // refreshing resumed
 		synctest.Wait() // the worker has counted the delivery
-		if c := r.Explain().Adapters[0].Counters; c.Failed != 1 || c.Retries != 1 || c.Refreshes != 1 {
-			t.Errorf("counters %+v, want 1 failed, 1 retry, 1 refresh (only the delivered refresh counts)", c)
+		s := r.slots[0]
+		if c := r.Explain().Adapters[0].Counters; c.Failed != 1 || s.retries.Load() != 1 || s.refreshes.Load() != 1 {
+			t.Errorf("counters %+v, %d retries, %d refreshes; want 1 failed, 1 retry, 1 refresh (only the delivered refresh counts)", c, s.retries.Load(), s.refreshes.Load())
 		}
 	})
 }

@@ -75,7 +75,7 @@ func TestSettingsToggleAdapterLive(t *testing.T) {
 	d.adapters()[2].next(t)
 	// Bad settings: the running adapter is kept and Explain says why.
 	applySettings(t, r, `{"`+name+`": {"enabled": true, "color": "bad"}}`)
-	if got := r.Explain().Adapters[0]; got.Lifecycle != LifecycleActive || !strings.Contains(got.SettingsError, "must not be bad") {
+	if got := r.Explain().Adapters[0]; got.Lifecycle != LifecycleActive || !strings.HasPrefix(got.Why, "settings not applied") || !strings.Contains(got.Why, "must not be bad") {
 		t.Errorf("after bad settings: %+v", got)
 	}
 	log.wait(t, "close h1")
@@ -283,7 +283,7 @@ func TestExplainBeforeAttach(t *testing.T) {
 	e := r.Explain()
 	var got [][2]string
 	for _, a := range e.Adapters {
-		got = append(got, [2]string{a.Lifecycle.String(), a.Why})
+		got = append(got, [2]string{string(a.Lifecycle), a.Why})
 	}
 	want := [][2]string{
 		{"inactive", "adapter inactive\nnot in a pane"},
@@ -350,8 +350,8 @@ func TestExplainJSON(t *testing.T) {
 		if err := json.Unmarshal(data, &back); err != nil {
 			t.Fatalf("the JSON does not decode back into an Explanation: %v", err)
 		}
-		if back.Adapters[1].LastReport.Report != working {
-			t.Errorf("decoded last report %v, want %v", back.Adapters[1].LastReport.Report, working)
+		if *back.Adapters[1].LastReport != working {
+			t.Errorf("decoded last report %v, want %v", *back.Adapters[1].LastReport, working)
 		}
 	})
 }
@@ -403,7 +403,11 @@ func TestDiagnosticsOncePerKindAndClaimCountedByTheRegistry(t *testing.T) {
 	}
 	emit(adapter.KindProtocolRejected)
 	st := r.Explain().Adapters[0]
-	if diff := cmp.Diff(st.DiagnosticCounts, map[adapter.Kind]uint64{adapter.KindTimeout: 3, adapter.KindProtocolRejected: 1}); diff != "" {
+	counts := map[adapter.Kind]uint64{}
+	for _, d := range st.Diagnostics {
+		counts[d.Kind] = d.Count
+	}
+	if diff := cmp.Diff(counts, map[adapter.Kind]uint64{adapter.KindTimeout: 3, adapter.KindProtocolRejected: 1}); diff != "" {
 		t.Errorf("counts (-got +want):\n%s", diff)
 	}
 	if len(st.Diagnostics) != 2 {
@@ -419,7 +423,7 @@ func TestDiagnosticsOncePerKindAndClaimCountedByTheRegistry(t *testing.T) {
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("passed on (-got +want):\n%s", diff)
 	}
-	if c := r.Explain().Adapters[0].DiagnosticCounts[adapter.KindTimeout]; c != 4 {
+	if c := diagCount(r.Explain().Adapters[0], adapter.KindTimeout); c != 4 {
 		t.Errorf("timeout count %d, want 4", c)
 	}
 }

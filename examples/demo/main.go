@@ -427,8 +427,8 @@ func (d *demo) printSummary() (clean bool) {
 		fmt.Fprintln(w, "  herdr calls   (a real Herdr keeps no call log; run with -v to see each call)")
 	}
 	c := st.Counters
-	fmt.Fprintf(w, "  reports       %d delivered, %d unchanged (not resent), %d unknown (nothing to send), %d coalesced, %d failed\n",
-		c.Delivered, c.Unchanged, c.Unknown, c.Coalesced, c.Failed)
+	fmt.Fprintf(w, "  reports       %d delivered, %d unchanged (not resent), %d unknown (nothing to send), %d failed\n",
+		c.Delivered, c.Unchanged, c.Unknown, c.Failed)
 	switch {
 	case len(diags) == 0:
 		fmt.Fprintln(w, "  diagnostics   0")
