@@ -15,7 +15,7 @@ import (
 
 // This file holds every transition of the registry's control state (phase,
 // generation, the operation in progress, the live and unreleased workers,
-// each slot's worker) and nothing else. Each is one function that takes
+// each entry's worker) and nothing else. Each is one function that takes
 // r.mu, changes the state, and returns what its caller must carry out
 // without the lock (stop, release, close, wait); the rest of the package
 // changes that state only through them. control_test.go drives them
@@ -34,7 +34,7 @@ type op struct {
 // Attach or Detach in progress, then moves the registry from detached to
 // attaching in a new generation, and returns the operation. The adapters an
 // earlier Detach left unreleased stay in r.unreleased: start closes each
-// when a new adapter of its slot takes the pane over, and the next Detach
+// when a new adapter of its entry takes the pane over, and the next Detach
 // releases those that none took over. already is true when the registry is
 // attached: there is nothing to do.
 func (r *Registry) beginAttach(ctx context.Context, src session.Source) (o op, already bool, err error) {
@@ -56,7 +56,7 @@ func (r *Registry) beginAttach(ctx context.Context, src session.Source) (o op, a
 	r.phase = phaseAttaching
 	r.preempt = make(chan struct{})
 	r.src = src
-	for _, s := range r.slots {
+	for _, s := range r.entries {
 		s.life, s.why, s.seen, s.settingsErr, s.w = LifecycleNotAttached, "", view{}, "", nil
 	}
 	return r.newOpLocked(ctx), false, nil
@@ -161,7 +161,7 @@ func (r *Registry) beginDetach(ctx context.Context, start time.Time) (p detachPl
 	r.opDone = p.done
 	r.fanout.Store(nil)
 	r.unsubscribe, r.watcher, r.unreleased = nil, nil, nil
-	for _, s := range r.slots {
+	for _, s := range r.entries {
 		s.w = nil
 		s.life, s.why = LifecycleNotAttached, ""
 	}
@@ -203,11 +203,11 @@ func (r *Registry) useSettings(gen uint64, cur settingsengine.Settings) bool {
 	return r.keep(gen, func() { r.cur = cur })
 }
 
-// slotFacts records what the settings say of s ("enabled", and the layer
+// entryFacts records what the settings say of s ("enabled", and the layer
 // that decided it) and returns the facts decide needs, given seen, the
 // settings the change brings to s. ok is false when a Detach preempted the
 // operation.
-func (r *Registry) slotFacts(gen uint64, s *slot, enabled bool, from settings.Layer, seen view) (f facts, ok bool) {
+func (r *Registry) entryFacts(gen uint64, s *entry, enabled bool, from settings.Layer, seen view) (f facts, ok bool) {
 	ok = r.keep(gen, func() {
 		s.enabled, s.from = enabled, from
 		f = facts{life: s.life, enabled: enabled, changed: s.seen != seen}
@@ -217,25 +217,25 @@ func (r *Registry) slotFacts(gen uint64, s *slot, enabled bool, from settings.La
 
 // settle sets s, which runs nothing, to life (disabled, inactive, or open
 // failed), saying why, after acting on the settings seen.
-func (r *Registry) settle(gen uint64, s *slot, life Lifecycle, why string, seen view) {
+func (r *Registry) settle(gen uint64, s *entry, life Lifecycle, why string, seen view) {
 	r.keep(gen, func() { s.life, s.why, s.seen = life, why, seen })
 }
 
 // rejectSettings records that the settings seen could not be applied to s,
 // which keeps running with its old ones: they are not tried again until
 // they change.
-func (r *Registry) rejectSettings(gen uint64, s *slot, why string, seen view) {
+func (r *Registry) rejectSettings(gen uint64, s *entry, why string, seen view) {
 	r.keep(gen, func() { s.settingsErr, s.seen = why, seen })
 }
 
 // markSeen records that s has acted on the settings seen.
-func (r *Registry) markSeen(gen uint64, s *slot, seen view) {
+func (r *Registry) markSeen(gen uint64, s *entry, seen view) {
 	r.keep(gen, func() { s.seen = seen })
 }
 
 // lifeOf returns s's lifecycle; ok is false when a Detach preempted the
 // operation of generation gen.
-func (r *Registry) lifeOf(gen uint64, s *slot) (life Lifecycle, ok bool) {
+func (r *Registry) lifeOf(gen uint64, s *entry) (life Lifecycle, ok bool) {
 	ok = r.keep(gen, func() { life = s.life })
 	return life, ok
 }
@@ -282,7 +282,7 @@ func (r *Registry) addLive(w *worker) {
 // takes the pane over. If a Detach preempted the operation, a is closed
 // instead (it never reported, so there is nothing to release) and start
 // returns false.
-func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view, pred *worker) bool {
+func (r *Registry) start(gen uint64, s *entry, a adapter.Adapter, seen view, pred *worker) bool {
 	var w *worker
 	var stale []*worker
 	if !r.keep(gen, func() {
@@ -311,7 +311,7 @@ func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view, pred
 
 // takeUnreleasedLocked removes from r.unreleased the adapters of s that a
 // Detach left unreleased, and returns them; r.mu is held.
-func (r *Registry) takeUnreleasedLocked(s *slot) (ws []*worker) {
+func (r *Registry) takeUnreleasedLocked(s *entry) (ws []*worker) {
 	r.unreleased = slices.DeleteFunc(r.unreleased, func(w *worker) bool {
 		if w.s == s {
 			ws = append(ws, w)
@@ -324,10 +324,10 @@ func (r *Registry) takeUnreleasedLocked(s *slot) (ws []*worker) {
 
 // take removes s's running worker from s and from the fan-out and returns
 // it, leaving s in life (nil when s runs nothing, or when a Detach
-// preempted the operation). The slot changes first, so Explain never shows
+// preempted the operation). The entry changes first, so Explain never shows
 // an adapter that is being stopped as active; the worker stays in r.live
 // until it has finished, so that a Detach finds it.
-func (r *Registry) take(gen uint64, s *slot, life Lifecycle, why string) *worker {
+func (r *Registry) take(gen uint64, s *entry, life Lifecycle, why string) *worker {
 	var w *worker
 	r.keep(gen, func() {
 		w = s.w
@@ -349,7 +349,7 @@ func (r *Registry) finished(w *worker, unreleased bool, err error) {
 		return
 	}
 	if r.phase.attached() && w.s.w != nil && w.s.w != w {
-		// A newer adapter of its slot runs and holds the pane: close this
+		// A newer adapter of its entry runs and holds the pane: close this
 		// one. Otherwise it is kept for the next Detach to release.
 		r.mu.Unlock()
 		w.closeOnly()
@@ -364,7 +364,7 @@ func (r *Registry) finished(w *worker, unreleased bool, err error) {
 }
 
 // retirePanicked takes a worker whose adapter (or the host's source)
-// panicked out of its slot, saying why, and stops it with a release.
+// panicked out of its entry, saying why, and stops it with a release.
 func (r *Registry) retirePanicked(w *worker, why string) {
 	r.mu.Lock()
 	if w.s.w == w {

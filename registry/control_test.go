@@ -109,7 +109,7 @@ func TestControlDetachDecidesEveryFate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := r.slots[0]
+	s := r.entries[0]
 	a := &fakeAdapter{}
 	running := newWorker(r, s, a, nil, o.gen, nil)
 	swapped := newWorker(r, s, a, nil, o.gen, nil)
@@ -163,7 +163,7 @@ func TestSuccessorWaitsForItsPredecessor(t *testing.T) {
 		log := &eventLog{}
 		d := &fakeDriver{def: true, tag: "h", events: log, keys: []string{"color"}}
 		r, store, old := attachedDriver(t, d)
-		name := r.slots[0].name
+		name := r.entries[0].name
 		answer := make(chan struct{})
 		old.ignoreCtx.Store(true) // a sent request: only its answer ends it
 		old.setBlock(answer)
@@ -193,7 +193,7 @@ func TestSuccessorWaitsForItsPredecessor(t *testing.T) {
 
 // Every hand-over of what an operation built is a named transition that
 // refuses once a Detach has preempted the operation: the subscription and
-// the watcher stay with the operation (to undo itself), and a slot keeps
+// the watcher stay with the operation (to undo itself), and an entry keeps
 // the state the Detach gave it.
 func TestControlAPreemptedOperationHandsOverNothing(t *testing.T) {
 	for _, tt := range []struct {
@@ -204,14 +204,14 @@ func TestControlAPreemptedOperationHandsOverNothing(t *testing.T) {
 	}{
 		{"subscription", func(r *Registry, gen uint64) bool { return r.holdSubscription(gen, func() {}) }},
 		{"settings", func(r *Registry, gen uint64) bool { return r.useSettings(gen, r.cur) }},
-		{"slot facts", func(r *Registry, gen uint64) bool {
-			_, ok := r.slotFacts(gen, r.slots[0], true, settings.LayerDefault, view{})
+		{"entry facts", func(r *Registry, gen uint64) bool {
+			_, ok := r.entryFacts(gen, r.entries[0], true, settings.LayerDefault, view{})
 			return ok
 		}},
-		{"slot lifecycle", func(r *Registry, gen uint64) bool {
-			r.settle(gen, r.slots[0], LifecycleOpenFailed, "bad", view{})
-			_, ok := r.lifeOf(gen, r.slots[0])
-			return ok || r.slots[0].life == LifecycleOpenFailed
+		{"entry lifecycle", func(r *Registry, gen uint64) bool {
+			r.settle(gen, r.entries[0], LifecycleOpenFailed, "bad", view{})
+			_, ok := r.lifeOf(gen, r.entries[0])
+			return ok || r.entries[0].life == LifecycleOpenFailed
 		}},
 		{"idle subscription", func(r *Registry, gen uint64) bool {
 			_, ok := r.dropIdleSubscription(gen)

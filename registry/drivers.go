@@ -36,7 +36,7 @@ func (r *Registry) ScrubEnv(env []string) []string {
 	if env == nil {
 		e = adapter.Environ()
 	}
-	for _, s := range r.slots {
+	for _, s := range r.entries {
 		r.guard(s, "ScrubEnv", func() { e = adapter.ScrubEnv(s.driver, e) })
 	}
 	return e

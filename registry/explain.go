@@ -94,8 +94,8 @@ func (r *Registry) Explain() Explanation {
 	}
 	r.mu.Lock()
 	attached, cur, watcher := r.phase.attached(), r.cur, r.watcher
-	views := make([]seen, len(r.slots))
-	for i, s := range r.slots {
+	views := make([]seen, len(r.entries))
+	for i, s := range r.entries {
 		st := AdapterStatus{
 			Name: s.name, Lifecycle: s.life, Why: s.why,
 			Counters: Counters{
@@ -140,7 +140,7 @@ func (r *Registry) Explain() Explanation {
 	for _, w := range files.Warnings() {
 		e.Warnings = append(e.Warnings, w.String())
 	}
-	for i, s := range r.slots {
+	for i, s := range r.entries {
 		st := views[i].st
 		st.Enabled, st.EnabledBy = cur.Enabled(s.name, s.def)
 		if a := views[i].a; a != nil {
@@ -167,7 +167,7 @@ func (r *Registry) Explain() Explanation {
 // whether it would. One that applies but whose settings section the driver
 // rejects (adapter.Checker) says so: before Attach it is
 // LifecycleOpenFailed, as Open would leave it.
-func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur settingsengine.Settings) {
+func (r *Registry) whetherApplies(s *entry, st *AdapterStatus, attached bool, cur settingsengine.Settings) {
 	if attached && st.Lifecycle != LifecycleDisabled {
 		return
 	}

@@ -213,7 +213,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 // or one is inactive only because no layer forces it on.
 // Outside every workspace it is false, so nothing is watched.
 func (r *Registry) watchUseful(gen uint64, cur settingsengine.Settings) bool {
-	for _, s := range r.slots {
+	for _, s := range r.entries {
 		life, ok := r.lifeOf(gen, s)
 		if !ok {
 			return false

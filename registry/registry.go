@@ -104,11 +104,11 @@ type Registry struct {
 	window time.Duration // the throttle window (throttleWindow; tests change it)
 	// bg owns the goroutines that close settings watchers after Detach,
 	// which Detach does not wait for. They end once the watcher is closed.
-	bg    sync.WaitGroup
-	env   adapter.Env
-	slots []*slot // one per driver, sorted by name; fixed by New
+	bg      sync.WaitGroup
+	env     adapter.Env
+	entries []*entry // one per driver, sorted by name; fixed by New
 
-	// mu guards every field below and the slots' guarded fields. It is never
+	// mu guards every field below and the entries' guarded fields. It is never
 	// held while adapter, driver, settings or host code runs, so Explain
 	// never waits for a slow adapter or a settings change.
 	mu sync.Mutex
@@ -133,7 +133,7 @@ type Registry struct {
 	live map[*worker]struct{}
 	// unreleased holds the adapters a Detach could not release. They stay
 	// open so that the next Detach can try again; a new adapter of the
-	// same slot closes its predecessor here as it takes the pane over.
+	// same entry closes its predecessor here as it takes the pane over.
 	unreleased []*worker
 
 	// reader reads the settings for Attach and for Explain before Attach,
@@ -187,7 +187,7 @@ func New(opts Options) (*Registry, error) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(table)) {
 		d := table[name]
-		s := &slot{name: name, driver: d, life: LifecycleNotAttached}
+		s := &entry{name: name, driver: d, life: LifecycleNotAttached}
 		// What a driver says of itself is asked once, guarded: a driver
 		// that panics here is treated as on by default, owning only
 		// "enabled".
@@ -196,9 +196,9 @@ func New(opts Options) (*Registry, error) {
 			def, keys := adapter.Settings(d)
 			s.def, s.keys = def, keys
 		})
-		r.slots = append(r.slots, s)
+		r.entries = append(r.entries, s)
 	}
-	slices.SortFunc(r.slots, func(a, b *slot) int {
+	slices.SortFunc(r.entries, func(a, b *entry) int {
 		switch {
 		case a.name < b.name:
 			return -1
@@ -241,9 +241,9 @@ func (r *Registry) mustBeMade() {
 	}
 }
 
-// slot is one driver's place in a registry. The fields after the first
+// entry is one driver's place in a registry. The fields after the first
 // group are guarded by the registry's mu, except the atomic counters.
-type slot struct {
+type entry struct {
 	name   string
 	driver adapter.Driver
 	def    bool     // enabled by default (asked once, at New)
@@ -274,7 +274,7 @@ type slot struct {
 
 // recordDiagnostic counts d and, when it is the first of its kind in its
 // claim, keeps it for Explain as the last of its kind.
-func (s *slot) recordDiagnostic(d adapter.Diagnostic, at time.Time, first bool) {
+func (s *entry) recordDiagnostic(d adapter.Diagnostic, at time.Time, first bool) {
 	if s.diags == nil {
 		s.diags = make(map[adapter.Kind]*DiagnosticRecord)
 	}
@@ -291,7 +291,7 @@ func (s *slot) recordDiagnostic(d adapter.Diagnostic, at time.Time, first bool) 
 
 // guard runs f, a call into adapter or driver code, and turns a panic into an
 // adapter_panic diagnostic. It reports whether f panicked.
-func (r *Registry) guard(s *slot, what string, f func()) (panicked bool) {
+func (r *Registry) guard(s *entry, what string, f func()) (panicked bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			panicked = true
@@ -303,14 +303,14 @@ func (r *Registry) guard(s *slot, what string, f func()) (panicked bool) {
 }
 
 // check asks s's driver whether it applies here, guarded.
-func (r *Registry) check(s *slot, cur settingsengine.Settings) error {
+func (r *Registry) check(s *entry, cur settingsengine.Settings) error {
 	return r.checkParams(s, r.params(s, cur))
 }
 
 // checkParams asks s's driver whether it applies with p, guarded: nil when
 // it does, even when its settings would make Open fail (validate says so),
 // or an error wrapping ErrInactive, or the error of a Check that panicked.
-func (r *Registry) checkParams(s *slot, p adapter.Params) error {
+func (r *Registry) checkParams(s *entry, p adapter.Params) error {
 	err := r.guardedCheck(s, p)
 	if err != nil && !errors.Is(err, adapter.ErrInactive) && !errors.Is(err, errCheckPanicked) {
 		return nil // it applies; the error is its settings'
@@ -321,7 +321,7 @@ func (r *Registry) checkParams(s *slot, p adapter.Params) error {
 // validate returns the error s's settings section would make Open fail
 // with, guarded; nil when the section is valid or the adapter does not
 // apply here.
-func (r *Registry) validate(s *slot, cur settingsengine.Settings) error {
+func (r *Registry) validate(s *entry, cur settingsengine.Settings) error {
 	err := r.guardedCheck(s, r.params(s, cur))
 	if errors.Is(err, adapter.ErrInactive) {
 		return nil
@@ -334,7 +334,7 @@ func (r *Registry) validate(s *slot, cur settingsengine.Settings) error {
 var errCheckPanicked = errors.New("panicked in Check")
 
 // guardedCheck calls s's driver's Check with p, guarded.
-func (r *Registry) guardedCheck(s *slot, p adapter.Params) (err error) {
+func (r *Registry) guardedCheck(s *entry, p adapter.Params) (err error) {
 	if r.guard(s, "Check", func() { err = adapter.Check(s.driver, p) }) {
 		return fmt.Errorf("registry: driver %s %w", s.name, errCheckPanicked)
 	}
@@ -356,14 +356,14 @@ func (r *Registry) settingsOptions() settingsengine.Options {
 		r.opts.tuneSettings(&so)
 	}
 	so.Logger = r.log.Named("settings")
-	so.Sections = make([]settingsengine.Section, 0, len(r.slots))
-	for _, s := range r.slots {
+	so.Sections = make([]settingsengine.Section, 0, len(r.entries))
+	for _, s := range r.entries {
 		so.Sections = append(so.Sections, settingsengine.Section{Name: s.name, Keys: s.keys[1:]})
 	}
 	return so
 }
 
-func (r *Registry) params(s *slot, cur settingsengine.Settings) adapter.Params {
+func (r *Registry) params(s *entry, cur settingsengine.Settings) adapter.Params {
 	claim := new(claimKinds) // one per Open: the adapter's claim
 	return adapter.Params{
 		Name:     s.name,
@@ -403,7 +403,7 @@ func (c *claimKinds) first(k adapter.Kind) bool {
 // diagnose counts d for s and, the first time its kind is seen in this
 // claim (c; nil for the registry's own diagnostics, which are always new),
 // records it for Explain, logs it and passes it to the host's callback.
-func (r *Registry) diagnose(s *slot, c *claimKinds, d adapter.Diagnostic) {
+func (r *Registry) diagnose(s *entry, c *claimKinds, d adapter.Diagnostic) {
 	d.Adapter = s.name
 	d.Detail = adapter.Bound(d.Detail, adapter.MaxDetail)
 	first := c == nil || c.first(d.Kind)
@@ -432,7 +432,7 @@ type view struct {
 	forced  bool   // a layer set "enabled": true
 }
 
-func viewOf(cur settingsengine.Settings, s *slot) view {
+func viewOf(cur settingsengine.Settings, s *entry) view {
 	enabled, from := cur.Enabled(s.name, s.def)
 	return view{section: string(cur.Section(s.name)), forced: enabled && from != settings.LayerDefault}
 }

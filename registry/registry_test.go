@@ -294,7 +294,7 @@ func TestFailedDeliveryIsRetriedWithBackoff(t *testing.T) {
 		if n := a.calls.Load(); n != 5 {
 			t.Errorf("Report called %d times, want 5 (1 + 1 + 3 retries)", n)
 		}
-		if c, retries := r.Explain().Adapters[0].Counters, r.slots[0].retries.Load(); c.Failed != 3 || retries != 3 {
+		if c, retries := r.Explain().Adapters[0].Counters, r.entries[0].retries.Load(); c.Failed != 3 || retries != 3 {
 			t.Errorf("counters %+v, %d retries; want 3 failed, 3 retries", c, retries)
 		}
 	})
@@ -349,7 +349,7 @@ func TestRefresh(t *testing.T) {
 				if n := a.calls.Load() - 1; n != tt.want {
 					t.Errorf("%d refreshes in 35 s, want %d", n, tt.want)
 				}
-				if got := r.slots[0].refreshes.Load(); got != uint64(tt.want) {
+				if got := r.entries[0].refreshes.Load(); got != uint64(tt.want) {
 					t.Errorf("Refreshes counter %d, want %d", got, tt.want)
 				}
 			})
@@ -969,7 +969,7 @@ func TestFailedRefreshIsRetried(t *testing.T) {
 		time.Sleep(10 * time.Second)
 		a.next(t)       // refreshing resumed
 		synctest.Wait() // the worker has counted the delivery
-		s := r.slots[0]
+		s := r.entries[0]
 		if c := r.Explain().Adapters[0].Counters; c.Failed != 1 || s.retries.Load() != 1 || s.refreshes.Load() != 1 {
 			t.Errorf("counters %+v, %d retries, %d refreshes; want 1 failed, 1 retry, 1 refresh (only the delivered refresh counts)", c, s.retries.Load(), s.refreshes.Load())
 		}

@@ -85,7 +85,7 @@ func TestSettingsToggleAdapterLive(t *testing.T) {
 	}
 }
 
-// The slot leaves "active" before the adapter is stopped: Explain never
+// The entry leaves "active" before the adapter is stopped: Explain never
 // shows an adapter that is closing, or closed, as active.
 func TestExplainNeverShowsAClosedAdapterActive(t *testing.T) {
 	var r *Registry
@@ -149,7 +149,7 @@ func TestDisableDuringASlowCallThenDetachReleases(t *testing.T) {
 func TestTurningAnAdapterOffIsBoundedByTheBudget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r, store, a := attachedFake(t)
-		name := r.slots[0].name
+		name := r.entries[0].name
 		hung := make(chan struct{})
 		a.ignoreCtx.Store(true)
 		a.setBlock(hung)

@@ -81,7 +81,7 @@ const (
 // Whoever stops a worker waits for done, bounded by the release budget.
 type worker struct {
 	r   *Registry
-	s   *slot
+	s   *entry
 	a   adapter.Adapter
 	src session.Source // fixed for the worker's life
 	gen uint64         // the attachment it belongs to
@@ -111,7 +111,7 @@ type worker struct {
 	closed    bool  // Close was called
 }
 
-func newWorker(r *Registry, s *slot, a adapter.Adapter, src session.Source, gen uint64, pred *worker) *worker {
+func newWorker(r *Registry, s *entry, a adapter.Adapter, src session.Source, gen uint64, pred *worker) *worker {
 	return &worker{r: r, s: s, a: a, src: src, gen: gen, pred: pred,
 		kickc: make(chan struct{}, 1), stopc: make(chan struct{}), returned: make(chan struct{}),
 		decided: make(chan struct{}), done: make(chan struct{})}

@@ -423,11 +423,11 @@ func TestHungTrustCapHoldsForConcurrentCalls(t *testing.T) {
 	}
 }
 
-// TestTrustCallsBeyondTheCapWaitForASlot is not parallel, for the same
+// TestTrustCallsBeyondTheCapWaitForOneToReturn is not parallel, for the same
 // reason as TestHungTrustCallsAreCappedProcessWide. More calls at once than
 // the cap, of a function that is slow but answers, all get its answer:
 // the cap bounds the goroutines, it does not refuse a healthy function.
-func TestTrustCallsBeyondTheCapWaitForASlot(t *testing.T) {
+func TestTrustCallsBeyondTheCapWaitForOneToReturn(t *testing.T) {
 	requireNoTrustCalls(t)
 	f := newFixture(t)
 	gate := make(chan struct{})
