@@ -23,7 +23,7 @@ func (r *Registry) onSettings(gen uint64, cur settingsengine.Settings) {
 	if !ok {
 		return
 	}
-	defer r.endOp(o, phaseApplying)
+	defer r.endOp(o, attachmentApplying)
 	r.apply(o.ctx, gen, cur)
 }
 

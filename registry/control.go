@@ -13,7 +13,7 @@ import (
 	"github.com/panestate/panestate/settings"
 )
 
-// This file holds every transition of the registry's control state (phase,
+// This file holds every transition of the registry's control state (attachment,
 // generation, the operation in progress, the live and unreleased workers,
 // each entry's worker) and nothing else. Each is one function that takes
 // r.mu, changes the state, and returns what its caller must carry out
@@ -39,13 +39,13 @@ type op struct {
 // attached: there is nothing to do.
 func (r *Registry) beginAttach(ctx context.Context, src session.Source) (o op, already bool, err error) {
 	r.mu.Lock()
-	for r.phase == phaseAttaching || r.phase == phaseDetaching {
+	for r.attachment == attachmentAttaching || r.attachment == attachmentDetaching {
 		if err := r.waitOpLocked(ctx); err != nil {
 			return op{}, false, fmt.Errorf("registry: attach: %w", err)
 		}
 	}
 	defer r.mu.Unlock()
-	if r.phase.attached() {
+	if r.attachment.attached() {
 		return op{}, true, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -53,7 +53,7 @@ func (r *Registry) beginAttach(ctx context.Context, src session.Source) (o op, a
 	}
 	r.gen++
 	r.attachGen = r.gen
-	r.phase = phaseAttaching
+	r.attachment = attachmentAttaching
 	r.preempt = make(chan struct{})
 	r.src = src
 	for _, s := range r.entries {
@@ -70,13 +70,13 @@ func (r *Registry) newOpLocked(parent context.Context) op {
 	return o
 }
 
-// endOp ends o, which began in phase from (attaching or applying): the
+// endOp ends o, which began in attachment from (attaching or applying): the
 // registry is attached again, unless a Detach preempted o or an earlier
 // failure ended the attachment.
-func (r *Registry) endOp(o op, from phase) {
+func (r *Registry) endOp(o op, from attachment) {
 	r.mu.Lock()
-	if r.gen == o.gen && r.phase == from {
-		r.phase, r.opCancel = phaseAttached, nil
+	if r.gen == o.gen && r.attachment == from {
+		r.attachment, r.opCancel = attachmentAttached, nil
 	}
 	close(o.done)
 	r.mu.Unlock()
@@ -86,7 +86,7 @@ func (r *Registry) endOp(o op, from phase) {
 // failAttach ends the attachment of generation gen before anything ran
 // (its Subscribe failed): the registry is detached again.
 func (r *Registry) failAttach(gen uint64) {
-	r.keep(gen, func() { r.phase, r.src, r.opCancel = phaseDetached, nil, nil })
+	r.keep(gen, func() { r.attachment, r.src, r.opCancel = attachmentDetached, nil, nil })
 }
 
 // beginApply starts a settings change for the attachment of generation
@@ -97,7 +97,7 @@ func (r *Registry) failAttach(gen uint64) {
 func (r *Registry) beginApply(gen uint64) (o op, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for r.gen == gen && r.phase == phaseAttaching {
+	for r.gen == gen && r.attachment == attachmentAttaching {
 		done, preempt := r.opDone, r.preempt
 		r.mu.Unlock()
 		select {
@@ -106,10 +106,10 @@ func (r *Registry) beginApply(gen uint64) (o op, ok bool) {
 		}
 		r.mu.Lock()
 	}
-	if r.gen != gen || r.phase != phaseAttached {
+	if r.gen != gen || r.attachment != attachmentAttached {
 		return op{}, false
 	}
-	r.phase = phaseApplying
+	r.attachment = attachmentApplying
 	return r.newOpLocked(context.Background()), true
 }
 
@@ -135,13 +135,13 @@ type detachPlan struct {
 // is nothing to detach.
 func (r *Registry) beginDetach(ctx context.Context, start time.Time) (p detachPlan, ok bool, err error) {
 	r.mu.Lock()
-	for r.phase == phaseDetaching {
+	for r.attachment == attachmentDetaching {
 		if err := r.waitOpLocked(ctx); err != nil {
 			return detachPlan{}, false, fmt.Errorf("registry: detach: %w while another Detach was in progress", err)
 		}
 	}
 	defer r.mu.Unlock()
-	if r.phase == phaseDetached && len(r.unreleased) == 0 && len(r.live) == 0 {
+	if r.attachment == attachmentDetached && len(r.unreleased) == 0 && len(r.live) == 0 {
 		// Nothing left: no adapter unreleased, and none still busy past
 		// the budget of an earlier Detach.
 		return detachPlan{}, false, nil
@@ -155,7 +155,7 @@ func (r *Registry) beginDetach(ctx context.Context, start time.Time) (p detachPl
 		r.preempt = nil
 	}
 	r.gen++
-	r.phase = phaseDetaching
+	r.attachment = attachmentDetaching
 	p = detachPlan{gen: r.gen, done: make(chan struct{}), ws: slices.Collect(maps.Keys(r.live)),
 		stale: r.unreleased, unsub: r.unsubscribe, watcher: r.watcher}
 	r.opDone = p.done
@@ -175,7 +175,7 @@ func (r *Registry) beginDetach(ctx context.Context, start time.Time) (p detachPl
 func (r *Registry) endDetach(p detachPlan) {
 	r.mu.Lock()
 	if r.gen == p.gen {
-		r.phase = phaseDetached
+		r.attachment = attachmentDetached
 		r.src = nil
 	}
 	close(p.done)
@@ -348,7 +348,7 @@ func (r *Registry) finished(w *worker, unreleased bool, err error) {
 		r.mu.Unlock()
 		return
 	}
-	if r.phase.attached() && w.s.w != nil && w.s.w != w {
+	if r.attachment.attached() && w.s.w != nil && w.s.w != w {
 		// A newer adapter of its entry runs and holds the pane: close this
 		// one. Otherwise it is kept for the next Detach to release.
 		r.mu.Unlock()
@@ -356,7 +356,7 @@ func (r *Registry) finished(w *worker, unreleased bool, err error) {
 		return
 	}
 	r.unreleased = append(r.unreleased, w)
-	if w.s.w == nil && !r.phase.attached() {
+	if w.s.w == nil && !r.attachment.attached() {
 		w.s.life, w.s.why = LifecycleUnreleased, err.Error()+"; the next Detach tries again"
 	}
 	r.mu.Unlock()
@@ -375,7 +375,7 @@ func (r *Registry) retirePanicked(w *worker, why string) {
 	w.stop(fateRelease, time.Now())
 }
 
-// waitOpLocked waits for the operation of the transient phase in progress
+// waitOpLocked waits for the operation of the transient attachment in progress
 // to end (opDone). r.mu is held on entry; it is held again when
 // waitOpLocked returns nil, and released when it returns ctx's error
 // because ctx ended first.

@@ -22,10 +22,10 @@ func controlRegistry(t *testing.T) *Registry {
 	return r
 }
 
-func (r *Registry) phaseNow() phase {
+func (r *Registry) attachmentNow() attachment {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.phase
+	return r.attachment
 }
 
 // A Detach that begins while an Attach is in progress preempts it: the
@@ -38,8 +38,8 @@ func TestControlDetachPreemptsAnAttach(t *testing.T) {
 	if err != nil || already {
 		t.Fatalf("beginAttach: %v, already %t", err, already)
 	}
-	if got := r.phaseNow(); got != phaseAttaching {
-		t.Fatalf("phase %d, want attaching", got)
+	if got := r.attachmentNow(); got != attachmentAttaching {
+		t.Fatalf("attachment %d, want attaching", got)
 	}
 	p, ok, err := r.beginDetach(t.Context(), time.Now())
 	if err != nil || !ok {
@@ -51,16 +51,16 @@ func TestControlDetachPreemptsAnAttach(t *testing.T) {
 	if r.keep(o.gen, func() {}) {
 		t.Error("the preempted Attach could still hand over what it built")
 	}
-	r.endOp(o, phaseAttaching)
-	if got := r.phaseNow(); got != phaseDetaching {
-		t.Errorf("after the preempted Attach ended: phase %d, want detaching", got)
+	r.endOp(o, attachmentAttaching)
+	if got := r.attachmentNow(); got != attachmentDetaching {
+		t.Errorf("after the preempted Attach ended: attachment %d, want detaching", got)
 	}
 	if _, ok := r.beginApply(o.gen); ok {
 		t.Error("a settings change began for a preempted attachment")
 	}
 	r.endDetach(p)
-	if got := r.phaseNow(); got != phaseDetached {
-		t.Errorf("after Detach: phase %d, want detached", got)
+	if got := r.attachmentNow(); got != attachmentDetached {
+		t.Errorf("after Detach: attachment %d, want detached", got)
 	}
 	if _, ok, _ := r.beginDetach(t.Context(), time.Now()); ok {
 		t.Error("a second Detach found something to detach")
@@ -83,17 +83,17 @@ func TestControlSettingsChangeFollowsItsAttach(t *testing.T) {
 		a, _ := r.beginApply(o.gen) // waits for the Attach to end
 		began <- a
 	}()
-	r.endOp(o, phaseAttaching)
+	r.endOp(o, attachmentAttaching)
 	a := <-began
 	if a.done == nil {
 		t.Fatal("the settings change did not begin once the Attach ended")
 	}
-	if got := r.phaseNow(); got != phaseApplying {
-		t.Errorf("phase %d, want applying", got)
+	if got := r.attachmentNow(); got != attachmentApplying {
+		t.Errorf("attachment %d, want applying", got)
 	}
-	r.endOp(a, phaseApplying)
-	if got := r.phaseNow(); got != phaseAttached {
-		t.Errorf("phase %d, want attached", got)
+	r.endOp(a, attachmentApplying)
+	if got := r.attachmentNow(); got != attachmentAttached {
+		t.Errorf("attachment %d, want attached", got)
 	}
 	if _, already, err := r.beginAttach(t.Context(), session.NewStore()); err != nil || !already {
 		t.Errorf("a second Attach on an attached registry: %v, already %t; want it found attached", err, already)
@@ -234,7 +234,7 @@ func TestControlAPreemptedOperationHandsOverNothing(t *testing.T) {
 			if tt.handOver(r, o.gen) {
 				t.Error("the preempted Attach could still hand over")
 			}
-			r.endOp(o, phaseAttaching)
+			r.endOp(o, attachmentAttaching)
 			r.endDetach(p)
 			if r.unsubscribe != nil || r.watcher != nil {
 				t.Error("the detached registry holds a subscription or a watcher")

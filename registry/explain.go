@@ -93,7 +93,7 @@ func (r *Registry) Explain() Explanation {
 		a  adapter.Adapter // running adapter, for its details
 	}
 	r.mu.Lock()
-	attached, cur, watcher := r.phase.attached(), r.cur, r.watcher
+	attached, cur, watcher := r.attachment.attached(), r.cur, r.watcher
 	views := make([]seen, len(r.entries))
 	for i, s := range r.entries {
 		st := AdapterStatus{

@@ -55,21 +55,23 @@ var lifecycles = [...]Lifecycle{LifecycleNotAttached, LifecycleActive, Lifecycle
 // words is the lifecycle for people: "open failed".
 func (l Lifecycle) words() string { return strings.ReplaceAll(string(l), "_", " ") }
 
-// phase is the registry's own lifecycle. Attaching, applying and detaching
-// are transient: an operation runs, and opDone is closed when it ends.
-type phase uint8
+// attachment is where the registry itself is: detached, attaching,
+// attached, applying a settings change, or detaching (where an adapter is,
+// is its Lifecycle). Attaching, applying and detaching are transient: an
+// operation runs, and opDone is closed when it ends.
+type attachment uint8
 
 const (
-	phaseDetached  phase = iota // nothing runs (a failed release may be left for the next Detach)
-	phaseAttaching              // Attach is opening adapters
-	phaseAttached               // reporting
-	phaseApplying               // attached, a settings change being carried out
-	phaseDetaching              // Detach is stopping everything
+	attachmentDetached  attachment = iota // nothing runs (a failed release may be left for the next Detach)
+	attachmentAttaching                   // Attach is opening adapters
+	attachmentAttached                    // reporting
+	attachmentApplying                    // attached, a settings change being carried out
+	attachmentDetaching                   // Detach is stopping everything
 )
 
 // attached reports whether p counts as attached for Explain and Attach.
-func (p phase) attached() bool {
-	return p == phaseAttaching || p == phaseAttached || p == phaseApplying
+func (p attachment) attached() bool {
+	return p == attachmentAttaching || p == attachmentAttached || p == attachmentApplying
 }
 
 // Time budgets. A budget a user can feel is bounded; every one is measured
@@ -148,7 +150,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	// may be waiting for this Attach to end.
 	var orphan *settingsengine.Watcher
 	defer func() {
-		r.endOp(o, phaseAttaching)
+		r.endOp(o, attachmentAttaching)
 		if orphan != nil {
 			r.bg.Go(func() { orphan.Close() })
 		}

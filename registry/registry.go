@@ -112,14 +112,14 @@ type Registry struct {
 	// held while adapter, driver, settings or host code runs, so Explain
 	// never waits for a slow adapter or a settings change.
 	mu sync.Mutex
-	// phase is the registry's one lifecycle. gen counts Attach and Detach
+	// attachment is the registry's own (see its type). gen counts Attach and Detach
 	// calls: an attach or settings change acts only while gen is still the
 	// one it started with, so a Detach preempts it by incrementing gen.
-	phase     phase
-	gen       uint64
-	attachGen uint64        // gen of the latest Attach: its workers' generation
-	opDone    chan struct{} // closed when the operation of a transient phase ends
-	opCancel  func()        // cancels the attach or settings change in progress
+	attachment attachment
+	gen        uint64
+	attachGen  uint64        // gen of the latest Attach: its workers' generation
+	opDone     chan struct{} // closed when the operation of a transient attachment ends
+	opCancel   func()        // cancels the attach or settings change in progress
 	// preempt is closed by the Detach that ends the current attachment, so
 	// that a settings change waiting for its Attach stops waiting.
 	preempt chan struct{}
