@@ -86,7 +86,7 @@ func (r *Registry) endOp(o op, from attachment) {
 // failAttach ends the attachment of generation gen before anything ran
 // (its Subscribe failed): the registry is detached again.
 func (r *Registry) failAttach(gen uint64) {
-	r.keep(gen, func() { r.attachment, r.src, r.opCancel = attachmentDetached, nil, nil })
+	r.ifCurrent(gen, func() { r.attachment, r.src, r.opCancel = attachmentDetached, nil, nil })
 }
 
 // beginApply starts a settings change for the attachment of generation
@@ -182,12 +182,12 @@ func (r *Registry) endDetach(p detachPlan) {
 	r.mu.Unlock()
 }
 
-// keep runs f under the lock if gen is still the current generation, and
+// ifCurrent runs f under the lock if gen is still the current generation, and
 // reports whether it did. The transitions below use it to hand over what an
 // operation built; when it returns false, a Detach has preempted the
 // operation, which must then undo what it built itself. Only this file
 // calls it: every change of the control state has a name.
-func (r *Registry) keep(gen uint64, f func()) bool {
+func (r *Registry) ifCurrent(gen uint64, f func()) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.gen != gen {
@@ -200,7 +200,7 @@ func (r *Registry) keep(gen uint64, f func()) bool {
 // useSettings records cur as the settings the attachment of generation gen
 // acts on. It reports false when a Detach preempted the operation.
 func (r *Registry) useSettings(gen uint64, cur settingsengine.Settings) bool {
-	return r.keep(gen, func() { r.cur = cur })
+	return r.ifCurrent(gen, func() { r.cur = cur })
 }
 
 // entryFacts records what the settings say of s ("enabled", and the layer
@@ -208,7 +208,7 @@ func (r *Registry) useSettings(gen uint64, cur settingsengine.Settings) bool {
 // settings the change brings to s. ok is false when a Detach preempted the
 // operation.
 func (r *Registry) entryFacts(gen uint64, s *entry, enabled bool, from settings.Layer, seen view) (f facts, ok bool) {
-	ok = r.keep(gen, func() {
+	ok = r.ifCurrent(gen, func() {
 		s.enabled, s.from = enabled, from
 		f = facts{life: s.life, enabled: enabled, changed: s.seen != seen}
 	})
@@ -218,25 +218,25 @@ func (r *Registry) entryFacts(gen uint64, s *entry, enabled bool, from settings.
 // settle sets s, which runs nothing, to life (disabled, inactive, or open
 // failed), saying why, after acting on the settings seen.
 func (r *Registry) settle(gen uint64, s *entry, life Lifecycle, why string, seen view) {
-	r.keep(gen, func() { s.life, s.why, s.seen = life, why, seen })
+	r.ifCurrent(gen, func() { s.life, s.why, s.seen = life, why, seen })
 }
 
 // rejectSettings records that the settings seen could not be applied to s,
 // which keeps running with its old ones: they are not tried again until
 // they change.
 func (r *Registry) rejectSettings(gen uint64, s *entry, why string, seen view) {
-	r.keep(gen, func() { s.settingsErr, s.seen = why, seen })
+	r.ifCurrent(gen, func() { s.settingsErr, s.seen = why, seen })
 }
 
 // markSeen records that s has acted on the settings seen.
 func (r *Registry) markSeen(gen uint64, s *entry, seen view) {
-	r.keep(gen, func() { s.seen = seen })
+	r.ifCurrent(gen, func() { s.seen = seen })
 }
 
 // lifeOf returns s's lifecycle; ok is false when a Detach preempted the
 // operation of generation gen.
 func (r *Registry) lifeOf(gen uint64, s *entry) (life Lifecycle, ok bool) {
-	ok = r.keep(gen, func() { life = s.life })
+	ok = r.ifCurrent(gen, func() { life = s.life })
 	return life, ok
 }
 
@@ -244,14 +244,14 @@ func (r *Registry) lifeOf(gen uint64, s *entry) (life Lifecycle, ok bool) {
 // of generation gen, for Detach to call. It reports false when a Detach
 // preempted the Attach, which must then call unsub itself.
 func (r *Registry) holdSubscription(gen uint64, unsub func()) bool {
-	return r.keep(gen, func() { r.unsubscribe = unsub })
+	return r.ifCurrent(gen, func() { r.unsubscribe = unsub })
 }
 
 // holdWatcher hands the settings watcher to the attachment of generation
 // gen, for Detach to close. It reports false when a Detach preempted the
 // Attach, which must then close w itself.
 func (r *Registry) holdWatcher(gen uint64, w *settingsengine.Watcher) bool {
-	return r.keep(gen, func() { r.watcher = w })
+	return r.ifCurrent(gen, func() { r.watcher = w })
 }
 
 // dropIdleSubscription ends an Attach that runs nothing and watches
@@ -259,7 +259,7 @@ func (r *Registry) holdWatcher(gen uint64, w *settingsengine.Watcher) bool {
 // is nil when something runs). ok is false when a Detach preempted the
 // Attach.
 func (r *Registry) dropIdleSubscription(gen uint64) (idle func(), ok bool) {
-	ok = r.keep(gen, func() {
+	ok = r.ifCurrent(gen, func() {
 		if len(r.live) == 0 && r.watcher == nil {
 			idle, r.unsubscribe = r.unsubscribe, nil
 		}
@@ -285,7 +285,7 @@ func (r *Registry) addLive(w *worker) {
 func (r *Registry) start(gen uint64, s *entry, a adapter.Adapter, seen view, pred *worker) bool {
 	var w *worker
 	var stale []*worker
-	if !r.keep(gen, func() {
+	if !r.ifCurrent(gen, func() {
 		// Taken in the same step as the new worker starts: a Detach
 		// either finds the old adapters still unreleased, or finds the
 		// new worker, which releases the pane.
@@ -329,7 +329,7 @@ func (r *Registry) takeUnreleasedLocked(s *entry) (ws []*worker) {
 // until it has finished, so that a Detach finds it.
 func (r *Registry) take(gen uint64, s *entry, life Lifecycle, why string) *worker {
 	var w *worker
-	r.keep(gen, func() {
+	r.ifCurrent(gen, func() {
 		w = s.w
 		if w == nil {
 			return

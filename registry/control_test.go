@@ -48,7 +48,7 @@ func TestControlDetachPreemptsAnAttach(t *testing.T) {
 	if o.ctx.Err() == nil {
 		t.Error("the Attach's ctx was not cancelled by the Detach")
 	}
-	if r.keep(o.gen, func() {}) {
+	if r.ifCurrent(o.gen, func() {}) {
 		t.Error("the preempted Attach could still hand over what it built")
 	}
 	r.endOp(o, attachmentAttaching)
