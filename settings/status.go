@@ -53,7 +53,7 @@ type FileStatus struct {
 	// Polling reports that the file's directory could not be watched and
 	// the file is polled instead.
 	Polling bool `json:"polling,omitempty"`
-	// Trusted and TrustReason are set for the project layer only.
-	Trusted     bool   `json:"trusted,omitempty"`
+	// TrustReason, set for the project layer only, says why the project is
+	// trusted or not; when it is not, Condition is ConditionUntrusted.
 	TrustReason string `json:"trust_reason,omitempty"`
 }

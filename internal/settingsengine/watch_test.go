@@ -309,7 +309,7 @@ func TestWatchTrustStore(t *testing.T) {
 	write(t, f.opts.TrustFile, `{"`+f.proj+`": "ask"}`)
 	write(t, f.project, doc(false, "p"))
 	w, _ := startWatch(t, f.opts)
-	if fs := w.Current().Files()[1]; fs.Condition != ConditionUntrusted || fs.Trusted || !strings.Contains(fs.TrustReason, `"ask"`) {
+	if fs := w.Current().Files()[1]; fs.Condition != ConditionUntrusted || !strings.Contains(fs.TrustReason, `"ask"`) {
 		t.Fatalf("ask: %+v", fs)
 	}
 	write(t, f.opts.TrustFile, `{"`+filepath.Dir(f.proj)+`": true}`)
@@ -428,7 +428,7 @@ func TestWatchMalformedTrustStoreFailsClosed(t *testing.T) {
 	})
 	s := w.Current()
 	proj, store := s.Files()[1], s.Files()[2]
-	if proj.Trusted || !strings.Contains(proj.TrustReason, "cannot be read") || !strings.Contains(proj.TrustReason, "unexpected end") || proj.Err == "" {
+	if proj.Condition != ConditionUntrusted || !strings.Contains(proj.TrustReason, "cannot be read") || !strings.Contains(proj.TrustReason, "unexpected end") || proj.Err == "" {
 		t.Errorf("project status %+v", proj)
 	}
 	if !store.TrustStore || store.Condition != ConditionError || store.Stale || !strings.Contains(store.Err, "unexpected end") {
