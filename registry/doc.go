@@ -98,9 +98,11 @@
 //
 // [Registry.Explain] says, for every adapter, whether it is enabled and by
 // which settings layer, whether it applies here and if not why, what it last
-// delivered, and its diagnostics (one count per kind) and counters. The
-// registry counts every diagnostic an adapter emits, and passes the first
-// of each kind per claim (one Open) on to the log and Options.OnDiagnostic.
+// delivered, its counters, and its diagnostics: one [DiagnosticRecord] per
+// kind. The registry counts every diagnostic an adapter emits, and passes
+// the first of each kind per claim (one Open) on to the log and
+// Options.OnDiagnostic; the record holds the last one passed on and the
+// count.
 // An [Explanation] is plain data for encoding/json.
 //
 // # Child processes
