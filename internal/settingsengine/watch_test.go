@@ -50,6 +50,12 @@ func TestWatchSaveStyles(t *testing.T) {
 				need(t, st.prog)
 			}
 			f := newFixture(t)
+			// A file that stays empty past the grace counts, as it should;
+			// write truncates before it writes, and on a loaded machine the
+			// writer can stall between the two for longer than the fixture's
+			// short grace. The default grace keeps those stalls from
+			// counting; no save here leaves the file empty at its end.
+			f.opts.Grace = DefaultGrace
 			write(t, f.project, doc(true, "v1"))
 			w, r := startWatch(t, f.opts)
 			waitHerdr(t, w, true, "v1", LayerProject)
