@@ -267,7 +267,6 @@ type entry struct {
 	unchanged atomic.Uint64 // reports dropped because equal to the last delivered
 	unknown   atomic.Uint64 // snapshots that gave no new report
 	// Not in Explain; this package's tests read them.
-	coalesced atomic.Uint64 // notifications merged into one already pending
 	retries   atomic.Uint64 // retries after a failure
 	refreshes atomic.Uint64 // re-deliveries of an unchanged report (adapter.Refresher)
 }

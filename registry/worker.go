@@ -121,8 +121,7 @@ func newWorker(r *Registry, s *entry, a adapter.Adapter, src session.Source, gen
 func (w *worker) kick() {
 	select {
 	case w.kickc <- struct{}{}:
-	default:
-		w.s.coalesced.Add(1)
+	default: // already full: this change merges into the pending one
 	}
 }
 
@@ -360,8 +359,7 @@ func (w *worker) deliverLoop() (panicked string) {
 			return ""
 		case <-w.kickc:
 			if throttle.c != nil {
-				w.s.coalesced.Add(1) // merged into the change the window holds
-				continue
+				continue // merged into the change the window holds
 			}
 			if wait := w.r.window - time.Since(sentAt); !sentAt.IsZero() && wait > 0 {
 				throttle.set(wait)
