@@ -11,8 +11,8 @@
 //
 // # Drivers and adapters
 //
-// A workspace is supported by registering a [Driver] under a name with
-// registry.Register. When the host attaches reporting, the registry calls the
+// A workspace is supported by a [Driver] under a name in the registry's
+// drivers (registry.Builtin, or registry.Options.Drivers). When the host attaches reporting, the registry calls the
 // driver's Open with [Params]: the adapter's name, its own raw settings
 // section, a logger, the captured [Env], the [session.Host] context and a diagnostics
 // sink. Open returns an [Adapter], or an error wrapping [ErrInactive] that

@@ -23,7 +23,7 @@ func (r *Registry) onSettings(gen uint64, cur settingsengine.Settings) {
 	if !ok {
 		return
 	}
-	defer r.endOp(o, phaseApplying)
+	defer r.endOp(o, attachmentApplying)
 	r.apply(o.ctx, gen, cur)
 }
 
@@ -32,10 +32,10 @@ func (r *Registry) apply(ctx context.Context, gen uint64, cur settingsengine.Set
 	if !r.useSettings(gen, cur) {
 		return
 	}
-	for _, s := range r.slots {
+	for _, s := range r.entries {
 		enabled, from := cur.Enabled(s.name, s.def)
 		seen := viewOf(cur, s)
-		f, ok := r.slotFacts(gen, s, enabled, from, seen)
+		f, ok := r.entryFacts(gen, s, enabled, from, seen)
 		if !ok {
 			return
 		}
@@ -54,7 +54,7 @@ type change struct {
 }
 
 // carryOut does what decide said for s.
-func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action, c change) {
+func (r *Registry) carryOut(ctx context.Context, gen uint64, s *entry, act action, c change) {
 	cur, seen := c.cur, c.seen
 	switch act {
 	case actNothing, actKeep:
@@ -100,7 +100,7 @@ func (r *Registry) carryOut(ctx context.Context, gen uint64, s *slot, act action
 			old.stop(fateRelease, time.Now())
 		}
 	case actStop:
-		r.log.Info("adapter disabled by settings", "adapter", s.name, "layer", c.from.String())
+		r.log.Info("adapter disabled by settings", "adapter", s.name, "layer", string(c.from))
 		w := r.take(gen, s, LifecycleDisabled, disabledWhy(c.from))
 		if w == nil {
 			return
@@ -141,7 +141,7 @@ func disabledWhy(from settings.Layer) string {
 	return fmt.Sprintf("disabled by %s settings", from)
 }
 
-func (r *Registry) open(ctx context.Context, s *slot, cur settingsengine.Settings) (a adapter.Adapter, err error) {
+func (r *Registry) open(ctx context.Context, s *entry, cur settingsengine.Settings) (a adapter.Adapter, err error) {
 	if r.guard(s, "Open", func() { a, err = s.driver.Open(ctx, r.params(s, cur)) }) {
 		return nil, fmt.Errorf("registry: adapter %s panicked in Open", s.name)
 	}

@@ -13,9 +13,9 @@ import (
 	"github.com/panestate/panestate/settings"
 )
 
-// This file holds every transition of the registry's control state (phase,
+// This file holds every transition of the registry's control state (attachment,
 // generation, the operation in progress, the live and unreleased workers,
-// each slot's worker) and nothing else. Each is one function that takes
+// each entry's worker) and nothing else. Each is one function that takes
 // r.mu, changes the state, and returns what its caller must carry out
 // without the lock (stop, release, close, wait); the rest of the package
 // changes that state only through them. control_test.go drives them
@@ -34,18 +34,18 @@ type op struct {
 // Attach or Detach in progress, then moves the registry from detached to
 // attaching in a new generation, and returns the operation. The adapters an
 // earlier Detach left unreleased stay in r.unreleased: start closes each
-// when a new adapter of its slot takes the pane over, and the next Detach
+// when a new adapter of its entry takes the pane over, and the next Detach
 // releases those that none took over. already is true when the registry is
 // attached: there is nothing to do.
 func (r *Registry) beginAttach(ctx context.Context, src session.Source) (o op, already bool, err error) {
 	r.mu.Lock()
-	for r.phase == phaseAttaching || r.phase == phaseDetaching {
+	for r.attachment == attachmentAttaching || r.attachment == attachmentDetaching {
 		if err := r.waitOpLocked(ctx); err != nil {
 			return op{}, false, fmt.Errorf("registry: attach: %w", err)
 		}
 	}
 	defer r.mu.Unlock()
-	if r.phase.attached() {
+	if r.attachment.attached() {
 		return op{}, true, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -53,10 +53,10 @@ func (r *Registry) beginAttach(ctx context.Context, src session.Source) (o op, a
 	}
 	r.gen++
 	r.attachGen = r.gen
-	r.phase = phaseAttaching
+	r.attachment = attachmentAttaching
 	r.preempt = make(chan struct{})
 	r.src = src
-	for _, s := range r.slots {
+	for _, s := range r.entries {
 		s.life, s.why, s.seen, s.settingsErr, s.w = LifecycleNotAttached, "", view{}, "", nil
 	}
 	return r.newOpLocked(ctx), false, nil
@@ -70,13 +70,13 @@ func (r *Registry) newOpLocked(parent context.Context) op {
 	return o
 }
 
-// endOp ends o, which began in phase from (attaching or applying): the
+// endOp ends o, which began in attachment from (attaching or applying): the
 // registry is attached again, unless a Detach preempted o or an earlier
 // failure ended the attachment.
-func (r *Registry) endOp(o op, from phase) {
+func (r *Registry) endOp(o op, from attachment) {
 	r.mu.Lock()
-	if r.gen == o.gen && r.phase == from {
-		r.phase, r.opCancel = phaseAttached, nil
+	if r.gen == o.gen && r.attachment == from {
+		r.attachment, r.opCancel = attachmentAttached, nil
 	}
 	close(o.done)
 	r.mu.Unlock()
@@ -86,7 +86,7 @@ func (r *Registry) endOp(o op, from phase) {
 // failAttach ends the attachment of generation gen before anything ran
 // (its Subscribe failed): the registry is detached again.
 func (r *Registry) failAttach(gen uint64) {
-	r.keep(gen, func() { r.phase, r.src, r.opCancel = phaseDetached, nil, nil })
+	r.ifCurrent(gen, func() { r.attachment, r.src, r.opCancel = attachmentDetached, nil, nil })
 }
 
 // beginApply starts a settings change for the attachment of generation
@@ -97,7 +97,7 @@ func (r *Registry) failAttach(gen uint64) {
 func (r *Registry) beginApply(gen uint64) (o op, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for r.gen == gen && r.phase == phaseAttaching {
+	for r.gen == gen && r.attachment == attachmentAttaching {
 		done, preempt := r.opDone, r.preempt
 		r.mu.Unlock()
 		select {
@@ -106,10 +106,10 @@ func (r *Registry) beginApply(gen uint64) (o op, ok bool) {
 		}
 		r.mu.Lock()
 	}
-	if r.gen != gen || r.phase != phaseAttached {
+	if r.gen != gen || r.attachment != attachmentAttached {
 		return op{}, false
 	}
-	r.phase = phaseApplying
+	r.attachment = attachmentApplying
 	return r.newOpLocked(context.Background()), true
 }
 
@@ -135,13 +135,13 @@ type detachPlan struct {
 // is nothing to detach.
 func (r *Registry) beginDetach(ctx context.Context, start time.Time) (p detachPlan, ok bool, err error) {
 	r.mu.Lock()
-	for r.phase == phaseDetaching {
+	for r.attachment == attachmentDetaching {
 		if err := r.waitOpLocked(ctx); err != nil {
 			return detachPlan{}, false, fmt.Errorf("registry: detach: %w while another Detach was in progress", err)
 		}
 	}
 	defer r.mu.Unlock()
-	if r.phase == phaseDetached && len(r.unreleased) == 0 && len(r.live) == 0 {
+	if r.attachment == attachmentDetached && len(r.unreleased) == 0 && len(r.live) == 0 {
 		// Nothing left: no adapter unreleased, and none still busy past
 		// the budget of an earlier Detach.
 		return detachPlan{}, false, nil
@@ -155,13 +155,13 @@ func (r *Registry) beginDetach(ctx context.Context, start time.Time) (p detachPl
 		r.preempt = nil
 	}
 	r.gen++
-	r.phase = phaseDetaching
+	r.attachment = attachmentDetaching
 	p = detachPlan{gen: r.gen, done: make(chan struct{}), ws: slices.Collect(maps.Keys(r.live)),
 		stale: r.unreleased, unsub: r.unsubscribe, watcher: r.watcher}
 	r.opDone = p.done
 	r.fanout.Store(nil)
 	r.unsubscribe, r.watcher, r.unreleased = nil, nil, nil
-	for _, s := range r.slots {
+	for _, s := range r.entries {
 		s.w = nil
 		s.life, s.why = LifecycleNotAttached, ""
 	}
@@ -175,19 +175,19 @@ func (r *Registry) beginDetach(ctx context.Context, start time.Time) (p detachPl
 func (r *Registry) endDetach(p detachPlan) {
 	r.mu.Lock()
 	if r.gen == p.gen {
-		r.phase = phaseDetached
+		r.attachment = attachmentDetached
 		r.src = nil
 	}
 	close(p.done)
 	r.mu.Unlock()
 }
 
-// keep runs f under the lock if gen is still the current generation, and
+// ifCurrent runs f under the lock if gen is still the current generation, and
 // reports whether it did. The transitions below use it to hand over what an
 // operation built; when it returns false, a Detach has preempted the
 // operation, which must then undo what it built itself. Only this file
 // calls it: every change of the control state has a name.
-func (r *Registry) keep(gen uint64, f func()) bool {
+func (r *Registry) ifCurrent(gen uint64, f func()) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.gen != gen {
@@ -200,15 +200,15 @@ func (r *Registry) keep(gen uint64, f func()) bool {
 // useSettings records cur as the settings the attachment of generation gen
 // acts on. It reports false when a Detach preempted the operation.
 func (r *Registry) useSettings(gen uint64, cur settingsengine.Settings) bool {
-	return r.keep(gen, func() { r.cur = cur })
+	return r.ifCurrent(gen, func() { r.cur = cur })
 }
 
-// slotFacts records what the settings say of s ("enabled", and the layer
+// entryFacts records what the settings say of s ("enabled", and the layer
 // that decided it) and returns the facts decide needs, given seen, the
 // settings the change brings to s. ok is false when a Detach preempted the
 // operation.
-func (r *Registry) slotFacts(gen uint64, s *slot, enabled bool, from settings.Layer, seen view) (f facts, ok bool) {
-	ok = r.keep(gen, func() {
+func (r *Registry) entryFacts(gen uint64, s *entry, enabled bool, from settings.Layer, seen view) (f facts, ok bool) {
+	ok = r.ifCurrent(gen, func() {
 		s.enabled, s.from = enabled, from
 		f = facts{life: s.life, enabled: enabled, changed: s.seen != seen}
 	})
@@ -217,26 +217,26 @@ func (r *Registry) slotFacts(gen uint64, s *slot, enabled bool, from settings.La
 
 // settle sets s, which runs nothing, to life (disabled, inactive, or open
 // failed), saying why, after acting on the settings seen.
-func (r *Registry) settle(gen uint64, s *slot, life Lifecycle, why string, seen view) {
-	r.keep(gen, func() { s.life, s.why, s.seen = life, why, seen })
+func (r *Registry) settle(gen uint64, s *entry, life Lifecycle, why string, seen view) {
+	r.ifCurrent(gen, func() { s.life, s.why, s.seen = life, why, seen })
 }
 
 // rejectSettings records that the settings seen could not be applied to s,
 // which keeps running with its old ones: they are not tried again until
 // they change.
-func (r *Registry) rejectSettings(gen uint64, s *slot, why string, seen view) {
-	r.keep(gen, func() { s.settingsErr, s.seen = why, seen })
+func (r *Registry) rejectSettings(gen uint64, s *entry, why string, seen view) {
+	r.ifCurrent(gen, func() { s.settingsErr, s.seen = why, seen })
 }
 
 // markSeen records that s has acted on the settings seen.
-func (r *Registry) markSeen(gen uint64, s *slot, seen view) {
-	r.keep(gen, func() { s.seen = seen })
+func (r *Registry) markSeen(gen uint64, s *entry, seen view) {
+	r.ifCurrent(gen, func() { s.seen = seen })
 }
 
 // lifeOf returns s's lifecycle; ok is false when a Detach preempted the
 // operation of generation gen.
-func (r *Registry) lifeOf(gen uint64, s *slot) (life Lifecycle, ok bool) {
-	ok = r.keep(gen, func() { life = s.life })
+func (r *Registry) lifeOf(gen uint64, s *entry) (life Lifecycle, ok bool) {
+	ok = r.ifCurrent(gen, func() { life = s.life })
 	return life, ok
 }
 
@@ -244,14 +244,14 @@ func (r *Registry) lifeOf(gen uint64, s *slot) (life Lifecycle, ok bool) {
 // of generation gen, for Detach to call. It reports false when a Detach
 // preempted the Attach, which must then call unsub itself.
 func (r *Registry) holdSubscription(gen uint64, unsub func()) bool {
-	return r.keep(gen, func() { r.unsubscribe = unsub })
+	return r.ifCurrent(gen, func() { r.unsubscribe = unsub })
 }
 
 // holdWatcher hands the settings watcher to the attachment of generation
 // gen, for Detach to close. It reports false when a Detach preempted the
 // Attach, which must then close w itself.
 func (r *Registry) holdWatcher(gen uint64, w *settingsengine.Watcher) bool {
-	return r.keep(gen, func() { r.watcher = w })
+	return r.ifCurrent(gen, func() { r.watcher = w })
 }
 
 // dropIdleSubscription ends an Attach that runs nothing and watches
@@ -259,7 +259,7 @@ func (r *Registry) holdWatcher(gen uint64, w *settingsengine.Watcher) bool {
 // is nil when something runs). ok is false when a Detach preempted the
 // Attach.
 func (r *Registry) dropIdleSubscription(gen uint64) (idle func(), ok bool) {
-	ok = r.keep(gen, func() {
+	ok = r.ifCurrent(gen, func() {
 		if len(r.live) == 0 && r.watcher == nil {
 			idle, r.unsubscribe = r.unsubscribe, nil
 		}
@@ -282,10 +282,10 @@ func (r *Registry) addLive(w *worker) {
 // takes the pane over. If a Detach preempted the operation, a is closed
 // instead (it never reported, so there is nothing to release) and start
 // returns false.
-func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view, pred *worker) bool {
+func (r *Registry) start(gen uint64, s *entry, a adapter.Adapter, seen view, pred *worker) bool {
 	var w *worker
 	var stale []*worker
-	if !r.keep(gen, func() {
+	if !r.ifCurrent(gen, func() {
 		// Taken in the same step as the new worker starts: a Detach
 		// either finds the old adapters still unreleased, or finds the
 		// new worker, which releases the pane.
@@ -311,7 +311,7 @@ func (r *Registry) start(gen uint64, s *slot, a adapter.Adapter, seen view, pred
 
 // takeUnreleasedLocked removes from r.unreleased the adapters of s that a
 // Detach left unreleased, and returns them; r.mu is held.
-func (r *Registry) takeUnreleasedLocked(s *slot) (ws []*worker) {
+func (r *Registry) takeUnreleasedLocked(s *entry) (ws []*worker) {
 	r.unreleased = slices.DeleteFunc(r.unreleased, func(w *worker) bool {
 		if w.s == s {
 			ws = append(ws, w)
@@ -324,12 +324,12 @@ func (r *Registry) takeUnreleasedLocked(s *slot) (ws []*worker) {
 
 // take removes s's running worker from s and from the fan-out and returns
 // it, leaving s in life (nil when s runs nothing, or when a Detach
-// preempted the operation). The slot changes first, so Explain never shows
+// preempted the operation). The entry changes first, so Explain never shows
 // an adapter that is being stopped as active; the worker stays in r.live
 // until it has finished, so that a Detach finds it.
-func (r *Registry) take(gen uint64, s *slot, life Lifecycle, why string) *worker {
+func (r *Registry) take(gen uint64, s *entry, life Lifecycle, why string) *worker {
 	var w *worker
-	r.keep(gen, func() {
+	r.ifCurrent(gen, func() {
 		w = s.w
 		if w == nil {
 			return
@@ -348,15 +348,15 @@ func (r *Registry) finished(w *worker, unreleased bool, err error) {
 		r.mu.Unlock()
 		return
 	}
-	if r.phase.attached() && w.s.w != nil && w.s.w != w {
-		// A newer adapter of its slot runs and holds the pane: close this
+	if r.attachment.attached() && w.s.w != nil && w.s.w != w {
+		// A newer adapter of its entry runs and holds the pane: close this
 		// one. Otherwise it is kept for the next Detach to release.
 		r.mu.Unlock()
 		w.closeOnly()
 		return
 	}
 	r.unreleased = append(r.unreleased, w)
-	if w.s.w == nil && !r.phase.attached() {
+	if w.s.w == nil && !r.attachment.attached() {
 		w.s.life, w.s.why = LifecycleUnreleased, err.Error()+"; the next Detach tries again"
 	}
 	r.mu.Unlock()
@@ -364,7 +364,7 @@ func (r *Registry) finished(w *worker, unreleased bool, err error) {
 }
 
 // retirePanicked takes a worker whose adapter (or the host's source)
-// panicked out of its slot, saying why, and stops it with a release.
+// panicked out of its entry, saying why, and stops it with a release.
 func (r *Registry) retirePanicked(w *worker, why string) {
 	r.mu.Lock()
 	if w.s.w == w {
@@ -375,7 +375,7 @@ func (r *Registry) retirePanicked(w *worker, why string) {
 	w.stop(fateRelease, time.Now())
 }
 
-// waitOpLocked waits for the operation of the transient phase in progress
+// waitOpLocked waits for the operation of the transient attachment in progress
 // to end (opDone). r.mu is held on entry; it is held again when
 // waitOpLocked returns nil, and released when it returns ctx's error
 // because ctx ended first.

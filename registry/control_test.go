@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/session"
+	"github.com/panestate/panestate/settings"
 )
 
 // controlRegistry is a registry whose transitions a test drives directly,
@@ -21,10 +22,10 @@ func controlRegistry(t *testing.T) *Registry {
 	return r
 }
 
-func (r *Registry) phaseNow() phase {
+func (r *Registry) attachmentNow() attachment {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.phase
+	return r.attachment
 }
 
 // A Detach that begins while an Attach is in progress preempts it: the
@@ -37,8 +38,8 @@ func TestControlDetachPreemptsAnAttach(t *testing.T) {
 	if err != nil || already {
 		t.Fatalf("beginAttach: %v, already %t", err, already)
 	}
-	if got := r.phaseNow(); got != phaseAttaching {
-		t.Fatalf("phase %d, want attaching", got)
+	if got := r.attachmentNow(); got != attachmentAttaching {
+		t.Fatalf("attachment %d, want attaching", got)
 	}
 	p, ok, err := r.beginDetach(t.Context(), time.Now())
 	if err != nil || !ok {
@@ -47,19 +48,19 @@ func TestControlDetachPreemptsAnAttach(t *testing.T) {
 	if o.ctx.Err() == nil {
 		t.Error("the Attach's ctx was not cancelled by the Detach")
 	}
-	if r.keep(o.gen, func() {}) {
+	if r.ifCurrent(o.gen, func() {}) {
 		t.Error("the preempted Attach could still hand over what it built")
 	}
-	r.endOp(o, phaseAttaching)
-	if got := r.phaseNow(); got != phaseDetaching {
-		t.Errorf("after the preempted Attach ended: phase %d, want detaching", got)
+	r.endOp(o, attachmentAttaching)
+	if got := r.attachmentNow(); got != attachmentDetaching {
+		t.Errorf("after the preempted Attach ended: attachment %d, want detaching", got)
 	}
 	if _, ok := r.beginApply(o.gen); ok {
 		t.Error("a settings change began for a preempted attachment")
 	}
 	r.endDetach(p)
-	if got := r.phaseNow(); got != phaseDetached {
-		t.Errorf("after Detach: phase %d, want detached", got)
+	if got := r.attachmentNow(); got != attachmentDetached {
+		t.Errorf("after Detach: attachment %d, want detached", got)
 	}
 	if _, ok, _ := r.beginDetach(t.Context(), time.Now()); ok {
 		t.Error("a second Detach found something to detach")
@@ -82,17 +83,17 @@ func TestControlSettingsChangeFollowsItsAttach(t *testing.T) {
 		a, _ := r.beginApply(o.gen) // waits for the Attach to end
 		began <- a
 	}()
-	r.endOp(o, phaseAttaching)
+	r.endOp(o, attachmentAttaching)
 	a := <-began
 	if a.done == nil {
 		t.Fatal("the settings change did not begin once the Attach ended")
 	}
-	if got := r.phaseNow(); got != phaseApplying {
-		t.Errorf("phase %d, want applying", got)
+	if got := r.attachmentNow(); got != attachmentApplying {
+		t.Errorf("attachment %d, want applying", got)
 	}
-	r.endOp(a, phaseApplying)
-	if got := r.phaseNow(); got != phaseAttached {
-		t.Errorf("phase %d, want attached", got)
+	r.endOp(a, attachmentApplying)
+	if got := r.attachmentNow(); got != attachmentAttached {
+		t.Errorf("attachment %d, want attached", got)
 	}
 	if _, already, err := r.beginAttach(t.Context(), session.NewStore()); err != nil || !already {
 		t.Errorf("a second Attach on an attached registry: %v, already %t; want it found attached", err, already)
@@ -108,7 +109,7 @@ func TestControlDetachDecidesEveryFate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := r.slots[0]
+	s := r.entries[0]
 	a := &fakeAdapter{}
 	running := newWorker(r, s, a, nil, o.gen, nil)
 	swapped := newWorker(r, s, a, nil, o.gen, nil)
@@ -162,7 +163,7 @@ func TestSuccessorWaitsForItsPredecessor(t *testing.T) {
 		log := &eventLog{}
 		d := &fakeDriver{def: true, tag: "h", events: log, keys: []string{"color"}}
 		r, store, old := attachedDriver(t, d)
-		name := r.slots[0].name
+		name := r.entries[0].name
 		answer := make(chan struct{})
 		old.ignoreCtx.Store(true) // a sent request: only its answer ends it
 		old.setBlock(answer)
@@ -192,7 +193,7 @@ func TestSuccessorWaitsForItsPredecessor(t *testing.T) {
 
 // Every hand-over of what an operation built is a named transition that
 // refuses once a Detach has preempted the operation: the subscription and
-// the watcher stay with the operation (to undo itself), and a slot keeps
+// the watcher stay with the operation (to undo itself), and an entry keeps
 // the state the Detach gave it.
 func TestControlAPreemptedOperationHandsOverNothing(t *testing.T) {
 	for _, tt := range []struct {
@@ -203,14 +204,14 @@ func TestControlAPreemptedOperationHandsOverNothing(t *testing.T) {
 	}{
 		{"subscription", func(r *Registry, gen uint64) bool { return r.holdSubscription(gen, func() {}) }},
 		{"settings", func(r *Registry, gen uint64) bool { return r.useSettings(gen, r.cur) }},
-		{"slot facts", func(r *Registry, gen uint64) bool {
-			_, ok := r.slotFacts(gen, r.slots[0], true, 0, view{})
+		{"entry facts", func(r *Registry, gen uint64) bool {
+			_, ok := r.entryFacts(gen, r.entries[0], true, settings.LayerDefault, view{})
 			return ok
 		}},
-		{"slot lifecycle", func(r *Registry, gen uint64) bool {
-			r.settle(gen, r.slots[0], LifecycleOpenFailed, "bad", view{})
-			_, ok := r.lifeOf(gen, r.slots[0])
-			return ok || r.slots[0].life == LifecycleOpenFailed
+		{"entry lifecycle", func(r *Registry, gen uint64) bool {
+			r.settle(gen, r.entries[0], LifecycleOpenFailed, "bad", view{})
+			_, ok := r.lifeOf(gen, r.entries[0])
+			return ok || r.entries[0].life == LifecycleOpenFailed
 		}},
 		{"idle subscription", func(r *Registry, gen uint64) bool {
 			_, ok := r.dropIdleSubscription(gen)
@@ -233,7 +234,7 @@ func TestControlAPreemptedOperationHandsOverNothing(t *testing.T) {
 			if tt.handOver(r, o.gen) {
 				t.Error("the preempted Attach could still hand over")
 			}
-			r.endOp(o, phaseAttaching)
+			r.endOp(o, attachmentAttaching)
 			r.endDetach(p)
 			if r.unsubscribe != nil || r.watcher != nil {
 				t.Error("the detached registry holds a subscription or a watcher")

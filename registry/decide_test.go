@@ -36,8 +36,10 @@ func TestDecide(t *testing.T) {
 		LifecycleUnreleased:  {D, D, D, D, N, N, O, O},
 		LifecycleStaleOwner:  {S, S, S, S, K, K, R, R},
 	}
-	if len(want) != int(numLifecycles) {
-		t.Fatalf("the table covers %d lifecycles of %d", len(want), numLifecycles)
+	for _, life := range lifecycles {
+		if _, ok := want[life]; !ok {
+			t.Errorf("the table does not cover %s", life)
+		}
 	}
 	for life, answers := range want {
 		for i, rw := range rows {

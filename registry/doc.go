@@ -31,13 +31,11 @@
 //
 // # Adapters
 //
-// Workspaces are supported by drivers registered with [Register], as
-// database/sql does it. The built-in ones are listed in this package's
-// builtin.go, so importing registry is enough, and a third-party adapter
-// registers itself from its own package's init function. A host chooses
-// drivers one way only: [Options].Drivers gives one registry exactly its own
-// drivers instead of the process-wide table (a subset, a configured driver,
-// or a test's recorder). The settings files then turn each one on or off.
+// Workspaces are supported by drivers, one per adapter name. A registry runs
+// [Options].Drivers, by default the built-in ones ([Builtin], listed in this
+// package's builtin.go), so importing registry is enough. A host adds an
+// adapter of its own to Builtin() and passes the map; a test passes only its
+// recorder. The settings files then turn each one on or off.
 // [Registry.ScrubEnv] asks this registry's drivers which variables name a
 // pane, for the environment of the agent's tool subprocesses.
 //
@@ -100,14 +98,16 @@
 //
 // [Registry.Explain] says, for every adapter, whether it is enabled and by
 // which settings layer, whether it applies here and if not why, what it last
-// delivered, and its diagnostics (one count per kind) and counters. The
-// registry counts every diagnostic an adapter emits, and passes the first
-// of each kind per claim (one Open) on to the log and Options.OnDiagnostic.
+// delivered, its counters, and its diagnostics: one [DiagnosticRecord] per
+// kind. The registry counts every diagnostic an adapter emits, and passes
+// the first of each kind per claim (one Open) on to the log and
+// Options.OnDiagnostic; the record holds the last one passed on and the
+// count.
 // An [Explanation] is plain data for encoding/json.
 //
 // # Child processes
 //
-// [ScrubEnv] removes every registered workspace's variables from an
+// [Registry.ScrubEnv] removes every workspace's variables from an
 // environment, for the tool subprocesses the agent starts: a nested agent
 // must never claim or release its parent's pane.
 package registry

@@ -1,19 +1,6 @@
 package registry
 
-import (
-	"fmt"
-	"maps"
-	"sync"
-
-	"github.com/panestate/panestate/adapter"
-)
-
-// The driver table is process-wide by design, as in database/sql: drivers
-// register themselves once, from init functions, before any registry exists.
-var (
-	driversMu sync.RWMutex
-	drivers   = make(map[string]adapter.Driver)
-)
+import "github.com/panestate/panestate/adapter"
 
 // namePattern is the form of an adapter's name, checked by validName.
 const namePattern = "^[a-z][a-z0-9_-]*$"
@@ -35,33 +22,6 @@ func validName(name string) bool {
 	return true
 }
 
-// Register makes a driver available under name. The name is also the
-// adapter's settings section ("<name>.enabled"), so it must match
-// ^[a-z][a-z0-9_-]*$. Register panics if the name is malformed, if driver is
-// nil, or if a driver is already registered under name. Call it from an init
-// function; it is safe for concurrent use.
-func Register(name string, driver adapter.Driver) {
-	if !validName(name) {
-		panic(fmt.Sprintf("registry: Register adapter name %q: must match %s", name, namePattern))
-	}
-	if driver == nil {
-		panic("registry: Register driver is nil for adapter " + name)
-	}
-	driversMu.Lock()
-	defer driversMu.Unlock()
-	if _, dup := drivers[name]; dup {
-		panic("registry: Register called twice for adapter " + name)
-	}
-	drivers[name] = driver
-}
-
-// registered returns a copy of the process-wide table.
-func registered() map[string]adapter.Driver {
-	driversMu.RLock()
-	defer driversMu.RUnlock()
-	return maps.Clone(drivers)
-}
-
 // ScrubEnv returns env without the pane variables of this registry's
 // workspaces (every HERDR_* variable, tmux's TMUX_PANE): each of its drivers
 // that implements adapter.EnvScrubber is asked, whether or not its adapter
@@ -76,7 +36,7 @@ func (r *Registry) ScrubEnv(env []string) []string {
 	if env == nil {
 		e = adapter.Environ()
 	}
-	for _, s := range r.slots {
+	for _, s := range r.entries {
 		r.guard(s, "ScrubEnv", func() { e = adapter.ScrubEnv(s.driver, e) })
 	}
 	return e

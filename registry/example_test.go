@@ -66,6 +66,32 @@ func Example() {
 	// idle (quiescent)
 }
 
+// A host with an adapter of its own adds it to the built-in drivers; the
+// settings files then turn each one on or off.
+func ExampleBuiltin() {
+	drivers := registry.Builtin()
+	drivers["title"] = adaptertest.NewDriver(adaptertest.NewRecorder()) // your adapter's driver
+	reg, err := registry.New(registry.Options{
+		App:      "mychat",
+		Host:     session.Host{Interactive: true, Root: true},
+		Env:      []string{}, // in no workspace
+		Drivers:  drivers,
+		Settings: settings.Options{GlobalPath: "/nonexistent/settings.json"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, a := range reg.Explain().Adapters {
+		fmt.Println(a.Name, a.Lifecycle)
+	}
+	// Output:
+	// herdr inactive
+	// progstatus inactive
+	// terminal inactive
+	// title not_attached
+	// tmux inactive
+}
+
 // Explain answers "why does my pane show nothing?" without attaching.
 func ExampleRegistry_Explain() {
 	reg, err := registry.New(registry.Options{

@@ -40,43 +40,38 @@ type AdapterStatus struct {
 	Lifecycle Lifecycle `json:"lifecycle"`
 	// Why says why the adapter is not active (the failed condition, the
 	// conflicting reporter, the settings error), or, before Attach, that it
-	// applies here.
+	// applies here. For a running adapter whose new settings could not be
+	// applied (it was kept, with its old ones), it starts with "settings
+	// not applied".
 	Why string `json:"why,omitempty"`
-	// SettingsError says why the last settings change for this adapter was
-	// not applied (the running adapter was kept).
-	SettingsError string `json:"settings_error,omitempty"`
-	// LastReport is the last report delivered, if any.
-	LastReport *ReportRecord `json:"last_report,omitempty"`
-	Counters   Counters      `json:"counters"`
-	// Diagnostics are the most recent diagnostics, oldest first: the first
-	// of each kind in each claim (each time the adapter was opened), as the
-	// registry logs them and passes them to Options.OnDiagnostic.
-	// DiagnosticCounts counts every diagnostic by kind, repeats included.
-	Diagnostics      []DiagnosticRecord      `json:"diagnostics,omitempty"`
-	DiagnosticCounts map[adapter.Kind]uint64 `json:"diagnostic_counts,omitempty"`
+	// LastReport is the last report delivered, if any, and LastReportAt
+	// when it was delivered.
+	LastReport   *adapter.Report `json:"last_report,omitempty"`
+	LastReportAt time.Time       `json:"last_report_at,omitzero"`
+	Counters     Counters        `json:"counters"`
+	// Diagnostics holds one record per kind the adapter emitted, oldest
+	// first: the last one the registry logged and passed to
+	// Options.OnDiagnostic (the first of its kind in each claim, that is
+	// each time the adapter was opened), with the count of every one of
+	// that kind, repeats included.
+	Diagnostics []DiagnosticRecord `json:"diagnostics,omitempty"`
 	// Details are the adapter's own (adapter.Explainer).
 	Details map[string]string `json:"details,omitempty"`
 }
 
-// ReportRecord is a delivered report and when it was delivered.
-type ReportRecord struct {
-	adapter.Report
-	At time.Time `json:"at"`
-}
-
-// DiagnosticRecord is a diagnostic and when it happened.
+// DiagnosticRecord is the last diagnostic of one kind the registry passed
+// on, when, and how many of that kind the adapter emitted in all.
 type DiagnosticRecord struct {
 	adapter.Diagnostic
-	At time.Time `json:"at"`
+	At    time.Time `json:"at"`
+	Count uint64    `json:"count"`
 }
 
-// Counters count what happened to the states the adapter was given.
+// Counters count what happened to the states the adapter was given. Every
+// failed delivery is retried for as long as it is the newest state.
 type Counters struct {
-	Delivered uint64 `json:"delivered"` // reports delivered
+	Delivered uint64 `json:"delivered"` // reports delivered, refreshes included
 	Failed    uint64 `json:"failed"`    // deliveries that failed
-	Retries   uint64 `json:"retries"`   // retries after a failure
-	Refreshes uint64 `json:"refreshes"` // unchanged reports delivered again (adapter.Refresher)
-	Coalesced uint64 `json:"coalesced"` // changes merged into one pending delivery
 	Unchanged uint64 `json:"unchanged"` // reports not sent because equal to the last delivered
 	Unknown   uint64 `json:"unknown"`   // snapshots that gave no new report (workflow state unknown)
 }
@@ -98,23 +93,31 @@ func (r *Registry) Explain() Explanation {
 		a  adapter.Adapter // running adapter, for its details
 	}
 	r.mu.Lock()
-	attached, cur, watcher := r.phase.attached(), r.cur, r.watcher
-	views := make([]seen, len(r.slots))
-	for i, s := range r.slots {
+	attached, cur, watcher := r.attachment.attached(), r.cur, r.watcher
+	views := make([]seen, len(r.entries))
+	for i, s := range r.entries {
 		st := AdapterStatus{
-			Name: s.name, Lifecycle: s.life, Why: s.why, SettingsError: s.settingsErr,
-			Diagnostics: slices.Clone(s.recent),
+			Name: s.name, Lifecycle: s.life, Why: s.why,
 			Counters: Counters{
-				Delivered: s.delivered.Load(), Failed: s.failed.Load(), Retries: s.retries.Load(),
-				Refreshes: s.refreshes.Load(), Coalesced: s.coalesced.Load(), Unchanged: s.unchanged.Load(),
-				Unknown: s.unknown.Load(),
+				Delivered: s.delivered.Load(), Failed: s.failed.Load(),
+				Unchanged: s.unchanged.Load(), Unknown: s.unknown.Load(),
 			},
 		}
-		if s.haveLast {
-			st.LastReport = &ReportRecord{Report: s.last, At: s.lastAt}
+		if s.settingsErr != "" {
+			st.Why = joinWhy("settings not applied (the adapter runs with its previous settings): "+s.settingsErr, st.Why)
 		}
-		if len(s.kinds) > 0 {
-			st.DiagnosticCounts = maps.Clone(s.kinds)
+		for _, d := range s.diags {
+			st.Diagnostics = append(st.Diagnostics, *d)
+		}
+		slices.SortFunc(st.Diagnostics, func(a, b DiagnosticRecord) int {
+			if c := a.At.Compare(b.At); c != 0 {
+				return c
+			}
+			return strings.Compare(string(a.Kind), string(b.Kind))
+		})
+		if s.haveLast {
+			last := s.last
+			st.LastReport, st.LastReportAt = &last, s.lastAt
 		}
 		views[i] = seen{st: st}
 		if s.w != nil {
@@ -137,7 +140,7 @@ func (r *Registry) Explain() Explanation {
 	for _, w := range files.Warnings() {
 		e.Warnings = append(e.Warnings, w.String())
 	}
-	for i, s := range r.slots {
+	for i, s := range r.entries {
 		st := views[i].st
 		st.Enabled, st.EnabledBy = cur.Enabled(s.name, s.def)
 		if a := views[i].a; a != nil {
@@ -164,7 +167,7 @@ func (r *Registry) Explain() Explanation {
 // whether it would. One that applies but whose settings section the driver
 // rejects (adapter.Checker) says so: before Attach it is
 // LifecycleOpenFailed, as Open would leave it.
-func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur settingsengine.Settings) {
+func (r *Registry) whetherApplies(s *entry, st *AdapterStatus, attached bool, cur settingsengine.Settings) {
 	if attached && st.Lifecycle != LifecycleDisabled {
 		return
 	}
@@ -232,7 +235,7 @@ func (e Explanation) String() string {
 		switch {
 		case f.Condition == settings.ConditionUntrusted && f.TrustReason != "":
 			fmt.Fprintf(&b, " (untrusted: %s)", safe(f.TrustReason))
-		case f.Condition.Valid():
+		case f.Condition != "":
 			fmt.Fprintf(&b, " (%s)", f.Condition)
 		}
 		if f.Stale {
@@ -250,7 +253,7 @@ func (e Explanation) String() string {
 		fmt.Fprintf(&b, "settings warning: %s\n", safe(w))
 	}
 	for _, a := range e.Adapters {
-		by := a.EnabledBy.String() + " settings"
+		by := string(a.EnabledBy) + " settings"
 		if a.EnabledBy == settings.LayerDefault {
 			by = "default"
 		}
@@ -265,28 +268,33 @@ func (e Explanation) String() string {
 		if a.Why != "" {
 			fmt.Fprintf(&b, "  why: %s\n", safe(a.Why))
 		}
-		if a.SettingsError != "" {
-			fmt.Fprintf(&b, "  settings not applied: %s\n", safe(a.SettingsError))
-		}
 		if a.LastReport != nil {
-			fmt.Fprintf(&b, "  last report: %s at %s\n", safe(a.LastReport.Report.String()), a.LastReport.At.Format(time.RFC3339))
+			fmt.Fprintf(&b, "  last report: %s at %s\n", safe(a.LastReport.String()), a.LastReportAt.Format(time.RFC3339))
 		}
 		c := a.Counters
 		if c != (Counters{}) {
-			fmt.Fprintf(&b, "  delivered %d, failed %d, retries %d, refreshes %d, coalesced %d, unchanged %d, unknown %d\n",
-				c.Delivered, c.Failed, c.Retries, c.Refreshes, c.Coalesced, c.Unchanged, c.Unknown)
-		}
-		for _, k := range slices.Sorted(maps.Keys(a.DiagnosticCounts)) {
-			fmt.Fprintf(&b, "  diagnostics %s: %d\n", safe(string(k)), a.DiagnosticCounts[k])
+			fmt.Fprintf(&b, "  delivered %d, failed %d, unchanged %d, unknown %d\n",
+				c.Delivered, c.Failed, c.Unchanged, c.Unknown)
 		}
 		for _, d := range a.Diagnostics {
-			fmt.Fprintf(&b, "  %s %s: %s\n", d.At.Format(time.TimeOnly), safe(string(d.Kind)), safe(d.Detail))
+			fmt.Fprintf(&b, "  %s %s: %s (%d in all)\n", d.At.Format(time.TimeOnly), safe(string(d.Kind)), safe(d.Detail), d.Count)
 		}
 		for _, k := range slices.Sorted(maps.Keys(a.Details)) {
 			fmt.Fprintf(&b, "  %s: %s\n", safe(k), safe(a.Details[k]))
 		}
 	}
 	return b.String()
+}
+
+// joinWhy joins two reasons with "; ", either of which may be empty.
+func joinWhy(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
 
 // maxShown bounds each outside string String prints: a path, a reason, a

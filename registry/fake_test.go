@@ -330,10 +330,13 @@ func (a *fakeAdapter) next(t *testing.T) adapter.Report {
 
 var driverSeq atomic.Int64
 
-// register registers d under a fresh name and returns the name.
+// fakes holds the drivers register made, by name, for pick.
+var fakes sync.Map
+
+// register keeps d under a fresh name, for pick, and returns the name.
 func register(d *fakeDriver) string {
 	name := fmt.Sprintf("fake%04d", driverSeq.Add(1)) // padded: registered order is name order
-	Register(name, d)
+	fakes.Store(name, d)
 	return name
 }
 
@@ -358,4 +361,14 @@ func attachedDriver(t *testing.T, d *fakeDriver) (*Registry, *session.Store, *fa
 	a.inReport(t)
 	a.next(t)
 	return r, store, a
+}
+
+// diagCount returns how many diagnostics of kind k st counts.
+func diagCount(st AdapterStatus, k adapter.Kind) uint64 {
+	for _, d := range st.Diagnostics {
+		if d.Kind == k {
+			return d.Count
+		}
+	}
+	return 0
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/reducer"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
@@ -35,10 +36,13 @@ type herdrFixture struct {
 func herdrOptions(h *herdrtest.Herdr, home string, hook *hookDriver) Options {
 	env := append([]string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"), "PATH=" + os.Getenv("PATH")}, h.Env()...)
 	return Options{
-		App:            "paneapp",
-		Host:           tuiHost,
-		Env:            env,
-		Settings:       settings.Options{Home: home, Debounce: 20 * time.Millisecond, Grace: 100 * time.Millisecond},
+		App:      "paneapp",
+		Host:     tuiHost,
+		Env:      env,
+		Settings: settings.Options{Home: home},
+		tuneSettings: func(o *settingsengine.Options) {
+			o.Debounce, o.Grace = 20*time.Millisecond, 100*time.Millisecond
+		},
 		StaticSettings: true,
 		Drivers:        map[string]adapter.Driver{"herdr": hook},
 	}
@@ -451,7 +455,7 @@ func TestTwoRegistriesOnOnePane(t *testing.T) {
 			}
 		}
 		t.Fatal("no herdr adapter in Explain")
-		return 0
+		return ""
 	}
 
 	olderHook := newHookDriver(herdr.Driver{})

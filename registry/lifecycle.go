@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,89 +13,65 @@ import (
 )
 
 // Lifecycle is where an adapter is in its life within a registry, as
-// [AdapterStatus] shows it. It is not a pane state: that is
-// adapter.State (idle, working, blocked).
-type Lifecycle uint8
+// [AdapterStatus] shows it; JSON shows the name ("open_failed"). It is not
+// a pane state: that is adapter.State (idle, working, blocked).
+type Lifecycle string
 
 // Lifecycles.
 const (
 	// LifecycleNotAttached: reporting is not attached. Before Attach, an
 	// adapter here is enabled and applies: it runs at Attach.
-	LifecycleNotAttached Lifecycle = iota
+	LifecycleNotAttached Lifecycle = "not_attached"
 	// LifecycleActive: the adapter runs and reports.
-	LifecycleActive
+	LifecycleActive Lifecycle = "active"
 	// LifecycleDisabled: the settings (or the adapter's default) turn it off.
-	LifecycleDisabled
+	LifecycleDisabled Lifecycle = "disabled"
 	// LifecycleInactive: the adapter does not apply to this process; Why
 	// says which condition failed.
-	LifecycleInactive
+	LifecycleInactive Lifecycle = "inactive"
 	// LifecycleOpenFailed: opening failed for another reason, usually a bad
 	// setting; Why has the error. Before Attach, an enabled adapter that
 	// applies here but whose settings its driver rejects
 	// (adapter.Checker) is here too: Open would fail.
-	LifecycleOpenFailed
+	LifecycleOpenFailed Lifecycle = "open_failed"
 	// LifecyclePanicked: the adapter panicked and was stopped.
-	LifecyclePanicked
+	LifecyclePanicked Lifecycle = "panicked"
 	// LifecycleUnreleased: Detach could not release what the adapter holds
 	// (Why says why); the next Detach tries again.
-	LifecycleUnreleased
+	LifecycleUnreleased Lifecycle = "unreleased"
 	// LifecycleStaleOwner: the adapter runs, but a newer claim holds its
 	// pane (another host in the same pane, or a newer registry of this
 	// process; adapter.PaneOwner). It sends nothing, so it never clears the
 	// newer one's state, and takes the pane back by itself once that claim
 	// is released or its process has exited. Explain shows it; settings
 	// changes treat it as active.
-	LifecycleStaleOwner
-	numLifecycles
+	LifecycleStaleOwner Lifecycle = "stale_owner"
 )
 
-var lifecycleNames = [...]string{"not_attached", "active", "disabled", "inactive", "open_failed", "panicked", "unreleased", "stale_owner"}
-
-// String returns the lifecycle's name, as JSON shows it ("open_failed").
-func (l Lifecycle) String() string {
-	if l < numLifecycles {
-		return lifecycleNames[l]
-	}
-	return fmt.Sprintf("Lifecycle(%d)", uint8(l))
-}
+// lifecycles lists every Lifecycle; the decision's test covers each.
+var lifecycles = [...]Lifecycle{LifecycleNotAttached, LifecycleActive, LifecycleDisabled, LifecycleInactive,
+	LifecycleOpenFailed, LifecyclePanicked, LifecycleUnreleased, LifecycleStaleOwner}
 
 // words is the lifecycle for people: "open failed".
-func (l Lifecycle) words() string { return strings.ReplaceAll(l.String(), "_", " ") }
+func (l Lifecycle) words() string { return strings.ReplaceAll(string(l), "_", " ") }
 
-// MarshalText renders the lifecycle as its name.
-func (l Lifecycle) MarshalText() ([]byte, error) {
-	if l >= numLifecycles {
-		return nil, fmt.Errorf("registry: invalid lifecycle %d", uint8(l))
-	}
-	return []byte(lifecycleNames[l]), nil
-}
-
-// UnmarshalText parses a name written by MarshalText, so that a program
-// reading an Explanation's JSON (the doctor's --json) decodes it back.
-func (l *Lifecycle) UnmarshalText(text []byte) error {
-	i := slices.Index(lifecycleNames[:], string(text))
-	if i < 0 {
-		return fmt.Errorf("registry: unknown lifecycle %q", text)
-	}
-	*l = Lifecycle(i)
-	return nil
-}
-
-// phase is the registry's own lifecycle. Attaching, applying and detaching
-// are transient: an operation runs, and opDone is closed when it ends.
-type phase uint8
+// attachment is where the registry itself is: detached, attaching,
+// attached, applying a settings change, or detaching (where an adapter is,
+// is its Lifecycle). Attaching, applying and detaching are transient: an
+// operation runs, and opDone is closed when it ends.
+type attachment uint8
 
 const (
-	phaseDetached  phase = iota // nothing runs (a failed release may be left for the next Detach)
-	phaseAttaching              // Attach is opening adapters
-	phaseAttached               // reporting
-	phaseApplying               // attached, a settings change being carried out
-	phaseDetaching              // Detach is stopping everything
+	attachmentDetached  attachment = iota // nothing runs (a failed release may be left for the next Detach)
+	attachmentAttaching                   // Attach is opening adapters
+	attachmentAttached                    // reporting
+	attachmentApplying                    // attached, a settings change being carried out
+	attachmentDetaching                   // Detach is stopping everything
 )
 
 // attached reports whether p counts as attached for Explain and Attach.
-func (p phase) attached() bool {
-	return p == phaseAttaching || p == phaseAttached || p == phaseApplying
+func (p attachment) attached() bool {
+	return p == attachmentAttaching || p == attachmentAttached || p == attachmentApplying
 }
 
 // Time budgets. A budget a user can feel is bounded; every one is measured
@@ -175,7 +150,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 	// may be waiting for this Attach to end.
 	var orphan *settingsengine.Watcher
 	defer func() {
-		r.endOp(o, phaseAttaching)
+		r.endOp(o, attachmentAttaching)
 		if orphan != nil {
 			r.bg.Go(func() { orphan.Close() })
 		}
@@ -240,7 +215,7 @@ func (r *Registry) Attach(ctx context.Context, src session.Source) error {
 // or one is inactive only because no layer forces it on.
 // Outside every workspace it is false, so nothing is watched.
 func (r *Registry) watchUseful(gen uint64, cur settingsengine.Settings) bool {
-	for _, s := range r.slots {
+	for _, s := range r.entries {
 		life, ok := r.lifeOf(gen, s)
 		if !ok {
 			return false

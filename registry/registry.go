@@ -47,12 +47,13 @@ type Options struct {
 	// StaticSettings reads the settings once, at Attach, and never watches
 	// the files.
 	StaticSettings bool
-	// Drivers, when set, are this registry's drivers by name: exactly
-	// these run, and no others. Nil means every driver of the process-wide
-	// table: the built-in ones and those registered with [Register]. Use it
-	// to run a subset, a configured driver, or a test's recorder (as
-	// sql.OpenDB takes a connector and bypasses sql.Register). Names follow
-	// Register's rules; a nil driver is an error from New.
+	// Drivers are this registry's drivers by name: exactly these run, each
+	// turned on or off by the settings files. Nil means the built-in ones
+	// ([Builtin]). To add an adapter of one's own, pass Builtin() with it
+	// added; a test passes only its recorder, or one built-in driver. A
+	// name is also the adapter's settings section ("<name>.enabled"), so it
+	// must match ^[a-z][a-z0-9_-]*$; a bad name or a nil driver is an error
+	// from New.
 	Drivers map[string]adapter.Driver
 	// ReleaseTimeout is the release budget: the longest [Registry.Detach],
 	// or turning an adapter off, takes to hand back what each adapter
@@ -69,6 +70,11 @@ type Options struct {
 	// inactive. The host's TUI owns the screen; adapters write only
 	// sequences that change no cell, each in one Write.
 	Terminal io.Writer
+
+	// tuneSettings, set by this package's tests, changes the settings
+	// engine's timing (debounce, grace, retry, poll), which a host does not
+	// set.
+	tuneSettings func(*settingsengine.Options)
 }
 
 // validApp reports whether app is 1 to 64 ASCII letters, digits, ".", "_"
@@ -98,22 +104,22 @@ type Registry struct {
 	window time.Duration // the throttle window (throttleWindow; tests change it)
 	// bg owns the goroutines that close settings watchers after Detach,
 	// which Detach does not wait for. They end once the watcher is closed.
-	bg    sync.WaitGroup
-	env   adapter.Env
-	slots []*slot // one per driver, sorted by name; fixed by New
+	bg      sync.WaitGroup
+	env     adapter.Env
+	entries []*entry // one per driver, sorted by name; fixed by New
 
-	// mu guards every field below and the slots' guarded fields. It is never
+	// mu guards every field below and the entries' guarded fields. It is never
 	// held while adapter, driver, settings or host code runs, so Explain
 	// never waits for a slow adapter or a settings change.
 	mu sync.Mutex
-	// phase is the registry's one lifecycle. gen counts Attach and Detach
+	// attachment is the registry's own (see its type). gen counts Attach and Detach
 	// calls: an attach or settings change acts only while gen is still the
 	// one it started with, so a Detach preempts it by incrementing gen.
-	phase     phase
-	gen       uint64
-	attachGen uint64        // gen of the latest Attach: its workers' generation
-	opDone    chan struct{} // closed when the operation of a transient phase ends
-	opCancel  func()        // cancels the attach or settings change in progress
+	attachment attachment
+	gen        uint64
+	attachGen  uint64        // gen of the latest Attach: its workers' generation
+	opDone     chan struct{} // closed when the operation of a transient attachment ends
+	opCancel   func()        // cancels the attach or settings change in progress
 	// preempt is closed by the Detach that ends the current attachment, so
 	// that a settings change waiting for its Attach stops waiting.
 	preempt chan struct{}
@@ -127,7 +133,7 @@ type Registry struct {
 	live map[*worker]struct{}
 	// unreleased holds the adapters a Detach could not release. They stay
 	// open so that the next Detach can try again; a new adapter of the
-	// same slot closes its predecessor here as it takes the pane over.
+	// same entry closes its predecessor here as it takes the pane over.
 	unreleased []*worker
 
 	// reader reads the settings for Attach and for Explain before Attach,
@@ -143,8 +149,8 @@ type Registry struct {
 	fanout atomic.Pointer[[]*worker]
 }
 
-// New returns a registry for the given drivers (Options.Drivers, or those
-// registered now). It starts nothing.
+// New returns a registry for Options.Drivers (by default the built-in
+// ones). It starts nothing.
 func New(opts Options) (*Registry, error) {
 	if !validApp(opts.App) {
 		return nil, fmt.Errorf("registry: Options.App %q must be 1-64 characters of letters, digits, '.', '_' or '-'", opts.App)
@@ -153,14 +159,15 @@ func New(opts Options) (*Registry, error) {
 		return nil, fmt.Errorf("registry: Options.ReleaseTimeout is negative (%v)", opts.ReleaseTimeout)
 	}
 	table := opts.Drivers
-	if table != nil {
-		for _, name := range slices.Sorted(maps.Keys(table)) {
-			if !validName(name) {
-				return nil, fmt.Errorf("registry: Options.Drivers: adapter name %q must match %s", name, namePattern)
-			}
-			if table[name] == nil {
-				return nil, fmt.Errorf("registry: Options.Drivers: driver %q is nil", name)
-			}
+	if table == nil {
+		table = Builtin()
+	}
+	for _, name := range slices.Sorted(maps.Keys(table)) {
+		if !validName(name) {
+			return nil, fmt.Errorf("registry: Options.Drivers: adapter name %q must match %s", name, namePattern)
+		}
+		if table[name] == nil {
+			return nil, fmt.Errorf("registry: Options.Drivers: driver %q is nil", name)
 		}
 	}
 	var log hclog.Logger = hclog.NewNullLogger()
@@ -178,12 +185,9 @@ func New(opts Options) (*Registry, error) {
 	if opts.Env == nil {
 		r.env = adapter.Environ()
 	}
-	if table == nil {
-		table = registered()
-	}
 	for _, name := range slices.Sorted(maps.Keys(table)) {
 		d := table[name]
-		s := &slot{name: name, driver: d}
+		s := &entry{name: name, driver: d, life: LifecycleNotAttached}
 		// What a driver says of itself is asked once, guarded: a driver
 		// that panics here is treated as on by default, owning only
 		// "enabled".
@@ -192,9 +196,9 @@ func New(opts Options) (*Registry, error) {
 			def, keys := adapter.Settings(d)
 			s.def, s.keys = def, keys
 		})
-		r.slots = append(r.slots, s)
+		r.entries = append(r.entries, s)
 	}
-	slices.SortFunc(r.slots, func(a, b *slot) int {
+	slices.SortFunc(r.entries, func(a, b *entry) int {
 		switch {
 		case a.name < b.name:
 			return -1
@@ -205,8 +209,8 @@ func New(opts Options) (*Registry, error) {
 	})
 	quiet := r.settingsOptions()
 	quiet.Logger = hclog.NewNullLogger()
-	// Invalid settings options (ProjectPath without ProjectRoot, a negative
-	// Debounce) are an error of New. A home directory that cannot be found
+	// Invalid settings options (ProjectPath without ProjectRoot) are an
+	// error of New. A home directory that cannot be found
 	// is not a mistake of the host's: Attach logs it and Explain shows it,
 	// and the adapters run with their defaults, as with unreadable files.
 	probe := quiet
@@ -237,9 +241,9 @@ func (r *Registry) mustBeMade() {
 	}
 }
 
-// slot is one driver's place in a registry. The fields after the first
+// entry is one driver's place in a registry. The fields after the first
 // group are guarded by the registry's mu, except the atomic counters.
-type slot struct {
+type entry struct {
 	name   string
 	driver adapter.Driver
 	def    bool     // enabled by default (asked once, at New)
@@ -256,41 +260,37 @@ type slot struct {
 	last     adapter.Report // last delivered report
 	lastAt   time.Time
 	haveLast bool
-	recent   []DiagnosticRecord
-	kinds    map[adapter.Kind]uint64
+	diags    map[adapter.Kind]*DiagnosticRecord // one per kind: the last passed on, and the count
 
 	delivered atomic.Uint64 // reports delivered
 	failed    atomic.Uint64 // deliveries that failed
-	coalesced atomic.Uint64 // notifications merged into one already pending
 	unchanged atomic.Uint64 // reports dropped because equal to the last delivered
+	unknown   atomic.Uint64 // snapshots that gave no new report
+	// Not in Explain; this package's tests read them.
 	retries   atomic.Uint64 // retries after a failure
 	refreshes atomic.Uint64 // re-deliveries of an unchanged report (adapter.Refresher)
-	unknown   atomic.Uint64 // snapshots that gave no new report
 }
 
-// maxRecentDiagnostics bounds the diagnostics kept per adapter for Explain.
-const maxRecentDiagnostics = 8
-
 // recordDiagnostic counts d and, when it is the first of its kind in its
-// claim, keeps it for Explain.
-func (s *slot) recordDiagnostic(d adapter.Diagnostic, at time.Time, first bool) {
-	if s.kinds == nil {
-		s.kinds = make(map[adapter.Kind]uint64)
+// claim, keeps it for Explain as the last of its kind.
+func (s *entry) recordDiagnostic(d adapter.Diagnostic, at time.Time, first bool) {
+	if s.diags == nil {
+		s.diags = make(map[adapter.Kind]*DiagnosticRecord)
 	}
-	s.kinds[d.Kind]++
-	if !first {
-		return
+	rec := s.diags[d.Kind]
+	if rec == nil {
+		rec = &DiagnosticRecord{Diagnostic: d, At: at}
+		s.diags[d.Kind] = rec
 	}
-	if len(s.recent) == maxRecentDiagnostics {
-		copy(s.recent, s.recent[1:])
-		s.recent = s.recent[:maxRecentDiagnostics-1]
+	rec.Count++
+	if first {
+		rec.Diagnostic, rec.At = d, at
 	}
-	s.recent = append(s.recent, DiagnosticRecord{Diagnostic: d, At: at})
 }
 
 // guard runs f, a call into adapter or driver code, and turns a panic into an
 // adapter_panic diagnostic. It reports whether f panicked.
-func (r *Registry) guard(s *slot, what string, f func()) (panicked bool) {
+func (r *Registry) guard(s *entry, what string, f func()) (panicked bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			panicked = true
@@ -302,14 +302,14 @@ func (r *Registry) guard(s *slot, what string, f func()) (panicked bool) {
 }
 
 // check asks s's driver whether it applies here, guarded.
-func (r *Registry) check(s *slot, cur settingsengine.Settings) error {
+func (r *Registry) check(s *entry, cur settingsengine.Settings) error {
 	return r.checkParams(s, r.params(s, cur))
 }
 
 // checkParams asks s's driver whether it applies with p, guarded: nil when
 // it does, even when its settings would make Open fail (validate says so),
 // or an error wrapping ErrInactive, or the error of a Check that panicked.
-func (r *Registry) checkParams(s *slot, p adapter.Params) error {
+func (r *Registry) checkParams(s *entry, p adapter.Params) error {
 	err := r.guardedCheck(s, p)
 	if err != nil && !errors.Is(err, adapter.ErrInactive) && !errors.Is(err, errCheckPanicked) {
 		return nil // it applies; the error is its settings'
@@ -320,7 +320,7 @@ func (r *Registry) checkParams(s *slot, p adapter.Params) error {
 // validate returns the error s's settings section would make Open fail
 // with, guarded; nil when the section is valid or the adapter does not
 // apply here.
-func (r *Registry) validate(s *slot, cur settingsengine.Settings) error {
+func (r *Registry) validate(s *entry, cur settingsengine.Settings) error {
 	err := r.guardedCheck(s, r.params(s, cur))
 	if errors.Is(err, adapter.ErrInactive) {
 		return nil
@@ -333,7 +333,7 @@ func (r *Registry) validate(s *slot, cur settingsengine.Settings) error {
 var errCheckPanicked = errors.New("panicked in Check")
 
 // guardedCheck calls s's driver's Check with p, guarded.
-func (r *Registry) guardedCheck(s *slot, p adapter.Params) (err error) {
+func (r *Registry) guardedCheck(s *entry, p adapter.Params) (err error) {
 	if r.guard(s, "Check", func() { err = adapter.Check(s.driver, p) }) {
 		return fmt.Errorf("registry: driver %s %w", s.name, errCheckPanicked)
 	}
@@ -351,15 +351,18 @@ func (r *Registry) settingsOptions() settingsengine.Options {
 			so.Home = home
 		}
 	}
+	if r.opts.tuneSettings != nil {
+		r.opts.tuneSettings(&so)
+	}
 	so.Logger = r.log.Named("settings")
-	so.Sections = make([]settingsengine.Section, 0, len(r.slots))
-	for _, s := range r.slots {
+	so.Sections = make([]settingsengine.Section, 0, len(r.entries))
+	for _, s := range r.entries {
 		so.Sections = append(so.Sections, settingsengine.Section{Name: s.name, Keys: s.keys[1:]})
 	}
 	return so
 }
 
-func (r *Registry) params(s *slot, cur settingsengine.Settings) adapter.Params {
+func (r *Registry) params(s *entry, cur settingsengine.Settings) adapter.Params {
 	claim := new(claimKinds) // one per Open: the adapter's claim
 	return adapter.Params{
 		Name:     s.name,
@@ -399,7 +402,7 @@ func (c *claimKinds) first(k adapter.Kind) bool {
 // diagnose counts d for s and, the first time its kind is seen in this
 // claim (c; nil for the registry's own diagnostics, which are always new),
 // records it for Explain, logs it and passes it to the host's callback.
-func (r *Registry) diagnose(s *slot, c *claimKinds, d adapter.Diagnostic) {
+func (r *Registry) diagnose(s *entry, c *claimKinds, d adapter.Diagnostic) {
 	d.Adapter = s.name
 	d.Detail = adapter.Bound(d.Detail, adapter.MaxDetail)
 	first := c == nil || c.first(d.Kind)
@@ -428,7 +431,7 @@ type view struct {
 	forced  bool   // a layer set "enabled": true
 }
 
-func viewOf(cur settingsengine.Settings, s *slot) view {
+func viewOf(cur settingsengine.Settings, s *entry) view {
 	enabled, from := cur.Enabled(s.name, s.def)
 	return view{section: string(cur.Section(s.name)), forced: enabled && from != settings.LayerDefault}
 }

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -62,56 +63,38 @@ var (
 	blocked = rep(adapter.StateBlocked, adapter.ReasonAwaitingInput, adapter.MessageWaitingForApproval)
 )
 
-func TestRegisterPanics(t *testing.T) {
-	taken := register(&fakeDriver{})
-	tests := []struct {
-		name   string
-		adName string
-		driver adapter.Driver
-	}{
-		{"nil driver", "fine", nil},
-		{"duplicate", taken, &fakeDriver{}},
-		{"empty name", "", &fakeDriver{}},
-		{"upper case", "Herdr", &fakeDriver{}},
-		{"leading digit", "1x", &fakeDriver{}},
-		{"dot separates settings keys", "a.b", &fakeDriver{}},
-		{"space", "a b", &fakeDriver{}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("Register(%q) did not panic", tt.adName)
-				}
-			}()
-			Register(tt.adName, tt.driver)
-		})
-	}
-}
-
-// pick returns the registered drivers named, as Options.Drivers; none
-// gives nil, every driver.
+// pick returns the drivers named, built-in ones or those of register, as
+// Options.Drivers; none gives nil, the built-in ones.
 func pick(names ...string) map[string]adapter.Driver {
 	if names == nil {
 		return nil
 	}
-	all := registered()
+	builtin := Builtin()
 	m := make(map[string]adapter.Driver, len(names))
 	for _, n := range names {
-		if all[n] == nil {
-			panic("registry test: no driver registered as " + n)
+		if d, ok := fakes.Load(n); ok {
+			m[n] = d.(*fakeDriver)
+			continue
 		}
-		m[n] = all[n]
+		if builtin[n] == nil {
+			panic("registry test: no driver named " + n)
+		}
+		m[n] = builtin[n]
 	}
 	return m
 }
 
-func TestBuiltinDriversAreRegistered(t *testing.T) {
-	all := registered()
-	for _, want := range []string{"herdr", "noop", "progstatus", "terminal", "tmux"} {
-		if all[want] == nil {
-			t.Errorf("built-in driver %q not registered", want)
-		}
+func TestBuiltinListsEveryWorkspace(t *testing.T) {
+	got := slices.Sorted(maps.Keys(Builtin()))
+	if diff := cmp.Diff(got, []string{"herdr", "noop", "progstatus", "terminal", "tmux"}); diff != "" {
+		t.Errorf("Builtin (-got +want):\n%s", diff)
+	}
+	// Each call is a new map: a host that adds its own adapter changes no
+	// other registry's drivers.
+	mine := Builtin()
+	mine["title"] = &fakeDriver{}
+	if _, shared := Builtin()["title"]; shared {
+		t.Error("a driver added to one Builtin map shows in the next")
 	}
 }
 
@@ -127,9 +110,11 @@ func TestNewErrors(t *testing.T) {
 		{"long app", Options{App: strings.Repeat("a", 65)}, "Options.App"},
 		{"nil driver", Options{App: "x", Drivers: map[string]adapter.Driver{"rec": nil}}, `driver "rec" is nil`},
 		{"bad driver name", Options{App: "x", Drivers: map[string]adapter.Driver{"Rec": &fakeDriver{}}}, `adapter name "Rec" must match`},
+		{"empty driver name", Options{App: "x", Drivers: map[string]adapter.Driver{"": &fakeDriver{}}}, `adapter name "" must match`},
+		{"leading digit", Options{App: "x", Drivers: map[string]adapter.Driver{"1x": &fakeDriver{}}}, `adapter name "1x" must match`},
+		{"dot separates settings keys", Options{App: "x", Drivers: map[string]adapter.Driver{"a.b": &fakeDriver{}}}, `adapter name "a.b" must match`},
 		{"project path without root", Options{App: "x", Settings: settings.Options{Home: "/h", ProjectPath: "/p/s.json"}}, "ProjectPath is set without ProjectRoot"},
-		{"negative debounce", Options{App: "x", Settings: settings.Options{Home: "/h", Debounce: -1}}, "Debounce is negative"},
-		{"negative grace, no home given", Options{App: "x", Settings: settings.Options{Grace: -1}}, "Grace is negative"},
+		{"project path without root, no home given", Options{App: "x", Settings: settings.Options{ProjectPath: "/p/s.json"}}, "ProjectPath is set without ProjectRoot"},
 		{"negative release timeout", Options{App: "x", ReleaseTimeout: -time.Second}, "ReleaseTimeout is negative"},
 	}
 	for _, tt := range tests {
@@ -142,9 +127,9 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
-// Options.Drivers replaces the global table: a test's recorder needs no
-// Register, and the built-in drivers are not there.
-func TestOptionsDriversReplaceTheGlobalTable(t *testing.T) {
+// Options.Drivers replaces the built-in drivers: a test's recorder runs
+// alone, and the built-in drivers are not there.
+func TestOptionsDriversReplaceTheBuiltinOnes(t *testing.T) {
 	rec := adaptertest.NewRecorder()
 	opts := testOptions(t)
 	opts.Drivers = map[string]adapter.Driver{"rec": adaptertest.NewDriver(rec)}
@@ -309,8 +294,8 @@ func TestFailedDeliveryIsRetriedWithBackoff(t *testing.T) {
 		if n := a.calls.Load(); n != 5 {
 			t.Errorf("Report called %d times, want 5 (1 + 1 + 3 retries)", n)
 		}
-		if c := r.Explain().Adapters[0].Counters; c.Failed != 3 || c.Retries != 3 {
-			t.Errorf("counters %+v, want 3 failed, 3 retries", c)
+		if c, retries := r.Explain().Adapters[0].Counters, r.entries[0].retries.Load(); c.Failed != 3 || retries != 3 {
+			t.Errorf("counters %+v, %d retries; want 3 failed, 3 retries", c, retries)
 		}
 	})
 }
@@ -364,7 +349,7 @@ func TestRefresh(t *testing.T) {
 				if n := a.calls.Load() - 1; n != tt.want {
 					t.Errorf("%d refreshes in 35 s, want %d", n, tt.want)
 				}
-				if got := r.Explain().Adapters[0].Counters.Refreshes; got != uint64(tt.want) {
+				if got := r.entries[0].refreshes.Load(); got != uint64(tt.want) {
 					t.Errorf("Refreshes counter %d, want %d", got, tt.want)
 				}
 			})
@@ -440,7 +425,7 @@ func TestPanicInSetSessionStopsOnlyTheAdapter(t *testing.T) {
 		if got.Lifecycle != LifecyclePanicked || !a.closed.Load() {
 			t.Errorf("lifecycle %v, closed %t; want panicked and closed", got.Lifecycle, a.closed.Load())
 		}
-		if n := got.DiagnosticCounts[adapter.KindAdapterPanic]; n != 1 {
+		if n := diagCount(got, adapter.KindAdapterPanic); n != 1 {
 			t.Errorf("adapter_panic count %d, want 1", n)
 		}
 		store.AgentStart() // the host goes on
@@ -454,7 +439,7 @@ func TestPanicInExplainIsContained(t *testing.T) {
 	if e.Adapters[0].Details != nil {
 		t.Errorf("details %v from a panicking Explain", e.Adapters[0].Details)
 	}
-	if got := r.Explain().Adapters[0]; got.DiagnosticCounts[adapter.KindAdapterPanic] == 0 || got.Lifecycle != LifecycleActive {
+	if got := r.Explain().Adapters[0]; diagCount(got, adapter.KindAdapterPanic) == 0 || got.Lifecycle != LifecycleActive {
 		t.Errorf("after a panic in Explain: %+v; want it recorded as adapter_panic, the adapter still active", got)
 	}
 }
@@ -900,7 +885,7 @@ func TestScrubEnvAsksThisRegistrysDrivers(t *testing.T) {
 		want    []string
 	}{
 		{"every built-in driver", nil, []string{"PATH=/bin", "HERDRX=keep", "X=1"}},
-		{"a driver of its own, not registered", map[string]adapter.Driver{"own": &scrubX{}},
+		{"a driver of its own, without the built-in ones", map[string]adapter.Driver{"own": &scrubX{}},
 			[]string{"HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "PATH=/bin", "HERDRX=keep"}},
 		{"a driver that panics", map[string]adapter.Driver{"own": &scrubX{panics: true}}, env},
 	}
@@ -984,8 +969,9 @@ func TestFailedRefreshIsRetried(t *testing.T) {
 		time.Sleep(10 * time.Second)
 		a.next(t)       // refreshing resumed
 		synctest.Wait() // the worker has counted the delivery
-		if c := r.Explain().Adapters[0].Counters; c.Failed != 1 || c.Retries != 1 || c.Refreshes != 1 {
-			t.Errorf("counters %+v, want 1 failed, 1 retry, 1 refresh (only the delivered refresh counts)", c)
+		s := r.entries[0]
+		if c := r.Explain().Adapters[0].Counters; c.Failed != 1 || s.retries.Load() != 1 || s.refreshes.Load() != 1 {
+			t.Errorf("counters %+v, %d retries, %d refreshes; want 1 failed, 1 retry, 1 refresh (only the delivered refresh counts)", c, s.retries.Load(), s.refreshes.Load())
 		}
 	})
 }

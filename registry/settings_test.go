@@ -75,7 +75,7 @@ func TestSettingsToggleAdapterLive(t *testing.T) {
 	d.adapters()[2].next(t)
 	// Bad settings: the running adapter is kept and Explain says why.
 	applySettings(t, r, `{"`+name+`": {"enabled": true, "color": "bad"}}`)
-	if got := r.Explain().Adapters[0]; got.Lifecycle != LifecycleActive || !strings.Contains(got.SettingsError, "must not be bad") {
+	if got := r.Explain().Adapters[0]; got.Lifecycle != LifecycleActive || !strings.HasPrefix(got.Why, "settings not applied") || !strings.Contains(got.Why, "must not be bad") {
 		t.Errorf("after bad settings: %+v", got)
 	}
 	log.wait(t, "close h1")
@@ -85,7 +85,7 @@ func TestSettingsToggleAdapterLive(t *testing.T) {
 	}
 }
 
-// The slot leaves "active" before the adapter is stopped: Explain never
+// The entry leaves "active" before the adapter is stopped: Explain never
 // shows an adapter that is closing, or closed, as active.
 func TestExplainNeverShowsAClosedAdapterActive(t *testing.T) {
 	var r *Registry
@@ -149,7 +149,7 @@ func TestDisableDuringASlowCallThenDetachReleases(t *testing.T) {
 func TestTurningAnAdapterOffIsBoundedByTheBudget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r, store, a := attachedFake(t)
-		name := r.slots[0].name
+		name := r.entries[0].name
 		hung := make(chan struct{})
 		a.ignoreCtx.Store(true)
 		a.setBlock(hung)
@@ -218,8 +218,7 @@ func TestSettingsWatcherAppliesEdits(t *testing.T) {
 	name := register(d)
 	opts := testOptions(t, name)
 	opts.StaticSettings = false
-	opts.Settings.Debounce = 10 * time.Millisecond
-	opts.Settings.Grace = 50 * time.Millisecond
+	opts.tuneSettings = func(o *settingsengine.Options) { o.Debounce, o.Grace = 10*time.Millisecond, 50*time.Millisecond }
 	r := mustNew(t, opts)
 	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
 		t.Fatal(err)
@@ -245,7 +244,7 @@ func TestHungTrustFunctionDoesNotBlockTheRelease(t *testing.T) {
 	name := register(d)
 	opts := testOptions(t, name)
 	opts.StaticSettings = false
-	opts.Settings.Debounce = 10 * time.Millisecond
+	opts.tuneSettings = func(o *settingsengine.Options) { o.Debounce = 10 * time.Millisecond }
 	opts.Settings.ProjectRoot = t.TempDir()
 	hung := make(chan struct{})
 	unhang := make(chan struct{})
@@ -284,7 +283,7 @@ func TestExplainBeforeAttach(t *testing.T) {
 	e := r.Explain()
 	var got [][2]string
 	for _, a := range e.Adapters {
-		got = append(got, [2]string{a.Lifecycle.String(), a.Why})
+		got = append(got, [2]string{string(a.Lifecycle), a.Why})
 	}
 	want := [][2]string{
 		{"inactive", "adapter inactive\nnot in a pane"},
@@ -351,8 +350,8 @@ func TestExplainJSON(t *testing.T) {
 		if err := json.Unmarshal(data, &back); err != nil {
 			t.Fatalf("the JSON does not decode back into an Explanation: %v", err)
 		}
-		if back.Adapters[1].LastReport.Report != working {
-			t.Errorf("decoded last report %v, want %v", back.Adapters[1].LastReport.Report, working)
+		if *back.Adapters[1].LastReport != working {
+			t.Errorf("decoded last report %v, want %v", *back.Adapters[1].LastReport, working)
 		}
 	})
 }
@@ -404,7 +403,11 @@ func TestDiagnosticsOncePerKindAndClaimCountedByTheRegistry(t *testing.T) {
 	}
 	emit(adapter.KindProtocolRejected)
 	st := r.Explain().Adapters[0]
-	if diff := cmp.Diff(st.DiagnosticCounts, map[adapter.Kind]uint64{adapter.KindTimeout: 3, adapter.KindProtocolRejected: 1}); diff != "" {
+	counts := map[adapter.Kind]uint64{}
+	for _, d := range st.Diagnostics {
+		counts[d.Kind] = d.Count
+	}
+	if diff := cmp.Diff(counts, map[adapter.Kind]uint64{adapter.KindTimeout: 3, adapter.KindProtocolRejected: 1}); diff != "" {
 		t.Errorf("counts (-got +want):\n%s", diff)
 	}
 	if len(st.Diagnostics) != 2 {
@@ -420,7 +423,7 @@ func TestDiagnosticsOncePerKindAndClaimCountedByTheRegistry(t *testing.T) {
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("passed on (-got +want):\n%s", diff)
 	}
-	if c := r.Explain().Adapters[0].DiagnosticCounts[adapter.KindTimeout]; c != 4 {
+	if c := diagCount(r.Explain().Adapters[0], adapter.KindTimeout); c != 4 {
 		t.Errorf("timeout count %d, want 4", c)
 	}
 }
@@ -562,7 +565,7 @@ func TestForcingAnAdapterOnStartsItLive(t *testing.T) {
 	name := register(d)
 	opts := testOptions(t, name)
 	opts.StaticSettings = false
-	opts.Settings.Debounce = 5 * time.Millisecond
+	opts.tuneSettings = func(o *settingsengine.Options) { o.Debounce = 5 * time.Millisecond }
 	r := mustNew(t, opts)
 	if err := r.Attach(t.Context(), session.NewStore()); err != nil {
 		t.Fatal(err)

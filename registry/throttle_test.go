@@ -98,7 +98,7 @@ func TestThrottleBoundsTheDeliveryRate(t *testing.T) {
 				if int(time.Second/every)%2 == 1 {
 					last = working
 				}
-				if got := r.Explain().Adapters[0].LastReport; got == nil || got.Report != last {
+				if got := r.Explain().Adapters[0].LastReport; got == nil || *got != last {
 					t.Errorf("last delivered %v, want the newest state %v", got, last)
 				}
 			})

@@ -81,7 +81,7 @@ const (
 // Whoever stops a worker waits for done, bounded by the release budget.
 type worker struct {
 	r   *Registry
-	s   *slot
+	s   *entry
 	a   adapter.Adapter
 	src session.Source // fixed for the worker's life
 	gen uint64         // the attachment it belongs to
@@ -111,7 +111,7 @@ type worker struct {
 	closed    bool  // Close was called
 }
 
-func newWorker(r *Registry, s *slot, a adapter.Adapter, src session.Source, gen uint64, pred *worker) *worker {
+func newWorker(r *Registry, s *entry, a adapter.Adapter, src session.Source, gen uint64, pred *worker) *worker {
 	return &worker{r: r, s: s, a: a, src: src, gen: gen, pred: pred,
 		kickc: make(chan struct{}, 1), stopc: make(chan struct{}), returned: make(chan struct{}),
 		decided: make(chan struct{}), done: make(chan struct{})}
@@ -121,8 +121,7 @@ func newWorker(r *Registry, s *slot, a adapter.Adapter, src session.Source, gen 
 func (w *worker) kick() {
 	select {
 	case w.kickc <- struct{}{}:
-	default:
-		w.s.coalesced.Add(1)
+	default: // already full: this change merges into the pending one
 	}
 }
 
@@ -360,8 +359,7 @@ func (w *worker) deliverLoop() (panicked string) {
 			return ""
 		case <-w.kickc:
 			if throttle.c != nil {
-				w.s.coalesced.Add(1) // merged into the change the window holds
-				continue
+				continue // merged into the change the window holds
 			}
 			if wait := w.r.window - time.Since(sentAt); !sentAt.IsZero() && wait > 0 {
 				throttle.set(wait)

@@ -30,11 +30,11 @@
 // # Live files
 //
 // Unless registry.Options.StaticSettings is set, the registry follows changes
-// to the files: after a short quiet period ([Options.Debounce]) it re-reads
-// them and applies the new settings. A file that disappears or becomes empty
-// counts only after [Options.Grace], so editors that save by delete-and-create
-// do not switch adapters off and on. A malformed file keeps its last good
-// content ([FileStatus.Stale]) and is reported once per content. Only regular
-// files of at most 1 MiB are read, and no settings key names a program to run
-// or a path to execute.
+// to the files: 20 ms after the last change it re-reads them and applies the
+// new settings. A file that disappears or becomes empty counts only after
+// half a second, so editors that save by delete-and-create do not switch
+// adapters off and on. A malformed file keeps its last good content
+// ([FileStatus.Stale]) and is reported once per content. Only regular files
+// of at most 1 MiB are read, and no settings key names a program to run or a
+// path to execute.
 package settings

@@ -1,14 +1,10 @@
 package settings
 
-import (
-	"path/filepath"
-	"time"
-)
+import "path/filepath"
 
 // Options locate the settings files and say whether the project may
 // contribute settings; it is registry.Options.Settings. Every field is
-// optional. The zero values of the durations select the defaults given beside
-// each field; a negative duration makes registry.New fail.
+// optional.
 type Options struct {
 	// Home is the user's home directory; "" means os.UserHomeDir.
 	Home string
@@ -44,22 +40,6 @@ type Options struct {
 	// when it changes. The store is only read, never written.
 	// [DefaultTrustFile] gives the usual path.
 	TrustFile string
-	// Debounce is the quiet period after the last file event before the
-	// files are re-read. 0 means 20ms.
-	Debounce time.Duration
-	// Grace is how long a file must stay missing or empty before that
-	// counts. 0 means 500ms.
-	Grace time.Duration
-	// RetryAfter is the pause before an unreadable or malformed file is
-	// checked again and, if still bad, reported. After that a file in error
-	// is read again after RetryAfter, then twice the previous pause each
-	// time, at most every 30s (or RetryAfter, if longer), until it reads.
-	// 0 means 1s.
-	RetryAfter time.Duration
-	// PollInterval is how often a file whose directory could not be watched
-	// is checked, and how often every watched directory is checked to still
-	// be the one its path names. 0 means 2s.
-	PollInterval time.Duration
 }
 
 // DefaultTrustFile returns <home>/.<app>/agent/trust.json, where Atomic keeps

@@ -70,7 +70,7 @@ func ExampleRecorder_Block() {
 
 func ExampleDriver() {
 	rec := adaptertest.NewRecorder()
-	// A host's test would register this with registry.Register.
+	// A host's test would pass this in registry.Options.Drivers.
 	var d adapter.Driver = &adaptertest.Driver{Recorder: rec, Default: false}
 
 	a, err := d.Open(context.Background(), adapter.Params{Name: "recorder"})

@@ -430,7 +430,7 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
 	// to the timeout; a release has one budget for both.
 	now := time.Now()
 	opts := claim.BeginOptions{Op: claim.Report, Wait: now.Add(a.timeout), Budget: a.timeout,
-		Seq: true, ClockMs: clockMs(a.clock()), OnSlot: a.onSlot, OnClaim: a.onWait}
+		Seq: true, ClockMs: clockMs(a.clock()), OnCallLock: a.onSlot, OnClaim: a.onWait}
 	if op == OpRelease {
 		opts.Op = claim.Release
 		opts.Wait = now.Add(a.releaseWait())

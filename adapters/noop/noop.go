@@ -92,7 +92,7 @@ func (a *Adapter) Report(_ context.Context, _ adapter.Report) error {
 // last Report has returned and before Close, within its release budget, and
 // not when the adapter is replaced by a successor (unless a Detach comes
 // before the successor runs). A real adapter hands back whatever it holds in
-// the workspace (Herdr: the pane's agent slot), even if it never reported.
+// the workspace (Herdr: the pane's agent state), even if it never reported.
 // The no-op adapter holds nothing.
 func (a *Adapter) Release(context.Context) error {
 	if a.closed.Load() {

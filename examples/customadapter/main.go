@@ -1,6 +1,6 @@
 // Command customadapter shows how to add a workspace to panestate: a
 // complete adapter in one file (title.go) that shows the agent's state in
-// the terminal's title, registered with one line, while the chat service
+// the terminal's title, added with one line, while the chat service
 // code stays exactly what it is for Herdr.
 //
 // # Running it
@@ -25,7 +25,7 @@
 //     that make sense for a terminal title (opt-in by default, a settings
 //     key, a check that says why it does not apply, Release that gives the
 //     title back, Explain).
-//   - the init function below: the one line that registers it.
+//   - drivers, below: the one line that adds it to the built-in drivers.
 //   - run: an ordinary chat service. It turns the adapter on the way a user
 //     would, with "title": {"enabled": true} in its settings file.
 package main
@@ -47,9 +47,14 @@ import (
 	"github.com/panestate/panestate/settings"
 )
 
-// The one line that adds the adapter. From now on every registry in this
-// program offers "title" next to the built-in "herdr" and "noop".
-func init() { registry.Register("title", TitleDriver{Out: terminal}) }
+// drivers are the registry's drivers: the built-in ones and "title". The
+// line that sets d["title"] is all it takes to add the adapter; the host
+// passes the map as registry.Options.Drivers.
+func drivers() map[string]adapter.Driver {
+	d := registry.Builtin()
+	d["title"] = TitleDriver{Out: terminal}
+	return d
+}
 
 // terminal is where the title adapter writes: this program's terminal
 // (see screen). There is one per process, like the terminal itself.
@@ -99,7 +104,9 @@ func play(ctx context.Context, env []string, shown <-chan struct{}, pause time.D
 	if err := os.MkdirAll(filepath.Dir(settingsFile), 0o700); err != nil {
 		return err
 	}
-	if err := os.WriteFile(settingsFile, []byte(`{"title": {"enabled": true}}`), 0o600); err != nil {
+	// Only for this demo: run inside Herdr or tmux, it must not claim the
+	// pane, so the file turns those adapters off too.
+	if err := os.WriteFile(settingsFile, []byte(`{"title": {"enabled": true}, "herdr": {"enabled": false}, "tmux": {"enabled": false}, "progstatus": {"enabled": false}}`), 0o600); err != nil {
 		return err
 	}
 
@@ -109,10 +116,7 @@ func play(ctx context.Context, env []string, shown <-chan struct{}, pause time.D
 		Env:            env,
 		Settings:       settings.Options{Home: home},
 		StaticSettings: true,
-		// Only for this demo: run inside a Herdr pane, it must not claim
-		// the pane. A real chat service leaves Drivers nil (all of them,
-		// title included).
-		Drivers: map[string]adapter.Driver{"title": TitleDriver{Out: terminal}},
+		Drivers:        drivers(),
 	})
 	if err != nil {
 		return err

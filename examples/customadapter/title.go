@@ -2,8 +2,8 @@ package main
 
 // This file is a complete panestate adapter: it shows the agent's state in
 // the terminal's title. In a project of its own it would be package title,
-// with title.Driver and title.Adapter, and register itself from an init
-// function in the same way as the one line in main.go.
+// with title.Driver and title.Adapter, and a host would add it to
+// registry.Builtin() with the one line in main.go's drivers.
 
 import (
 	"bytes"

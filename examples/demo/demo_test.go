@@ -112,7 +112,7 @@ func TestDemo(t *testing.T) {
 	for _, want := range []string{
 		"transport     setting auto, used socket; the server's ping: Herdr 0.8.2, protocol 20",
 		"herdr calls   11 over the socket, 0 CLI processes: 2 ping, 7 report-agent, 2 release-agent; 0 failed",
-		"reports       7 delivered, 2 unchanged (not resent), 1 unknown (nothing to send), 0 coalesced, 0 failed",
+		"reports       7 delivered, 2 unchanged (not resent), 1 unknown (nothing to send), 0 failed",
 		"diagnostics   0",
 		`* Herdr shows a finished turn as "done"`,
 	} {

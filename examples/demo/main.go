@@ -162,8 +162,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			ProjectRoot: d.projectRoot,
 			// A host asks its own trust store; the demo trusts its
 			// temporary project.
-			Trust:    func(string) (bool, error) { return true, nil },
-			Debounce: 50 * time.Millisecond,
+			Trust: func(string) (bool, error) { return true, nil },
 		},
 	})
 	if err != nil {
@@ -431,8 +430,8 @@ func (d *demo) printSummary() (clean bool) {
 		fmt.Fprintln(w, "  herdr calls   (a real Herdr keeps no call log; run with -v to see each call)")
 	}
 	c := st.Counters
-	fmt.Fprintf(w, "  reports       %d delivered, %d unchanged (not resent), %d unknown (nothing to send), %d coalesced, %d failed\n",
-		c.Delivered, c.Unchanged, c.Unknown, c.Coalesced, c.Failed)
+	fmt.Fprintf(w, "  reports       %d delivered, %d unchanged (not resent), %d unknown (nothing to send), %d failed\n",
+		c.Delivered, c.Unchanged, c.Unknown, c.Failed)
 	switch {
 	case len(diags) == 0:
 		fmt.Fprintln(w, "  diagnostics   0")

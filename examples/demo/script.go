@@ -115,7 +115,7 @@ func (d *demo) do(ctx context.Context, s step) (string, paneView, error) {
 			return "", paneView{}, err
 		}
 		if st := d.herdrStatus(); st.Lifecycle != registry.LifecycleActive {
-			return "", paneView{}, &inactiveError{state: st.Lifecycle.String(), why: st.Why}
+			return "", paneView{}, &inactiveError{state: string(st.Lifecycle), why: st.Why}
 		}
 		rep, text := d.expectCurrent()
 		v, err := d.awaitReport(ctx, before, rep)
@@ -253,8 +253,8 @@ func (d *demo) herdrStatus() registry.AdapterStatus {
 	return registry.AdapterStatus{Name: "herdr", Why: "not registered"}
 }
 
-func sameReport(rec *registry.ReportRecord, r adapter.Report) bool {
-	return rec != nil && rec.Report == r
+func sameReport(last *adapter.Report, r adapter.Report) bool {
+	return last != nil && *last == r
 }
 
 // reportText renders a reduced report for the timeline.

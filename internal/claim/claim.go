@@ -113,7 +113,7 @@ const pollInterval = 200 * time.Millisecond
 
 // lease is the process-wide record of one pane (and pane-file directory).
 type lease struct {
-	slot chan struct{} // one call on the pane at a time in this process
+	callLock chan struct{} // one call on the pane at a time in this process
 
 	mu     sync.Mutex
 	holder uint64        // generation of the claim that owns the pane here, or 0
@@ -171,7 +171,7 @@ type Claim struct {
 	tok    token
 	onFree func()
 
-	// Used by the call in progress only (under the pane's slot).
+	// Used by the call in progress only (under the pane's call lock).
 	claimed bool // a report was sent since New or the last Release
 
 	mu         sync.Mutex
@@ -195,7 +195,7 @@ func New(k Key, o Options) *Claim {
 	lk := leaseKey{Key: k, dir: o.Dir}
 	l := table.m[lk]
 	if l == nil {
-		l = &lease{slot: make(chan struct{}, 1), freed: make(chan struct{})}
+		l = &lease{callLock: make(chan struct{}, 1), freed: make(chan struct{})}
 		table.m[lk] = l
 	}
 	tok := self()
@@ -306,10 +306,10 @@ type BeginOptions struct {
 	// ClockMs, the wall clock in Unix milliseconds, is their floor.
 	Seq     bool
 	ClockMs uint64
-	// OnSlot, when set, is called once no other call of this process is
+	// OnCallLock, when set, is called once no other call of this process is
 	// in flight on the pane, before the pane file is read: for tests and
 	// traces.
-	OnSlot func()
+	OnCallLock func()
 	// OnClaim, when set, is called once the claim within the process is
 	// decided (the claim holds the pane here, or was refused by a newer
 	// one), before any waiting: for tests and traces.
@@ -367,14 +367,14 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	}
 
 	select {
-	case l.slot <- struct{}{}: // no call in flight: no timer needed
+	case l.callLock <- struct{}{}: // no call in flight: no timer needed
 	default:
-		if err := l.waitSlot(ctx, closed, opts.Wait); err != nil {
+		if err := l.waitCallLock(ctx, closed, opts.Wait); err != nil {
 			return nil, err
 		}
 	}
 	if closed.Err() != nil {
-		<-l.slot
+		<-l.callLock
 		return nil, adapter.ErrClosed
 	}
 	l.mu.Lock()
@@ -386,8 +386,8 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		c.refused(opts.Op, true)
 		return call, nil
 	}
-	if opts.OnSlot != nil {
-		opts.OnSlot()
+	if opts.OnCallLock != nil {
+		opts.OnCallLock()
 	}
 	fresh := !c.claimed
 	call.Claimed = opts.Op == Report && (fresh || takes)
@@ -404,7 +404,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	}
 	if f != nil {
 		if err := c.lockFile(ctx, closed, call, f, opts); err != nil {
-			<-l.slot
+			<-l.callLock
 			return nil, err
 		}
 	}
@@ -451,12 +451,12 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	return call, nil
 }
 
-// waitSlot waits for the pane's slot until wait.
-func (l *lease) waitSlot(ctx, closed context.Context, wait time.Time) error {
+// waitCallLock waits for the pane's call lock until wait.
+func (l *lease) waitCallLock(ctx, closed context.Context, wait time.Time) error {
 	timer := time.NewTimer(max(time.Until(wait), 0))
 	defer timer.Stop()
 	select {
-	case l.slot <- struct{}{}:
+	case l.callLock <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -464,7 +464,7 @@ func (l *lease) waitSlot(ctx, closed context.Context, wait time.Time) error {
 		return adapter.ErrClosed
 	case <-timer.C:
 		select {
-		case l.slot <- struct{}{}:
+		case l.callLock <- struct{}{}:
 			return nil
 		default:
 			return ErrBusy
@@ -473,16 +473,16 @@ func (l *lease) waitSlot(ctx, closed context.Context, wait time.Time) error {
 }
 
 // refused records a refused call: a report is superseded (OnFree is
-// armed), a release gives the claim up. The slot, if held, is let go.
-func (c *Claim) refused(op Op, slot bool) {
+// armed), a release gives the claim up. The call lock, if held, is let go.
+func (c *Claim) refused(op Op, locked bool) {
 	if op == Release {
 		c.claimed = false
 		c.unwant()
 	} else {
 		c.want(true)
 	}
-	if slot {
-		<-c.l.slot
+	if locked {
+		<-c.l.callLock
 	}
 }
 
@@ -637,7 +637,7 @@ func (call *Call) unlockFile() {
 func (call *Call) End(delivered bool) {
 	c, l := call.c, call.c.l
 	if !call.Send {
-		return // Begin let the slot go
+		return // Begin let the call lock go
 	}
 	released := delivered && call.op == Release
 	if call.f != nil && call.relock() {
@@ -657,9 +657,9 @@ func (call *Call) End(delivered bool) {
 	if released {
 		c.claimed = false
 	}
-	// The slot goes before the pane is freed: an older claim's watch, woken
+	// The call lock goes before the pane is freed: an older claim's watch, woken
 	// by the free, finds no call in flight and may look at the file at once.
-	<-l.slot
+	<-l.callLock
 	if released {
 		c.free()
 	}
@@ -856,11 +856,11 @@ func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 	// the holder before it (another process's claim that this call is
 	// taking over, or nobody), and c's named is not yet set, which would
 	// read as a supersession and make OnFree send a report nobody asked
-	// for. A call's End lets the slot go: the next look (a tick, or the
+	// for. A call's End lets the call lock go: the next look (a tick, or the
 	// kick and free that follow) reads what it wrote.
 	select {
-	case c.l.slot <- struct{}{}:
-		defer func() { <-c.l.slot }()
+	case c.l.callLock <- struct{}{}:
+		defer func() { <-c.l.callLock }()
 	default:
 		return "", false, false
 	}

@@ -66,7 +66,7 @@ func TestLoadTrustPanicIsUntrusted(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := s.Files()[1]
-	if fs.Condition != ConditionUntrusted || fs.Trusted || !strings.Contains(fs.TrustReason, "panicked") || !strings.Contains(fs.Err, "host bug") {
+	if fs.Condition != ConditionUntrusted || !strings.Contains(fs.TrustReason, "panicked") || !strings.Contains(fs.Err, "host bug") {
 		t.Errorf("project status %+v, want untrusted because the trust function panicked", fs)
 	}
 	if _, from := s.Enabled("herdr", true); from != LayerDefault {
@@ -374,7 +374,7 @@ func TestHungTrustCallsAreCappedProcessWide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fs := s.Files()[1]; fs.Condition != ConditionLoaded || !fs.Trusted {
+	if fs := s.Files()[1]; fs.Condition != ConditionLoaded {
 		t.Errorf("after the hung calls returned: project status %+v, want trusted and loaded", fs)
 	}
 	if got := calls.Load(); got != maxTrustCalls+1 {
@@ -405,7 +405,7 @@ func TestHungTrustCapHoldsForConcurrentCalls(t *testing.T) {
 	}
 	wg.Wait()
 	for i, l := range loaders {
-		if fs := l.settings.Files()[1]; fs.Condition != ConditionUntrusted || fs.Trusted {
+		if fs := l.settings.Files()[1]; fs.Condition != ConditionUntrusted {
 			t.Errorf("Load %d: project status %+v, want untrusted: the trust function hangs", i, fs)
 		}
 	}
@@ -423,11 +423,11 @@ func TestHungTrustCapHoldsForConcurrentCalls(t *testing.T) {
 	}
 }
 
-// TestTrustCallsBeyondTheCapWaitForASlot is not parallel, for the same
+// TestTrustCallsBeyondTheCapWaitForOneToReturn is not parallel, for the same
 // reason as TestHungTrustCallsAreCappedProcessWide. More calls at once than
 // the cap, of a function that is slow but answers, all get its answer:
 // the cap bounds the goroutines, it does not refuse a healthy function.
-func TestTrustCallsBeyondTheCapWaitForASlot(t *testing.T) {
+func TestTrustCallsBeyondTheCapWaitForOneToReturn(t *testing.T) {
 	requireNoTrustCalls(t)
 	f := newFixture(t)
 	gate := make(chan struct{})
@@ -464,7 +464,7 @@ func TestTrustCallsBeyondTheCapWaitForASlot(t *testing.T) {
 	close(gate)
 	wg.Wait()
 	for i, l := range loaders {
-		if fs := l.settings.Files()[1]; fs.Condition != ConditionLoaded || !fs.Trusted {
+		if fs := l.settings.Files()[1]; fs.Condition != ConditionLoaded {
 			t.Errorf("Load %d: project status %+v, want trusted and loaded", i, fs)
 		}
 	}
@@ -505,7 +505,7 @@ func TestReaderAsksAHungTrustFunctionOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fs := s.Files()[1]; fs.Condition != ConditionLoaded || !fs.Trusted || !isHerdr(false, "p", LayerProject)(s) {
+	if fs := s.Files()[1]; fs.Condition != ConditionLoaded || !isHerdr(false, "p", LayerProject)(s) {
 		t.Errorf("after the hung call returned: project status %+v, want trusted and loaded", fs)
 	}
 	if got := calls.Load(); got != 2 {

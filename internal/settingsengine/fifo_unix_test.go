@@ -71,7 +71,7 @@ func TestLoadFIFO(t *testing.T) {
 				t.Errorf("status %+v", fs)
 			}
 			if tc.i == 2 {
-				if p := s.Files()[1]; p.Trusted || !strings.Contains(p.TrustReason, "not a regular file") {
+				if p := s.Files()[1]; trusted(p) || !strings.Contains(p.TrustReason, "not a regular file") {
 					t.Errorf("project status %+v", p)
 				}
 			}

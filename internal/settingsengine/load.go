@@ -139,7 +139,7 @@ func (l *loader) files() []FileStatus {
 			fs.Err = s.err.Error()
 		}
 		if s.layer == LayerProject {
-			fs.Trusted, fs.TrustReason = l.decision.trusted, l.decision.reason
+			fs.TrustReason = l.decision.reason
 			if l.decision.err != "" {
 				fs.Err = l.decision.err
 			}

@@ -28,19 +28,16 @@ const (
 )
 
 // FromHost returns the engine's options for what a host set, with app
-// naming the files; the caller adds Sections and Logger.
+// naming the files; the caller adds Sections and Logger. The durations a
+// host does not set stay zero: the defaults.
 func FromHost(app string, h settings.Options) Options {
 	return Options{
-		App:          app,
-		Home:         h.Home,
-		GlobalPath:   h.GlobalPath,
-		ProjectRoot:  h.ProjectRoot,
-		ProjectPath:  h.ProjectPath,
-		Trust:        h.Trust,
-		TrustFile:    h.TrustFile,
-		Debounce:     h.Debounce,
-		Grace:        h.Grace,
-		RetryAfter:   h.RetryAfter,
-		PollInterval: h.PollInterval,
+		App:         app,
+		Home:        h.Home,
+		GlobalPath:  h.GlobalPath,
+		ProjectRoot: h.ProjectRoot,
+		ProjectPath: h.ProjectPath,
+		Trust:       h.Trust,
+		TrustFile:   h.TrustFile,
 	}
 }
