@@ -19,6 +19,9 @@ import (
 	"github.com/panestate/panestate/internal/hook"
 )
 
+// bridgeSupported is true: hooks hand their events to a bridge here.
+const bridgeSupported = true
+
 // sendTimeout bounds a hook's hand-over of its event to the bridge.
 const sendTimeout = 200 * time.Millisecond
 
