@@ -54,10 +54,10 @@ func deliver(e hook.Event, env, pane []string) {
 }
 
 // paths are a bridge's files in the runtime directory: its socket, its
-// lock, its process id and the time of the last event the pane's last
-// bridge applied.
+// lock, its process id, the time of the last event the pane's last bridge
+// applied, and its log.
 type paths struct {
-	sock, lock, pid, last string
+	sock, lock, pid, last, log string
 }
 
 // bridgePaths names the files of the bridge of agent in the pane that the
@@ -70,7 +70,7 @@ func bridgePaths(dir string, agent hook.Agent, pane []string) paths {
 		h.Write([]byte(kv))
 	}
 	key := filepath.Join(dir, string(agent)+"-"+hex.EncodeToString(h.Sum(nil))[:16])
-	return paths{sock: key + ".sock", lock: key + ".lock", pid: key + ".pid", last: key + ".last"}
+	return paths{sock: key + ".sock", lock: key + ".lock", pid: key + ".pid", last: key + ".last", log: key + ".log"}
 }
 
 // send writes line to the bridge listening at sock. It does not wait for
@@ -130,7 +130,7 @@ func startBridge(agent hook.Agent, p paths, line []byte, env []string) {
 		return
 	}
 	defer r.Close()
-	cmd := exec.Command(exe, bridgeCommand, string(agent), p.sock, p.lock, p.pid, p.last)
+	cmd := exec.Command(exe, bridgeCommand, string(agent), p.sock, p.lock, p.pid, p.last, p.log)
 	cmd.Env = append(withoutKey(env, bridgeEventEnv), bridgeEventEnv+"="+string(line))
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{w} // fd 3: the ready pipe
