@@ -62,6 +62,26 @@ func TestHookNeverHurtsTheAgent(t *testing.T) {
 	}
 }
 
+// panicReader panics on Read, as a bug anywhere on the hook's path would.
+type panicReader struct{}
+
+func (panicReader) Read([]byte) (int, error) { panic("hook bug: " + marker) }
+
+// TestHookExitsZeroOnAPanic: a panic on the hook's path would exit 2, the
+// status Gemini CLI reads as "block"; the hook exits 0 with a fixed line on
+// stderr that holds nothing of the panic.
+func TestHookExitsZeroOnAPanic(t *testing.T) {
+	env := []string{"HOME=" + t.TempDir(), "XDG_RUNTIME_DIR=" + t.TempDir(), "TMUX=/nonexistent/s,1,0", "TMUX_PANE=%1"}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"hook", "gemini"}, panicReader{}, &stdout, &stderr, env)
+	if code != 0 || stdout.Len() > 0 {
+		t.Errorf("exit %d, stdout %q; want 0 and nothing", code, stdout.String())
+	}
+	if got, want := stderr.String(), "panestate: hook: internal error, event dropped\n"; got != want {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
+}
+
 func TestPaneVars(t *testing.T) {
 	env := []string{"HOME=/h", "HERDR_PANE_ID=w1:p2", "TMUX_PANE=%3", "PATH=/bin", "HERDR_SOCKET_PATH=/s"}
 	got := paneVars(env)
