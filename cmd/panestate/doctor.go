@@ -61,15 +61,7 @@ func agentVerdict(agent hook.Agent, env []string) string {
 		return "starts nothing: " + err.Error()
 	}
 	e := reg.Explain()
-	file := "its file " + agentSettingsPath(settingsDir(env), agent)
-	for _, f := range e.Files {
-		if f.Layer == settings.LayerProject && !f.TrustStore {
-			file += ": " + f.Condition.String()
-			if f.Err != "" {
-				file += " (" + f.Err + ")"
-			}
-		}
-	}
+	file := "its file " + agentSettingsPath(settingsDir(env), agent) + ": " + agentFile(e)
 	var off []string // adapters the agent's own file turns off
 	for _, a := range e.Adapters {
 		if !a.Enabled && a.EnabledBy == settings.LayerProject {
@@ -89,6 +81,21 @@ func agentVerdict(agent hook.Agent, env []string) string {
 		return "starts its bridge, which would report nowhere; " + file
 	}
 	return "starts its bridge, which would report nowhere (see why above); " + file
+}
+
+// agentFile says how the explanation found the agent's own settings file
+// (the project layer of registryOptions).
+func agentFile(e registry.Explanation) string {
+	for _, f := range e.Files {
+		if f.Layer != settings.LayerProject || f.TrustStore {
+			continue
+		}
+		if f.Err != "" {
+			return f.Condition.String() + " (" + f.Err + ")"
+		}
+		return f.Condition.String()
+	}
+	return "not read"
 }
 
 // settingsDir is the folder of the hook's settings files.
