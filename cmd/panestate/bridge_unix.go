@@ -187,6 +187,12 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 
 	watch := time.NewTicker(watchInterval)
 	defer watch.Stop()
+	var exited <-chan struct{} // closed when the agent exits, where the system says so at once
+	if b.owner > 0 {
+		var stop func()
+		exited, stop = exitOf(b.owner)
+		defer stop()
+	}
 	idle := time.NewTimer(b.idle)
 	defer idle.Stop()
 	grace := time.NewTimer(0)
@@ -204,6 +210,8 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		case <-ctx.Done():
 			return tracker.Last()
 		case <-idle.C:
+			return tracker.Last()
+		case <-exited:
 			return tracker.Last()
 		case <-watch.C:
 			if b.owner > 0 && !proc.Alive(b.owner) {
