@@ -39,9 +39,9 @@ const readTimeout = time.Second
 const maxLine = 4 << 10
 
 // runBridge is the bridge: `__bridge <agent> <sock> <lock> <pidfile>
-// <lastfile> <logfile>`, its first event in the environment. It returns when the
-// session ends, the agent dies, no hook came for idleLimit, or a signal
-// asks, after the pane is released.
+// <lastfile> <logfile>`, its first event in the environment. It returns
+// when the session ends, the agent dies, no hook came for idleLimit, or a
+// signal asks, after the pane is released.
 func runBridge(args []string, env []string) int {
 	if len(args) != 6 {
 		return 2
