@@ -40,7 +40,7 @@ func runDoctor(args []string, stdout, stderr io.Writer, env []string) int {
 // names.
 func agentsDoctor(env []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nhooks: what `panestate hook <agent>` would do here, with %s and the agent's own file:\n",
+	fmt.Fprintf(&b, "\nhooks: what `panestate hook <agent>` would do here, with %s and the agent's own file (what the probes above found holds for each):\n",
 		filepath.Join(settingsDir(env), "settings.json"))
 	for _, agent := range hook.Agents {
 		fmt.Fprintf(&b, "  %s: %s\n", agent, agentVerdict(agent, env))
