@@ -84,6 +84,45 @@ func BenchmarkHook(b *testing.B) {
 	}
 }
 
+// BenchmarkHookFirst times the first hook of a session in a pane, the one
+// that starts the bridge and waits (at most readyTimeout) until it
+// listens, with the empty program interleaved as in BenchmarkHook. Each
+// iteration has a runtime directory of its own; the session's end and the
+// bridge's exit are not timed.
+func BenchmarkHookFirst(b *testing.B) {
+	bin := buildPanestate(b)
+	floor := emptyProgram(b)
+	h := herdrtest.StartT(b, herdrtest.Options{})
+	home := b.TempDir()
+	var hooks, floors []time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		runtime, err := os.MkdirTemp("", "psrt")
+		if err != nil {
+			b.Fatal(err)
+		}
+		env := append(h.PaneEnv(home), "XDG_RUNTIME_DIR="+runtime)
+		b.StartTimer()
+		floors = append(floors, timeRun(b, floor, env, nil, "SessionStart"))
+		hooks = append(hooks, timeRun(b, bin, env, []string{"hook", "claude-code"}, "SessionStart"))
+		b.StopTimer()
+		waitStatusB(b, h, herdrtest.StatusIdle) // the bridge has attached
+		bridge := bridgePID(b, filepath.Join(runtime, "panestate"))
+		timeRun(b, bin, env, []string{"hook", "claude-code"}, "SessionEnd")
+		waitStatusB(b, h, "")
+		waitExit(b, bridge)
+		os.RemoveAll(runtime)
+		b.StartTimer()
+	}
+	hp50, hp99 := percentiles(hooks)
+	fp50, fp99 := percentiles(floors)
+	b.ReportMetric(ms(hp50), "p50-ms")
+	b.ReportMetric(ms(hp99), "p99-ms")
+	b.ReportMetric(ms(fp50), "floor-p50-ms")
+	b.ReportMetric(ms(fp99), "floor-p99-ms")
+}
+
 // timeRun runs bin with args in env, the Claude Code payload event on its
 // stdin, and returns the time from start to exit.
 func timeRun(b *testing.B, bin string, env, args []string, event string) time.Duration {
