@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -14,18 +15,17 @@ import (
 
 // BenchmarkHook times one hook process, start to exit, as the agent sees
 // it, with the pane's bridge running: against a listening Herdr and
-// against a hung one. It reports the median and the 99th percentile. Two
-// floors, measured in the same run for the ratios: the same hook outside
-// every workspace (the binary's own start: it returns before any work),
-// and an empty Go program.
+// against a hung one. Each iteration also runs, interleaved, in the same
+// environment with the same stdin and started and waited for the same way,
+// two floors: an empty Go program built like the command (floor: what a
+// process start costs on this machine) and the command itself outside
+// every workspace (outside: the start of this binary, its size and package
+// initialisers, which return before any work). It reports the median and
+// the 99th percentile of each, and own-p50-ms, the hook's median less the
+// floor's: what the hook adds to a process start.
 func BenchmarkHook(b *testing.B) {
 	bin := buildPanestate(b)
-	b.Run("floor=empty-program", func(b *testing.B) {
-		benchExec(b, emptyProgram(b), nil, nil)
-	})
-	b.Run("floor=outside", func(b *testing.B) {
-		benchExec(b, bin, os.Environ(), []string{"hook", "claude-code"})
-	})
+	floor := emptyProgram(b)
 	for _, bc := range []struct {
 		name string
 		hang bool
@@ -43,21 +43,11 @@ func BenchmarkHook(b *testing.B) {
 			}
 			defer os.RemoveAll(runtime)
 			env := append(h.PaneEnv(b.TempDir()), "XDG_RUNTIME_DIR="+runtime)
-			run := func(event string) time.Duration {
-				f, err := os.Open(fixture("claude-code", event))
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer f.Close()
-				cmd := exec.Command(bin, "hook", "claude-code")
-				cmd.Env, cmd.Stdin = env, f
-				start := time.Now()
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err)
-				}
-				return time.Since(start)
+			outside := withoutPane(env)
+			run := func(bin string, env []string, args ...string) time.Duration {
+				return timeRun(b, bin, env, args, "PreToolUse")
 			}
-			run("UserPromptSubmit")
+			timeRun(b, bin, env, []string{"hook", "claude-code"}, "UserPromptSubmit")
 			waitStatusB(b, h, herdrtest.StatusWorking)
 			bridge := bridgePID(b, filepath.Join(runtime, "panestate"))
 			if bc.hang {
@@ -66,22 +56,105 @@ func BenchmarkHook(b *testing.B) {
 				}
 			}
 			events := []string{"PreToolUse", "PostToolUse", "PermissionRequest", "PostToolUse"}
-			times := make([]time.Duration, 0, b.N)
+			var hooks, floors, outsides []time.Duration
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
-				times = append(times, run(events[i%len(events)]))
+				floors = append(floors, run(floor, env))
+				outsides = append(outsides, run(bin, outside, "hook", "claude-code"))
+				hooks = append(hooks, timeRun(b, bin, env, []string{"hook", "claude-code"}, events[i%len(events)]))
 			}
 			b.StopTimer()
-			reportPercentiles(b, times)
+			hp50, hp99 := percentiles(hooks)
+			fp50, fp99 := percentiles(floors)
+			op50, op99 := percentiles(outsides)
+			b.ReportMetric(ms(hp50), "p50-ms")
+			b.ReportMetric(ms(hp99), "p99-ms")
+			b.ReportMetric(ms(fp50), "floor-p50-ms")
+			b.ReportMetric(ms(fp99), "floor-p99-ms")
+			b.ReportMetric(ms(op50), "outside-p50-ms")
+			b.ReportMetric(ms(op99), "outside-p99-ms")
+			b.ReportMetric(ms(hp50-fp50), "own-p50-ms")
 			if err := h.SetFault(herdrtest.Fault{}); err != nil {
 				b.Fatal(err)
 			}
-			run("SessionEnd")
+			timeRun(b, bin, env, []string{"hook", "claude-code"}, "SessionEnd")
 			waitExit(b, bridge)
 		})
 	}
 }
+
+// BenchmarkHookFirst times the first hook of a session in a pane, the one
+// that starts the bridge and waits (at most readyTimeout) until it
+// listens, with the empty program interleaved as in BenchmarkHook. Each
+// iteration has a runtime directory of its own; the session's end and the
+// bridge's exit are not timed.
+func BenchmarkHookFirst(b *testing.B) {
+	bin := buildPanestate(b)
+	floor := emptyProgram(b)
+	h := herdrtest.StartT(b, herdrtest.Options{})
+	home := b.TempDir()
+	var hooks, floors []time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		runtime, err := os.MkdirTemp("", "psrt")
+		if err != nil {
+			b.Fatal(err)
+		}
+		env := append(h.PaneEnv(home), "XDG_RUNTIME_DIR="+runtime)
+		b.StartTimer()
+		floors = append(floors, timeRun(b, floor, env, nil, "SessionStart"))
+		hooks = append(hooks, timeRun(b, bin, env, []string{"hook", "claude-code"}, "SessionStart"))
+		b.StopTimer()
+		waitStatusB(b, h, herdrtest.StatusIdle) // the bridge has attached
+		bridge := bridgePID(b, filepath.Join(runtime, "panestate"))
+		timeRun(b, bin, env, []string{"hook", "claude-code"}, "SessionEnd")
+		waitStatusB(b, h, "")
+		waitExit(b, bridge)
+		os.RemoveAll(runtime)
+		b.StartTimer()
+	}
+	hp50, hp99 := percentiles(hooks)
+	fp50, fp99 := percentiles(floors)
+	b.ReportMetric(ms(hp50), "p50-ms")
+	b.ReportMetric(ms(hp99), "p99-ms")
+	b.ReportMetric(ms(fp50), "floor-p50-ms")
+	b.ReportMetric(ms(fp99), "floor-p99-ms")
+}
+
+// timeRun runs bin with args in env, the Claude Code payload event on its
+// stdin, and returns the time from start to exit.
+func timeRun(b *testing.B, bin string, env, args []string, event string) time.Duration {
+	f, err := os.Open(fixture("claude-code", event))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Env, cmd.Stdin = env, f
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// withoutPane is env without the variables that name a workspace pane.
+func withoutPane(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return strings.HasPrefix(kv, "HERDR_") || strings.HasPrefix(kv, "TMUX")
+	})
+}
+
+// percentiles returns the median and the 99th percentile of times.
+func percentiles(times []time.Duration) (p50, p99 time.Duration) {
+	times = slices.Sorted(slices.Values(times))
+	return times[len(times)/2], times[(len(times)*99)/100]
+}
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // BenchmarkCrashRelease times the release of the pane after the agent is
 // killed with SIGKILL in the middle of a turn: from the kill to Herdr's
@@ -115,39 +188,12 @@ func BenchmarkCrashRelease(b *testing.B) {
 		b.StartTimer()
 	}
 	slices.Sort(times)
-	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(times[len(times)-1].Microseconds())/1000, "max-ms")
+	b.ReportMetric(ms(times[len(times)/2]), "p50-ms")
+	b.ReportMetric(ms(times[len(times)-1]), "max-ms")
 }
 
-// benchExec times bin with args in env, stdin a payload.
-func benchExec(b *testing.B, bin string, env, args []string) {
-	var times []time.Duration
-	b.ReportAllocs()
-	for b.Loop() {
-		f, err := os.Open(fixture("claude-code", "PreToolUse"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		cmd := exec.Command(bin, args...)
-		cmd.Env, cmd.Stdin = env, f
-		start := time.Now()
-		if err := cmd.Run(); err != nil {
-			b.Fatal(err)
-		}
-		times = append(times, time.Since(start))
-		f.Close()
-	}
-	reportPercentiles(b, times)
-}
-
-// reportPercentiles reports the median and the 99th percentile of times.
-func reportPercentiles(b *testing.B, times []time.Duration) {
-	slices.Sort(times)
-	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(times[(len(times)*99)/100].Microseconds())/1000, "p99-ms")
-}
-
-// emptyProgram builds a Go program that does nothing.
+// emptyProgram builds a Go program that does nothing, as buildPanestate
+// builds the command (CGO_ENABLED=0).
 func emptyProgram(b *testing.B) string {
 	dir := b.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o600); err != nil {
@@ -159,6 +205,7 @@ func emptyProgram(b *testing.B) string {
 	out := filepath.Join(dir, "empty")
 	cmd := exec.Command("go", "build", "-o", out, ".")
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		panic(string(b))
 	}

@@ -3,13 +3,10 @@
 package main
 
 import (
-	"path/filepath"
 	"time"
 
 	"github.com/panestate/panestate/internal/hook"
-	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/session"
-	"github.com/panestate/panestate/settings"
 )
 
 // idleLimit ends a bridge that has heard from no hook for this long, even
@@ -32,32 +29,6 @@ func idleLimitOf(env []string) time.Duration {
 
 // watchInterval is how often the bridge checks that its agent still runs.
 const watchInterval = 100 * time.Millisecond
-
-// registryOptions are the options of the bridge's registry for agent in the
-// environment env: an interactive root session of app panestate, with the
-// global settings file ~/.panestate/agent/settings.json for every agent
-// and ~/.panestate/agent/<agent>.json, as the project layer, for this
-// agent alone. Both are the person's own files, so the second is trusted.
-func registryOptions(agent hook.Agent, env []string) registry.Options {
-	home := lookup(env, "HOME")
-	dir := filepath.Join(home, "."+appName, "agent")
-	return registry.Options{
-		App:  appName,
-		Host: session.Host{Interactive: true, Root: true},
-		Env:  env,
-		Settings: settings.Options{
-			Home:        home,
-			ProjectRoot: dir,
-			ProjectPath: agentSettingsPath(dir, agent),
-			Trust:       func(string) (bool, error) { return true, nil },
-		},
-	}
-}
-
-// agentSettingsPath is the per-agent settings file in dir.
-func agentSettingsPath(dir string, agent hook.Agent) string {
-	return filepath.Join(dir, string(agent)+".json")
-}
 
 // promptID is the id of the one prompt the bridge opens in its store.
 const promptID = "hook"

@@ -4,6 +4,9 @@ package main
 
 import "github.com/panestate/panestate/internal/hook"
 
+// bridgeSupported is false: there is no bridge here.
+const bridgeSupported = false
+
 // deliver does nothing here: the bridge needs Unix sockets with peer
 // credentials (Linux, macOS). The hook still reads its event and exits 0.
 func deliver(hook.Event, []string, []string) {}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/signal"
@@ -38,18 +39,18 @@ const readTimeout = time.Second
 const maxLine = 4 << 10
 
 // runBridge is the bridge: `__bridge <agent> <sock> <lock> <pidfile>
-// <lastfile>`, its first event in the environment. It returns when the
-// session ends, the agent dies, no hook came for idleLimit, or a signal
-// asks, after the pane is released.
+// <lastfile> <logfile>`, its first event in the environment. It returns
+// when the session ends, the agent dies, no hook came for idleLimit, or a
+// signal asks, after the pane is released.
 func runBridge(args []string, env []string) int {
-	if len(args) != 5 {
+	if len(args) != 6 {
 		return 2
 	}
 	agent, err := hook.ParseAgent(args[0])
 	if err != nil {
 		return 2
 	}
-	p := paths{sock: args[1], lock: args[2], pid: args[3], last: args[4]}
+	p := paths{sock: args[1], lock: args[2], pid: args[3], last: args[4], log: args[5]}
 	line := []byte(lookup(env, bridgeEventEnv))
 	env = withoutKey(env, bridgeEventEnv)
 	first, err := decodeEvent(agent, line)
@@ -81,7 +82,8 @@ func runBridge(args []string, env []string) int {
 	}
 	_ = os.WriteFile(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	defer os.Remove(p.pid)
-	b := &bridge{agent: agent, ln: ln, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{})}
+	b := &bridge{agent: agent, ln: ln, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{}),
+		uidOf: peerUID, logf: fileLog(p.log)}
 	last := b.run(ctx, env, first)
 	_ = os.WriteFile(p.last, []byte(strconv.FormatInt(last, 10)+"\n"), 0o600)
 	return 0
@@ -143,6 +145,11 @@ type bridge struct {
 	idle   time.Duration // the idle limit
 	events chan hook.Event
 	done   chan struct{} // closed when run no longer takes events
+	// uidOf returns the user id of the process at the other end of a
+	// hook's connection: peerUID, or a test's stand-in.
+	uidOf func(*net.UnixConn) (int, error)
+	// logf writes a line to the bridge's log: fileLog, or a test's.
+	logf func(format string, args ...any)
 }
 
 // run reports first and every later event until the end, then releases.
@@ -180,6 +187,12 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 
 	watch := time.NewTicker(watchInterval)
 	defer watch.Stop()
+	var exited <-chan struct{} // closed when the agent exits, where the system says so at once
+	if b.owner > 0 {
+		var stop func()
+		exited, stop = exitOf(b.owner)
+		defer stop()
+	}
 	idle := time.NewTimer(b.idle)
 	defer idle.Stop()
 	grace := time.NewTimer(0)
@@ -197,6 +210,8 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		case <-ctx.Done():
 			return tracker.Last()
 		case <-idle.C:
+			return tracker.Last()
+		case <-exited:
 			return tracker.Last()
 		case <-watch.C:
 			if b.owner > 0 && !proc.Alive(b.owner) {
@@ -234,6 +249,26 @@ func (b *bridge) accept() {
 	}
 }
 
+// maxLog is the size above which the bridge's log starts over.
+const maxLog = 64 << 10
+
+// fileLog returns a logger that appends each line, with the time, to the
+// file at path, created (0600) on the first line: a bridge that has nothing
+// to say leaves no file. A log above maxLog starts over.
+func fileLog(path string) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Size() > maxLog {
+			_ = f.Truncate(0)
+		}
+		fmt.Fprintf(f, "%s panestate bridge %d: %s\n", time.Now().UTC().Format(time.RFC3339), os.Getpid(), fmt.Sprintf(format, args...))
+	}
+}
+
 // peerUID returns the user id of the process at the other end of c.
 func peerUID(c *net.UnixConn) (int, error) {
 	raw, err := c.SyscallConn()
@@ -248,14 +283,21 @@ func peerUID(c *net.UnixConn) (int, error) {
 }
 
 // serve reads one event from a hook's connection, after checking that the
-// hook runs as this user.
+// hook runs as this user. A connection from another user, or whose user
+// cannot be told, is logged and closed unread.
 func (b *bridge) serve(c net.Conn) {
 	defer c.Close()
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
 		return
 	}
-	if uid, err := peerUID(uc); err != nil || uid != os.Getuid() {
+	uid, err := b.uidOf(uc)
+	switch {
+	case err != nil:
+		b.logf("refused a connection: cannot tell its user: %v", err)
+		return
+	case uid != os.Getuid():
+		b.logf("refused a connection from user %d: this bridge runs as user %d", uid, os.Getuid())
 		return
 	}
 	_ = c.SetReadDeadline(time.Now().Add(readTimeout))

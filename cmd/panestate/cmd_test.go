@@ -62,6 +62,26 @@ func TestHookNeverHurtsTheAgent(t *testing.T) {
 	}
 }
 
+// panicReader panics on Read, as a bug anywhere on the hook's path would.
+type panicReader struct{}
+
+func (panicReader) Read([]byte) (int, error) { panic("hook bug: " + marker) }
+
+// TestHookExitsZeroOnAPanic: a panic on the hook's path would exit 2, the
+// status Gemini CLI reads as "block"; the hook exits 0 with a fixed line on
+// stderr that holds nothing of the panic.
+func TestHookExitsZeroOnAPanic(t *testing.T) {
+	env := []string{"HOME=" + t.TempDir(), "XDG_RUNTIME_DIR=" + t.TempDir(), "TMUX=/nonexistent/s,1,0", "TMUX_PANE=%1"}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"hook", "gemini"}, panicReader{}, &stdout, &stderr, env)
+	if code != 0 || stdout.Len() > 0 {
+		t.Errorf("exit %d, stdout %q; want 0 and nothing", code, stdout.String())
+	}
+	if got, want := stderr.String(), "panestate: hook: internal error, event dropped\n"; got != want {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
+}
+
 func TestPaneVars(t *testing.T) {
 	env := []string{"HOME=/h", "HERDR_PANE_ID=w1:p2", "TMUX_PANE=%3", "PATH=/bin", "HERDR_SOCKET_PATH=/s"}
 	got := paneVars(env)
@@ -140,6 +160,41 @@ func TestInstallKeepsABackupAndIsIdempotent(t *testing.T) {
 	}
 	if files, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*.bak")); len(files) != 1 {
 		t.Errorf("backups: %q, want one", files)
+	}
+}
+
+// TestInstallWritesThroughALink: a settings file that is a link (dotfiles
+// kept in a repository) stays a link; the file it points to gets the hooks,
+// and its backup sits beside it.
+func TestInstallWritesThroughALink(t *testing.T) {
+	home, dotfiles := t.TempDir(), t.TempDir()
+	target := filepath.Join(dotfiles, "claude-settings.json")
+	if err := os.WriteFile(target, []byte(`{"model":"opus"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(home, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
+	if _, err := install(hook.ClaudeCode, path, "panestate", now); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("settings file after install: %v, %v; want the link kept", fi.Mode(), err)
+	}
+	got, err := os.ReadFile(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), `"opus"`) || !strings.Contains(string(got), "panestate hook claude-code") {
+		t.Errorf("linked file after install:\n%s", got)
+	}
+	if b, err := os.ReadFile(target + ".panestate-20261201T150000Z.bak"); err != nil || string(b) != `{"model":"opus"}` {
+		t.Errorf("backup beside the linked file = %q, %v", b, err)
 	}
 }
 

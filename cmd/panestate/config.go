@@ -95,9 +95,15 @@ func runInstall(args []string, stdout, stderr io.Writer, env []string) int {
 }
 
 // install adds the hooks to the settings file at path and says what it
-// did. The file is replaced atomically, with its mode; the old content is
-// kept in path.panestate-<time>.bak.
+// did. The file (the one a link points to, when path is a link) is replaced
+// atomically, with its mode; the old content is kept in
+// path.panestate-<time>.bak.
 func install(agent hook.Agent, path, command string, now time.Time) (string, error) {
+	// A settings file that is a link (dotfiles kept in a repository) stays
+	// one: the file it points to is the one changed, its backup beside it.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	old, err := os.ReadFile(path)
 	mode := fs.FileMode(0o600)
 	switch {

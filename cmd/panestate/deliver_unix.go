@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,9 @@ import (
 
 	"github.com/panestate/panestate/internal/hook"
 )
+
+// bridgeSupported is true: hooks hand their events to a bridge here.
+const bridgeSupported = true
 
 // sendTimeout bounds a hook's hand-over of its event to the bridge.
 const sendTimeout = 200 * time.Millisecond
@@ -52,10 +54,10 @@ func deliver(e hook.Event, env, pane []string) {
 }
 
 // paths are a bridge's files in the runtime directory: its socket, its
-// lock, its process id and the time of the last event the pane's last
-// bridge applied.
+// lock, its process id, the time of the last event the pane's last bridge
+// applied, and its log.
 type paths struct {
-	sock, lock, pid, last string
+	sock, lock, pid, last, log string
 }
 
 // bridgePaths names the files of the bridge of agent in the pane that the
@@ -68,21 +70,50 @@ func bridgePaths(dir string, agent hook.Agent, pane []string) paths {
 		h.Write([]byte(kv))
 	}
 	key := filepath.Join(dir, string(agent)+"-"+hex.EncodeToString(h.Sum(nil))[:16])
-	return paths{sock: key + ".sock", lock: key + ".lock", pid: key + ".pid", last: key + ".last"}
+	return paths{sock: key + ".sock", lock: key + ".lock", pid: key + ".pid", last: key + ".last", log: key + ".log"}
 }
 
 // send writes line to the bridge listening at sock. It does not wait for
 // the bridge: the bridge takes connections one at a time, in the order they
-// were made, so the next hook's event comes after this one.
+// were made, so the next hook's event comes after this one. It uses the
+// socket system calls directly, with a send timeout on the socket, rather
+// than package net: the hook is a short process, and net's poller (an
+// epoll instance and its registrations, set up on first use) cost more than
+// the whole hand-over.
 func send(sock string, line []byte) error {
-	c, err := net.DialTimeout("unix", sock, sendTimeout)
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(sendTimeout))
-	_, err = c.Write(line)
-	return err
+	defer syscall.Close(fd)
+	syscall.CloseOnExec(fd)
+	// The timeout bounds the connect (a bridge whose backlog is full) and
+	// each write (a bridge that does not read).
+	tv := syscall.NsecToTimeval(sendTimeout.Nanoseconds())
+	if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv); err != nil {
+		return err
+	}
+	if err := ignoringEINTR(func() error { return syscall.Connect(fd, &syscall.SockaddrUnix{Name: sock}) }); err != nil {
+		return err
+	}
+	for len(line) > 0 {
+		var n int
+		err := ignoringEINTR(func() (err error) { n, err = syscall.Write(fd, line); return err })
+		if err != nil {
+			return err
+		}
+		line = line[n:]
+	}
+	return nil
+}
+
+// ignoringEINTR calls f until it returns something other than EINTR.
+func ignoringEINTR(f func() error) error {
+	for {
+		if err := f(); err != syscall.EINTR {
+			return err
+		}
+	}
 }
 
 // startBridge starts a bridge, detached: a session of its own, stdio on
@@ -99,7 +130,7 @@ func startBridge(agent hook.Agent, p paths, line []byte, env []string) {
 		return
 	}
 	defer r.Close()
-	cmd := exec.Command(exe, bridgeCommand, string(agent), p.sock, p.lock, p.pid, p.last)
+	cmd := exec.Command(exe, bridgeCommand, string(agent), p.sock, p.lock, p.pid, p.last, p.log)
 	cmd.Env = append(withoutKey(env, bridgeEventEnv), bridgeEventEnv+"="+string(line))
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{w} // fd 3: the ready pipe

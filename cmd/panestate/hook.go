@@ -19,11 +19,19 @@ const maxPayload = 16 << 20
 // runHook is `panestate hook`. As the agent's hook it always returns 0 and
 // writes nothing to stdout: Claude Code adds a SessionStart or
 // UserPromptSubmit hook's stdout to the model's context, Gemini CLI reads
-// exit status 2 as "block".
-func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {
+// exit status 2 as "block". A panic on the way, which would exit 2, drops
+// the event with a fixed line on stderr (the panic's value could hold some
+// of the payload).
+func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) (code int) {
 	if len(args) == 2 && args[0] == "--print-config" {
 		return printConfig(args[1], stdout, stderr)
 	}
+	defer func() {
+		if recover() != nil {
+			fmt.Fprint(stderr, "panestate: hook: internal error, event dropped\n")
+			code = 0
+		}
+	}()
 	start := time.Now()
 	if len(args) != 1 {
 		fmt.Fprint(stderr, "panestate: hook takes one agent: claude-code, codex or gemini\n")

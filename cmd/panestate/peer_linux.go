@@ -2,9 +2,9 @@ package main
 
 import (
 	"errors"
-	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,13 +20,22 @@ func socketPeerUID(fd int) (int, error) {
 
 var errBadStat = errors.New("panestate: unreadable process status")
 
-// procInfo returns the parent and the command name of process pid.
+// procInfo returns the parent and the command name of process pid. It
+// reads /proc/<pid>/stat with the system calls directly: the hook reads up
+// to four of these files, and an os.File for each (its poller registration
+// and cleanup) costs more than the read.
 func procInfo(pid int) (ppid int, comm string, err error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	var buf [512]byte
+	fd, err := syscall.Open("/proc/"+strconv.Itoa(pid)+"/stat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, "", err
 	}
-	s := string(b)
+	n, err := syscall.Read(fd, buf[:])
+	syscall.Close(fd)
+	if err != nil {
+		return 0, "", err
+	}
+	s := string(buf[:max(n, 0)])
 	open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
 	if open < 0 || closing < open {
 		return 0, "", errBadStat
