@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/optional"
 )
 
 // The driver table is process-wide by design, as in database/sql: drivers
@@ -77,7 +78,7 @@ func (r *Registry) ScrubEnv(env []string) []string {
 		e = adapter.Environ()
 	}
 	for _, s := range r.slots {
-		r.guard(s, "ScrubEnv", func() { e = adapter.ScrubEnv(s.driver, e) })
+		r.guard(s, "ScrubEnv", func() { e = optional.ScrubEnv(s.driver, e) })
 	}
 	return e
 }

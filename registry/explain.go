@@ -10,6 +10,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/noop"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
@@ -141,9 +142,9 @@ func (r *Registry) Explain() Explanation {
 		st := views[i].st
 		st.Enabled, st.EnabledBy = cur.Enabled(s.name, s.def)
 		if a := views[i].a; a != nil {
-			r.guard(s, "Explain", func() {
-				st.Details = adapter.Explain(a)
-				if st.Lifecycle == LifecycleActive && !adapter.OwnsPane(a) {
+			r.guard(s, "Details", func() {
+				st.Details = optional.Details(a)
+				if st.Lifecycle == LifecycleActive && !optional.OwnsPane(a) {
 					st.Lifecycle, st.Why = LifecycleStaleOwner, "a newer claim holds the pane (another host in it, or a newer registry of this process); this adapter sends nothing until that claim is released or its process exits, then takes the pane back"
 				}
 			})

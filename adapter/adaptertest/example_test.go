@@ -6,6 +6,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/adaptertest"
+	"github.com/panestate/panestate/internal/optional"
 )
 
 func ExampleRecorder() {
@@ -74,7 +75,7 @@ func ExampleDriver() {
 	var d adapter.Driver = &adaptertest.Driver{Recorder: rec, Default: false}
 
 	a, err := d.Open(context.Background(), adapter.Params{Name: "recorder"})
-	enabled, _ := adapter.Settings(d)
+	enabled, _ := optional.Settings(d)
 	fmt.Println(a == adapter.Adapter(rec), err, enabled)
 	// Output:
 	// true <nil> false

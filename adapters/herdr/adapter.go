@@ -81,7 +81,7 @@ var (
 	_ adapter.Releaser     = (*Adapter)(nil)
 	_ adapter.Closer       = (*Adapter)(nil)
 	_ adapter.SessionAware = (*Adapter)(nil)
-	_ adapter.Explainer    = (*Adapter)(nil)
+	_ adapter.Detailer     = (*Adapter)(nil)
 	_ adapter.Refresher    = (*Adapter)(nil)
 	_ adapter.PaneOwner    = (*Adapter)(nil)
 )
@@ -329,7 +329,7 @@ func (a *Adapter) setIdentityLocked(id session.Identity) (dropped string) {
 	return dropped
 }
 
-// Explain returns what the adapter knows, for registry.Explain: the pane,
+// Details returns what the adapter knows, for registry.Explain: the pane,
 // source, agent label, binary, socket, timeout, refresh interval, the
 // transport setting and the transport in use, the server's version and
 // protocol from the last ping, the lease state (holder, retired, fenced,
@@ -337,7 +337,7 @@ func (a *Adapter) setIdentityLocked(id session.Identity) (dropped string) {
 // state, the persistence directory, the session identity and resume
 // command (none, pending, delivered), and a counter per diagnostic kind
 // ("diag.<kind>"). It is safe for concurrent use.
-func (a *Adapter) Explain() map[string]string {
+func (a *Adapter) Details() map[string]string {
 	lease := a.claim.Status().String()
 	a.mu.Lock()
 	defer a.mu.Unlock()

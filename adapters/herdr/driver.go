@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/builtin"
 	"github.com/panestate/panestate/internal/calls"
 	"github.com/panestate/panestate/internal/claim"
 	"github.com/panestate/panestate/internal/cmdrun"
@@ -297,11 +298,11 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	return a, nil
 }
 
-// parseDuration reads a duration setting with [adapter.ParseDuration], def
+// parseDuration reads a duration setting with [builtin.ParseDuration], def
 // when absent or null. Values outside [lo, hi] are clamped, and clamped
 // says how; when zeroOff is set, 0 means off and is kept.
 func parseDuration(name string, raw json.RawMessage, def, lo, hi time.Duration, zeroOff bool) (d time.Duration, clamped string, err error) {
-	d, err = adapter.ParseDuration(name, raw, def)
+	d, err = builtin.ParseDuration(name, raw, def)
 	switch {
 	case err != nil:
 		return 0, "", fmt.Errorf("herdr: settings: %w", err)
@@ -360,7 +361,7 @@ func (d Driver) activation(p adapter.Params) (bin, pane, socket, conflict string
 	if err := checkArg(pane); err != nil {
 		return "", "", "", "", fmt.Errorf("herdr: %w: %s %q cannot be passed to the Herdr CLI: %w", adapter.ErrInactive, EnvPane, adapter.Bound(pane, 80), err)
 	}
-	if err := adapter.CheckHost(p.Host); err != nil {
+	if err := builtin.CheckHost(p.Host); err != nil {
 		return "", "", "", "", fmt.Errorf("herdr: host may not claim a pane: %w", err)
 	}
 	conflicts := d.Conflicts

@@ -7,12 +7,13 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/noop"
+	"github.com/panestate/panestate/internal/optional"
 )
 
 func Example() {
 	ctx := context.Background()
 	var d noop.Driver // the zero value is ready
-	enabled, _ := adapter.Settings(d)
+	enabled, _ := optional.Settings(d)
 	fmt.Println("enabled by default:", enabled)
 
 	a, err := d.Open(ctx, adapter.Params{Name: "noop"})
@@ -21,8 +22,8 @@ func Example() {
 		return
 	}
 	fmt.Println("report:", a.Report(ctx, adapter.Report{State: adapter.StateWorking, Reason: adapter.ReasonExecuting}))
-	fmt.Println("release:", adapter.Release(ctx, a))
-	fmt.Println("close:", adapter.Close(ctx, a))
+	fmt.Println("release:", optional.Release(ctx, a))
+	fmt.Println("close:", optional.Close(ctx, a))
 	err = a.Report(ctx, adapter.Report{State: adapter.StateIdle, Reason: adapter.ReasonQuiescent})
 	fmt.Println("report after close is ErrClosed:", errors.Is(err, adapter.ErrClosed))
 	// Output:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/progstatus"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/session"
 )
 
@@ -70,8 +71,8 @@ func TestWhenActive(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
-			defer adapter.Close(t.Context(), a)
-			if why := adapter.Explain(a)["active because"]; !strings.Contains(why, tt.whyMatch) {
+			defer optional.Close(t.Context(), a)
+			if why := optional.Details(a)["active because"]; !strings.Contains(why, tt.whyMatch) {
 				t.Errorf("Explain says active because %q; want %q", why, tt.whyMatch)
 			}
 		})
@@ -91,7 +92,7 @@ func TestSettings(t *testing.T) {
 			verr := progstatus.Driver{}.Check(p)
 			a, err := progstatus.Driver{}.Open(t.Context(), p)
 			if err == nil {
-				adapter.Close(t.Context(), a)
+				optional.Close(t.Context(), a)
 			}
 			if (err == nil) != tt.ok || (verr == nil) != tt.ok {
 				t.Errorf("Open: %v, Check: %v; want ok %v", err, verr, tt.ok)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/progstatus"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/session"
 )
 
@@ -34,8 +35,8 @@ func Example() {
 	} {
 		_ = a.Report(ctx, r)
 	}
-	_ = adapter.Release(ctx, a)
-	_ = adapter.Close(ctx, a)
+	_ = optional.Release(ctx, a)
+	_ = optional.Close(ctx, a)
 	for seq := range strings.SplitSeq(strings.TrimSuffix(tty.String(), "\x1b\\"), "\x1b\\") {
 		fmt.Println(strings.TrimPrefix(seq, "\x1b]7501;"))
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/progstatus"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/internal/testenv"
 )
 
@@ -185,8 +186,8 @@ func checkPassthroughExplained(t *testing.T, bin, sock, pane, pid, want string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer adapter.Close(t.Context(), a)
-	if got := adapter.Explain(a)["tmux"]; !strings.Contains(got, "allow-passthrough was "+want+" when") {
+	defer optional.Close(t.Context(), a)
+	if got := optional.Details(a)["tmux"]; !strings.Contains(got, "allow-passthrough was "+want+" when") {
 		t.Errorf("Explain says %q; want allow-passthrough %s", got, want)
 	}
 	if (len(diags) > 0) != (want != "on") {

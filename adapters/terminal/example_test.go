@@ -8,6 +8,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/terminal"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/session"
 )
 
@@ -34,10 +35,10 @@ func Example() {
 		{State: adapter.StateIdle, Reason: adapter.ReasonCompleted},
 	} {
 		_ = a.Report(ctx, r)
-		fmt.Printf("%-8s refresh after %v\n", r.State, adapter.RefreshInterval(a, r))
+		fmt.Printf("%-8s refresh after %v\n", r.State, optional.RefreshInterval(a, r))
 	}
-	_ = adapter.Release(ctx, a)
-	_ = adapter.Close(ctx, a)
+	_ = optional.Release(ctx, a)
+	_ = optional.Close(ctx, a)
 	fmt.Printf("%q\n", tty.String())
 	// Output:
 	// working  refresh after 10s

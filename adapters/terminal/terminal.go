@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/builtin"
 )
 
 // Refresh intervals. While the agent is working or blocked the adapter has
@@ -109,7 +110,7 @@ func activation(p adapter.Params, s settings) (profile, error) {
 	if p.Terminal == nil {
 		return profile{}, fmt.Errorf("terminal: %w: the host handed over no terminal (registry.Options.Terminal is nil)", adapter.ErrInactive)
 	}
-	if err := adapter.CheckHost(p.Host); err != nil {
+	if err := builtin.CheckHost(p.Host); err != nil {
 		return profile{}, fmt.Errorf("terminal: %w", err)
 	}
 	on := p.Forced // terminal.enabled is the literal true in a settings layer
@@ -188,11 +189,11 @@ func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, er
 	return a, nil
 }
 
-// parseRefresh reads the "refresh" setting with [adapter.ParseDuration]: a
+// parseRefresh reads the "refresh" setting with [builtin.ParseDuration]: a
 // Go duration string ("10s") or a number of milliseconds, as herdr.timeout.
 // Out-of-range values are clamped; clamped says how.
 func parseRefresh(raw json.RawMessage) (d time.Duration, clamped string, err error) {
-	d, err = adapter.ParseDuration("refresh", raw, DefaultRefresh)
+	d, err = builtin.ParseDuration("refresh", raw, DefaultRefresh)
 	if err != nil {
 		return 0, "", fmt.Errorf("terminal: settings: %w", err)
 	}
@@ -284,7 +285,7 @@ var (
 	_ adapter.Releaser  = (*Adapter)(nil)
 	_ adapter.Closer    = (*Adapter)(nil)
 	_ adapter.Refresher = (*Adapter)(nil)
-	_ adapter.Explainer = (*Adapter)(nil)
+	_ adapter.Detailer  = (*Adapter)(nil)
 )
 
 var (
@@ -374,10 +375,10 @@ func (a *Adapter) Close(context.Context) error {
 	return nil
 }
 
-// Explain returns the detected terminal, what the indicator shows, the
+// Details returns the detected terminal, what the indicator shows, the
 // refresh interval, whether notifications are sent and the number of
 // writes.
-func (a *Adapter) Explain() map[string]string {
+func (a *Adapter) Details() map[string]string {
 	shown := "nothing"
 	switch adapter.State(a.shownView.Load()) {
 	case adapter.StateWorking:

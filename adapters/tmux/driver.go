@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/builtin"
 	"github.com/panestate/panestate/internal/calls"
 	"github.com/panestate/panestate/internal/claim"
 	"github.com/panestate/panestate/internal/cmdrun"
@@ -292,7 +293,7 @@ func activation(p adapter.Params) (activated, error) {
 	if !validPaneID(pane) {
 		return activated{}, fmt.Errorf("tmux: %w: %s %q is not a pane id (%%N)", adapter.ErrInactive, EnvPane, adapter.Bound(pane, 40))
 	}
-	if err := adapter.CheckHost(p.Host); err != nil {
+	if err := builtin.CheckHost(p.Host); err != nil {
 		return activated{}, fmt.Errorf("tmux: host may not claim a pane: %w", err)
 	}
 	bin, err := cmdrun.LookPath(env, Program)

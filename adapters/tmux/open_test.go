@@ -75,7 +75,7 @@ func TestOpenActive(t *testing.T) {
 		t.Fatalf("Check = %v; want nil", err)
 	}
 	a := openT(t, p)
-	got := a.Explain()
+	got := a.Details()
 	wantExplain := map[string]string{
 		"pane":       "%12",
 		"socket":     "/tmp/my,dir/sock",
@@ -140,7 +140,7 @@ func TestOpenSettings(t *testing.T) {
 				t.Fatalf("Open: %v", err)
 			}
 			defer a.Close(t.Context())
-			e := a.Explain()
+			e := a.Details()
 			if e["options"] != tt.options || e["timeout"] != tt.timeout {
 				t.Errorf("options, timeout = %q, %q; want %q, %q", e["options"], e["timeout"], tt.options, tt.timeout)
 			}

@@ -69,8 +69,8 @@ func (TitleDriver) Check(p adapter.Params) error {
 func applies(p adapter.Params) error {
 	// Only the session the person talks to owns the terminal: a print run,
 	// a subagent or a workflow stage must not retitle it.
-	if err := adapter.CheckHost(p.Host); err != nil {
-		return fmt.Errorf("title: %w", err)
+	if err := p.Host.Interactive(); err != nil {
+		return fmt.Errorf("title: %w: %w", adapter.ErrInactive, err)
 	}
 	// Read the environment from Params, never from os.Getenv: it was
 	// captured once, and tests supply their own.
@@ -137,10 +137,10 @@ type TitleAdapter struct {
 }
 
 var (
-	_ adapter.Adapter   = (*TitleAdapter)(nil)
-	_ adapter.Releaser  = (*TitleAdapter)(nil) // gives the title back
-	_ adapter.Closer    = (*TitleAdapter)(nil)
-	_ adapter.Explainer = (*TitleAdapter)(nil) // shows the current title in Explain
+	_ adapter.Adapter  = (*TitleAdapter)(nil)
+	_ adapter.Releaser = (*TitleAdapter)(nil) // gives the title back
+	_ adapter.Closer   = (*TitleAdapter)(nil)
+	_ adapter.Detailer = (*TitleAdapter)(nil) // shows the current title in Explain
 )
 
 // Report sets the title to r's state and, if any, its message. r.Reason is
@@ -191,9 +191,9 @@ func (a *TitleAdapter) Close(context.Context) error {
 	return nil
 }
 
-// Explain returns the current title and the number of writes, for the
+// Details returns the current title and the number of writes, for the
 // registry's Explain.
-func (a *TitleAdapter) Explain() map[string]string {
+func (a *TitleAdapter) Details() map[string]string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return map[string]string{"title": fmt.Sprintf("%q", a.title), "writes": fmt.Sprint(a.writes)}
