@@ -195,3 +195,19 @@ type EnvScrubber interface {
 type Checker interface {
 	Check(p Params) error
 }
+
+// Previewer is implemented by drivers whose adapter's setup is worth
+// showing before it is opened: the settings it would use and the route it
+// would take (Herdr: its transport setting, and which transport it takes
+// for which answer of its server). Preview returns those lines for p, as
+// Open would read p, as short plain-text keys and values. The registry
+// shows them as the adapter's details in Explain for an adapter that
+// applies here, has valid settings and is not open (before Attach, or
+// disabled), so that a tool such as a doctor reads the adapter's own
+// choices instead of reading its settings again. It is called only after
+// Check returned nil, and the rules of [Checker] hold: it starts nothing,
+// emits no diagnostic, has no side effect and may be called concurrently.
+// Fallback: no details until the adapter is open.
+type Previewer interface {
+	Preview(p Params) map[string]string
+}

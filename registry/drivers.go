@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"maps"
+	"os"
 	"sync"
 
 	"github.com/panestate/panestate/adapter"
@@ -75,7 +76,7 @@ func (r *Registry) ScrubEnv(env []string) []string {
 	r.mustBeMade()
 	e := adapter.Env(env)
 	if env == nil {
-		e = adapter.Environ()
+		e = adapter.Env(os.Environ())
 	}
 	for _, s := range r.slots {
 		r.guard(s, "ScrubEnv", func() { e = optional.ScrubEnv(s.driver, e) })

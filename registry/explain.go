@@ -55,7 +55,8 @@ type AdapterStatus struct {
 	// DiagnosticCounts counts every diagnostic by kind, repeats included.
 	Diagnostics      []DiagnosticRecord      `json:"diagnostics,omitempty"`
 	DiagnosticCounts map[adapter.Kind]uint64 `json:"diagnostic_counts,omitempty"`
-	// Details are the adapter's own (adapter.Explainer).
+	// Details are the adapter's own lines (adapter.Detailer) while it is
+	// open; before, the setup its driver previews (adapter.Previewer).
 	Details map[string]string `json:"details,omitempty"`
 }
 
@@ -86,12 +87,14 @@ type Counters struct {
 // shows the live state. Before Attach (or after Detach) it reads the settings
 // once and asks each driver whether it would apply here and, for one that
 // would, whether its settings section would make Open fail
-// (adapter.Checker), without opening anything; a trust function (settings.Options.Trust) that hangs delays
+// (adapter.Checker) and, when it would not, the setup the adapter would
+// take (adapter.Previewer, shown as its Details), without opening
+// anything; a trust function (settings.Options.Trust) that hangs delays
 // that read by up to half a second once, not on every call, as the
 // registry keeps one settings reader. It never waits for an adapter or a
 // settings change, is safe to call at any time from any goroutine, and a
-// panic in an adapter's Explain is recovered (recorded as adapter_panic;
-// the adapter keeps running).
+// panic in an adapter's Details or a driver's Check or Preview is
+// recovered (recorded as adapter_panic; the adapter keeps running).
 func (r *Registry) Explain() Explanation {
 	r.mustBeMade()
 	type seen struct {
@@ -164,7 +167,9 @@ func (r *Registry) Explain() Explanation {
 // Attach every adapter says whether it applies here; a disabled one says
 // whether it would. One that applies but whose settings section the driver
 // rejects (adapter.Checker) says so: before Attach it is
-// LifecycleOpenFailed, as Open would leave it.
+// LifecycleOpenFailed, as Open would leave it. One that applies with valid
+// settings shows the setup its driver previews (adapter.Previewer) as its
+// details.
 func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur settingsengine.Settings) {
 	if attached && st.Lifecycle != LifecycleDisabled {
 		return
@@ -199,6 +204,20 @@ func (r *Registry) whetherApplies(s *slot, st *AdapterStatus, attached bool, cur
 	default:
 		st.Why = "it applies here and runs when reporting is attached"
 	}
+	if err == nil && bad == nil && st.Details == nil {
+		st.Details = r.preview(s, cur)
+	}
+}
+
+// preview returns the setup s's driver would give its adapter
+// (adapter.Previewer), for an adapter that applies and is not open;
+// guarded: nil when the driver has none or it panicked.
+func (r *Registry) preview(s *slot, cur settingsengine.Settings) (details map[string]string) {
+	p := r.params(s, cur)
+	if r.guard(s, "Preview", func() { details = optional.Preview(s.driver, p) }) {
+		return nil
+	}
+	return details
 }
 
 // String renders the explanation for people, one adapter per paragraph.

@@ -177,7 +177,7 @@ func New(opts Options) (*Registry, error) {
 	r := &Registry{made: true, opts: opts, log: log.Named("panestate"), env: adapter.Env(opts.Env),
 		budget: budget, window: throttleWindow, live: make(map[*worker]struct{})}
 	if opts.Env == nil {
-		r.env = adapter.Environ()
+		r.env = adapter.Env(os.Environ())
 	}
 	if table == nil {
 		table = registered()

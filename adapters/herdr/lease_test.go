@@ -359,7 +359,7 @@ func childMain() int {
 		out.WriteString(s + "\n")
 		out.Flush()
 	}
-	p := adapter.Params{Name: "herdr", App: "panetest", Env: adapter.Environ(), Host: interactive,
+	p := adapter.Params{Name: "herdr", App: "panetest", Env: adapter.Env(os.Environ()), Host: interactive,
 		Diagnose: func(d adapter.Diagnostic) {
 			if d.Kind == adapter.KindStaleOwner {
 				say("stale")

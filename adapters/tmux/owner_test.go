@@ -26,7 +26,7 @@ func childMain() int {
 	ctx := context.Background()
 	out := bufio.NewWriter(os.Stdout)
 	say := func(s string) { out.WriteString(s + "\n"); out.Flush() }
-	p := params(adapter.Environ(), "", nil)
+	p := params(adapter.Env(os.Environ()), "", nil)
 	p.Diagnose = func(d adapter.Diagnostic) {
 		if d.Kind == adapter.KindStaleOwner {
 			say("stale")

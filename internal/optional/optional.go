@@ -90,3 +90,12 @@ func Check(d adapter.Driver, p adapter.Params) error {
 	}
 	return nil
 }
+
+// Preview returns d's Preview for p, as [adapter.Previewer] describes; nil
+// when d has none.
+func Preview(d adapter.Driver, p adapter.Params) map[string]string {
+	if v, ok := d.(adapter.Previewer); ok {
+		return v.Preview(p)
+	}
+	return nil
+}

@@ -42,6 +42,9 @@ func (fullDriver) Settings() (bool, []string) { return false, []string{"enabled"
 func (fullDriver) ScrubEnv(e adapter.Env) adapter.Env {
 	return e.Without(func(k string) bool { return k == "X" })
 }
+func (fullDriver) Preview(p adapter.Params) map[string]string {
+	return map[string]string{"in": p.Env.Get("IN")}
+}
 func (fullDriver) Check(p adapter.Params) error {
 	if p.Env.Get("IN") == "" {
 		return adapter.ErrInactive
@@ -89,6 +92,9 @@ func TestOptionalInterfaceHelpers(t *testing.T) {
 	if diff := cmp.Diff(keys, []string{"enabled"}); diff != "" {
 		t.Error(diff)
 	}
+	if got := Preview(plain, adapter.Params{}); got != nil {
+		t.Errorf("Preview fallback = %v, want nil", got)
+	}
 	if got := ScrubEnv(plain, adapter.Env{"X=1"}); len(got) != 1 {
 		t.Error("ScrubEnv fallback changed env")
 	}
@@ -100,6 +106,9 @@ func TestOptionalInterfaceHelpers(t *testing.T) {
 	in := adapter.Env{"IN=1"}
 	if err := Check(d, adapter.Params{Env: in, Settings: json.RawMessage(`{"color":1}`)}); err == nil || !strings.Contains(err.Error(), "color") {
 		t.Errorf("Check of a bad section = %v, want the driver's error", err)
+	}
+	if diff := cmp.Diff(Preview(d, adapter.Params{Env: in}), map[string]string{"in": "1"}); diff != "" {
+		t.Errorf("Preview (-got +want):\n%s", diff)
 	}
 	if err := Check(d, adapter.Params{Env: in}); err != nil {
 		t.Errorf("Check of no section = %v, want nil", err)
