@@ -227,7 +227,7 @@ var designed = []string{
 	"~/internal/hostflags: flag ~/registry ~/session ~/settings ~/adapter github.com/hashicorp/go-hclog@" + modHclog,
 	"~/examples/chat: os ~/registry ~/session ~/internal/hostflags ~/internal/events ~/adapters/progstatus/probe github.com/hashicorp/go-hclog@" + modHclog +
 		" github.com/mattn/go-isatty@" + modIsatty,
-	"~/internal/doctor: os/exec net ~/registry ~/settings ~/adapter ~/internal/settingsengine ~/internal/hostflags",
+	"~/internal/doctor: os/exec net ~/registry ~/settings ~/adapter ~/internal/hostflags",
 	"~/examples/doctor: os ~/internal/doctor",
 	"~/examples/customadapter: ~/registry ~/session ~/settings ~/adapter",
 	"~/examples/demo: ~/registry ~/session ~/settings ~/reducer ~/adapter ~/adapters/herdr/herdrtest github.com/hashicorp/go-hclog@" + modHclog,

@@ -118,9 +118,10 @@ var rules = []rule{
 		modules: everywhere(modHclog, modIsatty)},
 	// The doctor pings the Herdr server itself, as the reporter does (on
 	// Windows over the named pipe: go-winio); examples/doctor and
-	// panestate doctor run it. It prints outside text as adapter.Bound
-	// cleans it, as Explain does.
-	{pkg: "internal/doctor", imports: []string{"registry", "session", "settings", "adapter", "internal/hostflags", "internal/settingsengine"},
+	// panestate doctor run it. What the adapters would do it reads from
+	// Explain, never from the settings files. It prints outside text as
+	// adapter.Bound cleans it, as Explain does.
+	{pkg: "internal/doctor", imports: []string{"registry", "session", "settings", "adapter", "internal/hostflags"},
 		modules: []module{only("windows", modWinio)}},
 	{pkg: "examples/doctor", imports: []string{"internal/doctor"}},
 	// customadapter is an adapter of its own, so it imports the contract.
