@@ -60,6 +60,10 @@
 //     whether the adapter applies here, then whether its settings section
 //     would make Open fail; the registry shows it in Explain before Attach
 //     and for a disabled adapter. Fallback: applies, valid.
+//   - [Previewer] (on drivers): the setup Open would give the adapter (the
+//     settings it would use, the route it would take), shown as its
+//     details in Explain before it is open. Fallback: no details until
+//     then.
 //
 // # Host context
 //
