@@ -21,7 +21,7 @@ import (
 // [Driver.Open]; see the package documentation for what it does.
 //
 // Report, Release and Close may be called from any goroutine; calls are
-// serialised, so a Report waits for an in-flight one. SetSession, Explain
+// serialised, so a Report waits for an in-flight one. SetSession, Details
 // and RefreshInterval are safe for concurrent use with everything.
 type Adapter struct {
 	// Fixed at Open.
@@ -661,7 +661,7 @@ func (a *Adapter) lastDelivery() transportMode {
 	return a.via
 }
 
-// setRoute records the transport in use, for Explain.
+// setRoute records the transport in use, for Details.
 func (a *Adapter) setRoute(t transportMode) {
 	a.mu.Lock()
 	a.route, a.routed = t, true

@@ -21,7 +21,7 @@ func TestWhenActive(t *testing.T) {
 		noTTY    bool
 		host     *session.Host
 		active   bool
-		whyMatch string // part of the error, or of Explain's "active because"
+		whyMatch string // part of the error, or of Details' "active because"
 	}{
 		{"probe answered", []string{"PANESTATE_PROGSTATUS=1"}, false, false, nil, true, "answered the OSC 7501 query"},
 		{"probe not answered", []string{"PANESTATE_PROGSTATUS=0"}, false, false, nil, false, "did not answer"},
@@ -73,7 +73,7 @@ func TestWhenActive(t *testing.T) {
 			}
 			defer optional.Close(t.Context(), a)
 			if why := optional.Details(a)["active because"]; !strings.Contains(why, tt.whyMatch) {
-				t.Errorf("Explain says active because %q; want %q", why, tt.whyMatch)
+				t.Errorf("Details say active because %q; want %q", why, tt.whyMatch)
 			}
 		})
 	}

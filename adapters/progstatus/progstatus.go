@@ -234,7 +234,7 @@ func sequences(app string, tmux bool) ([numRecords][]byte, error) {
 
 // Adapter reports the agent's state as an OSC 7501 record. Create one with
 // [Driver.Open]. All its methods are safe for concurrent use: Report and
-// Release take turns, and Explain never waits for them. After Close
+// Release take turns, and Details never waits for them. After Close
 // returns, Report and Release return [adapter.ErrClosed] and write nothing.
 type Adapter struct {
 	out         io.Writer
@@ -243,7 +243,7 @@ type Adapter struct {
 	passthrough string             // inside tmux: allow-passthrough as Open found it
 
 	// mu serialises Report and Release, and so the writes, and guards
-	// shown, worked and last. Close and Explain never take it.
+	// shown, worked and last. Close and Details never take it.
 	mu     sync.Mutex
 	shown  record // what the terminal was last sent
 	worked bool   // a working or blocked report was seen: idle is done now

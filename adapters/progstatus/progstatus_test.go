@@ -204,7 +204,7 @@ func TestTmuxWrapsEverySequence(t *testing.T) {
 		t.Errorf("unwrapped (-got +want):\n%s", diff)
 	}
 	if !strings.Contains(a.Details()["tmux"], "allow-passthrough on") {
-		t.Errorf("Explain does not say what tmux needs: %v", a.Details())
+		t.Errorf("Details do not say what tmux needs: %v", a.Details())
 	}
 }
 

@@ -257,7 +257,7 @@ func notifications(n notifier, label string) map[adapter.Message][]byte {
 
 // Adapter shows the agent's state as the terminal's progress indicator.
 // Create one with [Driver.Open]. All its methods are safe for concurrent
-// use: Report and Release take turns, and Close, Explain and RefreshInterval
+// use: Report and Release take turns, and Close, Details and RefreshInterval
 // never wait for them. After Close returns, Report and Release return
 // [adapter.ErrClosed] and write nothing; a call already writing when Close
 // runs finishes its write.
@@ -268,14 +268,14 @@ type Adapter struct {
 	notes   map[adapter.Message][]byte // nil unless notifications are on; read-only
 
 	// mu serialises Report and Release, and so the writes, and guards
-	// shown. Close and Explain never take it, so that a terminal that stops
+	// shown. Close and Details never take it, so that a terminal that stops
 	// accepting writes (a tty stopped with Ctrl-S) can stall neither: Close
-	// only sets closed, and what Explain shows is in the atomics.
+	// only sets closed, and what Details shows is in the atomics.
 	mu    sync.Mutex
 	shown adapter.State // the state the indicator shows; 0 when cleared
 
 	closed    atomic.Bool   // set by Close; read under mu before writing
-	shownView atomic.Uint32 // shown, for Explain
+	shownView atomic.Uint32 // shown, for Details
 	writes    atomic.Int64  // sequences written
 	notified  atomic.Int64  // notifications written
 }

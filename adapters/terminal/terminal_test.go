@@ -519,7 +519,7 @@ func TestFailedWriteIsNotDelivered(t *testing.T) {
 				t.Errorf("writes after the retry and a refresh (-got +want):\n%s", diff)
 			}
 			if got, want := optional.Details(a)["notify"], "OSC 9, 1 sent"; got != want {
-				t.Errorf("Explain notify = %q; want %q", got, want)
+				t.Errorf("Details notify = %q; want %q", got, want)
 			}
 		})
 	}
@@ -548,7 +548,7 @@ func TestReportWithDoneContextWritesNothing(t *testing.T) {
 	}
 }
 
-func TestExplain(t *testing.T) {
+func TestDetails(t *testing.T) {
 	ctx := t.Context()
 	a, err := terminal.Driver{}.Open(ctx, params(new(tape), adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.3"}, `{"notify": true}`))
 	if err != nil {
@@ -567,7 +567,7 @@ func TestExplain(t *testing.T) {
 		"writes":   "3",
 	}
 	if diff := cmp.Diff(optional.Details(a), want); diff != "" {
-		t.Errorf("Explain (-got +want):\n%s", diff)
+		t.Errorf("Details (-got +want):\n%s", diff)
 	}
 }
 

@@ -25,7 +25,7 @@ const (
 // is returned by [Driver.Open]; see the package documentation.
 //
 // Report, Release and Close may be called from any goroutine; calls are
-// serialised, so a Report waits for an in-flight one. Explain is safe for
+// serialised, so a Report waits for an in-flight one. Details is safe for
 // concurrent use with everything.
 type Adapter struct {
 	// Fixed at Open.

@@ -76,7 +76,7 @@ func TestOpenActive(t *testing.T) {
 	}
 	a := openT(t, p)
 	got := a.Details()
-	wantExplain := map[string]string{
+	wantDetails := map[string]string{
 		"pane":       "%12",
 		"socket":     "/tmp/my,dir/sock",
 		"bin":        filepath.Join(fake, Program),
@@ -88,7 +88,7 @@ func TestOpenActive(t *testing.T) {
 		"owner":      "free",
 		"owner_file": "(none)",
 	}
-	if diff := cmp.Diff(got, wantExplain); diff != "" {
+	if diff := cmp.Diff(got, wantDetails); diff != "" {
 		t.Errorf("Details (-got +want):\n%s", diff)
 	}
 }

@@ -72,7 +72,7 @@ func TestReportSetsPaneOptions(t *testing.T) {
 		t.Errorf("diagnostics %v; want none", got)
 	}
 	if e := a.Details(); e["last_state"] != "released" || e["last_op"] != opRelease {
-		t.Errorf("Explain last_state, last_op = %q, %q; want released, release", e["last_state"], e["last_op"])
+		t.Errorf("Details last_state, last_op = %q, %q; want released, release", e["last_state"], e["last_op"])
 	}
 }
 
@@ -164,7 +164,7 @@ func testServerKilled(t *testing.T, kill func(*testing.T, *server)) {
 		t.Errorf("diagnostic %q: want \"report: exit 1: <code>\", without tmux's own words", got[0].Detail)
 	}
 	if e := a.Details(); e["diag.protocol_rejected"] != "2" {
-		t.Errorf("Explain diag.protocol_rejected = %q; want 2 (both failures counted)", e["diag.protocol_rejected"])
+		t.Errorf("Details diag.protocol_rejected = %q; want 2 (both failures counted)", e["diag.protocol_rejected"])
 	}
 	// A release finds nothing to unset: the options died with the server.
 	if err := a.Release(t.Context()); err != nil {

@@ -125,7 +125,7 @@ func titlePrefix(p adapter.Params) (string, error) {
 
 // TitleAdapter shows reports in the terminal's title. Its methods are safe
 // for concurrent use (the registry calls Report from one goroutine, but
-// Explain may run at the same time). After Close, Report and Release return
+// Details may run at the same time). After Close, Report and Release return
 // adapter.ErrClosed.
 type TitleAdapter struct {
 	mu     sync.Mutex
