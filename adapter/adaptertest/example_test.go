@@ -6,7 +6,6 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/adaptertest"
-	"github.com/panestate/panestate/internal/optional"
 )
 
 func ExampleRecorder() {
@@ -72,10 +71,10 @@ func ExampleRecorder_Block() {
 func ExampleDriver() {
 	rec := adaptertest.NewRecorder()
 	// A host's test would register this with registry.Register.
-	var d adapter.Driver = &adaptertest.Driver{Recorder: rec, Default: false}
+	d := &adaptertest.Driver{Recorder: rec, Default: false}
 
 	a, err := d.Open(context.Background(), adapter.Params{Name: "recorder"})
-	enabled, _ := optional.Settings(d)
+	enabled, _ := d.Settings()
 	fmt.Println(a == adapter.Adapter(rec), err, enabled)
 	// Output:
 	// true <nil> false

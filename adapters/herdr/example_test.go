@@ -8,7 +8,6 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
-	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/session"
 )
 
@@ -38,12 +37,12 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	defer optional.Close(ctx, a)
+	defer a.(*herdr.Adapter).Close(ctx)
 
 	a.Report(ctx, adapter.Report{State: adapter.StateBlocked, Message: adapter.MessageWaitingForApproval})
 	info, _ := h.Agent(h.Pane)
 	fmt.Println(info.Agent, info.AgentStatus)
-	optional.Release(ctx, a)
+	a.(*herdr.Adapter).Release(ctx)
 
 	// The default transport, auto, pinged the server and found protocol
 	// 20, so every call went over the socket: no process was spawned.

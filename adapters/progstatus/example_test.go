@@ -7,7 +7,6 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/progstatus"
-	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/session"
 )
 
@@ -35,8 +34,8 @@ func Example() {
 	} {
 		_ = a.Report(ctx, r)
 	}
-	_ = optional.Release(ctx, a)
-	_ = optional.Close(ctx, a)
+	_ = a.(*progstatus.Adapter).Release(ctx)
+	_ = a.(*progstatus.Adapter).Close(ctx)
 	for seq := range strings.SplitSeq(strings.TrimSuffix(tty.String(), "\x1b\\"), "\x1b\\") {
 		fmt.Println(strings.TrimPrefix(seq, "\x1b]7501;"))
 	}

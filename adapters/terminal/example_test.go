@@ -8,7 +8,6 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/terminal"
-	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/session"
 )
 
@@ -24,21 +23,22 @@ func Example() {
 		Terminal: &tty,
 		Diagnose: func(adapter.Diagnostic) {},
 	}
-	a, err := terminal.Driver{}.Open(ctx, p)
+	opened, err := terminal.Driver{}.Open(ctx, p)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	a := opened.(*terminal.Adapter)
 	for _, r := range []adapter.Report{
 		{State: adapter.StateWorking, Reason: adapter.ReasonExecuting},
 		{State: adapter.StateBlocked, Reason: adapter.ReasonAwaitingInput, Message: adapter.MessageWaitingForApproval},
 		{State: adapter.StateIdle, Reason: adapter.ReasonCompleted},
 	} {
 		_ = a.Report(ctx, r)
-		fmt.Printf("%-8s refresh after %v\n", r.State, optional.RefreshInterval(a, r))
+		fmt.Printf("%-8s refresh after %v\n", r.State, a.RefreshInterval(r))
 	}
-	_ = optional.Release(ctx, a)
-	_ = optional.Close(ctx, a)
+	_ = a.Release(ctx)
+	_ = a.Close(ctx)
 	fmt.Printf("%q\n", tty.String())
 	// Output:
 	// working  refresh after 10s
