@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -59,8 +57,8 @@ type Params struct {
 	Diagnose func(Diagnostic)
 }
 
-// Driver opens an adapter for this process. Register one per workspace with
-// registry.Register.
+// Driver opens an adapter for this process: one per workspace, by name in
+// the registry's drivers (registry.Builtin, registry.Options.Drivers).
 type Driver interface {
 	// Open returns an adapter ready to report, or an error. When the adapter
 	// does not apply here, the error wraps ErrInactive and says why; an
@@ -146,19 +144,13 @@ type Refresher interface {
 	RefreshInterval(r Report) time.Duration
 }
 
-// RefreshInterval returns a's refresh interval for r, or 0 when a has none.
-func RefreshInterval(a Adapter, r Report) time.Duration {
-	if f, ok := a.(Refresher); ok {
-		return max(f.RefreshInterval(r), 0)
-	}
-	return 0
-}
-
-// Explainer is implemented by adapters with state worth showing in
-// registry's Explain (a pane id, counters). Explain must be safe to call
-// concurrently with Report. Fallback: nothing adapter-specific is shown.
-type Explainer interface {
-	Explain() map[string]string
+// Detailer is implemented by adapters with state worth showing in the
+// registry's report (registry.Explain): a pane id, counters, the route
+// it takes. Details returns the adapter's own lines as short plain-text keys
+// and values. It must be cheap and safe to call concurrently with Report.
+// Fallback: nothing adapter-specific is shown.
+type Detailer interface {
+	Details() map[string]string
 }
 
 // PaneOwner is implemented by adapters whose pane may be held by another
@@ -173,14 +165,6 @@ type PaneOwner interface {
 	OwnsPane() bool
 }
 
-// OwnsPane returns a's OwnsPane, or true.
-func OwnsPane(a Adapter) bool {
-	if o, ok := a.(PaneOwner); ok {
-		return o.OwnsPane()
-	}
-	return true
-}
-
 // SettingsOwner is implemented by drivers that say how their adapter's
 // settings section reads. Settings returns whether the adapter runs when no
 // settings file sets "enabled", and the keys the adapter owns besides
@@ -190,86 +174,12 @@ type SettingsOwner interface {
 	Settings() (enabledByDefault bool, keys []string)
 }
 
-// CheckHost returns nil when h may claim a pane (an interactive root
-// session: [session.Host] Interactive and Root), or an error wrapping
-// [ErrInactive] that says which condition failed. A pane-claiming driver
-// calls it first in Open and Check.
-func CheckHost(h session.Host) error {
-	var why []string
-	if !h.Interactive {
-		why = append(why, "the host is not interactive (a print, JSON or RPC run, or no UI)")
-	}
-	if !h.Root {
-		why = append(why, "the host is not the root session (a subagent or a workflow stage)")
-	}
-	if len(why) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%w: not an interactive root session: %s", ErrInactive, strings.Join(why, "; "))
-}
-
-// Release calls a's Release if it has one.
-func Release(ctx context.Context, a Adapter) error {
-	if r, ok := a.(Releaser); ok {
-		return r.Release(ctx)
-	}
-	return nil
-}
-
-// Close calls a's Close if it has one.
-func Close(ctx context.Context, a Adapter) error {
-	if c, ok := a.(Closer); ok {
-		return c.Close(ctx)
-	}
-	return nil
-}
-
-// SetSession calls a's SetSession if it has one.
-func SetSession(a Adapter, id session.Identity) {
-	if s, ok := a.(SessionAware); ok {
-		s.SetSession(id)
-	}
-}
-
-// Explain returns a's Explain, or nil.
-func Explain(a Adapter) map[string]string {
-	if e, ok := a.(Explainer); ok {
-		return e.Explain()
-	}
-	return nil
-}
-
-// Settings returns whether d's adapter runs when no setting says otherwise,
-// and the settings keys it owns, "enabled" first, as [SettingsOwner]
-// describes.
-func Settings(d Driver) (enabledByDefault bool, keys []string) {
-	enabledByDefault, keys = true, []string{"enabled"}
-	if s, ok := d.(SettingsOwner); ok {
-		var own []string
-		enabledByDefault, own = s.Settings()
-		for _, k := range own {
-			if k != "enabled" {
-				keys = append(keys, k)
-			}
-		}
-	}
-	return enabledByDefault, keys
-}
-
 // EnvScrubber is implemented by drivers whose workspace puts variables in the
 // environment that child processes must not inherit: a tool subprocess that
 // sees a pane's variables could claim or release the parent's pane.
 // ScrubEnv returns env without them. Fallback: env unchanged.
 type EnvScrubber interface {
 	ScrubEnv(env Env) Env
-}
-
-// ScrubEnv returns env with d's workspace variables removed.
-func ScrubEnv(d Driver, env Env) Env {
-	if s, ok := d.(EnvScrubber); ok {
-		return s.ScrubEnv(env)
-	}
-	return env
 }
 
 // Checker is implemented by drivers that can tell, without opening anything,
@@ -286,11 +196,18 @@ type Checker interface {
 	Check(p Params) error
 }
 
-// Check returns what d's Open would say, as [Checker] describes; nil when d
-// cannot tell.
-func Check(d Driver, p Params) error {
-	if c, ok := d.(Checker); ok {
-		return c.Check(p)
-	}
-	return nil
+// Previewer is implemented by drivers whose adapter's setup is worth
+// showing before it is opened: the settings it would use and the route it
+// would take (Herdr: its transport setting, and which transport it takes
+// for which answer of its server). Preview returns those lines for p, as
+// Open would read p, as short plain-text keys and values. The registry
+// shows them as the adapter's details in Explain for an adapter that
+// applies here, has valid settings and is not open (before Attach, or
+// disabled), so that a tool such as a doctor reads the adapter's own
+// choices instead of reading its settings again. It is called only after
+// Check returned nil, and the rules of [Checker] hold: it starts nothing,
+// emits no diagnostic, has no side effect and may be called concurrently.
+// Fallback: no details until the adapter is open.
+type Previewer interface {
+	Preview(p Params) map[string]string
 }

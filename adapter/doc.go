@@ -1,6 +1,11 @@
-// Package adapter is the contract between panestate's registry and the
-// adapters that show an agent's state in a terminal workspace (Herdr, a
-// terminal title, a tmux status line...).
+// Package adapter is what an adapter author implements to show an agent's
+// state in a terminal workspace: a [Driver] whose Open reads the [Params]
+// (the adapter's settings section, the captured [Env], the [session.Host],
+// a logger and a diagnostics sink) and returns an [Adapter], whose one
+// required method, Report, delivers a [Report] to the workspace. A host
+// puts the driver in registry.Options.Drivers (the built-in ones are
+// registry.Builtin); the registry does the rest (when to open, what to
+// deliver, when to release).
 //
 // # Reports
 //
@@ -11,17 +16,16 @@
 //
 // # Drivers and adapters
 //
-// A workspace is supported by a [Driver] under a name in the registry's
-// drivers (registry.Builtin, or registry.Options.Drivers). When the host attaches reporting, the registry calls the
-// driver's Open with [Params]: the adapter's name, its own raw settings
-// section, a logger, the captured [Env], the [session.Host] context and a diagnostics
+// When the host attaches reporting, the registry calls the driver's Open
+// with [Params]: the adapter's name, its own raw settings section, a
+// logger, the captured [Env], the [session.Host] context and a diagnostics
 // sink. Open returns an [Adapter], or an error wrapping [ErrInactive] that
 // says why the adapter does not apply here. An inactive adapter has started
 // nothing.
 //
-// [Adapter] has one required method, Report. The registry calls it from one
-// goroutine per adapter, with latest-wins coalescing in front, so an adapter
-// delivers synchronously and never queues.
+// The registry calls Report from one goroutine per adapter, with
+// latest-wins coalescing in front, so an adapter delivers synchronously and
+// never queues.
 //
 // # Withdrawal
 //
@@ -33,60 +37,74 @@
 //
 // # Optional interfaces
 //
-// Everything else is optional, found by type assertion. The helpers in this
-// package do the assertion and the fallback, so callers never type-assert:
+// Everything else is optional: the registry finds it by type assertion and
+// falls back when an adapter or driver does not implement it.
 //
 //   - [Releaser]: hand the workspace's slot back when reporting stops for
-//     good. Helper [Release]; fallback: nothing to release.
-//   - [Closer]: free resources, idempotently. Helper [Close]; fallback:
-//     nothing to close.
-//   - [SessionAware]: receive the [session.Identity]. Helper [SetSession];
-//     fallback: the identity is not forwarded.
+//     good. Fallback: nothing to release.
+//   - [Closer]: free resources, idempotently. Fallback: nothing to close.
+//   - [SessionAware]: receive the [session.Identity]. Fallback: the
+//     identity is not forwarded.
 //   - [Refresher]: have the current report delivered again after a quiet
-//     interval, for workspaces that forget. Helper [RefreshInterval];
-//     fallback: no refresh.
-//   - [Explainer]: add adapter-specific lines to registry.Explain. Helper
-//     [Explain]; fallback: none.
+//     interval, for workspaces that forget. Fallback: no refresh.
+//   - [Detailer]: add adapter-specific lines (a pane id, counters, the
+//     route it takes) to the registry's report, registry.Explain.
+//     Fallback: none.
+//   - [PaneOwner]: say that another claim holds the pane, so that the
+//     registry shows the adapter as stale_owner. Fallback: it owns it.
 //   - [SettingsOwner] (on drivers): whether the adapter runs when the
-//     settings do not mention it, and the settings keys it owns. Helper
-//     [Settings]; fallback: yes, and only "enabled".
+//     settings do not mention it, and the settings keys it owns. Fallback:
+//     yes, and only "enabled".
 //   - [EnvScrubber] (on drivers): remove the workspace's variables from a
-//     child process's environment. Helper [ScrubEnv]; fallback: unchanged.
+//     child process's environment. Fallback: unchanged.
 //   - [Checker] (on drivers): what Open would say, without opening it:
 //     whether the adapter applies here, then whether its settings section
-//     would make Open fail. Helper [Check]; fallback: applies, valid.
+//     would make Open fail; the registry shows it in Explain before Attach
+//     and for a disabled adapter. Fallback: applies, valid.
+//   - [Previewer] (on drivers): the setup Open would give the adapter (the
+//     settings it would use, the route it would take), shown as its
+//     details in Explain before it is open. Fallback: no details until
+//     then.
 //
 // # Host context
 //
 // [session.Host] says how the agent runs: whether it is interactive (a TUI
 // with a UI) and the root session, its session identity and the extensions
-// it actually loaded. The host
-// context belongs to package session, so a chat service never imports this
-// package. Only an interactive root session ([CheckHost]) may claim a pane: print,
-// JSON, RPC, no-UI, subagent and workflow-stage processes that merely
-// inherited a pane's environment must not.
+// it actually loaded. The host context belongs to package session, so a chat
+// service never imports this package. Only an interactive root session
+// (Host.Interactive and Host.Root) may claim a pane: print, JSON, RPC, no-UI,
+// subagent and workflow-stage processes that merely inherited a pane's
+// environment must not. A driver that claims one returns an error wrapping
+// [ErrInactive] otherwise, saying which condition failed.
 //
 // # Diagnostics
 //
 // Things that go wrong inside an adapter are [Diagnostic] values of a fixed
 // [Kind] with a bounded detail ([NewDiagnostic]), sent to Params.Diagnose.
 // The registry logs them and shows them in Explain; they never become errors
-// of the agent.
+// of the agent. [Bound] cleans and bounds any other outside text an adapter
+// shows.
 //
 // # Settings
 //
 // Params.Settings is the adapter's own section, raw JSON for the adapter to
-// decode. [ParseDuration] reads a duration value in the form every built-in
-// adapter takes (a Go duration string or a number of milliseconds).
+// decode in the form it documents.
 //
-// # Building on this package
+// # What the registry gives every adapter
 //
-// Package calls holds the call gate and the once-per-claim diagnostics of an
-// adapter that makes blocking calls to its workspace; package cmdrun runs a
-// workspace's CLI for one.
+// An adapter delivers one report at a time and blocks while it does: the
+// registry coalesces reports in front of it (the newest wins), throttles
+// changes, retries a failed state with capped backoff, recovers a panic in
+// any of its methods into an adapter_panic diagnostic, bounds the release
+// at Detach with its release budget, and orders a replacing adapter's calls
+// after its predecessor's. The built-in adapters share further helpers
+// (pane claims across processes, a CLI runner, a call gate); they are
+// internal to this module, as database/sql/driver exports the contract
+// only.
 //
 // # Testing an adapter
 //
 // Package adaptertest holds a conformance suite every adapter should pass
-// and a Recorder adapter for hosts' own tests.
+// (Run for adapters, RunDriver for drivers) and
+// a Recorder adapter for hosts' own tests.
 package adapter

@@ -1,17 +1,11 @@
 package adapter
 
-import (
-	"os"
-	"strings"
-)
+import "strings"
 
 // Env is a captured environment in os.Environ form ("KEY=value"). Adapters
 // read the environment from here, never from the process, so that what they
 // see is fixed when they are opened and tests can supply their own.
 type Env []string
-
-// Environ captures the process environment.
-func Environ() Env { return Env(os.Environ()) }
 
 // Lookup returns the value of key and whether it is set. When a key is set
 // more than once, the last one wins, as in os/exec.

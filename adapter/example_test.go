@@ -2,12 +2,9 @@ package adapter_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/session"
 )
 
 // A report's message is one of a fixed set: nothing the agent says can reach
@@ -25,32 +22,11 @@ func ExampleReport() {
 	// blocked (awaiting_input) "Waiting for approval"
 }
 
-// Only an interactive root session may claim a pane.
-func ExampleCheckHost() {
-	h := session.Host{Root: true}
-	fmt.Println(adapter.CheckHost(h))
-	// Output: adapter inactive: not an interactive root session: the host is not interactive (a print, JSON or RPC run, or no UI)
-}
-
 // Diagnostics are bounded: one line, at most MaxDetail bytes.
 func ExampleNewDiagnostic() {
 	d := adapter.NewDiagnostic("herdr", adapter.KindProtocolRejected, "exit %d: %s\n", 1, "server_not_running")
 	fmt.Println(d)
 	// Output: herdr: protocol_rejected: exit 1: server_not_running
-}
-
-// An adapter reads its duration settings in the common form, then checks
-// the range itself.
-func ExampleParseDuration() {
-	for _, raw := range []string{`"2s"`, `750`, ``, `"soon"`} {
-		d, err := adapter.ParseDuration("timeout", json.RawMessage(raw), 5*time.Second)
-		fmt.Println(d, err)
-	}
-	// Output:
-	// 2s <nil>
-	// 750ms <nil>
-	// 5s <nil>
-	// 0s timeout "soon" is not a duration (want e.g. "5s" or a number of milliseconds)
 }
 
 // An adapter checks for withdrawal just before a request leaves the process;

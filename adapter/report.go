@@ -17,14 +17,14 @@ var stateNames = [...]string{"", "idle", "working", "blocked"}
 
 // String returns the state's wire name ("idle", "working", "blocked").
 func (s State) String() string {
-	if s.Valid() {
+	if s.valid() {
 		return stateNames[s]
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
 
-// Valid reports whether s is one of the three states.
-func (s State) Valid() bool { return s >= StateIdle && s <= StateBlocked }
+// valid reports whether s is one of the three states.
+func (s State) valid() bool { return s >= StateIdle && s <= StateBlocked }
 
 // Reason is why the reducer chose a state. Reasons are internal: they show in
 // logs and in Explain, and are never sent to a workspace.
@@ -93,7 +93,7 @@ type Report struct {
 
 // Valid reports whether r has a valid state, reason and message.
 func (r Report) Valid() bool {
-	return r.State.Valid() && r.Reason < numReasons && r.Message < numMessages
+	return r.State.valid() && r.Reason < numReasons && r.Message < numMessages
 }
 
 // String renders the report for logs: state, reason and the message, if any.
@@ -107,7 +107,7 @@ func (r Report) String() string {
 // MarshalText renders the state as its wire name, so that JSON shows
 // "working" rather than a number.
 func (s State) MarshalText() ([]byte, error) {
-	if !s.Valid() {
+	if !s.valid() {
 		return nil, fmt.Errorf("adapter: invalid state %d", uint8(s))
 	}
 	return []byte(stateNames[s]), nil

@@ -149,7 +149,7 @@ func (c goldenCase) report() (*adapter.Report, error) {
 	}
 	var r adapter.Report
 	var ok bool
-	if r.State, ok = lookup(g.State, adapter.State.String); !ok || !r.State.Valid() {
+	if r.State, ok = lookup(g.State, adapter.State.String); !ok || !(adapter.Report{State: r.State}).Valid() {
 		return nil, fmt.Errorf("unknown state %q", g.State)
 	}
 	if r.Reason, ok = lookup(g.Reason, adapter.Reason.String); !ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/reducer"
 	"github.com/panestate/panestate/session"
 )
@@ -29,7 +30,7 @@ type timedReport struct {
 }
 
 func (d *timedDriver) Settings() (bool, []string) {
-	def, keys := adapter.Settings(d.d)
+	def, keys := optional.Settings(d.d)
 	return def, keys[1:]
 }
 
@@ -81,8 +82,8 @@ func (t *timedAdapter) Report(ctx context.Context, r adapter.Report) error {
 	return err
 }
 
-func (t *timedAdapter) Release(ctx context.Context) error { return adapter.Release(ctx, t.a) }
-func (t *timedAdapter) Close(ctx context.Context) error   { return adapter.Close(ctx, t.a) }
+func (t *timedAdapter) Release(ctx context.Context) error { return optional.Release(ctx, t.a) }
+func (t *timedAdapter) Close(ctx context.Context) error   { return optional.Close(ctx, t.a) }
 
 // BenchmarkChangeRate publishes state changes at a steady rate for one
 // second against the emulated Herdr over its socket, after a quiet second,

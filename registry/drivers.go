@@ -1,6 +1,11 @@
 package registry
 
-import "github.com/panestate/panestate/adapter"
+import (
+	"os"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/optional"
+)
 
 // namePattern is the form of an adapter's name, checked by validName.
 const namePattern = "^[a-z][a-z0-9_-]*$"
@@ -34,10 +39,10 @@ func (r *Registry) ScrubEnv(env []string) []string {
 	r.mustBeMade()
 	e := adapter.Env(env)
 	if env == nil {
-		e = adapter.Environ()
+		e = adapter.Env(os.Environ())
 	}
 	for _, s := range r.entries {
-		r.guard(s, "ScrubEnv", func() { e = adapter.ScrubEnv(s.driver, e) })
+		r.guard(s, "ScrubEnv", func() { e = optional.ScrubEnv(s.driver, e) })
 	}
 	return e
 }

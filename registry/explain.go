@@ -10,6 +10,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/noop"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
@@ -55,7 +56,8 @@ type AdapterStatus struct {
 	// each time the adapter was opened), with the count of every one of
 	// that kind, repeats included.
 	Diagnostics []DiagnosticRecord `json:"diagnostics,omitempty"`
-	// Details are the adapter's own (adapter.Explainer).
+	// Details are the adapter's own lines (adapter.Detailer) while it is
+	// open; before, the setup its driver previews (adapter.Previewer).
 	Details map[string]string `json:"details,omitempty"`
 }
 
@@ -80,12 +82,14 @@ type Counters struct {
 // shows the live state. Before Attach (or after Detach) it reads the settings
 // once and asks each driver whether it would apply here and, for one that
 // would, whether its settings section would make Open fail
-// (adapter.Checker), without opening anything; a trust function (settings.Options.Trust) that hangs delays
+// (adapter.Checker) and, when it would not, the setup the adapter would
+// take (adapter.Previewer, shown as its Details), without opening
+// anything; a trust function (settings.Options.Trust) that hangs delays
 // that read by up to half a second once, not on every call, as the
 // registry keeps one settings reader. It never waits for an adapter or a
 // settings change, is safe to call at any time from any goroutine, and a
-// panic in an adapter's Explain is recovered (recorded as adapter_panic;
-// the adapter keeps running).
+// panic in an adapter's Details or a driver's Check or Preview is
+// recovered (recorded as adapter_panic; the adapter keeps running).
 func (r *Registry) Explain() Explanation {
 	r.mustBeMade()
 	type seen struct {
@@ -144,9 +148,9 @@ func (r *Registry) Explain() Explanation {
 		st := views[i].st
 		st.Enabled, st.EnabledBy = cur.Enabled(s.name, s.def)
 		if a := views[i].a; a != nil {
-			r.guard(s, "Explain", func() {
-				st.Details = adapter.Explain(a)
-				if st.Lifecycle == LifecycleActive && !adapter.OwnsPane(a) {
+			r.guard(s, "Details", func() {
+				st.Details = optional.Details(a)
+				if st.Lifecycle == LifecycleActive && !optional.OwnsPane(a) {
 					st.Lifecycle, st.Why = LifecycleStaleOwner, "a newer claim holds the pane (another host in it, or a newer registry of this process); this adapter sends nothing until that claim is released or its process exits, then takes the pane back"
 				}
 			})
@@ -166,7 +170,9 @@ func (r *Registry) Explain() Explanation {
 // Attach every adapter says whether it applies here; a disabled one says
 // whether it would. One that applies but whose settings section the driver
 // rejects (adapter.Checker) says so: before Attach it is
-// LifecycleOpenFailed, as Open would leave it.
+// LifecycleOpenFailed, as Open would leave it. One that applies with valid
+// settings shows the setup its driver previews (adapter.Previewer) as its
+// details.
 func (r *Registry) whetherApplies(s *entry, st *AdapterStatus, attached bool, cur settingsengine.Settings) {
 	if attached && st.Lifecycle != LifecycleDisabled {
 		return
@@ -201,6 +207,20 @@ func (r *Registry) whetherApplies(s *entry, st *AdapterStatus, attached bool, cu
 	default:
 		st.Why = "it applies here and runs when reporting is attached"
 	}
+	if err == nil && bad == nil && st.Details == nil {
+		st.Details = r.preview(s, cur)
+	}
+}
+
+// preview returns the setup s's driver would give its adapter
+// (adapter.Previewer), for an adapter that applies and is not open;
+// guarded: nil when the driver has none or it panicked.
+func (r *Registry) preview(s *entry, cur settingsengine.Settings) (details map[string]string) {
+	p := r.params(s, cur)
+	if r.guard(s, "Preview", func() { details = optional.Preview(s.driver, p) }) {
+		return nil
+	}
+	return details
 }
 
 // String renders the explanation for people, one adapter per paragraph.

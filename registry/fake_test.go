@@ -168,7 +168,7 @@ type fakeAdapter struct {
 	blockMu      sync.Mutex
 	panicky      atomic.Bool
 	// panicIn names a method other than Report that panics ("SetSession",
-	// "Explain").
+	// "Details").
 	panicIn   atomic.Value
 	ignoreCtx atomic.Bool // a blocked Report waits for the block channel only
 	closed    atomic.Bool
@@ -309,9 +309,9 @@ func (a *fakeAdapter) SetSession(id session.Identity) {
 	a.mu.Unlock()
 }
 
-func (a *fakeAdapter) Explain() map[string]string {
-	if a.panics("Explain") {
-		panic("fake Explain panics")
+func (a *fakeAdapter) Details() map[string]string {
+	if a.panics("Details") {
+		panic("fake Details panics")
 	}
 	return map[string]string{"n": fmt.Sprint(a.n)}
 }

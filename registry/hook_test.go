@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/session"
 )
 
@@ -41,11 +42,11 @@ func (h *hookDriver) Open(ctx context.Context, p adapter.Params) (adapter.Adapte
 }
 
 func (h *hookDriver) Settings() (bool, []string) {
-	def, keys := adapter.Settings(h.d)
+	def, keys := optional.Settings(h.d)
 	return def, keys[1:]
 }
-func (h *hookDriver) Check(p adapter.Params) error       { return adapter.Check(h.d, p) }
-func (h *hookDriver) ScrubEnv(e adapter.Env) adapter.Env { return adapter.ScrubEnv(h.d, e) }
+func (h *hookDriver) Check(p adapter.Params) error       { return optional.Check(h.d, p) }
+func (h *hookDriver) ScrubEnv(e adapter.Env) adapter.Env { return optional.ScrubEnv(h.d, e) }
 
 // next waits for the next event of the given call whose report satisfies ok
 // (nil: any).
@@ -86,15 +87,15 @@ func (h *hookAdapter) Report(ctx context.Context, r adapter.Report) error {
 }
 
 func (h *hookAdapter) Release(ctx context.Context) error {
-	err := adapter.Release(ctx, h.a)
+	err := optional.Release(ctx, h.a)
 	h.events <- hookEvent{call: "release", err: err}
 	return err
 }
 
-func (h *hookAdapter) Close(ctx context.Context) error { return adapter.Close(ctx, h.a) }
-func (h *hookAdapter) SetSession(id session.Identity)  { adapter.SetSession(h.a, id) }
-func (h *hookAdapter) Explain() map[string]string      { return adapter.Explain(h.a) }
-func (h *hookAdapter) OwnsPane() bool                  { return adapter.OwnsPane(h.a) }
+func (h *hookAdapter) Close(ctx context.Context) error { return optional.Close(ctx, h.a) }
+func (h *hookAdapter) SetSession(id session.Identity)  { optional.SetSession(h.a, id) }
+func (h *hookAdapter) Details() map[string]string      { return optional.Details(h.a) }
+func (h *hookAdapter) OwnsPane() bool                  { return optional.OwnsPane(h.a) }
 func (h *hookAdapter) RefreshInterval(r adapter.Report) time.Duration {
-	return adapter.RefreshInterval(h.a, r)
+	return optional.RefreshInterval(h.a, r)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
@@ -183,7 +184,7 @@ func New(opts Options) (*Registry, error) {
 	r := &Registry{made: true, opts: opts, log: log.Named("panestate"), env: adapter.Env(opts.Env),
 		budget: budget, window: throttleWindow, live: make(map[*worker]struct{})}
 	if opts.Env == nil {
-		r.env = adapter.Environ()
+		r.env = adapter.Env(os.Environ())
 	}
 	for _, name := range slices.Sorted(maps.Keys(table)) {
 		d := table[name]
@@ -193,7 +194,7 @@ func New(opts Options) (*Registry, error) {
 		// "enabled".
 		s.def, s.keys = true, []string{"enabled"}
 		r.guard(s, "Settings", func() {
-			def, keys := adapter.Settings(d)
+			def, keys := optional.Settings(d)
 			s.def, s.keys = def, keys
 		})
 		r.entries = append(r.entries, s)
@@ -334,7 +335,7 @@ var errCheckPanicked = errors.New("panicked in Check")
 
 // guardedCheck calls s's driver's Check with p, guarded.
 func (r *Registry) guardedCheck(s *entry, p adapter.Params) (err error) {
-	if r.guard(s, "Check", func() { err = adapter.Check(s.driver, p) }) {
+	if r.guard(s, "Check", func() { err = optional.Check(s.driver, p) }) {
 		return fmt.Errorf("registry: driver %s %w", s.name, errCheckPanicked)
 	}
 	return err

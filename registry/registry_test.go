@@ -432,15 +432,15 @@ func TestPanicInSetSessionStopsOnlyTheAdapter(t *testing.T) {
 	})
 }
 
-func TestPanicInExplainIsContained(t *testing.T) {
+func TestPanicInDetailsIsContained(t *testing.T) {
 	r, _, a := attachedFake(t)
-	a.panicIn.Store("Explain")
+	a.panicIn.Store("Details")
 	e := r.Explain() // must not panic in the caller
 	if e.Adapters[0].Details != nil {
-		t.Errorf("details %v from a panicking Explain", e.Adapters[0].Details)
+		t.Errorf("details %v from a panicking Details", e.Adapters[0].Details)
 	}
 	if got := r.Explain().Adapters[0]; diagCount(got, adapter.KindAdapterPanic) == 0 || got.Lifecycle != LifecycleActive {
-		t.Errorf("after a panic in Explain: %+v; want it recorded as adapter_panic, the adapter still active", got)
+		t.Errorf("after a panic in Details: %+v; want it recorded as adapter_panic, the adapter still active", got)
 	}
 }
 

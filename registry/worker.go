@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/reducer"
 	"github.com/panestate/panestate/session"
 )
@@ -239,7 +240,7 @@ func (w *worker) finish() {
 			unreleased = true
 		} else {
 			ctx, cancel := context.WithDeadline(context.Background(), releaseBy)
-			panicked, rerr := w.call("Release", func() error { return adapter.Release(ctx, w.a) })
+			panicked, rerr := w.call("Release", func() error { return optional.Release(ctx, w.a) })
 			cancel()
 			if rerr != nil {
 				err = errors.Join(err, fmt.Errorf("release: %w", rerr))
@@ -271,7 +272,7 @@ func (w *worker) closeAdapter(deadline time.Time) error {
 	w.mu.Unlock()
 	ctx, cancel := context.WithDeadline(context.Background(), later(deadline, time.Now().Add(closeMin)))
 	defer cancel()
-	if _, err := w.call("Close", func() error { return adapter.Close(ctx, w.a) }); err != nil {
+	if _, err := w.call("Close", func() error { return optional.Close(ctx, w.a) }); err != nil {
 		return fmt.Errorf("close: %w", err)
 	}
 	return nil
@@ -381,7 +382,7 @@ func (w *worker) deliverLoop() (panicked string) {
 		}
 		if id := snap.Identity; id != (session.Identity{}) && id != identity {
 			identity = id
-			if w.r.guard(w.s, "SetSession", func() { adapter.SetSession(w.a, id) }) {
+			if w.r.guard(w.s, "SetSession", func() { optional.SetSession(w.a, id) }) {
 				return adapterPanicked
 			}
 		}
@@ -414,7 +415,7 @@ func (w *worker) deliverLoop() (panicked string) {
 			retry.stop()
 			shift = 0
 			var every time.Duration
-			if w.r.guard(w.s, "RefreshInterval", func() { every = adapter.RefreshInterval(w.a, rep) }) {
+			if w.r.guard(w.s, "RefreshInterval", func() { every = optional.RefreshInterval(w.a, rep) }) {
 				return adapterPanicked
 			}
 			refresh.set(every)
@@ -493,5 +494,5 @@ func closePreempted(a adapter.Adapter) {
 	ctx, cancel := context.WithTimeout(context.Background(), closeMin)
 	defer cancel()
 	defer func() { _ = recover() }()
-	_ = adapter.Close(ctx, a)
+	_ = optional.Close(ctx, a)
 }

@@ -71,10 +71,10 @@ func ExampleRecorder_Block() {
 func ExampleDriver() {
 	rec := adaptertest.NewRecorder()
 	// A host's test would pass this in registry.Options.Drivers.
-	var d adapter.Driver = &adaptertest.Driver{Recorder: rec, Default: false}
+	d := &adaptertest.Driver{Recorder: rec, Default: false}
 
 	a, err := d.Open(context.Background(), adapter.Params{Name: "recorder"})
-	enabled, _ := adapter.Settings(d)
+	enabled, _ := d.Settings()
 	fmt.Println(a == adapter.Adapter(rec), err, enabled)
 	// Output:
 	// true <nil> false

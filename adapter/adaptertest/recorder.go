@@ -17,7 +17,7 @@ import (
 // play a broken or stuck workspace.
 //
 // A Recorder implements [adapter.Adapter], [adapter.Releaser],
-// [adapter.Closer], [adapter.SessionAware] and [adapter.Explainer], and passes
+// [adapter.Closer], [adapter.SessionAware] and [adapter.Detailer], and passes
 // [Run]. The zero value is ready to use; a Recorder must not be copied after
 // first use. Every method is safe for concurrent use.
 //
@@ -40,7 +40,7 @@ var (
 	_ adapter.Releaser     = (*Recorder)(nil)
 	_ adapter.Closer       = (*Recorder)(nil)
 	_ adapter.SessionAware = (*Recorder)(nil)
-	_ adapter.Explainer    = (*Recorder)(nil)
+	_ adapter.Detailer     = (*Recorder)(nil)
 )
 
 // NewRecorder returns an empty Recorder. It is the same as new(Recorder).
@@ -135,9 +135,9 @@ func (r *Recorder) SetSession(id session.Identity) {
 	r.notifyLocked()
 }
 
-// Explain returns the Recorder's counters: "calls", "reports", "released",
+// Details returns the Recorder's counters: "calls", "reports", "released",
 // "closed", and "session" (the session id, when one was set).
-func (r *Recorder) Explain() map[string]string {
+func (r *Recorder) Details() map[string]string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	m := map[string]string{

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/session"
 )
 
@@ -59,9 +60,9 @@ func TestRecorderRecords(t *testing.T) {
 	if diff := cmp.Diff(r.Session(), session.Identity{ID: "s1", Path: "/s/1"}); diff != "" {
 		t.Errorf("Session (-got +want):\n%s", diff)
 	}
-	wantExplain := map[string]string{"calls": "4", "reports": "3", "released": "1", "closed": "false", "session": "s1"}
-	if diff := cmp.Diff(r.Explain(), wantExplain); diff != "" {
-		t.Errorf("Explain (-got +want):\n%s", diff)
+	wantDetails := map[string]string{"calls": "4", "reports": "3", "released": "1", "closed": "false", "session": "s1"}
+	if diff := cmp.Diff(r.Details(), wantDetails); diff != "" {
+		t.Errorf("Details (-got +want):\n%s", diff)
 	}
 
 	// The copies are copies.
@@ -202,7 +203,7 @@ func TestDriver(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got, _ := adapter.Settings(tt.driver); got != tt.wantDefault {
+			if got, _ := optional.Settings(tt.driver); got != tt.wantDefault {
 				t.Errorf("enabled by default = %v; want %v", got, tt.wantDefault)
 			}
 			err := tt.driver.Check(adapter.Params{})

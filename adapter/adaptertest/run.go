@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/session"
 )
 
@@ -45,7 +46,7 @@ const CancelBound = 2 * time.Second
 //   - ReleaseAfterClose: Release after Close fails with [adapter.ErrClosed].
 //   - SetSessionBeforeReport: SetSession (when implemented), including with
 //     a changed or empty identity, does not make Report fail.
-//   - ExplainConcurrentWithReport: Explain (when implemented) can run while
+//   - DetailsConcurrentWithReport: Details (when implemented) can run while
 //     Report does; run the tests with -race for this check to mean much.
 //   - NoGoroutineLeftAfterClose: after Release and Close, no goroutine the
 //     adapter started is left (checked with goleak, with its usual retries).
@@ -100,7 +101,7 @@ func (s suite) checks() []check {
 		{"ReportAfterClose", s.reportAfterClose},
 		{"ReleaseAfterClose", s.releaseAfterClose},
 		{"SetSessionBeforeReport", s.setSessionBeforeReport},
-		{"ExplainConcurrentWithReport", s.explainConcurrentWithReport},
+		{"DetailsConcurrentWithReport", s.detailsConcurrentWithReport},
 		{"NoGoroutineLeftAfterClose", s.noGoroutineLeftAfterClose},
 	}
 }
@@ -173,7 +174,7 @@ func (s suite) open(t tb, open func() adapter.Adapter) adapter.Adapter {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 		defer cancel()
-		err := s.wait(t, "Close at cleanup", func() error { return adapter.Close(ctx, a) })
+		err := s.wait(t, "Close at cleanup", func() error { return optional.Close(ctx, a) })
 		if err != nil {
 			t.Errorf("Close at cleanup = %v; want nil", err)
 		}
@@ -190,14 +191,14 @@ func (s suite) report(t tb, a adapter.Adapter, r adapter.Report) {
 
 func (s suite) release(t tb, a adapter.Adapter) {
 	t.Helper()
-	if err := s.call(t, "Release", func(ctx context.Context) error { return adapter.Release(ctx, a) }); err != nil {
+	if err := s.call(t, "Release", func(ctx context.Context) error { return optional.Release(ctx, a) }); err != nil {
 		t.Errorf("Release = %v; want nil", err)
 	}
 }
 
 func (s suite) close(t tb, a adapter.Adapter) {
 	t.Helper()
-	if err := s.call(t, "Close", func(ctx context.Context) error { return adapter.Close(ctx, a) }); err != nil {
+	if err := s.call(t, "Close", func(ctx context.Context) error { return optional.Close(ctx, a) }); err != nil {
 		t.Errorf("Close = %v; want nil", err)
 	}
 }
@@ -223,7 +224,7 @@ func (s suite) reportCancelledContext(t tb, open func() adapter.Adapter) {
 	}
 	if _, ok := a.(adapter.Releaser); ok {
 		start := time.Now()
-		err := s.wait(t, "Release with a cancelled context", func() error { return adapter.Release(ctx, a) })
+		err := s.wait(t, "Release with a cancelled context", func() error { return optional.Release(ctx, a) })
 		if err != nil && !errors.Is(err, context.Canceled) {
 			t.Errorf("Release with a cancelled context = %v; want nil or an error wrapping %v", err, context.Canceled)
 		}
@@ -287,7 +288,7 @@ func (s suite) releaseAfterClose(t tb, open func() adapter.Adapter) {
 		t.Skipf("%T does not implement both adapter.Releaser and adapter.Closer", a)
 	}
 	s.close(t, a)
-	err := s.call(t, "Release after Close", func(ctx context.Context) error { return adapter.Release(ctx, a) })
+	err := s.call(t, "Release after Close", func(ctx context.Context) error { return optional.Release(ctx, a) })
 	if !errors.Is(err, adapter.ErrClosed) {
 		t.Errorf("Release after Close = %v; want an error wrapping %v", err, adapter.ErrClosed)
 	}
@@ -305,7 +306,7 @@ func (s suite) setSessionBeforeReport(t tb, open func() adapter.Adapter) {
 	}
 	reports := []adapter.Report{working, blocked, idle}
 	for i, id := range ids {
-		err := s.wait(t, "SetSession", func() error { adapter.SetSession(a, id); return nil })
+		err := s.wait(t, "SetSession", func() error { optional.SetSession(a, id); return nil })
 		if err != nil {
 			t.Fatalf("SetSession: %v", err)
 		}
@@ -313,11 +314,11 @@ func (s suite) setSessionBeforeReport(t tb, open func() adapter.Adapter) {
 	}
 }
 
-func (s suite) explainConcurrentWithReport(t tb, open func() adapter.Adapter) {
+func (s suite) detailsConcurrentWithReport(t tb, open func() adapter.Adapter) {
 	a := s.open(t, open)
-	e, ok := a.(adapter.Explainer)
+	e, ok := a.(adapter.Detailer)
 	if !ok {
-		t.Skipf("%T does not implement adapter.Explainer", a)
+		t.Skipf("%T does not implement adapter.Detailer", a)
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -327,7 +328,7 @@ func (s suite) explainConcurrentWithReport(t tb, open func() adapter.Adapter) {
 			case <-stop:
 				return
 			default:
-				_ = e.Explain()
+				_ = e.Details()
 			}
 		}
 	})

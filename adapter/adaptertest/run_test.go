@@ -113,7 +113,7 @@ func TestChecksPassOrSkip(t *testing.T) {
 		{
 			name:    "report only",
 			open:    func() adapter.Adapter { return minimal{} },
-			skipped: []string{"ReleaseWithoutReport", "CloseIdempotent", "ReportAfterClose", "ReleaseAfterClose", "SetSessionBeforeReport", "ExplainConcurrentWithReport"},
+			skipped: []string{"ReleaseWithoutReport", "CloseIdempotent", "ReportAfterClose", "ReleaseAfterClose", "SetSessionBeforeReport", "DetailsConcurrentWithReport"},
 		},
 	}
 	for _, tt := range tests {
@@ -136,7 +136,7 @@ func TestChecksPassOrSkip(t *testing.T) {
 }
 
 // TestChecksCatchBrokenAdapters runs each check against an adapter that
-// breaks its rule and expects the check to fail. (An Explain that races with
+// breaks its rule and expects the check to fail. (A Details that races with
 // Report is not among them: the race detector would fail this test binary
 // rather than the check.)
 func TestChecksCatchBrokenAdapters(t *testing.T) {
@@ -268,4 +268,4 @@ func (b *broken) SetSession(session.Identity) {
 	b.session = true
 }
 
-func (b *broken) Explain() map[string]string { return nil }
+func (b *broken) Details() map[string]string { return nil }

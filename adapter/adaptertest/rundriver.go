@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/optional"
 )
 
 // RunDriver checks that d's Check says what its Open does, for each named
@@ -48,10 +49,10 @@ type driverT interface {
 func checkDriver(t driverT, d adapter.Driver, p adapter.Params) {
 	_, checks := d.(adapter.Checker)
 	before := goleak.IgnoreCurrent()
-	checkErr := adapter.Check(d, p)
+	checkErr := optional.Check(d, p)
 	a, openErr := d.Open(t.Context(), p)
 	if a != nil {
-		if err := adapter.Close(context.WithoutCancel(t.Context()), a); err != nil {
+		if err := optional.Close(context.WithoutCancel(t.Context()), a); err != nil {
 			t.Errorf("Close: %v", err)
 		}
 	}

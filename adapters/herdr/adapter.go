@@ -21,7 +21,7 @@ import (
 // [Driver.Open]; see the package documentation for what it does.
 //
 // Report, Release and Close may be called from any goroutine; calls are
-// serialised, so a Report waits for an in-flight one. SetSession, Explain
+// serialised, so a Report waits for an in-flight one. SetSession, Details
 // and RefreshInterval are safe for concurrent use with everything.
 type Adapter struct {
 	// Fixed at Open.
@@ -81,7 +81,7 @@ var (
 	_ adapter.Releaser     = (*Adapter)(nil)
 	_ adapter.Closer       = (*Adapter)(nil)
 	_ adapter.SessionAware = (*Adapter)(nil)
-	_ adapter.Explainer    = (*Adapter)(nil)
+	_ adapter.Detailer     = (*Adapter)(nil)
 	_ adapter.Refresher    = (*Adapter)(nil)
 	_ adapter.PaneOwner    = (*Adapter)(nil)
 )
@@ -336,7 +336,7 @@ func (a *Adapter) setIdentityLocked(id session.Identity) (dropped string) {
 	return dropped
 }
 
-// Explain returns what the adapter knows, for registry.Explain: the pane,
+// Details returns what the adapter knows, for registry.Explain: the pane,
 // source, agent label, binary, socket, timeout, refresh interval, the
 // transport setting and the transport in use, the server's version and
 // protocol from the last ping, the lease state (holder, retired, fenced,
@@ -344,7 +344,7 @@ func (a *Adapter) setIdentityLocked(id session.Identity) (dropped string) {
 // state, the persistence directory, the session identity and resume
 // command (none, pending, delivered), and a counter per diagnostic kind
 // ("diag.<kind>"). It is safe for concurrent use.
-func (a *Adapter) Explain() map[string]string {
+func (a *Adapter) Details() map[string]string {
 	lease := a.claim.Status().String()
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -668,7 +668,7 @@ func (a *Adapter) lastDelivery() transportMode {
 	return a.via
 }
 
-// setRoute records the transport in use, for Explain.
+// setRoute records the transport in use, for Details.
 func (a *Adapter) setRoute(t transportMode) {
 	a.mu.Lock()
 	a.route, a.routed = t, true

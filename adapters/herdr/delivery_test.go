@@ -94,7 +94,7 @@ func testReportUpdatesHerdr(t *testing.T, transport string) {
 			t.Errorf("after %v: agent %q status %q found %v", tt.r, info.Agent, info.AgentStatus, info.Found)
 		}
 	}
-	ex := a.Explain()
+	ex := a.Details()
 	for k, want := range map[string]string{"pane": "w1:p1", "source": "custom:panetest", "agent": "panetest", "lease": "holder", "last_state": "idle", "last_op": OpReport.String(), "timeout": "5s", "bin": f.h.Bin, "socket": f.h.Socket, "persist_dir": f.drv.StateDir} {
 		if ex[k] != want {
 			t.Errorf("Explain[%q] = %q, want %q", k, ex[k], want)
@@ -236,7 +236,7 @@ func TestFaults(t *testing.T) {
 							t.Errorf("calls %+v, want the one abandoned call, unfinished", calls)
 						}
 					}
-					if n := a.Explain()["diag."+string(tt.kind)]; n != "1" {
+					if n := a.Details()["diag."+string(tt.kind)]; n != "1" {
 						t.Errorf("Explain diag.%s = %q, want 1", tt.kind, n)
 					}
 				})
@@ -371,7 +371,7 @@ func testCloseWakesWaitForPane(t *testing.T, transport string) {
 	go func() { succDone <- succ.Report(context.Background(), idle) }()
 	// The successor claims the pane, then waits for the old child's slot.
 	<-waiting
-	if got := succ.Explain()["lease"]; got != "holder" {
+	if got := succ.Details()["lease"]; got != "holder" {
 		t.Fatalf("the waiting successor's lease %q, want holder", got)
 	}
 
@@ -413,7 +413,7 @@ func testFailFirstThenSucceed(t *testing.T, transport string) {
 	if diff := cmp.Diff(f.diags.kinds(), map[adapter.Kind]int{adapter.KindProtocolRejected: 1}); diff != "" {
 		t.Errorf("diagnostics, once per kind and claim (-got +want):\n%s", diff)
 	}
-	if n := a.Explain()["diag.protocol_rejected"]; n != "2" {
+	if n := a.Details()["diag.protocol_rejected"]; n != "2" {
 		t.Errorf("Explain counter %q, want 2", n)
 	}
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "working" {
@@ -502,7 +502,7 @@ func testReportHonoursContext(t *testing.T, transport string) {
 	if got := f.diags.all(); len(got) != 0 {
 		t.Errorf("the caller's deadline emitted %v", got)
 	}
-	if n := a.Explain()["diag.timeout"]; n != "" {
+	if n := a.Details()["diag.timeout"]; n != "" {
 		t.Errorf("the caller's deadline counted as a timeout: %q", n)
 	}
 }
@@ -549,7 +549,7 @@ func testCloseKillsInFlight(t *testing.T, transport string) {
 	if err := a.Release(t.Context()); !errors.Is(err, adapter.ErrClosed) {
 		t.Errorf("Release after Close = %v", err)
 	}
-	if got := a.Explain()["lease"]; got != "closed" {
+	if got := a.Details()["lease"]; got != "closed" {
 		t.Errorf("lease %q, want closed", got)
 	}
 }

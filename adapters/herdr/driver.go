@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/builtin"
 	"github.com/panestate/panestate/internal/calls"
 	"github.com/panestate/panestate/internal/claim"
 	"github.com/panestate/panestate/internal/cmdrun"
@@ -237,16 +238,8 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	source := "custom:" + p.App
-	if c.source != nil {
-		source = *c.source
-	} else if err := checkSource(source); err != nil {
-		return nil, err
-	}
-	label := p.App
-	if c.label != nil {
-		label = *c.label
-	} else if err := checkLabel(label); err != nil {
+	source, label, err := c.identity(p.App)
+	if err != nil {
 		return nil, err
 	}
 	timeout, refresh, mode := c.timeout, c.refresh, c.mode
@@ -297,11 +290,11 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	return a, nil
 }
 
-// parseDuration reads a duration setting with [adapter.ParseDuration], def
+// parseDuration reads a duration setting with [builtin.ParseDuration], def
 // when absent or null. Values outside [lo, hi] are clamped, and clamped
 // says how; when zeroOff is set, 0 means off and is kept.
 func parseDuration(name string, raw json.RawMessage, def, lo, hi time.Duration, zeroOff bool) (d time.Duration, clamped string, err error) {
-	d, err = adapter.ParseDuration(name, raw, def)
+	d, err = builtin.ParseDuration(name, raw, def)
 	switch {
 	case err != nil:
 		return 0, "", fmt.Errorf("herdr: settings: %w", err)
@@ -315,6 +308,25 @@ func parseDuration(name string, raw json.RawMessage, def, lo, hi time.Duration, 
 	return d, "", nil
 }
 
+// identity returns the source and agent label: the settings' when they set
+// them (checked by decodeSettings), otherwise derived from the app name and
+// checked here, for Open and Check alike.
+func (c config) identity(app string) (source, label string, err error) {
+	source = "custom:" + app
+	if c.source != nil {
+		source = *c.source
+	} else if err := checkSource(source); err != nil {
+		return "", "", err
+	}
+	label = app
+	if c.label != nil {
+		label = *c.label
+	} else if err := checkLabel(label); err != nil {
+		return "", "", err
+	}
+	return source, label, nil
+}
+
 // defaultStateDir derives the sequence-file directory from the captured
 // environment, or "" when there is nowhere to put it.
 func defaultStateDir(env adapter.Env) string { return claim.StateDir(env, "herdr") }
@@ -322,14 +334,18 @@ func defaultStateDir(env adapter.Env) string { return claim.StateDir(env, "herdr
 // Check returns what Open would say, as [adapter.Checker] describes: the
 // same environment, host and conflict conditions as Open, in the same
 // order, then the settings section (a bad source, agent, timeout, refresh
-// or transport), with no diagnostic and no I/O besides a stat and an access
-// check of HERDR_BIN_PATH. The source and label Open derives from the app
-// name when the section sets none are not checked here.
+// or transport) and the source and label Open derives from the app name
+// when the section sets none, with no diagnostic and no I/O besides a stat
+// and an access check of HERDR_BIN_PATH.
 func (d Driver) Check(p adapter.Params) error {
 	if _, _, _, _, err := d.activation(p); err != nil {
 		return err
 	}
-	_, err := decodeSettings(p.Settings)
+	c, err := decodeSettings(p.Settings)
+	if err != nil {
+		return err
+	}
+	_, _, err = c.identity(p.App)
 	return err
 }
 
@@ -360,7 +376,7 @@ func (d Driver) activation(p adapter.Params) (bin, pane, socket, conflict string
 	if err := checkArg(pane); err != nil {
 		return "", "", "", "", fmt.Errorf("herdr: %w: %s %q cannot be passed to the Herdr CLI: %w", adapter.ErrInactive, EnvPane, adapter.Bound(pane, 80), err)
 	}
-	if err := adapter.CheckHost(p.Host); err != nil {
+	if err := builtin.CheckHost(p.Host); err != nil {
 		return "", "", "", "", fmt.Errorf("herdr: host may not claim a pane: %w", err)
 	}
 	conflicts := d.Conflicts

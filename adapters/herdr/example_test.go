@@ -37,12 +37,12 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	defer adapter.Close(ctx, a)
+	defer a.(*herdr.Adapter).Close(ctx)
 
 	a.Report(ctx, adapter.Report{State: adapter.StateBlocked, Message: adapter.MessageWaitingForApproval})
 	info, _ := h.Agent(h.Pane)
 	fmt.Println(info.Agent, info.AgentStatus)
-	adapter.Release(ctx, a)
+	a.(*herdr.Adapter).Release(ctx)
 
 	// The default transport, auto, pinged the server and found protocol
 	// 20, so every call went over the socket: no process was spawned.
@@ -51,7 +51,7 @@ func Example() {
 		seq, _ := c.Seq()
 		fmt.Println(c.Transport, c.Command, c.Pane, seq > 0)
 	}
-	fmt.Println(a.(adapter.Explainer).Explain()["transport_used"])
+	fmt.Println(a.(adapter.Detailer).Details()["transport_used"])
 	// Output:
 	// myagent blocked
 	// socket ping  false

@@ -19,6 +19,7 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/internal/claim"
+	"github.com/panestate/panestate/internal/optional"
 )
 
 // testClock is a settable clock.
@@ -88,13 +89,13 @@ func testSuccessorRetiresPredecessor(t *testing.T, transport string) {
 	if diff := cmp.Diff(f.diags.kinds(), map[adapter.Kind]int{adapter.KindStaleOwner: 1}); diff != "" {
 		t.Errorf("diagnostics (-got +want):\n%s", diff)
 	}
-	if got := old.Explain(); got["lease"] != "retired" || got["diag.stale_owner"] != "3" {
+	if got := old.Details(); got["lease"] != "retired" || got["diag.stale_owner"] != "3" {
 		t.Errorf("predecessor Explain lease %q stale %q", got["lease"], got["diag.stale_owner"])
 	}
 	if err := old.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := succ.Explain()["lease"]; got != "holder" {
+	if got := succ.Details()["lease"]; got != "holder" {
 		t.Errorf("closing the predecessor left the successor %q", got)
 	}
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus == "unknown" || !info.Found {
@@ -103,7 +104,7 @@ func testSuccessorRetiresPredecessor(t *testing.T, transport string) {
 	if err := succ.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := succ.Explain()["lease"]; got != "free" {
+	if got := succ.Details()["lease"]; got != "free" {
 		t.Errorf("after Release the lease is %q", got)
 	}
 	calls := f.calls(t)
@@ -136,7 +137,7 @@ func testSuccessorWaitsForInFlightCall(t *testing.T, transport string) {
 	// must be over: abandoned at its one-second deadline, its timeout
 	// counted.
 	atSlot := make(chan string, 1)
-	succ.onSlot = func() { atSlot <- old.Explain()["diag.timeout"] }
+	succ.onSlot = func() { atSlot <- old.Details()["diag.timeout"] }
 	if err := succ.Report(t.Context(), idle); err != nil {
 		t.Fatalf("successor: %v", err)
 	}
@@ -358,7 +359,7 @@ func childMain() int {
 		out.WriteString(s + "\n")
 		out.Flush()
 	}
-	p := adapter.Params{Name: "herdr", App: "panetest", Env: adapter.Environ(), Host: interactive,
+	p := adapter.Params{Name: "herdr", App: "panetest", Env: adapter.Env(os.Environ()), Host: interactive,
 		Diagnose: func(d adapter.Diagnostic) {
 			if d.Kind == adapter.KindStaleOwner {
 				say("stale")
@@ -372,7 +373,7 @@ func childMain() int {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 1
 	}
-	defer adapter.Close(ctx, a)
+	defer optional.Close(ctx, a)
 	states := map[string]adapter.Report{"working": working, "blocked": blocked, "idle": idle}
 	run := func(cmd string) {
 		verb, arg, _ := strings.Cut(strings.TrimSpace(cmd), " ")
@@ -381,9 +382,9 @@ func childMain() int {
 		case "report":
 			err = a.Report(ctx, states[arg])
 		case "release":
-			err = adapter.Release(ctx, a)
+			err = optional.Release(ctx, a)
 		case "explain":
-			say(adapter.Explain(a)[arg])
+			say(optional.Details(a)[arg])
 			return
 		default:
 			err = errors.New("unknown command " + verb)
@@ -505,7 +506,7 @@ func TestPersistFailure(t *testing.T) {
 				if diff := cmp.Diff(f.diags.kinds(), map[adapter.Kind]int{adapter.KindPersistFailed: 1}); diff != "" {
 					t.Errorf("diagnostics (-got +want):\n%s", diff)
 				}
-				if n := a.Explain()["diag.persist_failed"]; n != "2" {
+				if n := a.Details()["diag.persist_failed"]; n != "2" {
 					t.Errorf("counter %q, want 2", n)
 				}
 				assertIncreasing(t, f.calls(t))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/session"
 )
 
@@ -138,7 +139,7 @@ func TestOpenConflicts(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Open: %v", err)
 				}
-				adapter.Close(t.Context(), a)
+				optional.Close(t.Context(), a)
 				if got := d.all(); len(got) != 0 {
 					t.Errorf("diagnostics %v, want none", got)
 				}
@@ -296,7 +297,7 @@ func TestOpenTimeout(t *testing.T) {
 
 func TestDriverMetadata(t *testing.T) {
 	var d Driver
-	def, keys := adapter.Settings(d)
+	def, keys := optional.Settings(d)
 	if !def {
 		t.Error("enabled by default = false")
 	}
@@ -305,7 +306,7 @@ func TestDriverMetadata(t *testing.T) {
 	}
 	env := adapter.Env{"PATH=/bin", "HERDR_ENV=1", "HERDR_PANE_ID=w1:p1", "herdr_socket_path=x", "HOME=/h", "HERDR_=", "HERD=1"}
 	want := adapter.Env{"PATH=/bin", "HOME=/h", "HERD=1"}
-	if diff := cmp.Diff(adapter.ScrubEnv(d, env), want); diff != "" {
+	if diff := cmp.Diff(optional.ScrubEnv(d, env), want); diff != "" {
 		t.Errorf("ScrubEnv (-got +want):\n%s", diff)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/internal/proc"
 )
 
@@ -106,7 +107,7 @@ func TestNewerProcessFencesOlder(t *testing.T) {
 						t.Errorf("fenced Report = %v, want nil", err)
 					}
 				}
-				if got := older.Explain()["lease"]; got != "fenced" {
+				if got := older.Details()["lease"]; got != "fenced" {
 					t.Errorf("older lease %q, want fenced", got)
 				}
 				if err := older.Release(ctx); err != nil {
@@ -139,7 +140,7 @@ func TestNewerProcessFencesOlder(t *testing.T) {
 				if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "idle" {
 					t.Errorf("after taking the pane back: status %q, want idle", info.AgentStatus)
 				}
-				if got := older.Explain()["lease"]; got != "holder" {
+				if got := older.Details()["lease"]; got != "holder" {
 					t.Errorf("older lease %q, want holder", got)
 				}
 				if err := older.Release(ctx); err != nil {
@@ -314,7 +315,7 @@ func TestReleaseBudget(t *testing.T) {
 		if err := a.Report(t.Context(), working); err != nil {
 			t.Fatal(err)
 		}
-		if got := a.Explain()["release_timeout"]; got != MaxReleaseTimeout.String() {
+		if got := a.Details()["release_timeout"]; got != MaxReleaseTimeout.String() {
 			t.Errorf("release_timeout %q, want %s", got, MaxReleaseTimeout)
 		}
 		f.setFault(t, herdrtest.Fault{Hang: true, HangIgnoreTERM: true})
@@ -381,7 +382,7 @@ func TestReleaseBudget(t *testing.T) {
 		f := newFixture(t, herdrtest.Options{})
 		f.set = `{"timeout":"200ms"}`
 		a := f.open(t)
-		if got := a.Explain()["release_timeout"]; got != "200ms" {
+		if got := a.Details()["release_timeout"]; got != "200ms" {
 			t.Errorf("release_timeout %q, want 200ms", got)
 		}
 	})
@@ -446,20 +447,20 @@ func TestRefreshIntervalStopsWhenRetiredOrClosed(t *testing.T) {
 	if err := old.Report(t.Context(), working); err != nil {
 		t.Fatal(err)
 	}
-	if got := adapter.RefreshInterval(old, working); got != DefaultRefresh {
+	if got := optional.RefreshInterval(old, working); got != DefaultRefresh {
 		t.Errorf("holder: %v, want %v", got, DefaultRefresh)
 	}
 	succ := f.open(t)
 	if err := succ.Report(t.Context(), working); err != nil {
 		t.Fatal(err)
 	}
-	if got := adapter.RefreshInterval(old, working); got != 0 {
+	if got := optional.RefreshInterval(old, working); got != 0 {
 		t.Errorf("retired: %v, want 0", got)
 	}
 	if err := succ.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if got := adapter.RefreshInterval(succ, working); got != 0 {
+	if got := optional.RefreshInterval(succ, working); got != 0 {
 		t.Errorf("closed: %v, want 0", got)
 	}
 }
@@ -528,7 +529,7 @@ func TestWaitForAnotherProcessesCall(t *testing.T) {
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
 		t.Errorf("status %q, want blocked", info.AgentStatus)
 	}
-	if got := a.Explain()["lease"]; got != "holder" {
+	if got := a.Details()["lease"]; got != "holder" {
 		t.Errorf("lease %q, want holder", got)
 	}
 
@@ -630,8 +631,8 @@ func testOlderAdapterTakesThePaneBack(t *testing.T, transport string) {
 	if got := len(f.calls(t)); got != sent {
 		t.Errorf("the retired adapter made %d calls", got-sent)
 	}
-	if older.OwnsPane() || older.Explain()["lease"] != "retired" {
-		t.Errorf("retired adapter: OwnsPane %v, lease %q", older.OwnsPane(), older.Explain()["lease"])
+	if older.OwnsPane() || older.Details()["lease"] != "retired" {
+		t.Errorf("retired adapter: OwnsPane %v, lease %q", older.OwnsPane(), older.Details()["lease"])
 	}
 	select {
 	case <-back:
@@ -651,8 +652,8 @@ func testOlderAdapterTakesThePaneBack(t *testing.T, transport string) {
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
 		t.Errorf("after the newer adapter let go: status %q, want the older one's blocked", info.AgentStatus)
 	}
-	if !older.OwnsPane() || older.Explain()["lease"] != "holder" {
-		t.Errorf("older adapter: OwnsPane %v, lease %q; want it to hold the pane", older.OwnsPane(), older.Explain()["lease"])
+	if !older.OwnsPane() || older.Details()["lease"] != "holder" {
+		t.Errorf("older adapter: OwnsPane %v, lease %q; want it to hold the pane", older.OwnsPane(), older.Details()["lease"])
 	}
 	if got := f.diags.kinds()[adapter.KindStaleOwner]; got != 1 {
 		t.Errorf("%d stale_owner diagnostics, want 1", got)

@@ -81,7 +81,7 @@ func TestResumeRefusedByUsageError(t *testing.T) {
 	if diff := cmp.Diff(f.diags.kinds(), map[adapter.Kind]int{adapter.KindInvalidValue: 1}); diff != "" {
 		t.Errorf("diagnostics (-got +want):\n%s", diff)
 	}
-	if got := a.Explain()["resume"]; got != "refused by herdr" {
+	if got := a.Details()["resume"]; got != "refused by herdr" {
 		t.Errorf("Explain resume %q, want refused by herdr", got)
 	}
 }
@@ -136,7 +136,7 @@ if [ "$1" = status ]; then
 	if resumes != 0 {
 		t.Errorf("the second claim sent the resume argv %d times on a stale version:\n%s", resumes, data)
 	}
-	if got := a.Explain()["server_version"]; got != "(unknown)" {
+	if got := a.Details()["server_version"]; got != "(unknown)" {
 		t.Errorf("Explain server_version %q, want (unknown)", got)
 	}
 	if strings.Count(string(data), " -- ") != 1 {

@@ -50,7 +50,7 @@ func TestAutoReleaseTakesTheRouteThatDelivered(t *testing.T) {
 	if diff := cmp.Diff(routes(f.calls(t)), want); diff != "" {
 		t.Errorf("calls (-got +want):\n%s", diff)
 	}
-	if got := a.Explain()["transport_used"]; got != "cli" {
+	if got := a.Details()["transport_used"]; got != "cli" {
 		t.Errorf("transport_used %q, want cli", got)
 	}
 }

@@ -205,7 +205,7 @@ func TestTransportSelection(t *testing.T) {
 			if got[herdrtest.TransportSocket] != tt.wantSocket || got[herdrtest.TransportCLI] != tt.wantCLI {
 				t.Errorf("socket requests %d, CLI processes %d; want %d, %d", got[herdrtest.TransportSocket], got[herdrtest.TransportCLI], tt.wantSocket, tt.wantCLI)
 			}
-			ex := a.Explain()
+			ex := a.Details()
 			if ex["transport"] != tt.transport || ex["transport_used"] != tt.wantUsed {
 				t.Errorf("Explain transport %q, transport_used %q; want %q, %q", ex["transport"], ex["transport_used"], tt.transport, tt.wantUsed)
 			}
@@ -534,7 +534,7 @@ func TestResumeRefusedByHerdr(t *testing.T) {
 			if diff := cmp.Diff(f.diags.kinds(), wantDiag); diff != "" {
 				t.Errorf("diagnostics (-got +want):\n%s", diff)
 			}
-			if got := a.Explain()["resume"]; got != wantExplain {
+			if got := a.Details()["resume"]; got != wantExplain {
 				t.Errorf("Explain resume %q, want %q", got, wantExplain)
 			}
 		})

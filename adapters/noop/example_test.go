@@ -12,7 +12,7 @@ import (
 func Example() {
 	ctx := context.Background()
 	var d noop.Driver // the zero value is ready
-	enabled, _ := adapter.Settings(d)
+	enabled, _ := d.Settings()
 	fmt.Println("enabled by default:", enabled)
 
 	a, err := d.Open(ctx, adapter.Params{Name: "noop"})
@@ -21,8 +21,9 @@ func Example() {
 		return
 	}
 	fmt.Println("report:", a.Report(ctx, adapter.Report{State: adapter.StateWorking, Reason: adapter.ReasonExecuting}))
-	fmt.Println("release:", adapter.Release(ctx, a))
-	fmt.Println("close:", adapter.Close(ctx, a))
+	na := a.(*noop.Adapter) // the registry finds Release and Close by type assertion
+	fmt.Println("release:", na.Release(ctx))
+	fmt.Println("close:", na.Close(ctx))
 	err = a.Report(ctx, adapter.Report{State: adapter.StateIdle, Reason: adapter.ReasonQuiescent})
 	fmt.Println("report after close is ErrClosed:", errors.Is(err, adapter.ErrClosed))
 	// Output:

@@ -27,7 +27,7 @@ var (
 //
 // This is where a real driver decides whether it applies to this process.
 // It reads the environment from p.Env (captured once, never os.Getenv, so
-// tests can supply their own), checks adapter.CheckHost(p.Host) if it claims
+// tests can supply their own), checks p.Host.Interactive and p.Host.Root if it claims
 // something only an interactive root session may claim, and decodes
 // p.Settings. When it does not apply, it returns an error wrapping
 // [adapter.ErrInactive] that says why, having started nothing: no goroutine,

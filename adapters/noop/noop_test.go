@@ -10,6 +10,7 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/adaptertest"
 	"github.com/panestate/panestate/adapters/noop"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/internal/testenv"
 	"github.com/panestate/panestate/session"
 )
@@ -39,7 +40,7 @@ func TestZeroAdapterConformance(t *testing.T) {
 }
 
 func TestDriver(t *testing.T) {
-	def, got := adapter.Settings(noop.Driver{})
+	def, got := optional.Settings(noop.Driver{})
 	if def {
 		t.Error("the no-op adapter is enabled by default; it must be off unless selected")
 	}

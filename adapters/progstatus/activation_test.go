@@ -7,6 +7,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/progstatus"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/session"
 )
 
@@ -20,7 +21,7 @@ func TestWhenActive(t *testing.T) {
 		noTTY    bool
 		host     *session.Host
 		active   bool
-		whyMatch string // part of the error, or of Explain's "active because"
+		whyMatch string // part of the error, or of Details' "active because"
 	}{
 		{"probe answered", []string{"PANESTATE_PROGSTATUS=1"}, false, false, nil, true, "answered the OSC 7501 query"},
 		{"probe not answered", []string{"PANESTATE_PROGSTATUS=0"}, false, false, nil, false, "did not answer"},
@@ -70,9 +71,9 @@ func TestWhenActive(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
-			defer adapter.Close(t.Context(), a)
-			if why := adapter.Explain(a)["active because"]; !strings.Contains(why, tt.whyMatch) {
-				t.Errorf("Explain says active because %q; want %q", why, tt.whyMatch)
+			defer optional.Close(t.Context(), a)
+			if why := optional.Details(a)["active because"]; !strings.Contains(why, tt.whyMatch) {
+				t.Errorf("Details say active because %q; want %q", why, tt.whyMatch)
 			}
 		})
 	}
@@ -91,7 +92,7 @@ func TestSettings(t *testing.T) {
 			verr := progstatus.Driver{}.Check(p)
 			a, err := progstatus.Driver{}.Open(t.Context(), p)
 			if err == nil {
-				adapter.Close(t.Context(), a)
+				optional.Close(t.Context(), a)
 			}
 			if (err == nil) != tt.ok || (verr == nil) != tt.ok {
 				t.Errorf("Open: %v, Check: %v; want ok %v", err, verr, tt.ok)

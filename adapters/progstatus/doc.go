@@ -23,7 +23,7 @@
 // [Driver.Open] (and [Driver.Check]) return an error wrapping
 // [adapter.ErrInactive], having started nothing, when the host handed over
 // no terminal, when the host is not an interactive root session
-// ([adapter.CheckHost]), inside a Herdr pane (HERDR_ENV=1; Herdr 0.9 does
+// ([builtin.CheckHost]), inside a Herdr pane (HERDR_ENV=1; Herdr 0.9 does
 // not read OSC 7501) and with TERM=dumb. Otherwise it is active when:
 //
 //  1. the host ran the probe ([probe.Run]) before its TUI took the

@@ -34,8 +34,8 @@ func Example() {
 	} {
 		_ = a.Report(ctx, r)
 	}
-	_ = adapter.Release(ctx, a)
-	_ = adapter.Close(ctx, a)
+	_ = a.(*progstatus.Adapter).Release(ctx)
+	_ = a.(*progstatus.Adapter).Close(ctx)
 	for seq := range strings.SplitSeq(strings.TrimSuffix(tty.String(), "\x1b\\"), "\x1b\\") {
 		fmt.Println(strings.TrimPrefix(seq, "\x1b]7501;"))
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/progstatus/probe"
+	"github.com/panestate/panestate/internal/builtin"
 )
 
 // Driver opens Program Status adapters. Its zero value is ready to use and
@@ -83,7 +84,7 @@ func activation(p adapter.Params) (how, error) {
 	if p.Terminal == nil {
 		return inactive("the host handed over no terminal (registry.Options.Terminal is nil)")
 	}
-	if err := adapter.CheckHost(p.Host); err != nil {
+	if err := builtin.CheckHost(p.Host); err != nil {
 		return how{}, fmt.Errorf("progstatus: %w", err)
 	}
 	env := p.Env
@@ -233,7 +234,7 @@ func sequences(app string, tmux bool) ([numRecords][]byte, error) {
 
 // Adapter reports the agent's state as an OSC 7501 record. Create one with
 // [Driver.Open]. All its methods are safe for concurrent use: Report and
-// Release take turns, and Explain never waits for them. After Close
+// Release take turns, and Details never waits for them. After Close
 // returns, Report and Release return [adapter.ErrClosed] and write nothing.
 type Adapter struct {
 	out         io.Writer
@@ -242,7 +243,7 @@ type Adapter struct {
 	passthrough string             // inside tmux: allow-passthrough as Open found it
 
 	// mu serialises Report and Release, and so the writes, and guards
-	// shown, worked and last. Close and Explain never take it.
+	// shown, worked and last. Close and Details never take it.
 	mu     sync.Mutex
 	shown  record // what the terminal was last sent
 	worked bool   // a working or blocked report was seen: idle is done now
@@ -255,10 +256,10 @@ type Adapter struct {
 }
 
 var (
-	_ adapter.Adapter   = (*Adapter)(nil)
-	_ adapter.Releaser  = (*Adapter)(nil)
-	_ adapter.Closer    = (*Adapter)(nil)
-	_ adapter.Explainer = (*Adapter)(nil)
+	_ adapter.Adapter  = (*Adapter)(nil)
+	_ adapter.Releaser = (*Adapter)(nil)
+	_ adapter.Closer   = (*Adapter)(nil)
+	_ adapter.Detailer = (*Adapter)(nil)
 )
 
 // write is one Write call on its own goroutine, so that a terminal that
@@ -371,9 +372,9 @@ func (a *Adapter) Close(ctx context.Context) error {
 	return nil
 }
 
-// Explain returns how the adapter turned on, what the terminal was last
+// Details returns how the adapter turned on, what the terminal was last
 // sent, whether sequences are wrapped for tmux, and the number of writes.
-func (a *Adapter) Explain() map[string]string {
+func (a *Adapter) Details() map[string]string {
 	m := map[string]string{
 		"active because": a.how.why,
 		"record":         recordNames[a.shownView.Load()],

@@ -203,8 +203,8 @@ func TestTmuxWrapsEverySequence(t *testing.T) {
 	if diff := cmp.Diff(string(inner), goldenWorking+goldenClear); diff != "" {
 		t.Errorf("unwrapped (-got +want):\n%s", diff)
 	}
-	if !strings.Contains(a.Explain()["tmux"], "allow-passthrough on") {
-		t.Errorf("Explain does not say what tmux needs: %v", a.Explain())
+	if !strings.Contains(a.Details()["tmux"], "allow-passthrough on") {
+		t.Errorf("Details do not say what tmux needs: %v", a.Details())
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/progstatus"
+	"github.com/panestate/panestate/internal/optional"
 )
 
 // stopPTY stops tty's output as Ctrl-S does (XOFF, with IXON on), so that
@@ -99,10 +100,10 @@ func TestFullPTYDoesNotHangReport(t *testing.T) {
 		_, _ = io.Copy(&all, ptmx) // until the pty is closed below
 		got <- all.Bytes()
 	}()
-	if err := adapter.Release(t.Context(), a); err != nil {
+	if err := optional.Release(t.Context(), a); err != nil {
 		t.Fatalf("Release: %v", err)
 	}
-	if err := adapter.Close(t.Context(), a); err != nil {
+	if err := optional.Close(t.Context(), a); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
 	tty.Close()

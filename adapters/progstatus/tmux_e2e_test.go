@@ -18,6 +18,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/progstatus"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/internal/testenv"
 )
 
@@ -80,7 +81,7 @@ func testChatInTmux(t *testing.T, passthrough bool) {
 		_ = cmd.Run()
 	})
 	pane := strings.TrimSpace(tmux("display-message", "-p", "-t", "t", "#{pane_id}"))
-	checkPassthroughExplained(t, bin, sock, pane, strings.TrimSpace(tmux("display-message", "-p", "#{pid}")), pt)
+	checkPassthroughDetailed(t, bin, sock, pane, strings.TrimSpace(tmux("display-message", "-p", "#{pid}")), pt)
 
 	// What the pane writes, as tmux reads it from the pane's pty.
 	wrapped := make(chan []byte, 1)
@@ -170,10 +171,10 @@ func testChatInTmux(t *testing.T, passthrough bool) {
 	}
 }
 
-// checkPassthroughExplained opens the adapter as a program in pane would
-// (forced, inside tmux) and checks that Explain reports the pane's
+// checkPassthroughDetailed opens the adapter as a program in pane would
+// (forced, inside tmux) and checks that Details report the pane's
 // allow-passthrough as tmux has it, with a diagnostic when it is off.
-func checkPassthroughExplained(t *testing.T, bin, sock, pane, pid, want string) {
+func checkPassthroughDetailed(t *testing.T, bin, sock, pane, pid, want string) {
 	t.Helper()
 	var diags []adapter.Diagnostic
 	p := adapter.Params{
@@ -185,9 +186,9 @@ func checkPassthroughExplained(t *testing.T, bin, sock, pane, pid, want string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer adapter.Close(t.Context(), a)
-	if got := adapter.Explain(a)["tmux"]; !strings.Contains(got, "allow-passthrough was "+want+" when") {
-		t.Errorf("Explain says %q; want allow-passthrough %s", got, want)
+	defer optional.Close(t.Context(), a)
+	if got := optional.Details(a)["tmux"]; !strings.Contains(got, "allow-passthrough was "+want+" when") {
+		t.Errorf("Details say %q; want allow-passthrough %s", got, want)
 	}
 	if (len(diags) > 0) != (want != "on") {
 		t.Errorf("diagnostics %v with allow-passthrough %s", diags, want)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/terminal"
+	"github.com/panestate/panestate/internal/optional"
 )
 
 // TestActivation lists, for each environment, whether the adapter applies
@@ -161,7 +162,7 @@ func openErr(t *testing.T, p adapter.Params) error {
 }
 
 func TestDriverDeclarations(t *testing.T) {
-	def, keys := adapter.Settings(terminal.Driver{})
+	def, keys := optional.Settings(terminal.Driver{})
 	if !def {
 		t.Error("enabled by default = false; the adapter decides from the environment and must be on by default")
 	}

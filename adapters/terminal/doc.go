@@ -22,7 +22,7 @@
 // [adapter.ErrInactive], having started nothing, unless:
 //
 //   - the host handed over a terminal;
-//   - the host is an interactive root session ([adapter.CheckHost]);
+//   - the host is an interactive root session ([builtin.CheckHost]);
 //   - terminal.enabled is not the literal false; and
 //   - the captured environment names a terminal known to show the states
 //     this adapter sends (TERM_PROGRAM with a recent enough

@@ -23,21 +23,22 @@ func Example() {
 		Terminal: &tty,
 		Diagnose: func(adapter.Diagnostic) {},
 	}
-	a, err := terminal.Driver{}.Open(ctx, p)
+	opened, err := terminal.Driver{}.Open(ctx, p)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	a := opened.(*terminal.Adapter)
 	for _, r := range []adapter.Report{
 		{State: adapter.StateWorking, Reason: adapter.ReasonExecuting},
 		{State: adapter.StateBlocked, Reason: adapter.ReasonAwaitingInput, Message: adapter.MessageWaitingForApproval},
 		{State: adapter.StateIdle, Reason: adapter.ReasonCompleted},
 	} {
 		_ = a.Report(ctx, r)
-		fmt.Printf("%-8s refresh after %v\n", r.State, adapter.RefreshInterval(a, r))
+		fmt.Printf("%-8s refresh after %v\n", r.State, a.RefreshInterval(r))
 	}
-	_ = adapter.Release(ctx, a)
-	_ = adapter.Close(ctx, a)
+	_ = a.Release(ctx)
+	_ = a.Close(ctx)
 	fmt.Printf("%q\n", tty.String())
 	// Output:
 	// working  refresh after 10s

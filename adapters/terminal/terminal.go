@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/builtin"
 )
 
 // Refresh intervals. While the agent is working or blocked the adapter has
@@ -109,7 +110,7 @@ func activation(p adapter.Params, s settings) (profile, error) {
 	if p.Terminal == nil {
 		return profile{}, fmt.Errorf("terminal: %w: the host handed over no terminal (registry.Options.Terminal is nil)", adapter.ErrInactive)
 	}
-	if err := adapter.CheckHost(p.Host); err != nil {
+	if err := builtin.CheckHost(p.Host); err != nil {
 		return profile{}, fmt.Errorf("terminal: %w", err)
 	}
 	on := p.Forced // terminal.enabled is the literal true in a settings layer
@@ -188,11 +189,11 @@ func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, er
 	return a, nil
 }
 
-// parseRefresh reads the "refresh" setting with [adapter.ParseDuration]: a
+// parseRefresh reads the "refresh" setting with [builtin.ParseDuration]: a
 // Go duration string ("10s") or a number of milliseconds, as herdr.timeout.
 // Out-of-range values are clamped; clamped says how.
 func parseRefresh(raw json.RawMessage) (d time.Duration, clamped string, err error) {
-	d, err = adapter.ParseDuration("refresh", raw, DefaultRefresh)
+	d, err = builtin.ParseDuration("refresh", raw, DefaultRefresh)
 	if err != nil {
 		return 0, "", fmt.Errorf("terminal: settings: %w", err)
 	}
@@ -256,7 +257,7 @@ func notifications(n notifier, label string) map[adapter.Message][]byte {
 
 // Adapter shows the agent's state as the terminal's progress indicator.
 // Create one with [Driver.Open]. All its methods are safe for concurrent
-// use: Report and Release take turns, and Close, Explain and RefreshInterval
+// use: Report and Release take turns, and Close, Details and RefreshInterval
 // never wait for them. After Close returns, Report and Release return
 // [adapter.ErrClosed] and write nothing; a call already writing when Close
 // runs finishes its write.
@@ -267,14 +268,14 @@ type Adapter struct {
 	notes   map[adapter.Message][]byte // nil unless notifications are on; read-only
 
 	// mu serialises Report and Release, and so the writes, and guards
-	// shown. Close and Explain never take it, so that a terminal that stops
+	// shown. Close and Details never take it, so that a terminal that stops
 	// accepting writes (a tty stopped with Ctrl-S) can stall neither: Close
-	// only sets closed, and what Explain shows is in the atomics.
+	// only sets closed, and what Details shows is in the atomics.
 	mu    sync.Mutex
 	shown adapter.State // the state the indicator shows; 0 when cleared
 
 	closed    atomic.Bool   // set by Close; read under mu before writing
-	shownView atomic.Uint32 // shown, for Explain
+	shownView atomic.Uint32 // shown, for Details
 	writes    atomic.Int64  // sequences written
 	notified  atomic.Int64  // notifications written
 }
@@ -284,7 +285,7 @@ var (
 	_ adapter.Releaser  = (*Adapter)(nil)
 	_ adapter.Closer    = (*Adapter)(nil)
 	_ adapter.Refresher = (*Adapter)(nil)
-	_ adapter.Explainer = (*Adapter)(nil)
+	_ adapter.Detailer  = (*Adapter)(nil)
 )
 
 var (
@@ -374,10 +375,10 @@ func (a *Adapter) Close(context.Context) error {
 	return nil
 }
 
-// Explain returns the detected terminal, what the indicator shows, the
+// Details returns the detected terminal, what the indicator shows, the
 // refresh interval, whether notifications are sent and the number of
 // writes.
-func (a *Adapter) Explain() map[string]string {
+func (a *Adapter) Details() map[string]string {
 	shown := "nothing"
 	switch adapter.State(a.shownView.Load()) {
 	case adapter.StateWorking:

@@ -20,6 +20,7 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapter/adaptertest"
 	"github.com/panestate/panestate/adapters/terminal"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/session"
 )
 
@@ -147,8 +148,8 @@ func report(what string, r adapter.Report) step {
 }
 
 var (
-	release = step{what: "release", do: adapter.Release}
-	closeA  = step{what: "close", do: adapter.Close}
+	release = step{what: "release", do: optional.Release}
+	closeA  = step{what: "close", do: optional.Close}
 )
 
 // scenarios cover every transition between the three states and the
@@ -218,7 +219,7 @@ func transcript(t *testing.T, env adapter.Env, section string) string {
 				t.Fatalf("%s: %v", st.what, err)
 			}
 			if st.r != nil && err == nil {
-				if d := adapter.RefreshInterval(a, *st.r); d > 0 {
+				if d := optional.RefreshInterval(a, *st.r); d > 0 {
 					fmt.Fprintf(&b, " [refresh after %s]", d)
 				} else {
 					b.WriteString(" [no refresh]")
@@ -399,7 +400,7 @@ func TestRefreshInterval(t *testing.T) {
 			}
 			got := map[string]time.Duration{}
 			for _, r := range []adapter.Report{working, retrying, approval, attention, idle, completed} {
-				got[r.String()] = adapter.RefreshInterval(a, r)
+				got[r.String()] = optional.RefreshInterval(a, r)
 			}
 			want := map[string]time.Duration{
 				working.String(): tt.want, retrying.String(): tt.want,
@@ -517,8 +518,8 @@ func TestFailedWriteIsNotDelivered(t *testing.T) {
 			if diff := cmp.Diff(got, []string{progress, notification, progress}); diff != "" {
 				t.Errorf("writes after the retry and a refresh (-got +want):\n%s", diff)
 			}
-			if got, want := adapter.Explain(a)["notify"], "OSC 9, 1 sent"; got != want {
-				t.Errorf("Explain notify = %q; want %q", got, want)
+			if got, want := optional.Details(a)["notify"], "OSC 9, 1 sent"; got != want {
+				t.Errorf("Details notify = %q; want %q", got, want)
 			}
 		})
 	}
@@ -539,7 +540,7 @@ func TestReportWithDoneContextWritesNothing(t *testing.T) {
 		t.Errorf("Report with a done context wrote %q", w)
 	}
 	// Release still clears: a spinner left behind is worse than a write.
-	if err := adapter.Release(ctx, a); err != nil {
+	if err := optional.Release(ctx, a); err != nil {
 		t.Errorf("Release = %v", err)
 	}
 	if diff := cmp.Diff(out.take(), [][]byte{[]byte("\x1b]9;4;0\x1b\\")}); diff != "" {
@@ -547,7 +548,7 @@ func TestReportWithDoneContextWritesNothing(t *testing.T) {
 	}
 }
 
-func TestExplain(t *testing.T) {
+func TestDetails(t *testing.T) {
 	ctx := t.Context()
 	a, err := terminal.Driver{}.Open(ctx, params(new(tape), adapter.Env{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.3"}, `{"notify": true}`))
 	if err != nil {
@@ -565,8 +566,8 @@ func TestExplain(t *testing.T) {
 		"notify":   "OSC 777, 1 sent",
 		"writes":   "3",
 	}
-	if diff := cmp.Diff(adapter.Explain(a), want); diff != "" {
-		t.Errorf("Explain (-got +want):\n%s", diff)
+	if diff := cmp.Diff(optional.Details(a), want); diff != "" {
+		t.Errorf("Details (-got +want):\n%s", diff)
 	}
 }
 
@@ -650,7 +651,7 @@ func TestCloseDoesNotWaitForAStuckWrite(t *testing.T) {
 	<-out.entered // Report is inside Write
 
 	closed := make(chan error, 1)
-	go func() { closed <- adapter.Close(t.Context(), a) }()
+	go func() { closed <- optional.Close(t.Context(), a) }()
 	returned := false
 	select {
 	case err := <-closed:
@@ -671,7 +672,7 @@ func TestCloseDoesNotWaitForAStuckWrite(t *testing.T) {
 	if err := a.Report(t.Context(), idle); !errors.Is(err, adapter.ErrClosed) {
 		t.Errorf("Report after Close = %v; want ErrClosed", err)
 	}
-	if err := adapter.Release(t.Context(), a); !errors.Is(err, adapter.ErrClosed) {
+	if err := optional.Release(t.Context(), a); !errors.Is(err, adapter.ErrClosed) {
 		t.Errorf("Release after Close = %v; want ErrClosed", err)
 	}
 }
@@ -697,7 +698,7 @@ func TestConcurrentUse(t *testing.T) {
 					t.Errorf("Report(%v) = %v", r, err)
 				}
 				if i%10 == 9 {
-					if err := adapter.Release(ctx, a); err != nil {
+					if err := optional.Release(ctx, a); err != nil {
 						t.Errorf("Release = %v", err)
 					}
 				}
@@ -712,8 +713,8 @@ func TestConcurrentUse(t *testing.T) {
 					return
 				default:
 				}
-				_ = adapter.Explain(a)
-				_ = adapter.RefreshInterval(a, reports[i%len(reports)])
+				_ = optional.Details(a)
+				_ = optional.RefreshInterval(a, reports[i%len(reports)])
 			}
 		})
 	}
@@ -727,7 +728,7 @@ func TestConcurrentUse(t *testing.T) {
 	var closers sync.WaitGroup
 	for range 2 {
 		closers.Go(func() {
-			if err := adapter.Close(ctx, a); err != nil {
+			if err := optional.Close(ctx, a); err != nil {
 				t.Errorf("Close = %v", err)
 			}
 		})
@@ -745,7 +746,7 @@ func TestConcurrentUse(t *testing.T) {
 	if err := a.Report(ctx, approval); !errors.Is(err, adapter.ErrClosed) {
 		t.Errorf("Report after Close = %v; want ErrClosed", err)
 	}
-	if err := adapter.Release(ctx, a); !errors.Is(err, adapter.ErrClosed) {
+	if err := optional.Release(ctx, a); !errors.Is(err, adapter.ErrClosed) {
 		t.Errorf("Release after Close = %v; want ErrClosed", err)
 	}
 	if w := out.take(); len(w) != 0 {

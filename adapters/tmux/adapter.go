@@ -25,7 +25,7 @@ const (
 // is returned by [Driver.Open]; see the package documentation.
 //
 // Report, Release and Close may be called from any goroutine; calls are
-// serialised, so a Report waits for an in-flight one. Explain is safe for
+// serialised, so a Report waits for an in-flight one. Details is safe for
 // concurrent use with everything.
 type Adapter struct {
 	// Fixed at Open.
@@ -55,7 +55,7 @@ var (
 	_ adapter.Adapter   = (*Adapter)(nil)
 	_ adapter.Releaser  = (*Adapter)(nil)
 	_ adapter.Closer    = (*Adapter)(nil)
-	_ adapter.Explainer = (*Adapter)(nil)
+	_ adapter.Detailer  = (*Adapter)(nil)
 	_ adapter.PaneOwner = (*Adapter)(nil)
 )
 
@@ -178,13 +178,13 @@ func (a *Adapter) Close(ctx context.Context) error {
 	return nil
 }
 
-// Explain returns what the adapter knows, for registry.Explain: the pane,
+// Details returns what the adapter knows, for registry.Explain: the pane,
 // socket, tmux executable, option names, agent label, timeout, the last
 // operation and state delivered, where the claim of the pane stands
 // ("owner": holder, retired, fenced, free or closed) and the directory of
 // its pane file ("owner_file"), and a counter per diagnostic kind
 // ("diag.<kind>"). It is safe for concurrent use.
-func (a *Adapter) Explain() map[string]string {
+func (a *Adapter) Details() map[string]string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	m := map[string]string{

@@ -22,7 +22,7 @@
 // [Driver.Open] finds the adapter applicable when the captured environment
 // has TMUX ("<socket>,<server pid>,<session>", which tmux sets in every
 // pane) and TMUX_PANE ("%N"), the host is an interactive root session
-// ([adapter.CheckHost]), and an executable "tmux" is found in the captured
+// ([builtin.CheckHost]), and an executable "tmux" is found in the captured
 // environment's PATH (searched once, at Open, skipping relative entries;
 // the result is absolute). Otherwise Open returns an error wrapping
 // [adapter.ErrInactive] that names the condition that failed, and starts

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/builtin"
 	"github.com/panestate/panestate/internal/calls"
 	"github.com/panestate/panestate/internal/claim"
 	"github.com/panestate/panestate/internal/cmdrun"
@@ -180,8 +181,8 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		return nil, err
 	}
 	prefix, timeout, clamped := c.prefix, c.timeout, c.clamped
-	if !validLabel(p.App) {
-		return nil, fmt.Errorf("tmux: agent label (the app name) %q must be 1-64 characters of letters, digits, '.', '_' or '-'", adapter.Bound(p.App, 80))
+	if err := checkLabel(p.App); err != nil {
+		return nil, err
 	}
 	logger := p.Logger
 	if logger == nil {
@@ -208,7 +209,7 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	// started again on the same socket numbers its panes afresh.
 	a.claim = claim.New(claim.Key{Kind: "tmux", Server: act.server, Pane: act.pane},
 		claim.Options{Dir: a.stateDir, OnFree: a.reassert})
-	a.names = [3]string{"@" + prefix + "_state", "@" + prefix + "_message", "@" + prefix + "_agent"}
+	a.names = [3]string(optionNames(prefix))
 	if clamped != "" {
 		a.diags.Emit(adapter.KindInvalidValue, "%s", clamped)
 	}
@@ -256,16 +257,52 @@ func checkPrefix(prefix string) error {
 	return nil
 }
 
+// checkLabel reports why the app name cannot be the agent label.
+func checkLabel(app string) error {
+	if !validLabel(app) {
+		return fmt.Errorf("tmux: agent label (the app name) %q must be 1-64 characters of letters, digits, '.', '_' or '-'", adapter.Bound(app, 80))
+	}
+	return nil
+}
+
 // Check returns what Open would say, as [adapter.Checker] describes: the
 // same conditions as Open, in the same order, then the settings section (a
-// bad prefix or timeout), with no diagnostic and no I/O besides the PATH
-// search.
+// bad prefix or timeout) and the app name, with no diagnostic and no I/O
+// besides the PATH search.
 func (Driver) Check(p adapter.Params) error {
 	if _, err := activation(p); err != nil {
 		return err
 	}
-	_, err := decodeSettings(p.Settings)
-	return err
+	if _, err := decodeSettings(p.Settings); err != nil {
+		return err
+	}
+	return checkLabel(p.App)
+}
+
+var _ adapter.Previewer = Driver{}
+
+// Preview returns the setup Open would give the adapter for p, for the
+// registry's Explain before Attach (see [adapter.Previewer]), keyed as the
+// adapter's own Details key them: "options" (the pane options it sets,
+// @<prefix>_state, _message and _agent), "agent" and "timeout"; and
+// "prefix", the setting, which a tmux format names to show the state. Check
+// must have returned nil for p; Preview returns nil otherwise.
+func (Driver) Preview(p adapter.Params) map[string]string {
+	c, err := decodeSettings(p.Settings)
+	if err != nil || checkLabel(p.App) != nil {
+		return nil
+	}
+	return map[string]string{
+		"prefix":  c.prefix,
+		"options": strings.Join(optionNames(c.prefix), " "),
+		"agent":   p.App,
+		"timeout": c.timeout.String(),
+	}
+}
+
+// optionNames are the pane options the adapter sets with prefix.
+func optionNames(prefix string) []string {
+	return []string{"@" + prefix + "_state", "@" + prefix + "_message", "@" + prefix + "_agent"}
 }
 
 // activated is what activation found.
@@ -292,7 +329,7 @@ func activation(p adapter.Params) (activated, error) {
 	if !validPaneID(pane) {
 		return activated{}, fmt.Errorf("tmux: %w: %s %q is not a pane id (%%N)", adapter.ErrInactive, EnvPane, adapter.Bound(pane, 40))
 	}
-	if err := adapter.CheckHost(p.Host); err != nil {
+	if err := builtin.CheckHost(p.Host); err != nil {
 		return activated{}, fmt.Errorf("tmux: host may not claim a pane: %w", err)
 	}
 	bin, err := cmdrun.LookPath(env, Program)

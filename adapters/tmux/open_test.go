@@ -75,8 +75,8 @@ func TestOpenActive(t *testing.T) {
 		t.Fatalf("Check = %v; want nil", err)
 	}
 	a := openT(t, p)
-	got := a.Explain()
-	wantExplain := map[string]string{
+	got := a.Details()
+	wantDetails := map[string]string{
 		"pane":       "%12",
 		"socket":     "/tmp/my,dir/sock",
 		"bin":        filepath.Join(fake, Program),
@@ -88,8 +88,36 @@ func TestOpenActive(t *testing.T) {
 		"owner":      "free",
 		"owner_file": "(none)",
 	}
-	if diff := cmp.Diff(got, wantExplain); diff != "" {
-		t.Errorf("Explain (-got +want):\n%s", diff)
+	if diff := cmp.Diff(got, wantDetails); diff != "" {
+		t.Errorf("Details (-got +want):\n%s", diff)
+	}
+}
+
+// TestPreviewSaysWhatOpenDoes: the setup Preview shows before Attach is
+// the one the opened adapter shows in its Details, plus the prefix a tmux
+// format names; a setup Open would refuse has none.
+func TestPreviewSaysWhatOpenDoes(t *testing.T) {
+	env := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%3", "PATH=" + fakeDir(t)}
+	for _, settings := range []string{"", `{"prefix":"ps","timeout":250}`} {
+		p := params(env, settings, nil)
+		preview := (Driver{}).Preview(p)
+		got := openT(t, p).Details()
+		for _, k := range []string{"options", "agent", "timeout"} {
+			if preview[k] == "" || preview[k] != got[k] {
+				t.Errorf("settings %s: Preview %s = %q, the opened adapter's Details %q", settings, k, preview[k], got[k])
+			}
+		}
+		if want := strings.Fields(preview["options"])[0]; want != "@"+preview["prefix"]+"_state" {
+			t.Errorf("settings %s: Preview prefix %q does not name the options %q", settings, preview["prefix"], preview["options"])
+		}
+	}
+	bad := params(env, `{"prefix":"@x"}`, nil)
+	badApp := params(env, "", nil)
+	badApp.App = "my chat"
+	for _, p := range []adapter.Params{bad, badApp} {
+		if got := (Driver{}).Preview(p); got != nil {
+			t.Errorf("Preview of a setup Open refuses = %v, want nil", got)
+		}
 	}
 }
 
@@ -140,7 +168,7 @@ func TestOpenSettings(t *testing.T) {
 				t.Fatalf("Open: %v", err)
 			}
 			defer a.Close(t.Context())
-			e := a.Explain()
+			e := a.Details()
 			if e["options"] != tt.options || e["timeout"] != tt.timeout {
 				t.Errorf("options, timeout = %q, %q; want %q, %q", e["options"], e["timeout"], tt.options, tt.timeout)
 			}
@@ -281,6 +309,8 @@ func TestCheckSettings(t *testing.T) {
 // settings, and that an inactive Open starts nothing.
 func TestDriverAgreesWithOpen(t *testing.T) {
 	pane := adapter.Env{"TMUX=/tmp/s,1,0", "TMUX_PANE=%7", "PATH=" + fakeDir(t)}
+	badApp := params(pane, "", nil)
+	badApp.App = "my chat"
 	adaptertest.RunDriver(t, Driver{}, map[string]adapter.Params{
 		"in a pane":                  params(pane, "", nil),
 		"in a pane, good settings":   params(pane, `{"prefix":"ps","timeout":250}`, nil),
@@ -288,5 +318,6 @@ func TestDriverAgreesWithOpen(t *testing.T) {
 		"in a pane, bad timeout":     params(pane, `{"timeout":"soon"}`, nil),
 		"outside tmux":               params(adapter.Env{"PATH=" + fakeDir(t)}, "", nil),
 		"outside tmux, bad settings": params(adapter.Env{"PATH=" + fakeDir(t)}, `{"timeout":"soon"}`, nil),
+		"in a pane, bad app name":    badApp,
 	})
 }

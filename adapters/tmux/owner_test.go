@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/optional"
 )
 
 // childEnvFlag makes the test binary another host process in a pane: it
@@ -25,7 +26,7 @@ func childMain() int {
 	ctx := context.Background()
 	out := bufio.NewWriter(os.Stdout)
 	say := func(s string) { out.WriteString(s + "\n"); out.Flush() }
-	p := params(adapter.Environ(), "", nil)
+	p := params(adapter.Env(os.Environ()), "", nil)
 	p.Diagnose = func(d adapter.Diagnostic) {
 		if d.Kind == adapter.KindStaleOwner {
 			say("stale")
@@ -36,7 +37,7 @@ func childMain() int {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 1
 	}
-	defer adapter.Close(ctx, a)
+	defer optional.Close(ctx, a)
 	states := map[string]adapter.Report{"working": working, "blocked": blocked, "idle": idle}
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
@@ -46,7 +47,7 @@ func childMain() int {
 		case "report":
 			err = a.Report(ctx, states[arg])
 		case "release":
-			err = adapter.Release(ctx, a)
+			err = optional.Release(ctx, a)
 		}
 		if err != nil {
 			say("err " + err.Error())
@@ -151,8 +152,8 @@ func TestTwoHostsInOnePane(t *testing.T) {
 			if diff := cmp.Diff(s.options(t, pane), want("blocked", "Waiting for approval")); diff != "" {
 				t.Errorf("the refused host changed the pane (-got +want):\n%s", diff)
 			}
-			if first.OwnsPane() || first.Explain()["owner"] != "fenced" {
-				t.Errorf("first host: OwnsPane %v, owner %q; want fenced", first.OwnsPane(), first.Explain()["owner"])
+			if first.OwnsPane() || first.Details()["owner"] != "fenced" {
+				t.Errorf("first host: OwnsPane %v, owner %q; want fenced", first.OwnsPane(), first.Details()["owner"])
 			}
 			tt.quit(t, second)
 			<-back
@@ -208,8 +209,8 @@ func TestFirstHostComesBackWithoutReporting(t *testing.T) {
 			if diff := cmp.Diff(s.options(t, pane), want("working", "")); diff != "" {
 				t.Errorf("after the second host quit (-got +want):\n%s", diff)
 			}
-			if !first.OwnsPane() || first.Explain()["owner"] != "holder" {
-				t.Errorf("first host: OwnsPane %v, owner %q; want holder", first.OwnsPane(), first.Explain()["owner"])
+			if !first.OwnsPane() || first.Details()["owner"] != "holder" {
+				t.Errorf("first host: OwnsPane %v, owner %q; want holder", first.OwnsPane(), first.Details()["owner"])
 			}
 		})
 	}
@@ -261,7 +262,7 @@ func TestTwoAdaptersOneProcess(t *testing.T) {
 	if err := older.Report(t.Context(), idle); err != nil {
 		t.Fatal(err)
 	}
-	if got := older.Explain()["owner"]; got != "retired" {
+	if got := older.Details()["owner"]; got != "retired" {
 		t.Errorf("older owner %q, want retired", got)
 	}
 	if diff := cmp.Diff(s.options(t, pane), want("blocked", "Waiting for approval")); diff != "" {

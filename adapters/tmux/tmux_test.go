@@ -71,8 +71,8 @@ func TestReportSetsPaneOptions(t *testing.T) {
 	if got := d.all(); len(got) != 0 {
 		t.Errorf("diagnostics %v; want none", got)
 	}
-	if e := a.Explain(); e["last_state"] != "released" || e["last_op"] != opRelease {
-		t.Errorf("Explain last_state, last_op = %q, %q; want released, release", e["last_state"], e["last_op"])
+	if e := a.Details(); e["last_state"] != "released" || e["last_op"] != opRelease {
+		t.Errorf("Details last_state, last_op = %q, %q; want released, release", e["last_state"], e["last_op"])
 	}
 }
 
@@ -163,8 +163,8 @@ func testServerKilled(t *testing.T, kill func(*testing.T, *server)) {
 	if !strings.HasPrefix(got[0].Detail, "report: exit 1: ") || strings.Contains(got[0].Detail, s.sock) {
 		t.Errorf("diagnostic %q: want \"report: exit 1: <code>\", without tmux's own words", got[0].Detail)
 	}
-	if e := a.Explain(); e["diag.protocol_rejected"] != "2" {
-		t.Errorf("Explain diag.protocol_rejected = %q; want 2 (both failures counted)", e["diag.protocol_rejected"])
+	if e := a.Details(); e["diag.protocol_rejected"] != "2" {
+		t.Errorf("Details diag.protocol_rejected = %q; want 2 (both failures counted)", e["diag.protocol_rejected"])
 	}
 	// A release finds nothing to unset: the options died with the server.
 	if err := a.Release(t.Context()); err != nil {

@@ -69,8 +69,11 @@ func (TitleDriver) Check(p adapter.Params) error {
 func applies(p adapter.Params) error {
 	// Only the session the person talks to owns the terminal: a print run,
 	// a subagent or a workflow stage must not retitle it.
-	if err := adapter.CheckHost(p.Host); err != nil {
-		return fmt.Errorf("title: %w", err)
+	if !p.Host.Interactive {
+		return fmt.Errorf("title: %w: not an interactive root session: the host is not interactive (a print, JSON or RPC run, or no UI)", adapter.ErrInactive)
+	}
+	if !p.Host.Root {
+		return fmt.Errorf("title: %w: not an interactive root session: the host is not the root session (a subagent or a workflow stage)", adapter.ErrInactive)
 	}
 	// Read the environment from Params, never from os.Getenv: it was
 	// captured once, and tests supply their own.
@@ -125,7 +128,7 @@ func titlePrefix(p adapter.Params) (string, error) {
 
 // TitleAdapter shows reports in the terminal's title. Its methods are safe
 // for concurrent use (the registry calls Report from one goroutine, but
-// Explain may run at the same time). After Close, Report and Release return
+// Details may run at the same time). After Close, Report and Release return
 // adapter.ErrClosed.
 type TitleAdapter struct {
 	mu     sync.Mutex
@@ -137,10 +140,10 @@ type TitleAdapter struct {
 }
 
 var (
-	_ adapter.Adapter   = (*TitleAdapter)(nil)
-	_ adapter.Releaser  = (*TitleAdapter)(nil) // gives the title back
-	_ adapter.Closer    = (*TitleAdapter)(nil)
-	_ adapter.Explainer = (*TitleAdapter)(nil) // shows the current title in Explain
+	_ adapter.Adapter  = (*TitleAdapter)(nil)
+	_ adapter.Releaser = (*TitleAdapter)(nil) // gives the title back
+	_ adapter.Closer   = (*TitleAdapter)(nil)
+	_ adapter.Detailer = (*TitleAdapter)(nil) // shows the current title in Explain
 )
 
 // Report sets the title to r's state and, if any, its message. r.Reason is
@@ -191,9 +194,9 @@ func (a *TitleAdapter) Close(context.Context) error {
 	return nil
 }
 
-// Explain returns the current title and the number of writes, for the
+// Details returns the current title and the number of writes, for the
 // registry's Explain.
-func (a *TitleAdapter) Explain() map[string]string {
+func (a *TitleAdapter) Details() map[string]string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return map[string]string{"title": fmt.Sprintf("%q", a.title), "writes": fmt.Sprint(a.writes)}

@@ -116,7 +116,7 @@ func TestOpen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer adapter.Close(context.Background(), a)
+			defer a.(*TitleAdapter).Close(context.Background())
 			if err := a.Report(t.Context(), adapter.Report{State: adapter.StateWorking, Reason: adapter.ReasonExecuting}); err != nil {
 				t.Fatal(err)
 			}
@@ -149,11 +149,12 @@ func TestTitles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := adapter.Release(ctx, a); err != nil {
+	ta := a.(*TitleAdapter)
+	if err := ta.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got := adapter.Explain(a)
-	if err := adapter.Close(ctx, a); err != nil {
+	got := ta.Details()
+	if err := ta.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	want := "\x1b]2;chat: working - Workflow needs attention\a" +
@@ -164,7 +165,7 @@ func TestTitles(t *testing.T) {
 		t.Errorf("titles %q; want %q", out.String(), want)
 	}
 	if got["title"] != `""` || got["writes"] != "4" {
-		t.Errorf("Explain = %v; want title \"\" and 4 writes", got)
+		t.Errorf("Details = %v; want title \"\" and 4 writes", got)
 	}
 }
 

@@ -97,7 +97,9 @@ func (d *demo) play(ctx context.Context, steps []step) error {
 		if v.Status == "done" && v.claimed() {
 			d.sawDone = true
 		}
-		if st := d.herdrStatus(); st.Details != nil {
+		// The running adapter's details; an adapter that is not open
+		// shows only its driver's preview of its setup.
+		if st := d.herdrStatus(); st.Details != nil && st.Lifecycle == registry.LifecycleActive {
 			d.details = st.Details
 		}
 		d.row(fmt.Sprintf("%.3fs", time.Since(d.start).Seconds()), s.event, report, v.String())

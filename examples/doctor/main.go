@@ -77,11 +77,13 @@
 // Before those it pings the server on HERDR_SOCKET_PATH itself (on Windows
 // the named pipe `\\.\pipe\` followed by that path), as the reporter does
 // once per claim, and prints the version and protocol of the answer and the
-// transport the reporter would use with the herdr.transport setting: with
-// "auto" the socket when the protocol is 20 or 22, the CLI otherwise. The
-// registry's Explain cannot say this here: its herdr entry shows the
-// transport in use and the server's version only once the adapter has
-// claimed the pane, and the doctor never attaches.
+// transport the reporter would use with it. The rule comes from Explain:
+// before Attach the herdr entry's details show the adapter's setup as its
+// driver previews it (the herdr.transport setting, the socket protocols it
+// speaks, the route it takes when the server answers in one of them and
+// otherwise: with "auto" the socket for protocol 20 or 22, the CLI
+// otherwise). The doctor only adds the server's answer: Explain never
+// talks to the server, and the doctor never attaches.
 //
 // # The tmux probe
 //
@@ -93,7 +95,8 @@
 // window-status-format, window-status-current-format and status-format[]
 // while the status line is on, pane-border-format while pane-border-status
 // is on) and names those that show an @<prefix>_ option (the tmux.prefix
-// setting, panestate by default). When none does, the adapter would set
+// setting, panestate by default, as the tmux entry's details in Explain
+// show it). When none does, the adapter would set
 // the pane's state but nothing would show it: the probe says so and prints
 // the lines of docs/tmux.md to add to ~/.tmux.conf, and the verdict says
 // so too. That is not a problem of the exit status: tmux still takes the

@@ -15,8 +15,8 @@ import (
 )
 
 // Section 7 of docs/embedding.md: a host's test gives its registry its own
-// recorder through Options.Drivers, never through the process-wide
-// registry.Register, so it runs again under go test -count=2.
+// recorder through Options.Drivers, a per-registry table, so it runs again
+// under go test -count=2.
 func Example_testWithRecorder() {
 	dir, err := os.MkdirTemp("", "mychat-test-") // t.TempDir() in a test
 	if err != nil {

@@ -227,7 +227,7 @@ var designed = []string{
 	"~/internal/hostflags: flag ~/registry ~/session ~/settings ~/adapter github.com/hashicorp/go-hclog@" + modHclog,
 	"~/examples/chat: os ~/registry ~/session ~/internal/hostflags ~/internal/events ~/adapters/progstatus/probe github.com/hashicorp/go-hclog@" + modHclog +
 		" github.com/mattn/go-isatty@" + modIsatty,
-	"~/internal/doctor: os/exec net ~/registry ~/settings ~/adapter ~/internal/settingsengine ~/internal/hostflags",
+	"~/internal/doctor: os/exec net ~/registry ~/settings ~/adapter ~/internal/hostflags",
 	"~/examples/doctor: os ~/internal/doctor",
 	"~/examples/customadapter: ~/registry ~/session ~/settings ~/adapter",
 	"~/examples/demo: ~/registry ~/session ~/settings ~/reducer ~/adapter ~/adapters/herdr/herdrtest github.com/hashicorp/go-hclog@" + modHclog,
@@ -347,7 +347,7 @@ func TestForbiddenImportFails(t *testing.T) {
 			name:  "tmux imports the registry",
 			lines: with("~/adapters/tmux", "~/registry"),
 			want: []string{
-				`adapters/tmux imports registry: rule "adapters/tmux" allows only adapter, session, internal/cmdrun, internal/calls, internal/claim`,
+				`adapters/tmux imports registry: rule "adapters/tmux" allows only adapter, session, internal/builtin, internal/cmdrun, internal/calls, internal/claim`,
 				`adapters/tmux depends on registry (adapters/tmux -> registry): breaks "adapters import adapter and session"`,
 				`adapters/tmux depends on registry (adapters/tmux -> registry): breaks "only registry ties everything together"`,
 			},
@@ -356,7 +356,7 @@ func TestForbiddenImportFails(t *testing.T) {
 			name:  "tmux imports herdr",
 			lines: with("~/adapters/tmux", "~/adapters/herdr"),
 			want: []string{
-				`adapters/tmux imports adapters/herdr: rule "adapters/tmux" allows only adapter, session, internal/cmdrun, internal/calls, internal/claim`,
+				`adapters/tmux imports adapters/herdr: rule "adapters/tmux" allows only adapter, session, internal/builtin, internal/cmdrun, internal/calls, internal/claim`,
 				`adapters/tmux depends on adapters/herdr (adapters/tmux -> adapters/herdr): breaks "an adapter never imports another adapter"`,
 			},
 		},

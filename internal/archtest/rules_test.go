@@ -53,8 +53,13 @@ var rules = []rule{
 
 	// The contract, and what adapter authors build on.
 	{pkg: "adapter", imports: []string{"session"}, modules: everywhere(modHclog)},
-	{pkg: "adapter/adaptertest", imports: []string{"adapter", "session"}, modules: everywhere(modGoleak)},
-	{pkg: "internal/cmdrun", imports: []string{"adapter"}, modules: everywhere(modXSys)},
+	{pkg: "adapter/adaptertest", imports: []string{"adapter", "session", "internal/optional"}, modules: everywhere(modGoleak)},
+	// The calls into the optional interfaces, with their fallbacks: the
+	// registry's machinery, not the contract.
+	{pkg: "internal/optional", imports: []string{"adapter", "session"}},
+	// The host check and the duration setting every built-in adapter shares.
+	{pkg: "internal/builtin", imports: []string{"adapter", "session"}},
+	{pkg: "internal/cmdrun", imports: []string{"adapter", "internal/builtin"}, modules: everywhere(modXSys)},
 	{pkg: "internal/calls", imports: []string{"adapter"}},
 	// Pane ownership: the pane file's lock and whether its holder runs.
 	{pkg: "internal/claim", imports: []string{"adapter", "internal/filelock", "internal/proc"}},
@@ -73,18 +78,19 @@ var rules = []rule{
 		modules: everywhere(modHclog)},
 
 	// Adapters import adapter and session (plus their own internals, the
-	// shared subprocess runner and the call gate).
+	// host check and duration setting, the shared subprocess runner and the
+	// call gate).
 	{pkg: "adapters/noop", imports: []string{"adapter", "session"}},
-	{pkg: "adapters/terminal", imports: []string{"adapter", "session"}, modules: everywhere(modHclog)},
+	{pkg: "adapters/terminal", imports: []string{"adapter", "session", "internal/builtin"}, modules: everywhere(modHclog)},
 	// progstatus asks its own probe package only for the name of the
 	// variable that hands the probe's result over, and runs one tmux
 	// client (cmdrun) inside tmux to read allow-passthrough.
-	{pkg: "adapters/progstatus", imports: []string{"adapter", "session", "internal/cmdrun", "adapters/progstatus/probe"}},
+	{pkg: "adapters/progstatus", imports: []string{"adapter", "session", "internal/builtin", "internal/cmdrun", "adapters/progstatus/probe"}},
 	// The probe imports nothing of the module, so that a host may call it
 	// (raw mode through x/sys/unix).
 	{pkg: "adapters/progstatus/probe", modules: everywhere(modXSys)},
-	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "internal/cmdrun", "internal/calls", "internal/claim"}, modules: everywhere(modHclog)},
-	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "internal/cmdrun", "internal/calls", "internal/claim", "adapters/herdr/internal/...", "internal/filelock", "internal/proc"},
+	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "internal/builtin", "internal/cmdrun", "internal/calls", "internal/claim"}, modules: everywhere(modHclog)},
+	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "internal/builtin", "internal/cmdrun", "internal/calls", "internal/claim", "adapters/herdr/internal/...", "internal/filelock", "internal/proc"},
 		modules: append(everywhere(modHclog, modXSys), only("windows", modWinio))},
 	// Herdr's socket wire, shared by the adapter and the emulator: named
 	// pipes on Windows.
@@ -112,9 +118,10 @@ var rules = []rule{
 		modules: everywhere(modHclog, modIsatty)},
 	// The doctor pings the Herdr server itself, as the reporter does (on
 	// Windows over the named pipe: go-winio); examples/doctor and
-	// panestate doctor run it. It prints outside text as adapter.Bound
-	// cleans it, as Explain does.
-	{pkg: "internal/doctor", imports: []string{"registry", "session", "settings", "adapter", "internal/hostflags", "internal/settingsengine"},
+	// panestate doctor run it. What the adapters would do it reads from
+	// Explain, never from the settings files. It prints outside text as
+	// adapter.Bound cleans it, as Explain does.
+	{pkg: "internal/doctor", imports: []string{"registry", "session", "settings", "adapter", "internal/hostflags"},
 		modules: []module{only("windows", modWinio)}},
 	{pkg: "examples/doctor", imports: []string{"internal/doctor"}},
 	// customadapter is an adapter of its own, so it imports the contract.

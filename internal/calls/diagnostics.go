@@ -69,7 +69,7 @@ func (d *Diagnostics) Reset() {
 }
 
 // AddDetails sets m["diag.<kind>"] to the count of each kind counted so far,
-// for the adapter's own Explain.
+// for the adapter's own Details.
 func (d *Diagnostics) AddDetails(m map[string]string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -31,6 +31,6 @@
 // (adapter.Params.Diagnose) and only counts the rest, until
 // [Diagnostics.Reset] starts a new claim: the adapter calls it when it
 // takes its pane afresh (its first Report after Open or Release).
-// [Diagnostics.AddDetails] puts the counts into the adapter's Explain lines as
+// [Diagnostics.AddDetails] puts the counts into the adapter's Details lines as
 // "diag.<kind>", so nothing counted is lost.
 package calls

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/builtin"
 )
 
 // The range of a "timeout" setting; see [ParseTimeout].
@@ -15,14 +15,14 @@ const (
 )
 
 // ParseTimeout reads an adapter's "timeout" setting with
-// [adapter.ParseDuration]: a Go duration string ("2s", "750ms") or a JSON
+// [builtin.ParseDuration]: a Go duration string ("2s", "750ms") or a JSON
 // number of milliseconds. Absent or null means
 // [DefaultTimeout]. A value outside [MinTimeout, MaxTimeout] (negative
 // included) is clamped, and clamped says how, for an invalid_value
 // diagnostic; it is "" otherwise. Any other value is an error, for the
 // adapter to return from Open with its own prefix.
 func ParseTimeout(raw json.RawMessage) (d time.Duration, clamped string, err error) {
-	d, err = adapter.ParseDuration("timeout", raw, DefaultTimeout)
+	d, err = builtin.ParseDuration("timeout", raw, DefaultTimeout)
 	switch {
 	case err != nil:
 		return 0, "", err

@@ -21,7 +21,6 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/internal/hostflags"
-	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/registry"
 )
 
@@ -121,11 +120,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 		probeGiven = probeGiven || f.Name == "probe"
 		appGiven = appGiven || f.Name == "app"
 	})
+	// What the adapters would do comes from the explanation (their
+	// drivers' previews); the probes only ask the workspaces.
 	if *probe && (inHerdr || probeGiven) {
-		rep.Probe = probeHerdr(ctx, env, herdrTransport(opts))
+		rep.Probe = probeHerdr(ctx, env, routeOf(details(rep.Explanation, "herdr")))
 	}
 	if *probe && tmuxVar != "" {
-		rep.TmuxProbe = probeTmux(ctx, env, sectionString(opts, "tmux", "prefix", defaultTmuxPrefix))
+		rep.TmuxProbe = probeTmux(ctx, env, cmp.Or(details(rep.Explanation, "tmux")["prefix"], defaultTmuxPrefix))
 	}
 	// The problems each probe found, by adapter name.
 	problems := map[string][]string{}
@@ -255,10 +256,11 @@ type herdrProbe struct {
 	// HERDR_SOCKET_PATH (the question the reporter asks once per claim);
 	// nil when that variable is unset.
 	Ping *serverPing `json:"ping,omitempty"`
-	// Transport is the "transport" setting (auto, socket or cli);
-	// TransportUsed the route the reporter would take with it and this
-	// server ("socket" or "cli", "" for an invalid setting), and
-	// TransportWhy why.
+	// Transport is the "transport" setting (auto, socket or cli), as the
+	// herdr adapter's details in the explanation show it; TransportUsed the
+	// route the reporter would take with it and this server ("socket",
+	// "cli", "none" when every report would fail, "" when the explanation
+	// shows no route), and TransportWhy why.
 	Transport     string `json:"transport"`
 	TransportUsed string `json:"transport_used,omitempty"`
 	TransportWhy  string `json:"transport_why,omitempty"`
@@ -267,64 +269,71 @@ type herdrProbe struct {
 	Problems []string `json:"problems,omitempty"`
 }
 
-// transportInUse says which route the reporter would take with the
-// "transport" setting and the server's answer to a ping, and why; problem
-// is set when that route cannot deliver (the socket setting and a server
-// that does not answer in a protocol the reporter speaks) or the setting
-// is invalid. With auto, a server that does not answer leaves the CLI,
-// whose own failure the status check reports.
-func transportInUse(setting string, pong serverPing) (used, why, problem string) {
-	known := pong.Error == "" && slices.Contains(knownProtocols, pong.Protocol)
-	switch setting {
-	case "cli":
-		return "cli", "the setting; it never dials the socket", ""
-	case "socket":
-		switch {
-		case pong.Error != "":
-			return "socket", "the setting, but the ping failed: " + pong.Error,
-				"transport socket: the server does not answer on HERDR_SOCKET_PATH (" + pong.Error + ")"
-		case !known:
-			return "socket", fmt.Sprintf("the setting, but the server speaks protocol %d", pong.Protocol),
-				fmt.Sprintf("transport socket: the server speaks protocol %d, not 20 or 22: every report would fail (protocol_mismatch)", pong.Protocol)
+// details returns the details the explanation shows for the adapter name:
+// before Attach, the setup its driver previews (adapter.Previewer); nil
+// when it shows none (the adapter does not apply here, or its settings
+// would make it fail to open: the explanation says why).
+func details(e registry.Explanation, name string) map[string]string {
+	for _, a := range e.Adapters {
+		if a.Name == name {
+			return a.Details
 		}
-		return "socket", fmt.Sprintf("the setting; the server speaks protocol %d", pong.Protocol), ""
-	case "auto":
-		switch {
-		case pong.Error != "":
-			return "cli", "the ping failed (" + pong.Error + "), and the CLI reports why as Herdr words it", ""
-		case !known:
-			return "cli", fmt.Sprintf("protocol %d is not one it speaks (20, 22); the CLI may be", pong.Protocol), ""
-		}
-		return "socket", fmt.Sprintf("protocol %d is one it speaks", pong.Protocol), ""
 	}
-	return "", fmt.Sprintf("%q is not auto, socket or cli", adapter.Bound(setting, 40)),
-		fmt.Sprintf("herdr.transport %q is not auto, socket or cli: the adapter would not open", adapter.Bound(setting, 40))
+	return nil
 }
 
-// herdrTransport reads the herdr section's "transport" setting from the
-// settings files the registry options name: "auto" when none sets it.
-func herdrTransport(ro registry.Options) string {
-	return sectionString(ro, "herdr", "transport", "auto")
+// herdrRoute is how the Herdr adapter picks its transport, as its details
+// say: the "transport" setting, the socket protocols it speaks, and the
+// route it takes when the server answers a ping in one of them and
+// otherwise ("socket", "cli", or "none": every report fails). known is
+// false when the details say nothing of it.
+type herdrRoute struct {
+	setting, speaks, otherwise string
+	protocols                  []int
+	known                      bool
 }
 
-// sectionString reads the string setting key of section from the settings
-// files the registry options name: def when none sets it, or when it is
-// not a string (the explanation shows that settings error).
-func sectionString(ro registry.Options, section, key, def string) string {
-	opts := settingsengine.FromHost(ro.App, ro.Settings)
-	// Only that key: the registry, which reads every adapter's section,
-	// has already warned about the rest.
-	opts.Sections = []settingsengine.Section{{Name: section, Keys: []string{key}}}
-	s, err := settingsengine.Load(opts)
-	if err != nil {
-		return def // the explanation shows the settings error
+// routeOf reads the Herdr adapter's route from its details.
+func routeOf(d map[string]string) herdrRoute {
+	r := herdrRoute{setting: d["transport"], speaks: d["route_speaks"], otherwise: d["route_otherwise"]}
+	for f := range strings.FieldsSeq(d["transport_protocols"]) {
+		if n, err := strconv.Atoi(f); err == nil {
+			r.protocols = append(r.protocols, n)
+		}
 	}
-	var values map[string]json.RawMessage
-	var v string
-	if raw := s.Section(section); raw != nil && json.Unmarshal(raw, &values) == nil && json.Unmarshal(values[key], &v) == nil {
-		return v
+	r.known = r.setting != "" && r.speaks != "" && r.otherwise != ""
+	return r
+}
+
+// routeNone is the route of a report that would fail.
+const routeNone = "none"
+
+// transportInUse says which route the reporter would take, by the rule
+// its details give, with the server's answer to the doctor's ping, and
+// why; problem is set when no route would deliver.
+func transportInUse(r herdrRoute, pong serverPing) (used, why, problem string) {
+	if !r.known {
+		return "", "the explanation shows no route for the herdr adapter (see why above)", ""
 	}
-	return def
+	spoken := make([]string, len(r.protocols))
+	for i, n := range r.protocols {
+		spoken[i] = strconv.Itoa(n)
+	}
+	speaks := strings.Join(spoken, " or ")
+	switch {
+	case r.speaks == r.otherwise:
+		used, why = r.speaks, "the setting; the server's answer does not change it"
+	case pong.Error == "" && slices.Contains(r.protocols, pong.Protocol):
+		used, why = r.speaks, fmt.Sprintf("protocol %d is one it speaks", pong.Protocol)
+	case pong.Error != "":
+		used, why = r.otherwise, "the ping failed ("+pong.Error+")"
+	default:
+		used, why = r.otherwise, fmt.Sprintf("protocol %d is not one it speaks (%s)", pong.Protocol, speaks)
+	}
+	if used == routeNone {
+		problem = fmt.Sprintf("transport %s: %s: every report would fail", adapter.Bound(r.setting, 40), why)
+	}
+	return used, why, problem
 }
 
 // serverStatus is the part of `herdr status --json` the doctor reads.
@@ -337,10 +346,11 @@ type serverStatus struct {
 	Socket     string  `json:"socket"`
 }
 
-// probeHerdr looks at the Herdr installation env points to. It runs only
-// read-only commands.
-func probeHerdr(ctx context.Context, env []string, transport string) *herdrProbe {
-	p := &herdrProbe{Variables: map[string]string{}, Transport: transport}
+// probeHerdr looks at the Herdr installation env points to, and says
+// which transport the reporter would take by route, the rule the adapter's
+// details give. It runs only read-only commands.
+func probeHerdr(ctx context.Context, env []string, route herdrRoute) *herdrProbe {
+	p := &herdrProbe{Variables: map[string]string{}, Transport: route.setting}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(k, "HERDR_") {
@@ -364,7 +374,7 @@ func probeHerdr(ctx context.Context, env []string, transport string) *herdrProbe
 		pong := ping(ctx, socket)
 		p.Ping = &pong
 		var problem string
-		p.TransportUsed, p.TransportWhy, problem = transportInUse(transport, pong)
+		p.TransportUsed, p.TransportWhy, problem = transportInUse(route, pong)
 		if problem != "" {
 			p.Problems = append(p.Problems, problem)
 		}
@@ -548,7 +558,8 @@ func readFormats(out, prefix string) []string {
 }
 
 // defaultTmuxPrefix is the tmux adapter's default prefix
-// (tmux.DefaultPrefix).
+// (tmux.DefaultPrefix), for when the explanation shows no tmux details
+// (the adapter does not apply here; the probe still looks).
 const defaultTmuxPrefix = "panestate"
 
 // tmuxConfLines are what the doctor suggests when no format shows the
@@ -694,8 +705,11 @@ func (p *herdrProbe) String() string {
 		fmt.Fprintf(&b, "  ping: Herdr %s, protocol %d\n", orUnknown(p.Ping.Version), p.Ping.Protocol)
 	}
 	if p.Ping != nil {
-		used := cmp.Or(p.TransportUsed, "nothing")
-		fmt.Fprintf(&b, "  transport: %s, so the reporter would use %s: %s\n", safe(p.Transport), used, safe(p.TransportWhy))
+		used := p.TransportUsed
+		if used == "" || used == routeNone {
+			used = "nothing"
+		}
+		fmt.Fprintf(&b, "  transport: %s, so the reporter would use %s: %s\n", safe(cmp.Or(p.Transport, "(unknown)")), safe(used), safe(p.TransportWhy))
 	}
 	if p.BinProblem != "" {
 		fmt.Fprintf(&b, "  binary: %s\n", safe(p.BinProblem))

@@ -769,7 +769,7 @@ func TestTransport(t *testing.T) {
 			name: "cli at 0.9.3", version: herdrtest.Version093, setting: "cli", wantCode: exitReports,
 			want: []string{
 				"  ping: Herdr 0.9.3, protocol 22\n",
-				"  transport: cli, so the reporter would use cli: the setting; it never dials the socket\n",
+				"  transport: cli, so the reporter would use cli: the setting; the server's answer does not change it\n",
 			},
 			wantProbe: herdrProbe{Ping: &serverPing{Version: "0.9.3", Protocol: 22}, Transport: "cli", TransportUsed: "cli"},
 		},
@@ -777,23 +777,35 @@ func TestTransport(t *testing.T) {
 			name: "auto and an unknown protocol", version: herdrtest.Version082, fault: herdrtest.Fault{ProtocolMismatch: 19}, wantCode: exitNone,
 			want: []string{
 				"  ping: Herdr 0.8.2, protocol 19\n",
-				"  transport: auto, so the reporter would use cli: protocol 19 is not one it speaks (20, 22); the CLI may be\n",
+				"  transport: auto, so the reporter would use cli: protocol 19 is not one it speaks (20 or 22)\n",
 			},
 			wantProbe: herdrProbe{Ping: &serverPing{Version: "0.8.2", Protocol: 19}, Transport: "auto", TransportUsed: "cli"},
 		},
 		{
 			name: "socket and an unknown protocol", version: herdrtest.Version093, setting: "socket", fault: herdrtest.Fault{ProtocolMismatch: 23}, wantCode: exitNone,
 			want: []string{
-				"  transport: socket, so the reporter would use socket: the setting, but the server speaks protocol 23\n",
-				"  problem: transport socket: the server speaks protocol 23, not 20 or 22: every report would fail (protocol_mismatch)\n",
+				"  transport: socket, so the reporter would use nothing: protocol 23 is not one it speaks (20 or 22)\n",
+				"  problem: transport socket: protocol 23 is not one it speaks (20 or 22): every report would fail\n",
 			},
-			wantProbe: herdrProbe{Ping: &serverPing{Version: "0.9.3", Protocol: 23}, Transport: "socket", TransportUsed: "socket"},
+			wantProbe: herdrProbe{Ping: &serverPing{Version: "0.9.3", Protocol: 23}, Transport: "socket", TransportUsed: "none"},
 		},
 		{
 			name: "socket and no server", version: herdrtest.Version082, setting: "socket", stop: true, wantCode: exitNone,
 			want: []string{
 				"  ping: failed: cannot connect: ",
-				"  problem: transport socket: the server does not answer on HERDR_SOCKET_PATH (cannot connect: ",
+				"  transport: socket, so the reporter would use nothing: the ping failed (cannot connect: ",
+				"  problem: transport socket: the ping failed (cannot connect: ",
+			},
+		},
+		{
+			// The route comes from the herdr adapter's details in the
+			// explanation: a setting that keeps it from opening leaves
+			// none, and the explanation says why.
+			name: "an invalid setting", version: herdrtest.Version093, setting: "pigeon", wantCode: exitNone,
+			want: []string{
+				"  ping: Herdr 0.9.3, protocol 22\n",
+				"  transport: (unknown), so the reporter would use nothing: the explanation shows no route for the herdr adapter (see why above)\n",
+				`herdr: settings: transport "pigeon" is not auto, socket or cli`,
 			},
 		},
 		{

@@ -18,11 +18,6 @@ const pingTimeout = 2 * time.Second
 // maxPong bounds what is read of the server's answer, as the reporter does.
 const maxPong = 64 << 10
 
-// knownProtocols are the socket protocols the reporter speaks (Herdr 0.8.x
-// and 0.9.x): with transport "auto" it uses the socket for these, the CLI
-// otherwise.
-var knownProtocols = []int{20, 22}
-
 // serverPing is what the Herdr server answered to the doctor's ping on its
 // socket, the same question the reporter asks once per claim.
 type serverPing struct {

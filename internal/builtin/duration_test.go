@@ -1,4 +1,4 @@
-package adapter
+package builtin
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package adapter
+package builtin
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/panestate/panestate/adapter"
 )
 
 // ParseDuration reads the duration setting key of an adapter's settings
@@ -28,7 +30,7 @@ func ParseDuration(key string, raw json.RawMessage, def time.Duration) (time.Dur
 		}
 		d, err := time.ParseDuration(s)
 		if err != nil {
-			return 0, fmt.Errorf("%s %q is not a duration (want e.g. %q or a number of milliseconds)", key, Bound(s, 40), def.String())
+			return 0, fmt.Errorf("%s %q is not a duration (want e.g. %q or a number of milliseconds)", key, adapter.Bound(s, 40), def.String())
 		}
 		return d, nil
 	}
