@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -51,6 +52,9 @@ type Adapter struct {
 	// Used only by the call in progress (under op).
 	pinged bool // the server answered a ping in this claim
 	probed bool // the cli mode checked the server's user in this claim
+	// The file at the socket path when the last report was made, or nil
+	// (see serverRestarted).
+	serverFile os.FileInfo
 
 	mu           sync.Mutex
 	abandon      context.CancelFunc // cancels the Report in flight, if any
@@ -485,6 +489,13 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 func (a *Adapter) exchange(ctx context.Context, call *claim.Call, op Op, r adapter.Report, deadline time.Time) error {
 	if isWithdrawn(ctx) {
 		return a.finish(op, r, 0, nil, errWithdrawn)
+	}
+	if op == OpReport && a.serverRestarted() {
+		// A new server holds nothing of this claim: start it over, so that
+		// this report carries the session identity and the resume argv
+		// follows it, as after a call that found no server.
+		a.startClaim()
+		a.log.Debug("herdr server restarted: the claim starts over", "pane", a.pane)
 	}
 	t, err := a.transportFor(ctx, deadline, op)
 	if err != nil {
