@@ -121,6 +121,7 @@ type lease struct {
 	freed  chan struct{} // closed (and replaced) when holder is given up
 	mark   uint64        // the newest sequence number this process took
 	file   *os.File      // the pane file, open for the life of the process, or nil
+	call   *os.File      // the call lock's file, likewise, or nil (see Call.End)
 }
 
 type leaseKey struct {
@@ -260,6 +261,10 @@ type Call struct {
 	rec record
 	tok token // the busy token written for this call
 	f   *os.File
+	cf  *os.File // the call lock's file, or nil
+	// held is whether the call holds the call lock, which other processes
+	// see as the call in flight (see End).
+	held bool
 
 	// Send is whether the caller may make its call. When false (Stale),
 	// the caller sends nothing, reports one stale_owner diagnostic naming
@@ -379,7 +384,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	}
 	l.mu.Lock()
 	retired := l.holder != c.tok.Gen // a newer claim came while this one waited
-	f := l.file
+	f, cf := l.file, l.call
 	l.mu.Unlock()
 	if retired {
 		call.By = byNewer
@@ -397,11 +402,15 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		if f, err = openPaneFile(c.dir, c.key); err != nil {
 			call.FileErr = err
 		} else {
+			// Without the call lock's file (a link planted in its place,
+			// say), calls clear their mark at End instead: slower, as safe.
+			cf, _ = openCallFile(c.dir, c.key)
 			l.mu.Lock()
-			l.file = f
+			l.file, l.call = f, cf
 			l.mu.Unlock()
 		}
 	}
+	call.cf = cf
 	if f != nil {
 		if err := c.lockFile(ctx, closed, call, f, opts); err != nil {
 			<-l.slot
@@ -411,6 +420,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	if f != nil && call.f != nil {
 		if !c.decide(call, opts.Op, fresh) {
 			call.unlockFile()
+			call.unlockCall()
 			c.refused(opts.Op, true)
 			return call, nil
 		}
@@ -440,6 +450,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		if opts.Op == Report {
 			call.rec.holder = c.tok
 		}
+		call.rec.locked = call.lockCall()
 		wrote := call.write()
 		call.unlockFile()
 		if opts.Op == Report {
@@ -516,6 +527,8 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			switch {
 			case busy.IsZero(), busy.ours():
 				return nil
+			case rec.locked && call.lockCall():
+				return nil // the call's process let the call lock go: the call ended
 			case uint64(max(now.UnixMilli(), 0)) >= rec.until, !now.Before(opts.Wait), !busy.alive():
 				call.Overtook = true // a call that did not end by its deadline, or ours
 				return nil
@@ -631,29 +644,41 @@ func (call *Call) unlockFile() {
 
 // End ends the call. delivered says whether the workspace took it: a
 // delivered release gives the pane up (in the process and in the pane
-// file), waking an older claim of this process that waits for it. When
-// another process took the pane while this call was in flight, the claim
-// is fenced. End must be called once per Begin.
+// file), waking an older claim of this process that waits for it. End must
+// be called once per Begin.
+//
+// A call that holds the call lock (a second file beside the pane file,
+// locked by Begin while it writes the call's mark and let go here) leaves
+// the pane file as it is: another process that finds the call's mark tries
+// the call lock, and a free one says that the call ended. So a report costs
+// the pane file one short critical section, not two. Only a delivered
+// release, once per claim, clears the mark and the holder under the pane
+// file's lock. A call without the call lock (its file could not be opened,
+// or a stopped process that was taken over still holds it) clears its mark
+// under the pane file's lock, and when another process took the pane while
+// it was in flight, the claim is fenced at once; otherwise the claim
+// learns it at its next call or look at the file.
 func (call *Call) End(delivered bool) {
 	c, l := call.c, call.c.l
 	if !call.Send {
 		return // Begin let the slot go
 	}
 	released := delivered && call.op == Release
-	if call.f != nil && call.relock() {
+	if call.f != nil && (released || !call.held) && call.relock() {
 		switch {
 		case call.rec.busy != call.tok:
 			// Another process took the pane while this call was in flight.
 			c.supersede(true)
 		case released && call.rec.holder.ours():
-			call.rec.busy, call.rec.until, call.rec.holder = token{}, 0, token{}
+			call.rec.busy, call.rec.until, call.rec.holder, call.rec.locked = token{}, 0, token{}, false
 			call.write()
 		default:
-			call.rec.busy, call.rec.until = token{}, 0
+			call.rec.busy, call.rec.until, call.rec.locked = token{}, 0, false
 			call.write()
 		}
 		call.unlockFile()
 	}
+	call.unlockCall()
 	if released {
 		c.claimed = false
 	}
@@ -662,6 +687,24 @@ func (call *Call) End(delivered bool) {
 	<-l.slot
 	if released {
 		c.free()
+	}
+}
+
+// lockCall takes the call lock, if the call does not hold it yet, without
+// waiting, and reports whether the call holds it.
+func (call *Call) lockCall() bool {
+	if !call.held && call.cf != nil {
+		ok, err := filelock.TryLockFile(call.cf)
+		call.held = ok && err == nil
+	}
+	return call.held
+}
+
+// unlockCall lets the call lock go, if the call holds it.
+func (call *Call) unlockCall() {
+	if call.held {
+		filelock.UnlockFile(call.cf)
+		call.held = false
 	}
 }
 

@@ -60,12 +60,24 @@
 // named by a hash of the Key. It holds one fixed-size line: the newest
 // sequence number, the claim that holds the pane (process, pid, generation)
 // and the call in flight with its deadline. It is locked (flock, LockFileEx)
-// only for the moment of reading and writing that line, twice per call,
-// never across the call itself, so a stopped process cannot keep others
-// out by holding the lock for the length of a call.
+// only for the moment of reading and writing that line, once per call (a
+// release, once per claim, takes it a second time to clear the line), never
+// across the call itself, so a stopped process cannot keep others out by
+// holding it for the length of a call.
+//
+// Beside it, a second file of the same name ending in .call carries the
+// call lock: Begin takes it (without waiting) as it writes the call's mark,
+// and End lets it go and writes nothing. Another process that finds the
+// mark tries the call lock: a free one means the call ended (or its process
+// exited), a held one that the call is in flight. A process that takes the
+// pane from a call that does not end by its deadline (a stopped process,
+// which keeps its call lock) makes its call without the call lock, and
+// clears its mark under the pane file's lock at End, as every call does
+// when the call lock's file cannot be used; calls go on that way until the
+// stopped process lets the lock go.
 //
 // The directory is created 0700 and must be a directory of this user that
-// gives group and others nothing; the file is opened without following a
+// gives group and others nothing; each file is opened without following a
 // symbolic link (O_NOFOLLOW on Unix; on Windows, where there is no such
 // flag, checked with Lstat before and after the open) and must be a
 // regular 0600 file of this user. Anything else is refused with an error
