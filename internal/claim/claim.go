@@ -182,6 +182,7 @@ type Claim struct {
 	superseded bool // a newer claim took the pane; OnFree is due once it is free
 	named      bool // the last sent Report wrote this claim into the pane file
 	watching   bool
+	yielded    bool          // the last OnFree's take-back yielded (see BeginOptions.Yield)
 	kick       chan struct{} // wakes the watch (buffered, one)
 	stop       chan struct{}
 	wg         sync.WaitGroup
@@ -275,6 +276,9 @@ type Call struct {
 	// report after New or Release, or one taking the pane back): per-claim
 	// state (diagnostics, what goes once per claim) starts over.
 	Claimed bool
+	// Yielded is whether a Yield call was refused because another
+	// process's call was in flight; the OnFree watch tries again.
+	Yielded bool
 	// Overtook is whether another process's call was still in flight and
 	// did not end by its deadline or the wait's (a stopped process): this
 	// call took the pane from it.
@@ -315,6 +319,14 @@ type BeginOptions struct {
 	// in flight on the pane, before the pane file is read: for tests and
 	// traces.
 	OnSlot func()
+	// Yield is for a call that nobody waits for, such as the report an
+	// OnFree sends to take the pane back: it does not wait for another
+	// process's call in flight. Begin then refuses it at once (Send false,
+	// Yielded true), and the OnFree watch calls OnFree again at its next
+	// look that finds the pane free, so that take-backs never queue ahead
+	// of the calls of the processes that use the pane (a release among
+	// them, with its short budget).
+	Yield bool
 	// OnClaim, when set, is called once the claim within the process is
 	// decided (the claim holds the pane here, or was refused by a newer
 	// one), before any waiting: for tests and traces.
@@ -414,6 +426,11 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	if f != nil {
 		if err := c.lockFile(ctx, closed, call, f, opts); err != nil {
 			<-l.slot
+			if err == errYield {
+				c.yield()
+				call.By, call.Yielded, call.Claimed = byOtherProcess, true, false
+				return call, nil
+			}
 			return nil, err
 		}
 	}
@@ -483,6 +500,21 @@ func (l *lease) waitSlot(ctx, closed context.Context, wait time.Time) error {
 	}
 }
 
+// errYield is lockFile's error for a Yield call that found another
+// process's call in flight.
+var errYield = errors.New("claim: another process's call is in flight")
+
+// yield records a Yield call refused because another process's call was in
+// flight: the take-back is due again, at the watch's next look (not at
+// once: the watch is not woken, so that it does not spin while that call
+// lasts).
+func (c *Claim) yield() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.superseded = c.wants
+	c.yielded = true
+}
+
 // refused records a refused call: a report is superseded (OnFree is
 // armed), a release gives the claim up. The slot, if held, is let go.
 func (c *Claim) refused(op Op, slot bool) {
@@ -535,6 +567,9 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			}
 			filelock.UnlockFile(f)
 			call.f = nil
+			if opts.Yield {
+				return errYield
+			}
 		} else if !time.Now().Before(opts.Wait) {
 			return ErrBusy // held for a moment by a process that stopped there
 		}
@@ -854,7 +889,9 @@ func (c *Claim) watchLoop() {
 			c.supersede(false)
 		case due && c.takeBack():
 			c.onFree()
-			continue // look again at once: the take-back may have been refused
+			if !c.tookYield() {
+				continue // look again at once: the take-back may have been refused
+			}
 		}
 		select {
 		case <-c.stop:
@@ -863,6 +900,16 @@ func (c *Claim) watchLoop() {
 		case <-tick:
 		}
 	}
+}
+
+// tookYield reports whether the take-back of the last OnFree yielded to
+// another process's call, and forgets it.
+func (c *Claim) tookYield() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	y := c.yielded
+	c.yielded = false
+	return y
 }
 
 // takeBack clears the due OnFree, and reports whether it is still due.

@@ -286,6 +286,55 @@ func TestCallLockTellsTheCallEnded(t *testing.T) {
 	}
 }
 
+// TestTakeBackYields: a take-back (a Yield call from OnFree) that finds
+// another process's call in flight does not wait for it: it is refused at
+// once, and OnFree comes again, at a later look, until the pane is free
+// and the take-back goes out.
+func TestTakeBackYields(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	type result struct{ sent, yielded bool }
+	results := make(chan result, 100)
+	var c *Claim
+	c = New(k, Options{Dir: dir, OnFree: func() {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel() // a call that waited would end with ctx's error
+		now := time.Now()
+		call, err := c.Begin(ctx, context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Hour),
+			Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli()), Yield: true})
+		if err != nil {
+			t.Errorf("take-back: %v, want no wait", err)
+			results <- result{}
+			return
+		}
+		call.End(call.Send)
+		results <- result{call.Send, call.Yielded}
+	}})
+	defer c.Close()
+	do(t, c, Report)
+	// Another process took the pane and its release is in flight: the
+	// record names no holder, and its call is marked.
+	other := token{Process: 0xfeed, PID: os.Getppid(), Gen: 1}
+	r := record{seq: 1_000_000_000_000_000, busy: other, until: uint64(time.Now().Add(time.Hour).UnixMilli())}
+	path := filepath.Join(dir, FileName(k))
+	writeRecord(t, path, r)
+	if got := <-results; got.sent || !got.yielded {
+		t.Fatalf("take-back during the other's call: sent %v yielded %v, want yielded", got.sent, got.yielded)
+	}
+	r.busy, r.until = token{}, 0 // the release ended
+	writeRecord(t, path, r)
+	for got := range results {
+		if got.sent {
+			break
+		}
+		if !got.yielded {
+			t.Fatalf("take-back: sent %v yielded %v, want one or the other", got.sent, got.yielded)
+		}
+	}
+	if got := readRecord(t, path).holder; got != c.holderToken() {
+		t.Errorf("holder %v after the take-back, want %v", got, c.holderToken())
+	}
+}
+
 // TestOvertakesACallThatDoesNotMove: another process's call that is still
 // in flight past the wait (a stopped process) is taken over, with a number
 // above the other's; a wait ended by ctx returns ctx's error.
@@ -407,7 +456,14 @@ func writeRecord(t *testing.T, path string, r record) {
 	t.Helper()
 	var b [recordLen]byte
 	r.marshal(&b)
-	if err := os.WriteFile(path, b[:], 0o600); err != nil {
+	// In place, as the package writes it: a truncation would show the
+	// watch an empty file (a free pane) for a moment.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(b[:], 0); err != nil {
 		t.Fatal(err)
 	}
 }

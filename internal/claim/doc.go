@@ -16,7 +16,8 @@
 //   - It takes the pane back when the newer claim has released it, was
 //     closed, or its process exited: at its next call, and by itself
 //     through [Options.OnFree], which the adapter uses to send its last
-//     report again. A claim learns that it was superseded whether or not
+//     report again (a [BeginOptions.Yield] call: it never waits for
+//     another process's call, and is tried again at the watch's next look). A claim learns that it was superseded whether or not
 //     it makes a call meanwhile (an agent whose state does not change makes
 //     none): a newer claim of this process tells it at once, and it reads
 //     the pane file every 200 ms to learn it from another process,

@@ -88,3 +88,31 @@ func mkdir(t *testing.T, dir string, mode os.FileMode) {
 		t.Fatal(err)
 	}
 }
+
+// TestCallFileRefused: a symbolic link planted at the call lock's path is
+// not followed (its target is neither created, written nor locked), and
+// the calls go on without the call lock, clearing their marks in the pane
+// file after each call.
+func TestCallFileRefused(t *testing.T) {
+	k, dir := newKey(t), filepath.Join(t.TempDir(), "state")
+	mkdir(t, dir, 0o700)
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, callFileName(k))); err != nil {
+		t.Fatal(err)
+	}
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	call := do(t, c, Report)
+	if !call.Send || call.held {
+		t.Errorf("Send %v held %v, want sent without the call lock", call.Send, call.held)
+	}
+	if got := readRecord(t, filepath.Join(dir, FileName(k))); !got.busy.IsZero() || got.locked {
+		t.Errorf("record %v after the call, want its mark cleared", got)
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "precious\n" {
+		t.Errorf("the link's target now holds %q, %v", b, err)
+	}
+}
