@@ -276,6 +276,11 @@ type Call struct {
 	// report after New or Release, or one taking the pane back): per-claim
 	// state (diagnostics, what goes once per claim) starts over.
 	Claimed bool
+	// waitFor is the call of another process that a release waits for,
+	// and behind whether that call ended: the release is then refused (see
+	// Claim.behind).
+	waitFor token
+	behind  bool
 	// Yielded is whether a Yield call was refused because another
 	// process's call was in flight; the OnFree watch tries again.
 	Yielded bool
@@ -327,6 +332,9 @@ type BeginOptions struct {
 	// of the calls of the processes that use the pane (a release among
 	// them, with its short budget).
 	Yield bool
+	// OnWaitFile, when set, is called each time the call starts to wait
+	// for another process's call in flight: for tests and traces.
+	OnWaitFile func()
 	// OnClaim, when set, is called once the claim within the process is
 	// decided (the claim holds the pane here, or was refused by a newer
 	// one), before any waiting: for tests and traces.
@@ -556,6 +564,10 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			call.rec = rec
 			busy := rec.busy
 			now := time.Now()
+			if !call.waitFor.IsZero() && (busy != call.waitFor || rec.locked && call.lockCall()) {
+				call.behind = true // the call it waited for ended: see behind
+				return nil
+			}
 			switch {
 			case busy.IsZero(), busy.ours():
 				return nil
@@ -565,8 +577,14 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 				call.Overtook = true // a call that did not end by its deadline, or ours
 				return nil
 			}
+			if opts.Op == Release && call.waitFor.IsZero() && c.behind(rec) {
+				call.waitFor = busy
+			}
 			filelock.UnlockFile(f)
 			call.f = nil
+			if opts.OnWaitFile != nil {
+				opts.OnWaitFile()
+			}
 			if opts.Yield {
 				return errYield
 			}
@@ -587,10 +605,30 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 	}
 }
 
+// behind reports whether a release of c that finds rec's busy call of
+// another process in flight is refused once that call ends, whatever is in
+// flight then: that call took the pane from c (rec names its live process
+// as the holder), or it is that process's own release (rec names nobody;
+// c's release would release nothing more). Such a release waits for that
+// one call only (Call.waitFor), as long as any call (its deadline, the
+// release's wait: a stopped process is still taken over), and not for the
+// calls that the other processes start after it: without this, a quitting
+// process's release, with its short budget, waited in line with them, only
+// to be refused.
+func (c *Claim) behind(rec record) bool {
+	h := rec.holder
+	return h != c.tok && !h.ours() && (h.IsZero() || h.alive())
+}
+
 // decide applies the cross-process rules to the record read. It reports
 // whether the call may be made; when not, the claim is fenced.
 func (c *Claim) decide(call *Call, op Op, fresh bool) bool {
 	h := call.rec.holder
+	if call.behind {
+		c.supersede(true)
+		call.By = byOtherProcess
+		return false
+	}
 	switch {
 	case h == c.tok, call.Overtook, h.IsZero(), h.ours(), op == Report && fresh, !h.alive():
 		if op == Report && h != c.tok && !h.ours() {

@@ -335,6 +335,60 @@ func TestTakeBackYields(t *testing.T) {
 	}
 }
 
+// TestReleaseWaitsForOneCall: a release that finds another process's call
+// in flight, which took the pane or is that process's release, waits for
+// that call only: once it ends, the release is refused at once, although
+// another call of that process is in flight by then.
+func TestReleaseWaitsForOneCall(t *testing.T) {
+	tests := []struct {
+		name   string
+		holder bool // the record names the other process as the holder
+	}{
+		{name: "the other took the pane", holder: true},
+		{name: "the other is releasing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			c := New(k, Options{Dir: dir})
+			defer c.Close()
+			do(t, c, Report)
+			path := filepath.Join(dir, FileName(k))
+			first := token{Process: 0xfeed, PID: os.Getppid(), Gen: 1}
+			r := record{seq: 1_000_000_000_000_000, busy: first, until: uint64(time.Now().Add(time.Hour).UnixMilli())}
+			if tt.holder {
+				r.holder = first
+			}
+			writeRecord(t, path, r)
+			waiting := make(chan struct{}, 100)
+			type result struct {
+				call *Call
+				err  error
+			}
+			done := make(chan result, 1)
+			go func() {
+				call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Release, Wait: time.Now().Add(time.Hour),
+					Budget: time.Second, OnWaitFile: func() { waiting <- struct{}{} }})
+				done <- result{call, err}
+			}()
+			<-waiting
+			// The first call ends; the next one of that process is in
+			// flight, and holds the pane.
+			r.seq++
+			r.busy.Gen, r.holder = 2, token{Process: 0xfeed, PID: os.Getppid(), Gen: 2}
+			writeRecord(t, path, r)
+			got := <-done
+			if got.err != nil {
+				t.Fatalf("Begin: %v, want a refusal", got.err)
+			}
+			got.call.End(false)
+			if got.call.Send || got.call.By != byOtherProcess {
+				t.Errorf("Send %v By %q, want refused by %q", got.call.Send, got.call.By, byOtherProcess)
+			}
+		})
+	}
+}
+
 // TestOvertakesACallThatDoesNotMove: another process's call that is still
 // in flight past the wait (a stopped process) is taken over, with a number
 // above the other's; a wait ended by ctx returns ctx's error.
