@@ -28,7 +28,10 @@
 //     process is waited for up to its own deadline or the caller's wait,
 //     whichever comes first: a process stopped in the middle of a call
 //     (Ctrl-Z, SIGSTOP) holds the pane no longer than that, and the caller
-//     takes the pane from it with a higher number.
+//     takes the pane from it with a higher number. A release that finds a
+//     call of another process that took the pane (or is releasing it)
+//     waits for that call only, and is then refused: it does not wait in
+//     line with the calls started after it.
 //
 // # Using it
 //
