@@ -38,13 +38,7 @@ func (p *ReportAgentParams) appendJSON(b []byte) ([]byte, bool) {
 	if !p.State.Valid() {
 		return b, false // encoding/json's error
 	}
-	ok := true
-	b = append(b, `{"pane_id":`...)
-	b, ok = appendString(b, p.PaneID, ok)
-	b = append(b, `,"source":`...)
-	b, ok = appendString(b, p.Source, ok)
-	b = append(b, `,"agent":`...)
-	b, ok = appendString(b, p.Agent, ok)
+	b, ok := appendAgentTarget(b, p.PaneID, p.Source, p.Agent)
 	b = append(b, `,"state":"`...)
 	b = append(b, p.State...)
 	b = append(b, '"')
@@ -78,18 +72,24 @@ func (p *ReportAgentParams) appendJSON(b []byte) ([]byte, bool) {
 }
 
 func (p *ReleaseAgentParams) appendJSON(b []byte) ([]byte, bool) {
-	ok := true
-	b = append(b, `{"pane_id":`...)
-	b, ok = appendString(b, p.PaneID, ok)
-	b = append(b, `,"source":`...)
-	b, ok = appendString(b, p.Source, ok)
-	b = append(b, `,"agent":`...)
-	b, ok = appendString(b, p.Agent, ok)
+	b, ok := appendAgentTarget(b, p.PaneID, p.Source, p.Agent)
 	if p.Seq != nil {
 		b = append(b, `,"seq":`...)
 		b = strconv.AppendUint(b, *p.Seq, 10)
 	}
 	return append(b, '}'), ok
+}
+
+// appendAgentTarget opens the params object with the three members both
+// agent methods start with.
+func appendAgentTarget(b []byte, pane, source, agent string) ([]byte, bool) {
+	ok := true
+	b = append(b, `{"pane_id":`...)
+	b, ok = appendString(b, pane, ok)
+	b = append(b, `,"source":`...)
+	b, ok = appendString(b, source, ok)
+	b = append(b, `,"agent":`...)
+	return appendString(b, agent, ok)
 }
 
 // appendString appends s as a JSON string when every byte of it is
