@@ -564,7 +564,7 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			call.rec = rec
 			busy := rec.busy
 			now := time.Now()
-			if !call.waitFor.IsZero() && (busy != call.waitFor || rec.locked && call.lockCall()) {
+			if !call.waitFor.IsZero() && (busy != call.waitFor || rec.locked && call.lockCall()) && c.behind(rec) {
 				call.behind = true // the call it waited for ended: see behind
 				return nil
 			}
@@ -609,7 +609,9 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 // another process in flight is refused once that call ends, whatever is in
 // flight then: that call took the pane from c (rec names its live process
 // as the holder), or it is that process's own release (rec names nobody;
-// c's release would release nothing more). Such a release waits for that
+// c's release would release nothing more). It is asked again of the record
+// found once that call ended: a holder that exited meanwhile leaves its
+// state to c's release, as decide says. Such a release waits for that
 // one call only (Call.waitFor), as long as any call (its deadline, the
 // release's wait: a stopped process is still taken over), and not for the
 // calls that the other processes start after it: without this, a quitting
