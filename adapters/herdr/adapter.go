@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -45,12 +46,15 @@ type Adapter struct {
 	diags    *calls.Diagnostics // once per kind and claim
 
 	onWait func() // tests: called once the claim is made, before waiting for the pane
-	onSlot func() // tests: called once no other call of this process is in flight on the pane
+	onTurn func() // tests: called once no other call of this process is in flight on the pane
 	onBack func() // tests: called when reassert has run
 
 	// Used only by the call in progress (under op).
 	pinged bool // the server answered a ping in this claim
 	probed bool // the cli mode checked the server's user in this claim
+	// The file at the socket path when the last report was made, or nil
+	// (see serverRestarted).
+	serverFile os.FileInfo
 
 	mu           sync.Mutex
 	abandon      context.CancelFunc // cancels the Report in flight, if any
@@ -138,7 +142,7 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 		a.abandon, a.withdraw = nil, nil
 		a.mu.Unlock()
 	}()
-	return a.deliver(ctx, OpReport, r)
+	return a.deliver(ctx, OpReport, r, false)
 }
 
 // reassert is the claim's OnFree: the pane a newer claim took from this
@@ -172,7 +176,7 @@ func (a *Adapter) reassert() {
 		a.abandon, a.withdraw = nil, nil
 		a.mu.Unlock()
 	}()
-	if err := a.deliver(ctx, OpReport, r); err == nil {
+	if err := a.deliver(ctx, OpReport, r, true); err == nil {
 		a.log.Debug("herdr pane taken back", "pane", a.pane)
 	}
 }
@@ -231,7 +235,7 @@ func (a *Adapter) Release(ctx context.Context) error {
 		return err
 	}
 	defer a.gate.Leave()
-	return a.deliver(ctx, OpRelease, adapter.Report{})
+	return a.deliver(ctx, OpRelease, adapter.Report{}, false)
 }
 
 // RefreshInterval returns the "refresh" setting (30 s by default, 0 when
@@ -417,6 +421,10 @@ func (a *Adapter) Details() map[string]string {
 // it past the deadline.
 var errWaitTimeout = errors.New("waiting for another call on the pane")
 
+// errYielded is deliver's error for a take-back that yielded to another
+// process's call in flight; the claim's watch sends it again later.
+var errYielded = errors.New("take-back yielded to another process's call")
+
 // errNoTimeLeft is the error inside the timeout CallError of a CLI call
 // whose deadline had passed before it could start (spent by an earlier
 // exchange of the same Report).
@@ -424,13 +432,15 @@ var errNoTimeLeft = errors.New("no time left before the deadline")
 
 // deliver waits for the pane through the claim (this process's call in
 // flight, then another process's, which is taken over when it does not end
-// by its deadline), and makes the exchange when the claim may call.
-func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
+// by its deadline), and makes the exchange when the claim may call. A
+// take-back (reassert) does not wait for another process's call: it yields,
+// and the claim's watch sends it again once the pane is free.
+func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report, takeBack bool) error {
 	// A report may wait up to the timeout for the pane and then call for up
 	// to the timeout; a release has one budget for both.
 	now := time.Now()
 	opts := claim.BeginOptions{Op: claim.Report, Wait: now.Add(a.timeout), Budget: a.timeout,
-		Seq: true, ClockMs: clockMs(a.clock()), OnCallLock: a.onSlot, OnClaim: a.onWait}
+		Seq: true, ClockMs: clockMs(a.clock()), OnTurn: a.onTurn, OnClaim: a.onWait, Yield: takeBack}
 	if op == OpRelease {
 		opts.Op = claim.Release
 		opts.Wait = now.Add(a.releaseWait())
@@ -454,6 +464,9 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report) error {
 	}
 	if call.Overtook {
 		a.log.Debug("herdr pane taken from a call that did not end by its deadline", "pane", a.pane)
+	}
+	if call.Yielded {
+		return errYielded
 	}
 	if !call.Send {
 		a.staleOwner(op, call.By)
@@ -492,6 +505,13 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 func (a *Adapter) exchange(ctx context.Context, call *claim.Call, op Op, r adapter.Report, deadline time.Time) error {
 	if isWithdrawn(ctx) {
 		return a.finish(op, r, 0, nil, errWithdrawn)
+	}
+	if op == OpReport && a.serverRestarted() {
+		// A new server holds nothing of this claim: start it over, so that
+		// this report carries the session identity and the resume argv
+		// follows it, as after a call that found no server.
+		a.startClaim()
+		a.log.Debug("herdr server restarted: the claim starts over", "pane", a.pane)
 	}
 	t, err := a.transportFor(ctx, deadline, op)
 	if err != nil {

@@ -362,9 +362,10 @@ func BenchmarkOpenOutsideHerdrMarkerZero(b *testing.B) {
 }
 
 // BenchmarkNextSeq is the claim step of one delivery alone: wait for the
-// pane (this process's slot, the pane file's lock for a moment), read the
-// record, pick the number, write the record in place (one write at offset
-// 0, no new file, no rename, no fsync), and at End clear the call's mark.
+// pane (this process's turn, the pane file's lock for a moment), read the
+// record, pick the number, take the call lock, write the record in place
+// (one write at offset 0, no new file, no rename, no fsync), and at End let
+// the call lock go (the pane file is not touched again).
 func BenchmarkNextSeq(b *testing.B) {
 	f := newFixture(b, herdrtest.Options{})
 	a := f.open(b)

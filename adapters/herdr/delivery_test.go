@@ -349,7 +349,7 @@ func TestGrandchildKilledAfterFailedCall(t *testing.T) {
 	eventually(t, "the grandchild to be killed", func() bool { return !proc.Alive(pid) })
 }
 
-// TestCloseWakesWaitForPane: an adapter waiting for the pane's child slot,
+// TestCloseWakesWaitForPane: an adapter waiting for the pane's turn,
 // held by another adapter's hung call, gives up when it is closed, instead
 // of waiting for that call's deadline.
 func TestCloseWakesWaitForPane(t *testing.T) { forTransports(t, testCloseWakesWaitForPane) }
@@ -369,7 +369,7 @@ func testCloseWakesWaitForPane(t *testing.T, transport string) {
 	waiting := make(chan struct{})
 	succ.onWait = func() { close(waiting) }
 	go func() { succDone <- succ.Report(context.Background(), idle) }()
-	// The successor claims the pane, then waits for the old child's slot.
+	// The successor claims the pane, then waits for the old child's turn to end.
 	<-waiting
 	if got := succ.Details()["lease"]; got != "holder" {
 		t.Fatalf("the waiting successor's lease %q, want holder", got)

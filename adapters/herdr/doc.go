@@ -81,10 +81,11 @@
 // included, therefore carries max(clock in ms, high-water + 1), with the
 // high-water mark kept process-wide (so it survives adapter reloads and a
 // clock that steps back) and in a file per pane under [Driver.StateDir].
-// Each call takes the pane's cross-process file lock, reads the file, picks
-// the number, writes it back, makes the call and only then unlocks: the
-// numbers rise in the order Herdr receives the calls, across every process
-// in the pane. A number never wraps: at 2^64-1 it stays there, with one
+// Each call takes the pane's cross-process file lock for a moment, reads
+// the file, picks the number, writes it back with a mark of the call in
+// flight and takes the pane's call lock, which it holds until the call
+// ends; another process's call waits while both stand: the numbers rise in
+// the order Herdr receives the calls, across every process in the pane. A number never wraps: at 2^64-1 it stays there, with one
 // invalid_value diagnostic. A failure to use the file is a persist_failed
 // diagnostic, never a failed report.
 //
@@ -107,7 +108,10 @@
 // for never) asks the registry to report the current state again, with a
 // fresh sequence number, when nothing was delivered for that long; a
 // repeated idle leaves Herdr's done status as it is. The cost is one call
-// per interval.
+// per interval. A restart that the adapter notices (a call finds no
+// server, or the file at the socket path is not the one the last report
+// found: a new server binds its socket anew) starts the claim over, so
+// that the session identity and the resume argv are sent again.
 //
 // # Session identity and resume
 //

@@ -133,11 +133,11 @@ func testSuccessorWaitsForInFlightCall(t *testing.T, transport string) {
 	go func() { done <- old.Report(context.Background(), working) }()
 	hung := waitForHungCall(t, f)
 	f.setFault(t, herdrtest.Fault{})
-	// Once the successor holds the pane's call slot, the predecessor's call
+	// Once the successor holds the pane's turn, the predecessor's call
 	// must be over: abandoned at its one-second deadline, its timeout
 	// counted.
-	atSlot := make(chan string, 1)
-	succ.onSlot = func() { atSlot <- old.Details()["diag.timeout"] }
+	atTurn := make(chan string, 1)
+	succ.onTurn = func() { atTurn <- old.Details()["diag.timeout"] }
 	if err := succ.Report(t.Context(), idle); err != nil {
 		t.Fatalf("successor: %v", err)
 	}
@@ -153,8 +153,8 @@ func testSuccessorWaitsForInFlightCall(t *testing.T, transport string) {
 	if next.Hung {
 		next = calls[1]
 	}
-	if n := <-atSlot; n != "1" {
-		t.Errorf("the successor got the pane's call slot with the predecessor's timeout count at %q, want 1: its call was still in flight", n)
+	if n := <-atTurn; n != "1" {
+		t.Errorf("the successor got the pane's turn with the predecessor's timeout count at %q, want 1: its call was still in flight", n)
 	}
 	assertIncreasing(t, []herdrtest.Call{hung, next})
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "idle" {

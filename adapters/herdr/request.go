@@ -86,7 +86,7 @@ type waitKey struct{}
 // its own, raised by withdraw (a Release of this adapter, while the Report
 // runs) and by the one ctx carries (the registry's), if any: a request not
 // yet sent is then dropped, one that may have left is waited for. The
-// waits before a request is sent (the gate, the pane's slot and file lock)
+// waits before a request is sent (the gate, the pane's turn and file lock)
 // use the context [waitContext] finds in call, which also ends on
 // withdrawal. stop must be called before the Report returns: it ends the
 // goroutine that follows the registry's withdrawal, when there is one.

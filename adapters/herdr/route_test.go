@@ -1,6 +1,7 @@
 package herdr
 
 import (
+	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -84,58 +85,90 @@ func TestAutoReleaseFallsBackToCLI(t *testing.T) {
 }
 
 // TestRestartStartsTheClaimOver: a Herdr restart that the adapter notices
-// (a call finds no server) starts the claim over, so the report that puts
-// the state back carries the session identity and is followed by the resume
-// argv, after every restart: Herdr can reopen the session after a second
-// restart too.
+// starts the claim over, so the report that puts the state back carries the
+// session identity and is followed by the resume argv, after every restart:
+// Herdr can reopen the session after a second restart too. The adapter
+// notices a restart when a call finds no server, and when the server
+// restarted between two reports that both succeed (the agent was idle
+// meanwhile): the new server's socket is a new file.
 func TestRestartStartsTheClaimOver(t *testing.T) {
-	forTransports(t, func(t *testing.T, transport string) {
-		f := newFixtureOn(t, transport, herdrtest.Options{Version: herdrtest.Version093})
-		f.host.Identity = withResume(session.Identity{ID: "sess-1"}, resumeCmd...)
-		a := f.open(t)
-		if err := a.Report(t.Context(), working); err != nil {
-			t.Fatal(err)
-		}
-		for restart := 1; restart <= 2; restart++ {
-			for _, c := range f.allCalls(t) {
-				f.skip = max(f.skip, c.Arrival)
-			}
+	for _, tc := range []struct {
+		name string
+		// restart restarts f's server between two reports of a.
+		restart func(t *testing.T, f *fixture, a *Adapter)
+	}{
+		{name: "a call finds no server", restart: func(t *testing.T, f *fixture, a *Adapter) {
 			if err := f.h.StopServer(); err != nil {
 				t.Fatal(err)
 			}
 			if err := a.Report(t.Context(), blocked); err == nil {
-				t.Fatalf("restart %d: Report with the server down = nil, want server_not_running", restart)
+				t.Fatal("Report with the server down = nil, want server_not_running")
 			}
 			if err := f.h.StartServer(); err != nil {
 				t.Fatal(err)
 			}
-			if err := a.Report(t.Context(), blocked); err != nil { // the retry, or the refresh
-				t.Fatalf("restart %d: Report = %v", restart, err)
+		}},
+		{name: "between two reports", restart: func(t *testing.T, f *fixture, a *Adapter) {
+			// A second name keeps the old socket's inode in use, so that
+			// the new socket cannot get its number back: a real server's
+			// start takes long enough for the file's time to tell them
+			// apart, an emulated restart may not.
+			keep := f.h.Socket + ".old"
+			if err := os.Link(f.h.Socket, keep); err != nil {
+				t.Fatal(err)
 			}
-			var ident, resume int
-			for _, c := range f.calls(t) {
-				if c.Command != "pane report-agent" || c.Arrival == 0 {
-					continue
-				}
-				if id, ok := c.Flag("agent_session_id"); ok && id == "sess-1" {
-					ident++
-				} else if id, ok := c.Flag("agent-session-id"); ok && id == "sess-1" {
-					ident++
-				}
-				if cmp.Equal(c.ResumeArgv(), resumeCmd) {
-					resume++
-				}
+			defer os.Remove(keep)
+			if err := f.h.StartServer(); err != nil { // a running server restarts
+				t.Fatal(err)
 			}
-			if ident == 0 || resume != 1 {
-				t.Errorf("restart %d: after the restart %d reports carried the session id and %d the resume argv, want at least 1 and 1",
-					restart, ident, resume)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			forTransports(t, func(t *testing.T, transport string) {
+				testRestartStartsTheClaimOver(t, transport, tc.restart)
+			})
+		})
+	}
+}
+
+func testRestartStartsTheClaimOver(t *testing.T, transport string, restart func(*testing.T, *fixture, *Adapter)) {
+	f := newFixtureOn(t, transport, herdrtest.Options{Version: herdrtest.Version093})
+	f.host.Identity = withResume(session.Identity{ID: "sess-1"}, resumeCmd...)
+	a := f.open(t)
+	if err := a.Report(t.Context(), working); err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 2; n++ {
+		for _, c := range f.allCalls(t) {
+			f.skip = max(f.skip, c.Arrival)
+		}
+		restart(t, f, a)
+		if err := a.Report(t.Context(), blocked); err != nil { // the retry, or the refresh
+			t.Fatalf("restart %d: Report = %v", n, err)
+		}
+		var ident, resume int
+		for _, c := range f.calls(t) {
+			if c.Command != "pane report-agent" || c.Arrival == 0 {
+				continue
 			}
-			if argv, _ := f.h.ResumeArgv(f.h.Pane); !cmp.Equal(argv, resumeCmd) {
-				t.Errorf("restart %d: Herdr holds resume argv %q", restart, argv)
+			if id, ok := c.Flag("agent_session_id"); ok && id == "sess-1" {
+				ident++
+			} else if id, ok := c.Flag("agent-session-id"); ok && id == "sess-1" {
+				ident++
 			}
-			if info, _ := f.h.Agent(f.h.Pane); info.AgentStatus != "blocked" {
-				t.Errorf("restart %d: pane shows %+v, want blocked", restart, info)
+			if cmp.Equal(c.ResumeArgv(), resumeCmd) {
+				resume++
 			}
 		}
-	})
+		if ident == 0 || resume != 1 {
+			t.Errorf("restart %d: after the restart %d reports carried the session id and %d the resume argv, want at least 1 and 1",
+				n, ident, resume)
+		}
+		if argv, _ := f.h.ResumeArgv(f.h.Pane); !cmp.Equal(argv, resumeCmd) {
+			t.Errorf("restart %d: Herdr holds resume argv %q", n, argv)
+		}
+		if info, _ := f.h.Agent(f.h.Pane); info.AgentStatus != "blocked" {
+			t.Errorf("restart %d: pane shows %+v, want blocked", n, info)
+		}
+	}
 }

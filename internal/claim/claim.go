@@ -113,7 +113,7 @@ const pollInterval = 200 * time.Millisecond
 
 // lease is the process-wide record of one pane (and pane-file directory).
 type lease struct {
-	callLock chan struct{} // one call on the pane at a time in this process
+	turn chan struct{} // one call on the pane at a time in this process: the call whose turn it is
 
 	mu     sync.Mutex
 	holder uint64        // generation of the claim that owns the pane here, or 0
@@ -121,6 +121,7 @@ type lease struct {
 	freed  chan struct{} // closed (and replaced) when holder is given up
 	mark   uint64        // the newest sequence number this process took
 	file   *os.File      // the pane file, open for the life of the process, or nil
+	call   *os.File      // the call lock's file, likewise, or nil (see Call.End)
 }
 
 type leaseKey struct {
@@ -171,7 +172,7 @@ type Claim struct {
 	tok    token
 	onFree func()
 
-	// Used by the call in progress only (under the pane's call lock).
+	// Used by the call in progress only (in the pane's turn).
 	claimed bool // a report was sent since New or the last Release
 
 	mu         sync.Mutex
@@ -181,6 +182,7 @@ type Claim struct {
 	superseded bool // a newer claim took the pane; OnFree is due once it is free
 	named      bool // the last sent Report wrote this claim into the pane file
 	watching   bool
+	yielded    bool          // the last OnFree's take-back yielded (see BeginOptions.Yield)
 	kick       chan struct{} // wakes the watch (buffered, one)
 	stop       chan struct{}
 	wg         sync.WaitGroup
@@ -195,7 +197,7 @@ func New(k Key, o Options) *Claim {
 	lk := leaseKey{Key: k, dir: o.Dir}
 	l := table.m[lk]
 	if l == nil {
-		l = &lease{callLock: make(chan struct{}, 1), freed: make(chan struct{})}
+		l = &lease{turn: make(chan struct{}, 1), freed: make(chan struct{})}
 		table.m[lk] = l
 	}
 	tok := self()
@@ -260,6 +262,10 @@ type Call struct {
 	rec record
 	tok token // the busy token written for this call
 	f   *os.File
+	cf  *os.File // the call lock's file, or nil
+	// held is whether the call holds the call lock, which other processes
+	// see as the call in flight (see End).
+	held bool
 
 	// Send is whether the caller may make its call. When false (Stale),
 	// the caller sends nothing, reports one stale_owner diagnostic naming
@@ -270,6 +276,14 @@ type Call struct {
 	// report after New or Release, or one taking the pane back): per-claim
 	// state (diagnostics, what goes once per claim) starts over.
 	Claimed bool
+	// waitFor is the call of another process that a release waits for,
+	// and behind whether that call ended: the release is then refused (see
+	// Claim.behind).
+	waitFor token
+	behind  bool
+	// Yielded is whether a Yield call was refused because another
+	// process's call was in flight; the OnFree watch tries again.
+	Yielded bool
 	// Overtook is whether another process's call was still in flight and
 	// did not end by its deadline or the wait's (a stopped process): this
 	// call took the pane from it.
@@ -306,10 +320,21 @@ type BeginOptions struct {
 	// ClockMs, the wall clock in Unix milliseconds, is their floor.
 	Seq     bool
 	ClockMs uint64
-	// OnCallLock, when set, is called once no other call of this process is
+	// OnTurn, when set, is called once no other call of this process is
 	// in flight on the pane, before the pane file is read: for tests and
 	// traces.
-	OnCallLock func()
+	OnTurn func()
+	// Yield is for a call that nobody waits for, such as the report an
+	// OnFree sends to take the pane back: it does not wait for another
+	// process's call in flight. Begin then refuses it at once (Send false,
+	// Yielded true), and the OnFree watch calls OnFree again at its next
+	// look that finds the pane free, so that take-backs never queue ahead
+	// of the calls of the processes that use the pane (a release among
+	// them, with its short budget).
+	Yield bool
+	// OnWaitFile, when set, is called each time the call starts to wait
+	// for another process's call in flight: for tests and traces.
+	OnWaitFile func()
 	// OnClaim, when set, is called once the claim within the process is
 	// decided (the claim holds the pane here, or was refused by a newer
 	// one), before any waiting: for tests and traces.
@@ -367,27 +392,27 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	}
 
 	select {
-	case l.callLock <- struct{}{}: // no call in flight: no timer needed
+	case l.turn <- struct{}{}: // no call in flight: no timer needed
 	default:
-		if err := l.waitCallLock(ctx, closed, opts.Wait); err != nil {
+		if err := l.waitTurn(ctx, closed, opts.Wait); err != nil {
 			return nil, err
 		}
 	}
 	if closed.Err() != nil {
-		<-l.callLock
+		<-l.turn
 		return nil, adapter.ErrClosed
 	}
 	l.mu.Lock()
 	retired := l.holder != c.tok.Gen // a newer claim came while this one waited
-	f := l.file
+	f, cf := l.file, l.call
 	l.mu.Unlock()
 	if retired {
 		call.By = byNewer
 		c.refused(opts.Op, true)
 		return call, nil
 	}
-	if opts.OnCallLock != nil {
-		opts.OnCallLock()
+	if opts.OnTurn != nil {
+		opts.OnTurn()
 	}
 	fresh := !c.claimed
 	call.Claimed = opts.Op == Report && (fresh || takes)
@@ -397,20 +422,30 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		if f, err = openPaneFile(c.dir, c.key); err != nil {
 			call.FileErr = err
 		} else {
+			// Without the call lock's file (a link planted in its place,
+			// say), calls clear their mark at End instead: slower, as safe.
+			cf, _ = openCallFile(c.dir, c.key)
 			l.mu.Lock()
-			l.file = f
+			l.file, l.call = f, cf
 			l.mu.Unlock()
 		}
 	}
+	call.cf = cf
 	if f != nil {
 		if err := c.lockFile(ctx, closed, call, f, opts); err != nil {
-			<-l.callLock
+			<-l.turn
+			if err == errYield {
+				c.yield()
+				call.By, call.Yielded, call.Claimed = byOtherProcess, true, false
+				return call, nil
+			}
 			return nil, err
 		}
 	}
 	if f != nil && call.f != nil {
 		if !c.decide(call, opts.Op, fresh) {
 			call.unlockFile()
+			call.unlockCall()
 			c.refused(opts.Op, true)
 			return call, nil
 		}
@@ -440,6 +475,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		if opts.Op == Report {
 			call.rec.holder = c.tok
 		}
+		call.rec.locked = call.lockCall()
 		wrote := call.write()
 		call.unlockFile()
 		if opts.Op == Report {
@@ -451,12 +487,13 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	return call, nil
 }
 
-// waitCallLock waits for the pane's call lock until wait.
-func (l *lease) waitCallLock(ctx, closed context.Context, wait time.Time) error {
+// waitTurn waits until wait for the pane's turn: for no other call of
+// this process to be in flight on the pane.
+func (l *lease) waitTurn(ctx, closed context.Context, wait time.Time) error {
 	timer := time.NewTimer(max(time.Until(wait), 0))
 	defer timer.Stop()
 	select {
-	case l.callLock <- struct{}{}:
+	case l.turn <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -464,12 +501,27 @@ func (l *lease) waitCallLock(ctx, closed context.Context, wait time.Time) error 
 		return adapter.ErrClosed
 	case <-timer.C:
 		select {
-		case l.callLock <- struct{}{}:
+		case l.turn <- struct{}{}:
 			return nil
 		default:
 			return ErrBusy
 		}
 	}
+}
+
+// errYield is lockFile's error for a Yield call that found another
+// process's call in flight.
+var errYield = errors.New("claim: another process's call is in flight")
+
+// yield records a Yield call refused because another process's call was in
+// flight: the take-back is due again, at the watch's next look (not at
+// once: the watch is not woken, so that it does not spin while that call
+// lasts).
+func (c *Claim) yield() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.superseded = c.wants
+	c.yielded = true
 }
 
 // refused records a refused call: a report is superseded (OnFree is
@@ -482,7 +534,7 @@ func (c *Claim) refused(op Op, locked bool) {
 		c.want(true)
 	}
 	if locked {
-		<-c.l.callLock
+		<-c.l.turn
 	}
 }
 
@@ -513,15 +565,30 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			call.rec = rec
 			busy := rec.busy
 			now := time.Now()
+			if !call.waitFor.IsZero() && (busy != call.waitFor || rec.locked && call.lockCall()) && c.behind(rec) {
+				call.behind = true // the call it waited for ended: see behind
+				return nil
+			}
 			switch {
 			case busy.IsZero(), busy.ours():
 				return nil
+			case rec.locked && call.lockCall():
+				return nil // the call's process let the call lock go: the call ended
 			case uint64(max(now.UnixMilli(), 0)) >= rec.until, !now.Before(opts.Wait), !busy.alive():
 				call.Overtook = true // a call that did not end by its deadline, or ours
 				return nil
 			}
+			if opts.Op == Release && call.waitFor.IsZero() && c.behind(rec) {
+				call.waitFor = busy
+			}
 			filelock.UnlockFile(f)
 			call.f = nil
+			if opts.OnWaitFile != nil {
+				opts.OnWaitFile()
+			}
+			if opts.Yield {
+				return errYield
+			}
 		} else if !time.Now().Before(opts.Wait) {
 			return ErrBusy // held for a moment by a process that stopped there
 		}
@@ -539,10 +606,32 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 	}
 }
 
+// behind reports whether a release of c that finds rec's busy call of
+// another process in flight is refused once that call ends, whatever is in
+// flight then: that call took the pane from c (rec names its live process
+// as the holder), or it is that process's own release (rec names nobody;
+// c's release would release nothing more). It is asked again of the record
+// found once that call ended: a holder that exited meanwhile leaves its
+// state to c's release, as decide says. Such a release waits for that
+// one call only (Call.waitFor), as long as any call (its deadline, the
+// release's wait: a stopped process is still taken over), and not for the
+// calls that the other processes start after it: without this, a quitting
+// process's release, with its short budget, waited in line with them, only
+// to be refused.
+func (c *Claim) behind(rec record) bool {
+	h := rec.holder
+	return h != c.tok && !h.ours() && (h.IsZero() || h.alive())
+}
+
 // decide applies the cross-process rules to the record read. It reports
 // whether the call may be made; when not, the claim is fenced.
 func (c *Claim) decide(call *Call, op Op, fresh bool) bool {
 	h := call.rec.holder
+	if call.behind {
+		c.supersede(true)
+		call.By = byOtherProcess
+		return false
+	}
 	switch {
 	case h == c.tok, call.Overtook, h.IsZero(), h.ours(), op == Report && fresh, !h.alive():
 		if op == Report && h != c.tok && !h.ours() {
@@ -631,37 +720,67 @@ func (call *Call) unlockFile() {
 
 // End ends the call. delivered says whether the workspace took it: a
 // delivered release gives the pane up (in the process and in the pane
-// file), waking an older claim of this process that waits for it. When
-// another process took the pane while this call was in flight, the claim
-// is fenced. End must be called once per Begin.
+// file), waking an older claim of this process that waits for it. End must
+// be called once per Begin.
+//
+// A call that holds the call lock (a second file beside the pane file,
+// locked by Begin while it writes the call's mark and let go here) leaves
+// the pane file as it is: another process that finds the call's mark tries
+// the call lock, and a free one says that the call ended. So a report costs
+// the pane file one short critical section, not two. Only a delivered
+// release, once per claim, clears the mark and the holder under the pane
+// file's lock. A call without the call lock (its file could not be opened,
+// or a stopped process that was taken over still holds it) clears its mark
+// under the pane file's lock, and when another process took the pane while
+// it was in flight, the claim is fenced at once; otherwise the claim
+// learns it at its next call or look at the file.
 func (call *Call) End(delivered bool) {
 	c, l := call.c, call.c.l
 	if !call.Send {
 		return // Begin let the call lock go
 	}
 	released := delivered && call.op == Release
-	if call.f != nil && call.relock() {
+	if call.f != nil && (released || !call.held) && call.relock() {
 		switch {
 		case call.rec.busy != call.tok:
 			// Another process took the pane while this call was in flight.
 			c.supersede(true)
 		case released && call.rec.holder.ours():
-			call.rec.busy, call.rec.until, call.rec.holder = token{}, 0, token{}
+			call.rec.busy, call.rec.until, call.rec.holder, call.rec.locked = token{}, 0, token{}, false
 			call.write()
 		default:
-			call.rec.busy, call.rec.until = token{}, 0
+			call.rec.busy, call.rec.until, call.rec.locked = token{}, 0, false
 			call.write()
 		}
 		call.unlockFile()
 	}
+	call.unlockCall()
 	if released {
 		c.claimed = false
 	}
 	// The call lock goes before the pane is freed: an older claim's watch, woken
 	// by the free, finds no call in flight and may look at the file at once.
-	<-l.callLock
+	<-l.turn
 	if released {
 		c.free()
+	}
+}
+
+// lockCall takes the call lock, if the call does not hold it yet, without
+// waiting, and reports whether the call holds it.
+func (call *Call) lockCall() bool {
+	if !call.held && call.cf != nil {
+		ok, err := filelock.TryLockFile(call.cf)
+		call.held = ok && err == nil
+	}
+	return call.held
+}
+
+// unlockCall lets the call lock go, if the call holds it.
+func (call *Call) unlockCall() {
+	if call.held {
+		filelock.UnlockFile(call.cf)
+		call.held = false
 	}
 }
 
@@ -811,7 +930,9 @@ func (c *Claim) watchLoop() {
 			c.supersede(false)
 		case due && c.takeBack():
 			c.onFree()
-			continue // look again at once: the take-back may have been refused
+			if !c.tookYield() {
+				continue // look again at once: the take-back may have been refused
+			}
 		}
 		select {
 		case <-c.stop:
@@ -820,6 +941,16 @@ func (c *Claim) watchLoop() {
 		case <-tick:
 		}
 	}
+}
+
+// tookYield reports whether the take-back of the last OnFree yielded to
+// another process's call, and forgets it.
+func (c *Claim) tookYield() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	y := c.yielded
+	c.yielded = false
+	return y
 }
 
 // takeBack clears the due OnFree, and reports whether it is still due.
@@ -859,8 +990,8 @@ func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 	// for. A call's End lets the call lock go: the next look (a tick, or the
 	// kick and free that follow) reads what it wrote.
 	select {
-	case c.l.callLock <- struct{}{}:
-		defer func() { <-c.l.callLock }()
+	case c.l.turn <- struct{}{}:
+		defer func() { <-c.l.turn }()
 	default:
 		return "", false, false
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/panestate/panestate/internal/filelock"
 )
 
 // newKey returns a key of its own for the test, so that tests do not share
@@ -178,8 +180,212 @@ func TestAnotherProcess(t *testing.T) {
 	if !call.Send || !call.Claimed {
 		t.Errorf("report after the other released: Send %v Claimed %v, want both", call.Send, call.Claimed)
 	}
-	if got := readRecord(t, path); got.holder != c.holderToken() || got.seq <= 10 || !got.busy.IsZero() {
+	if got := readRecord(t, path); got.holder != c.holderToken() || got.seq <= 10 || inFlight(t, dir, k, got) {
 		t.Errorf("record %v, want held by %v above 10 with no call in flight", got, c.holderToken())
+	}
+}
+
+// inFlight reports whether r, read from k's pane file in dir, shows a call
+// in flight: a busy call without the call lock, or one whose call lock is
+// held.
+func inFlight(t *testing.T, dir string, k Key, r record) bool {
+	t.Helper()
+	if r.busy.IsZero() || !r.locked {
+		return !r.busy.IsZero()
+	}
+	f := holdCallLock(t, dir, k)
+	if f == nil {
+		return true
+	}
+	filelock.UnlockFile(f)
+	return false
+}
+
+// holdCallLock takes k's call lock on a file of its own, as another
+// process would, and returns the file, or nil when the lock is held. The
+// lock goes with the file at the test's end.
+func holdCallLock(t *testing.T, dir string, k Key) *os.File {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, callFileName(k)), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	ok, err := filelock.TryLockFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		return nil
+	}
+	return f
+}
+
+// TestCallLockTellsTheCallEnded: another process's call whose mark says it
+// holds the call lock is in flight while the lock is held, and over once
+// the lock is free, although the mark is still there (End leaves it). A
+// call that takes over a holder of the call lock that does not move (a
+// stopped process) makes its call without the lock and clears its own
+// mark at End, so that the calls after it do not wait for the stopped one.
+func TestCallLockTellsTheCallEnded(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	path := plant(t, dir, k, 1000, true, time.Now().Add(time.Hour))
+	r := readRecord(t, path)
+	r.locked = true
+	var b [recordLen]byte
+	r.marshal(&b)
+	if err := os.WriteFile(path, b[:], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stopped := holdCallLock(t, dir, k) // the other process, stopped in its call
+	if stopped == nil {
+		t.Fatal("the call lock is held before the test holds it")
+	}
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	// The wait has passed already: a call in flight is taken over at once,
+	// one that ended is not taken over at all.
+	now := time.Now()
+	opts := BeginOptions{Op: Report, Wait: now, Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())}
+	call, err := c.Begin(t.Context(), context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !call.Send || !call.Overtook || call.held {
+		t.Errorf("while the lock is held: Send %v Overtook %v held %v, want sent, overtaking, without the lock", call.Send, call.Overtook, call.held)
+	}
+	call.End(true)
+	if got := readRecord(t, path); !got.busy.IsZero() {
+		t.Errorf("after a call without the lock: %v, want no call in flight", got)
+	}
+	call = do(t, c, Report)
+	if call.Overtook {
+		t.Error("the call after the take-over waited for the stopped process")
+	}
+
+	// The other process's call (a release: the record names no holder)
+	// ends without writing the pane file: it lets the call lock go.
+	plant(t, dir, k, 1000, true, time.Now().Add(time.Hour))
+	r = readRecord(t, path)
+	r.locked, r.holder = true, token{}
+	r.marshal(&b)
+	if err := os.WriteFile(path, b[:], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	filelock.UnlockFile(stopped)
+	call, err = c.Begin(t.Context(), context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !call.Send || call.Overtook || !call.held {
+		t.Errorf("once the lock is free: Send %v Overtook %v held %v, want sent with the lock, not overtaking", call.Send, call.Overtook, call.held)
+	}
+	call.End(true)
+	if got := readRecord(t, path); !got.locked || got.busy != c.holderToken() || inFlight(t, dir, k, got) {
+		t.Errorf("after a call with the lock: %v, want its mark left, with the lock free", got)
+	}
+}
+
+// TestTakeBackYields: a take-back (a Yield call from OnFree) that finds
+// another process's call in flight does not wait for it: it is refused at
+// once, and OnFree comes again, at a later look, until the pane is free
+// and the take-back goes out.
+func TestTakeBackYields(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	type result struct{ sent, yielded bool }
+	results := make(chan result, 100)
+	var c *Claim
+	c = New(k, Options{Dir: dir, OnFree: func() {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel() // a call that waited would end with ctx's error
+		now := time.Now()
+		call, err := c.Begin(ctx, context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Hour),
+			Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli()), Yield: true})
+		if err != nil {
+			t.Errorf("take-back: %v, want no wait", err)
+			results <- result{}
+			return
+		}
+		call.End(call.Send)
+		results <- result{call.Send, call.Yielded}
+	}})
+	defer c.Close()
+	do(t, c, Report)
+	// Another process took the pane and its release is in flight: the
+	// record names no holder, and its call is marked.
+	other := token{Process: 0xfeed, PID: os.Getppid(), Gen: 1}
+	r := record{seq: 1_000_000_000_000_000, busy: other, until: uint64(time.Now().Add(time.Hour).UnixMilli())}
+	path := filepath.Join(dir, FileName(k))
+	writeRecord(t, path, r)
+	if got := <-results; got.sent || !got.yielded {
+		t.Fatalf("take-back during the other's call: sent %v yielded %v, want yielded", got.sent, got.yielded)
+	}
+	r.busy, r.until = token{}, 0 // the release ended
+	writeRecord(t, path, r)
+	for got := range results {
+		if got.sent {
+			break
+		}
+		if !got.yielded {
+			t.Fatalf("take-back: sent %v yielded %v, want one or the other", got.sent, got.yielded)
+		}
+	}
+	if got := readRecord(t, path).holder; got != c.holderToken() {
+		t.Errorf("holder %v after the take-back, want %v", got, c.holderToken())
+	}
+}
+
+// TestReleaseWaitsForOneCall: a release that finds another process's call
+// in flight, which took the pane or is that process's release, waits for
+// that call only: once it ends, the release is refused at once, although
+// another call of that process is in flight by then.
+func TestReleaseWaitsForOneCall(t *testing.T) {
+	tests := []struct {
+		name   string
+		holder bool // the record names the other process as the holder
+	}{
+		{name: "the other took the pane", holder: true},
+		{name: "the other is releasing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			c := New(k, Options{Dir: dir})
+			defer c.Close()
+			do(t, c, Report)
+			path := filepath.Join(dir, FileName(k))
+			first := token{Process: 0xfeed, PID: os.Getppid(), Gen: 1}
+			r := record{seq: 1_000_000_000_000_000, busy: first, until: uint64(time.Now().Add(time.Hour).UnixMilli())}
+			if tt.holder {
+				r.holder = first
+			}
+			writeRecord(t, path, r)
+			waiting := make(chan struct{}, 100)
+			type result struct {
+				call *Call
+				err  error
+			}
+			done := make(chan result, 1)
+			go func() {
+				call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Release, Wait: time.Now().Add(time.Hour),
+					Budget: time.Second, OnWaitFile: func() { waiting <- struct{}{} }})
+				done <- result{call, err}
+			}()
+			<-waiting
+			// The first call ends; the next one of that process is in
+			// flight, and holds the pane.
+			r.seq++
+			r.busy.Gen, r.holder = 2, token{Process: 0xfeed, PID: os.Getppid(), Gen: 2}
+			writeRecord(t, path, r)
+			got := <-done
+			if got.err != nil {
+				t.Fatalf("Begin: %v, want a refusal", got.err)
+			}
+			got.call.End(false)
+			if got.call.Send || got.call.By != byOtherProcess {
+				t.Errorf("Send %v By %q, want refused by %q", got.call.Send, got.call.By, byOtherProcess)
+			}
+		})
 	}
 }
 
@@ -304,7 +510,14 @@ func writeRecord(t *testing.T, path string, r record) {
 	t.Helper()
 	var b [recordLen]byte
 	r.marshal(&b)
-	if err := os.WriteFile(path, b[:], 0o600); err != nil {
+	// In place, as the package writes it: a truncation would show the
+	// watch an empty file (a free pane) for a moment.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(b[:], 0); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -16,7 +16,8 @@
 //   - It takes the pane back when the newer claim has released it, was
 //     closed, or its process exited: at its next call, and by itself
 //     through [Options.OnFree], which the adapter uses to send its last
-//     report again. A claim learns that it was superseded whether or not
+//     report again (a [BeginOptions.Yield] call: it never waits for
+//     another process's call, and is tried again at the watch's next look). A claim learns that it was superseded whether or not
 //     it makes a call meanwhile (an agent whose state does not change makes
 //     none): a newer claim of this process tells it at once, and it reads
 //     the pane file every 200 ms to learn it from another process,
@@ -27,7 +28,10 @@
 //     process is waited for up to its own deadline or the caller's wait,
 //     whichever comes first: a process stopped in the middle of a call
 //     (Ctrl-Z, SIGSTOP) holds the pane no longer than that, and the caller
-//     takes the pane from it with a higher number.
+//     takes the pane from it with a higher number. A release that finds a
+//     call of another process that took the pane (or is releasing it)
+//     waits for that call only, and is then refused: it does not wait in
+//     line with the calls started after it.
 //
 // # Using it
 //
@@ -60,12 +64,24 @@
 // named by a hash of the Key. It holds one fixed-size line: the newest
 // sequence number, the claim that holds the pane (process, pid, generation)
 // and the call in flight with its deadline. It is locked (flock, LockFileEx)
-// only for the moment of reading and writing that line, twice per call,
-// never across the call itself, so a stopped process cannot keep others
-// out by holding the lock for the length of a call.
+// only for the moment of reading and writing that line, once per call (a
+// release, once per claim, takes it a second time to clear the line), never
+// across the call itself, so a stopped process cannot keep others out by
+// holding it for the length of a call.
+//
+// Beside it, a second file of the same name ending in .call carries the
+// call lock: Begin takes it (without waiting) as it writes the call's mark,
+// and End lets it go and writes nothing. Another process that finds the
+// mark tries the call lock: a free one means the call ended (or its process
+// exited), a held one that the call is in flight. A process that takes the
+// pane from a call that does not end by its deadline (a stopped process,
+// which keeps its call lock) makes its call without the call lock, and
+// clears its mark under the pane file's lock at End, as every call does
+// when the call lock's file cannot be used; calls go on that way until the
+// stopped process lets the lock go.
 //
 // The directory is created 0700 and must be a directory of this user that
-// gives group and others nothing; the file is opened without following a
+// gives group and others nothing; each file is opened without following a
 // symbolic link (O_NOFOLLOW on Unix; on Windows, where there is no such
 // flag, checked with Lstat before and after the open) and must be a
 // regular 0600 file of this user. Anything else is refused with an error

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/panestate/panestate/adapter"
 )
@@ -68,6 +69,22 @@ func openPaneFile(dir string, k Key) (*os.File, error) {
 		return nil, &fileError{Path: dir, Err: err}
 	}
 	path := filepath.Join(dir, FileName(k))
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, &fileError{Path: path, Err: err}
+	}
+	return f, nil
+}
+
+// callFileName returns the base name of k's call lock's file: its pane
+// file's, ending in .call.
+func callFileName(k Key) string { return strings.TrimSuffix(FileName(k), ".claim") + ".call" }
+
+// openCallFile opens (creating) the file of k's call lock, beside its pane
+// file in dir (which openPaneFile checked), with the same checks. It holds
+// nothing: only its lock is used.
+func openCallFile(dir string, k Key) (*os.File, error) {
+	path := filepath.Join(dir, callFileName(k))
 	f, err := openNoFollow(path)
 	if err != nil {
 		return nil, &fileError{Path: path, Err: err}

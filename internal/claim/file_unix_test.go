@@ -22,14 +22,7 @@ func TestPaneFileRefused(t *testing.T) {
 	}{
 		{name: "symlink at the file", want: "symbolic link", setup: func(t *testing.T, dir string, k Key) string {
 			mkdir(t, dir, 0o700)
-			victim := filepath.Join(t.TempDir(), "victim")
-			if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(victim, filepath.Join(dir, FileName(k))); err != nil {
-				t.Fatal(err)
-			}
-			return victim
+			return plantLink(t, filepath.Join(dir, FileName(k)))
 		}},
 		{name: "directory mode 0755", want: "mode 0755", setup: func(t *testing.T, dir string, k Key) string {
 			mkdir(t, dir, 0o755)
@@ -79,6 +72,20 @@ func TestPaneFileRefused(t *testing.T) {
 	}
 }
 
+// plantLink plants at path a symbolic link to a file holding "precious\n",
+// and returns the file.
+func plantLink(t *testing.T, path string) (victim string) {
+	t.Helper()
+	victim = filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, path); err != nil {
+		t.Fatal(err)
+	}
+	return victim
+}
+
 func mkdir(t *testing.T, dir string, mode os.FileMode) {
 	t.Helper()
 	if err := os.Mkdir(dir, mode); err != nil {
@@ -86,5 +93,27 @@ func mkdir(t *testing.T, dir string, mode os.FileMode) {
 	}
 	if err := os.Chmod(dir, mode); err != nil { // past the umask
 		t.Fatal(err)
+	}
+}
+
+// TestCallFileRefused: a symbolic link planted at the call lock's path is
+// not followed (its target is neither created, written nor locked), and
+// the calls go on without the call lock, clearing their marks in the pane
+// file after each call.
+func TestCallFileRefused(t *testing.T) {
+	k, dir := newKey(t), filepath.Join(t.TempDir(), "state")
+	mkdir(t, dir, 0o700)
+	victim := plantLink(t, filepath.Join(dir, callFileName(k)))
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	call := do(t, c, Report)
+	if !call.Send || call.held {
+		t.Errorf("Send %v held %v, want sent without the call lock", call.Send, call.held)
+	}
+	if got := readRecord(t, filepath.Join(dir, FileName(k))); !got.busy.IsZero() || got.locked {
+		t.Errorf("record %v after the call, want its mark cleared", got)
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "precious\n" {
+		t.Errorf("the link's target now holds %q, %v", b, err)
 	}
 }

@@ -7,22 +7,29 @@ import (
 
 // record is the content of a pane file: the newest sequence number any
 // process took for the pane, the claim that holds the pane, and the call in
-// flight (the claim making it and the wall-clock deadline, in Unix
-// milliseconds, by which that call ends).
+// flight (the claim making it, the wall-clock deadline, in Unix
+// milliseconds, by which that call ends, and whether it holds the pane's
+// call lock, see [Call.End]).
 type record struct {
 	seq    uint64
 	holder token
 	busy   token
 	until  uint64
+	locked bool // busy holds the call lock: once the lock is free, its call has ended
 }
 
 // The record is one line of fixed-width fields, so that it is read and
 // written with one call each at offset 0 and never needs truncating:
 //
-//	c1 <seq:20> <holder process:16 hex> <pid:10> <gen:20> <busy process:16 hex> <pid:10> <gen:20> <until:20>\n
+//	c2 <seq:20> <holder process:16 hex> <pid:10> <gen:20> <busy process:16 hex> <pid:10> <gen:20> <until:20> <locked:1>\n
+//
+// A "c1" line, written by an earlier version, is the same without the
+// last field: its busy call holds no call lock.
 const (
-	recordMagic = "c1"
-	recordLen   = len(recordMagic) + 8*1 + 20 + 16 + 10 + 20 + 16 + 10 + 20 + 20 + 1
+	recordMagic   = "c2"
+	recordMagicV1 = "c1"
+	recordLenV1   = len(recordMagicV1) + 8*1 + 20 + 16 + 10 + 20 + 16 + 10 + 20 + 20 + 1
+	recordLen     = recordLenV1 + 2
 )
 
 // field is one fixed-width field of the record.
@@ -31,12 +38,16 @@ type field struct {
 	base  uint64
 }
 
-var fields = [...]field{{20, 10}, {16, 16}, {10, 10}, {20, 10}, {16, 16}, {10, 10}, {20, 10}, {20, 10}}
+var fields = [...]field{{20, 10}, {16, 16}, {10, 10}, {20, 10}, {16, 16}, {10, 10}, {20, 10}, {20, 10}, {1, 2}}
 
 // values returns the record's fields in layout order.
 func (r *record) values() [len(fields)]uint64 {
+	var locked uint64
+	if r.locked {
+		locked = 1
+	}
 	return [...]uint64{r.seq, r.holder.Process, uint64(r.holder.PID), r.holder.Gen,
-		r.busy.Process, uint64(r.busy.PID), r.busy.Gen, r.until}
+		r.busy.Process, uint64(r.busy.PID), r.busy.Gen, r.until, locked}
 }
 
 // marshal writes the record into b, which has room for recordLen bytes.
@@ -64,12 +75,20 @@ func parseRecord(b []byte) (record, error) {
 	if len(b) == 0 {
 		return record{}, nil
 	}
-	if len(b) != recordLen || string(b[:len(recordMagic)]) != recordMagic || b[recordLen-1] != '\n' {
+	n := len(fields)
+	switch {
+	case len(b) == recordLen && string(b[:len(recordMagic)]) == recordMagic:
+	case len(b) == recordLenV1 && string(b[:len(recordMagicV1)]) == recordMagicV1:
+		n-- // no locked field
+	default:
+		return record{}, errCorrupt
+	}
+	if b[len(b)-1] != '\n' {
 		return record{}, errCorrupt
 	}
 	var v [len(fields)]uint64
 	i := len(recordMagic)
-	for n, f := range fields {
+	for n, f := range fields[:n] {
 		if b[i] != ' ' {
 			return record{}, errCorrupt
 		}
@@ -92,6 +111,7 @@ func parseRecord(b []byte) (record, error) {
 		holder: token{Process: v[1], PID: int(v[2]), Gen: v[3]},
 		busy:   token{Process: v[4], PID: int(v[5]), Gen: v[6]},
 		until:  v[7],
+		locked: v[8] == 1,
 	}
 	if (r.holder.Process == 0) != r.holder.IsZero() || (r.busy.Process == 0) != r.busy.IsZero() {
 		return record{}, errCorrupt
@@ -112,5 +132,5 @@ func digit(c byte) uint64 {
 
 // String renders the record for test failures.
 func (r record) String() string {
-	return fmt.Sprintf("seq %d holder %v busy %v until %d", r.seq, r.holder, r.busy, r.until)
+	return fmt.Sprintf("seq %d holder %v busy %v until %d locked %v", r.seq, r.holder, r.busy, r.until, r.locked)
 }

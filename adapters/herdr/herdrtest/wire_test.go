@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -177,7 +178,10 @@ func TestChecklistWire(t *testing.T) {
 		h.srv.lineTimeout = 20 * time.Millisecond // Herdr's is 5 s
 		h.srv.mu.Unlock()
 		c := dialRaw(t, h)
-		if _, err := io.WriteString(c, `{"id":"r1","method":"ping",`); err != nil {
+		// On a loaded machine the server may give up before the partial
+		// line is even written: the write then finds the connection
+		// closed, which is the drop this test is about.
+		if _, err := io.WriteString(c, `{"id":"r1","method":"ping",`); err != nil && !errors.Is(err, syscall.EPIPE) && !errors.Is(err, syscall.ECONNRESET) {
 			t.Fatal(err)
 		}
 		// Without the rest of the line the server gives up and closes.

@@ -115,6 +115,9 @@ func NewRequest(id string, method Method, params any) (Request, error) {
 	if params == nil {
 		return Request{ID: id, Method: method, Params: json.RawMessage("{}")}, nil
 	}
+	if raw, ok := appendParams(make([]byte, 0, 256), params); ok {
+		return Request{ID: id, Method: method, Params: raw}, nil
+	}
 	raw, err := marshal(params)
 	if err != nil {
 		return Request{}, fmt.Errorf("wire: %s params: %w", method, err)
@@ -126,6 +129,9 @@ func NewRequest(id string, method Method, params any) (Request, error) {
 func (r Request) Line() ([]byte, error) {
 	if r.Params == nil {
 		r.Params = json.RawMessage("{}")
+	}
+	if b, ok := appendLine(make([]byte, 0, len(r.Params)+64), r.ID, r.Method, r.Params); ok {
+		return b, nil
 	}
 	b, err := marshal(r)
 	if err != nil {
@@ -520,6 +526,14 @@ func (r Response) ResultType() string {
 // exactly one of a result object with a string type, or an error with a
 // string code.
 func DecodeResponse(line []byte) (Response, error) {
+	if r, ok := decodeOK(line); ok {
+		return r, nil
+	}
+	return decodeResponseJSON(line)
+}
+
+// decodeResponseJSON is DecodeResponse through encoding/json.
+func decodeResponseJSON(line []byte) (Response, error) {
 	var raw struct {
 		ID     *string         `json:"id"`
 		Result json.RawMessage `json:"result"`
