@@ -100,7 +100,7 @@ type Adapter interface {
 // back as each one says when an adapter does not implement it.
 
 // Releaser is implemented by adapters that hold something in the workspace
-// (Herdr: the pane's agent slot) and can hand it back. The registry calls
+// (Herdr: the pane's agent state) and can hand it back. The registry calls
 // Release once when reporting stops for good (Detach, or the adapter being
 // disabled), after the last Report returned and before Close, never
 // concurrently with Report; when an adapter is replaced by a successor,
