@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapter/adaptertest"
 	"github.com/panestate/panestate/session"
 )
 
@@ -45,6 +47,26 @@ func TestExplainStringPrintsOnlySafeText(t *testing.T) {
 			if !strings.Contains(got, want) {
 				t.Errorf("%s: String() does not show %q:\n%s", when, want, got)
 			}
+		}
+	}
+}
+
+// A driver's preview (adapter.Previewer) is outside text too: String prints
+// its values cleaned (adapter names are checked by New).
+func TestExplainStringPrintsThePreviewSafely(t *testing.T) {
+	const planted = "\x1b]0;pwned\x07\u009b2J\u202eevil\u2066\u200f\u061c"
+	opts := testOptions(t)
+	opts.Env = []string{"MARKER=" + planted}
+	opts.Drivers = map[string]adapter.Driver{"rec": previewDriver{Driver: adaptertest.NewDriver(adaptertest.NewRecorder())}}
+	r := mustNew(t, opts)
+	got := r.Explain().String()
+	if i := strings.IndexAny(got, unsafeRunes); i >= 0 {
+		t.Errorf("String() has an unsafe character at byte %d:\n%q", i, got)
+	}
+	// Not vacuous: the preview is shown, cleaned.
+	for _, want := range []string{"  marker:  ]0;pwned  2J evil   \n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("String() does not show %q:\n%s", want, got)
 		}
 	}
 }
