@@ -22,7 +22,8 @@ var ErrClosed = errors.New("adapter closed")
 
 // Params is what a [Driver] receives to open its adapter.
 type Params struct {
-	// Name is the name the driver is registered under.
+	// Name is the driver's key in registry.Options.Drivers (for the
+	// built-in drivers, in registry.Builtin).
 	Name string
 	// App is the host application's name (e.g. "atomic"); adapters derive
 	// identities from it (Herdr's source is "custom:<app>").
