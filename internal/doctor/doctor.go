@@ -21,6 +21,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/internal/hostflags"
+	"github.com/panestate/panestate/internal/safetext"
 	"github.com/panestate/panestate/registry"
 )
 
@@ -175,7 +176,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 			fmt.Fprintf(stderr, "doctor: %v\n", err)
 			return exitUsage
 		}
-		fmt.Fprintf(stdout, "%s\n", escapeUnsafe(out))
+		fmt.Fprintf(stdout, "%s\n", safetext.JSON(out))
 	default:
 		fmt.Fprintf(stdout, "doctor: app %q: %s\n\n", host.App, filesRead(rep.Explanation, appGiven))
 		fmt.Fprint(stdout, rep.Explanation.String())
@@ -791,20 +792,3 @@ const maxShown = 4096
 // sequences on the terminal nor reorder what it shows. `panestate doctor`
 // prints its per-agent lines through it too.
 func Safe(s string) string { return adapter.Bound(s, maxShown) }
-
-// escapeUnsafe returns the JSON text data with every rune [adapter.Bound]
-// would clean that encoding/json leaves as it is (C1 controls, the
-// bidirectional controls) written as a \uXXXX escape: the same JSON value,
-// safe to print on a terminal. encoding/json escapes C0 controls itself,
-// and such runes occur only inside strings.
-func escapeUnsafe(data []byte) []byte {
-	var b bytes.Buffer
-	for _, r := range string(data) {
-		if r >= 0x80 && adapter.Bound(string(r), 8) == " " {
-			fmt.Fprintf(&b, `\u%04x`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.Bytes()
-}
