@@ -22,7 +22,8 @@ var ErrClosed = errors.New("adapter closed")
 
 // Params is what a [Driver] receives to open its adapter.
 type Params struct {
-	// Name is the name the driver is registered under.
+	// Name is the driver's key in registry.Options.Drivers (for the
+	// built-in drivers, in registry.Builtin).
 	Name string
 	// App is the host application's name (e.g. "atomic"); adapters derive
 	// identities from it (Herdr's source is "custom:<app>").
@@ -100,7 +101,7 @@ type Adapter interface {
 // back as each one says when an adapter does not implement it.
 
 // Releaser is implemented by adapters that hold something in the workspace
-// (Herdr: the pane's agent slot) and can hand it back. The registry calls
+// (Herdr: the pane's agent state) and can hand it back. The registry calls
 // Release once when reporting stops for good (Detach, or the adapter being
 // disabled), after the last Report returned and before Close, never
 // concurrently with Report; when an adapter is replaced by a successor,

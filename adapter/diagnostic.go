@@ -43,7 +43,7 @@ const MaxDetail = 256
 // adapter. Diagnostics are for the person running the host (logs, Explain);
 // they never become errors of the agent.
 type Diagnostic struct {
-	Adapter string `json:"adapter"` // the adapter's registered name
+	Adapter string `json:"adapter"` // the adapter's name: its driver's key
 	Kind    Kind   `json:"kind"`
 	Detail  string `json:"detail"` // at most MaxDetail bytes of valid UTF-8, one line
 }

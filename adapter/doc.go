@@ -40,8 +40,8 @@
 // Everything else is optional: the registry finds it by type assertion and
 // falls back when an adapter or driver does not implement it.
 //
-//   - [Releaser]: hand the workspace's slot back when reporting stops for
-//     good. Fallback: nothing to release.
+//   - [Releaser]: hand back what the adapter holds in the workspace when
+//     reporting stops for good. Fallback: nothing to release.
 //   - [Closer]: free resources, idempotently. Fallback: nothing to close.
 //   - [SessionAware]: receive the [session.Identity]. Fallback: the
 //     identity is not forwarded.

@@ -1,7 +1,8 @@
 // Package registry is the single entry point a chat service uses to report
-// its agent's state to whatever terminal workspace it runs in. The chat
-// service never learns which workspace is listening, and imports only
-// registry, session and (for settings files and trust) settings.
+// its agent's state to whatever terminal workspace it runs in: [New], then
+// [Registry.Attach] to the session's store, and [Registry.Detach] at the end.
+// The chat service never learns which workspace is listening, and imports
+// only registry, session and (for settings files and trust) settings.
 //
 // # Use
 //

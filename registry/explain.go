@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,6 +12,7 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/noop"
 	"github.com/panestate/panestate/internal/optional"
+	"github.com/panestate/panestate/internal/safetext"
 	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
 	"github.com/panestate/panestate/settings"
@@ -19,8 +21,8 @@ import (
 // Explanation answers "why does my pane show nothing?": for every adapter,
 // whether it is enabled and by which settings layer, whether it applies here
 // and if not why, what it last delivered, and its diagnostics and counters.
-// It is plain data: encoding/json renders it for machines, String for
-// people.
+// It is plain data: encoding/json renders it for machines (escaping what a
+// terminal would act on: see MarshalJSON), String for people.
 type Explanation struct {
 	App      string                `json:"app"`
 	Attached bool                  `json:"attached"`
@@ -304,6 +306,20 @@ func (e Explanation) String() string {
 		}
 	}
 	return b.String()
+}
+
+// MarshalJSON encodes e as encoding/json does, except that every rune
+// String would clean and encoding/json leaves as it is (C1 controls, the
+// bidirectional controls, in the outside strings e holds: the host's
+// identity and extensions, paths, reasons, an adapter's details) is written
+// as a \uXXXX escape: the same JSON value, safe to print on a terminal.
+func (e Explanation) MarshalJSON() ([]byte, error) {
+	type plain Explanation // the same fields, without this method
+	data, err := json.Marshal(plain(e))
+	if err != nil {
+		return nil, err
+	}
+	return safetext.JSON(data), nil
 }
 
 // joinWhy joins two reasons with "; ", either of which may be empty.

@@ -1,5 +1,6 @@
-// Package settings holds what a host sets about panestate's settings files,
-// and what the registry says about them.
+// Package settings holds what a host sets about panestate's settings files
+// ([Options], passed as registry.Options.Settings), and what the registry
+// says about them.
 //
 // A host passes [Options] as registry.Options.Settings: where the files are,
 // and whether the project may contribute (a trust function, or an

@@ -9,13 +9,13 @@ import (
 )
 
 // Driver is an [adapter.Driver] whose Open returns its [Recorder], for tests
-// of hosts and of the registry. Set the fields before the driver is
-// registered and do not change them afterwards; Open, Check and Settings are
-// then safe for concurrent use.
+// of hosts and of the registry. Set the fields before the driver is put in
+// registry.Options.Drivers and do not change them afterwards; Open, Check
+// and Settings are then safe for concurrent use.
 //
 // Every Open returns the same Recorder, and a Recorder's Close is final. A
 // test that expects an adapter to be reopened (a settings change replaces it)
-// should register an [adapter.DriverFunc] that returns a new Recorder each
+// should pass an [adapter.DriverFunc] that returns a new Recorder each
 // time instead.
 type Driver struct {
 	// Recorder is what Open returns.

@@ -41,9 +41,11 @@ func runDoctor(args []string, stdout, stderr io.Writer, env []string) int {
 func agentsDoctor(env []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nhooks: what `panestate hook <agent>` would do here, with %s and the agent's own file (what the probes above found holds for each):\n",
-		filepath.Join(settingsDir(env), "settings.json"))
+		doctor.Safe(filepath.Join(settingsDir(env), "settings.json")))
 	for _, agent := range hook.Agents {
-		fmt.Fprintf(&b, "  %s: %s\n", agent, agentVerdict(agent, env))
+		// The verdict holds outside text: paths under HOME, settings
+		// errors, the adapters' reasons.
+		fmt.Fprintf(&b, "  %s: %s\n", agent, doctor.Safe(agentVerdict(agent, env)))
 	}
 	return b.String()
 }

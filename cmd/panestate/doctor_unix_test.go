@@ -76,3 +76,40 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 		})
 	}
 }
+
+// The per-agent part of the doctor prints what it takes from outside (the
+// HOME folder the settings paths are built from, an agent file's parse
+// error) as the rest of the doctor does: without a control or
+// bidirectional character, and still shown.
+func TestDoctorPerAgentLinesAreSafe(t *testing.T) {
+	const planted = "\x1b]0;pwned\x07\u009b2J\u202eevil\u2066"
+	const shown = " ]0;pwned  2J evil " // planted, cleaned
+	home := filepath.Join(t.TempDir(), "home"+planted)
+	dir := filepath.Join(home, ".panestate", "agent")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "codex.json"), []byte("{\"tmux\": \"not an object\u202e\"}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "tmux"), []byte("#!/bin/sh\nexit 1\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "PATH=" + bin, "TMUX=" + filepath.Join(bin, "no-server") + ",1,0", "TMUX_PANE=%3"}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"doctor", "--probe=false", "--project", bin}, nil, &stdout, &stderr, env); code == 2 {
+		t.Fatalf("exit 2: %s", stderr.String())
+	}
+	_, hooks, ok := strings.Cut(stdout.String(), "\nhooks: ")
+	if !ok {
+		t.Fatalf("no per-agent part:\n%s", stdout.String())
+	}
+	if i := strings.IndexAny(hooks, "\x1b\x07\u009b\u202e\u2066"); i >= 0 {
+		t.Errorf("per-agent part has an unsafe character at byte %d:\n%q", i, hooks)
+	}
+	// Not vacuous: the planted folder is shown, cleaned.
+	if want := "home" + shown; !strings.Contains(hooks, want) {
+		t.Errorf("per-agent part does not show %q:\n%s", want, hooks)
+	}
+}

@@ -252,7 +252,7 @@ func (d *demo) herdrStatus() registry.AdapterStatus {
 			return a
 		}
 	}
-	return registry.AdapterStatus{Name: "herdr", Why: "not registered"}
+	return registry.AdapterStatus{Name: "herdr", Why: "not among the registry's drivers"}
 }
 
 func sameReport(last *adapter.Report, r adapter.Report) bool {

@@ -59,6 +59,8 @@ var rules = []rule{
 	{pkg: "internal/optional", imports: []string{"adapter", "session"}},
 	// The host check and the duration setting every built-in adapter shares.
 	{pkg: "internal/builtin", imports: []string{"adapter", "session"}},
+	// JSON text made safe to print (Explain's JSON, the doctor's report).
+	{pkg: "internal/safetext", imports: []string{"adapter"}},
 	{pkg: "internal/cmdrun", imports: []string{"adapter", "internal/builtin"}, modules: everywhere(modXSys)},
 	{pkg: "internal/calls", imports: []string{"adapter"}},
 	// Pane ownership: the pane file's lock and whether its holder runs.
@@ -121,7 +123,7 @@ var rules = []rule{
 	// panestate doctor run it. What the adapters would do it reads from
 	// Explain, never from the settings files. It prints outside text as
 	// adapter.Bound cleans it, as Explain does.
-	{pkg: "internal/doctor", imports: []string{"registry", "session", "settings", "adapter", "internal/hostflags"},
+	{pkg: "internal/doctor", imports: []string{"registry", "session", "settings", "adapter", "internal/hostflags", "internal/safetext"},
 		modules: []module{only("windows", modWinio)}},
 	{pkg: "examples/doctor", imports: []string{"internal/doctor"}},
 	// customadapter is an adapter of its own, so it imports the contract.

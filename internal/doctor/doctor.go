@@ -21,6 +21,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/internal/hostflags"
+	"github.com/panestate/panestate/internal/safetext"
 	"github.com/panestate/panestate/registry"
 )
 
@@ -175,7 +176,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 			fmt.Fprintf(stderr, "doctor: %v\n", err)
 			return exitUsage
 		}
-		fmt.Fprintf(stdout, "%s\n", escapeUnsafe(out))
+		fmt.Fprintf(stdout, "%s\n", safetext.JSON(out))
 	default:
 		fmt.Fprintf(stdout, "doctor: app %q: %s\n\n", host.App, filesRead(rep.Explanation, appGiven))
 		fmt.Fprint(stdout, rep.Explanation.String())
@@ -185,7 +186,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 		if rep.TmuxProbe != nil {
 			fmt.Fprintf(stdout, "\n%s", rep.TmuxProbe)
 		}
-		fmt.Fprintf(stdout, "\nverdict: %s\n", safe(rep.Verdict))
+		fmt.Fprintf(stdout, "\nverdict: %s\n", Safe(rep.Verdict))
 	}
 	return status
 }
@@ -216,7 +217,7 @@ func filesRead(e registry.Explanation, appGiven bool) string {
 		if f.TrustStore {
 			continue
 		}
-		files = append(files, fmt.Sprintf("%s (%s)", safe(f.Path), f.Condition))
+		files = append(files, fmt.Sprintf("%s (%s)", Safe(f.Path), f.Condition))
 	}
 	read := "no settings file"
 	if len(files) > 0 {
@@ -596,24 +597,24 @@ func (p *tmuxProbe) String() string {
 	fmt.Fprintf(&b, "  server: %s\n  pane: %s\n", orUnknown(p.Socket), orUnknown(p.Pane))
 	switch {
 	case p.PaneFound:
-		fmt.Fprintf(&b, "  pane %s: found\n", safe(p.Pane))
+		fmt.Fprintf(&b, "  pane %s: found\n", Safe(p.Pane))
 	case p.Error != "":
-		fmt.Fprintf(&b, "  tmux list-panes: failed: %s\n", safe(p.Error))
+		fmt.Fprintf(&b, "  tmux list-panes: failed: %s\n", Safe(p.Error))
 	}
 	switch {
 	case p.FormatsError != "":
-		fmt.Fprintf(&b, "  tmux show-options: failed: %s\n", safe(p.FormatsError))
+		fmt.Fprintf(&b, "  tmux show-options: failed: %s\n", Safe(p.FormatsError))
 	case !p.FormatsRead:
 	case len(p.Formats) > 0:
-		fmt.Fprintf(&b, "  formats showing @%s_*: %s\n", safe(p.Prefix), strings.Join(p.Formats, ", "))
+		fmt.Fprintf(&b, "  formats showing @%s_*: %s\n", Safe(p.Prefix), strings.Join(p.Formats, ", "))
 	default:
-		fmt.Fprintf(&b, "  no status or border format tmux draws shows @%s_*: the pane's state is set, but nothing shows it. Add to ~/.tmux.conf, then run tmux source-file ~/.tmux.conf (docs/tmux.md, \"tmux.conf\", has a border and a status-line count too):\n", safe(p.Prefix))
+		fmt.Fprintf(&b, "  no status or border format tmux draws shows @%s_*: the pane's state is set, but nothing shows it. Add to ~/.tmux.conf, then run tmux source-file ~/.tmux.conf (docs/tmux.md, \"tmux.conf\", has a border and a status-line count too):\n", Safe(p.Prefix))
 		for _, line := range tmuxConfLines {
-			fmt.Fprintf(&b, "    %s\n", strings.ReplaceAll(line, "@panestate_", "@"+safe(p.Prefix)+"_"))
+			fmt.Fprintf(&b, "    %s\n", strings.ReplaceAll(line, "@panestate_", "@"+Safe(p.Prefix)+"_"))
 		}
 	}
 	for _, pr := range p.Problems {
-		fmt.Fprintf(&b, "  problem: %s\n", safe(pr))
+		fmt.Fprintf(&b, "  problem: %s\n", Safe(pr))
 	}
 	return b.String()
 }
@@ -700,7 +701,7 @@ func (p *herdrProbe) String() string {
 	switch {
 	case p.Ping == nil:
 	case p.Ping.Error != "":
-		fmt.Fprintf(&b, "  ping: failed: %s\n", safe(p.Ping.Error))
+		fmt.Fprintf(&b, "  ping: failed: %s\n", Safe(p.Ping.Error))
 	default:
 		fmt.Fprintf(&b, "  ping: Herdr %s, protocol %d\n", orUnknown(p.Ping.Version), p.Ping.Protocol)
 	}
@@ -709,20 +710,20 @@ func (p *herdrProbe) String() string {
 		if used == "" || used == routeNone {
 			used = "nothing"
 		}
-		fmt.Fprintf(&b, "  transport: %s, so the reporter would use %s: %s\n", safe(cmp.Or(p.Transport, "(unknown)")), safe(used), safe(p.TransportWhy))
+		fmt.Fprintf(&b, "  transport: %s, so the reporter would use %s: %s\n", Safe(cmp.Or(p.Transport, "(unknown)")), Safe(used), Safe(p.TransportWhy))
 	}
 	if p.BinProblem != "" {
-		fmt.Fprintf(&b, "  binary: %s\n", safe(p.BinProblem))
+		fmt.Fprintf(&b, "  binary: %s\n", Safe(p.BinProblem))
 	} else {
 		b.WriteString("  binary: executable\n")
 		if p.VersionError != "" {
-			fmt.Fprintf(&b, "  herdr --version: failed: %s\n", safe(p.VersionError))
+			fmt.Fprintf(&b, "  herdr --version: failed: %s\n", Safe(p.VersionError))
 		} else {
-			fmt.Fprintf(&b, "  herdr --version: %s\n", safe(p.Version))
+			fmt.Fprintf(&b, "  herdr --version: %s\n", Safe(p.Version))
 		}
 		switch s := p.Server; {
 		case p.StatusError != "":
-			fmt.Fprintf(&b, "  herdr status --json: failed: %s\n", safe(p.StatusError))
+			fmt.Fprintf(&b, "  herdr status --json: failed: %s\n", Safe(p.StatusError))
 		case s == nil:
 			b.WriteString("  server: not described by herdr status\n")
 		case !s.Running:
@@ -736,15 +737,15 @@ func (p *herdrProbe) String() string {
 		}
 		switch {
 		case p.PaneFound:
-			fmt.Fprintf(&b, "  pane %s: found\n", safe(p.Pane))
+			fmt.Fprintf(&b, "  pane %s: found\n", Safe(p.Pane))
 		case p.PaneError == "pane_not_found":
-			fmt.Fprintf(&b, "  pane %s: not found: %s\n", safe(p.Pane), p.PaneError)
+			fmt.Fprintf(&b, "  pane %s: not found: %s\n", Safe(p.Pane), p.PaneError)
 		case p.PaneError != "":
-			fmt.Fprintf(&b, "  herdr pane get %s: failed: %s\n", safe(p.Pane), safe(p.PaneError))
+			fmt.Fprintf(&b, "  herdr pane get %s: failed: %s\n", Safe(p.Pane), Safe(p.PaneError))
 		}
 	}
 	for _, pr := range p.Problems {
-		fmt.Fprintf(&b, "  problem: %s\n", safe(pr))
+		fmt.Fprintf(&b, "  problem: %s\n", Safe(pr))
 	}
 	return b.String()
 }
@@ -764,7 +765,7 @@ func orUnknown(s string) string {
 	if s == "" {
 		return "(unknown)"
 	}
-	return safe(s)
+	return Safe(s)
 }
 
 func strOrUnknown(s *string) string {
@@ -784,26 +785,10 @@ func intOrUnknown(n *int) string {
 // maxShown bounds each outside string the doctor prints.
 const maxShown = 4096
 
-// safe returns s, a string from outside the doctor (the environment, a
+// Safe returns s, a string from outside the doctor (the environment, a
 // settings file, a workspace's answer, a command's output), as the doctor
 // prints it: as [adapter.Bound] leaves it, one line without control or
 // bidirectional characters, so that the report can neither run escape
-// sequences on the terminal nor reorder what it shows.
-func safe(s string) string { return adapter.Bound(s, maxShown) }
-
-// escapeUnsafe returns the JSON text data with every rune [adapter.Bound]
-// would clean that encoding/json leaves as it is (C1 controls, the
-// bidirectional controls) written as a \uXXXX escape: the same JSON value,
-// safe to print on a terminal. encoding/json escapes C0 controls itself,
-// and such runes occur only inside strings.
-func escapeUnsafe(data []byte) []byte {
-	var b bytes.Buffer
-	for _, r := range string(data) {
-		if r >= 0x80 && adapter.Bound(string(r), 8) == " " {
-			fmt.Fprintf(&b, `\u%04x`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.Bytes()
-}
+// sequences on the terminal nor reorder what it shows. `panestate doctor`
+// prints its per-agent lines through it too.
+func Safe(s string) string { return adapter.Bound(s, maxShown) }

@@ -119,3 +119,24 @@ func TestOutputIsSafe(t *testing.T) {
 		})
 	}
 }
+
+// The host's loaded extensions are outside text the JSON report carries
+// (in the explanation's host): they are escaped there too, and the text
+// report, which does not show them, stays clean.
+func TestLoadedExtensionsAreSafe(t *testing.T) {
+	t.Parallel()
+	const jsonPlanted = `\u001b]0;pwned\u0007\u009b2J\u202eevil\u2066\u200f\u061c`
+	w := newWorld(t, false)
+	for _, args := range [][]string{{"--loaded-extension", "/ext/" + planted}, {"--loaded-extension", "/ext/" + planted, "--json"}} {
+		_, stdout, stderr := w.run(t, args...)
+		if stderr != "" {
+			t.Fatalf("run %q: stderr %q", args, stderr)
+		}
+		if i := strings.IndexAny(stdout, unsafeRunes); i >= 0 {
+			t.Errorf("run %q: output has an unsafe character at byte %d:\n%q", args, i, stdout)
+		}
+		if len(args) > 2 && (!json.Valid([]byte(stdout)) || !strings.Contains(stdout, `"/ext/`+jsonPlanted+`"`)) {
+			t.Errorf("run %q: not JSON with the extension escaped:\n%s", args, stdout)
+		}
+	}
+}
