@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 const usage = `usage:
@@ -23,6 +25,12 @@ const bridgeCommand = "__bridge"
 const appName = "panestate"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "hook" {
+		// A write to a stderr the agent no longer reads must not end the
+		// hook with SIGPIPE, a status other than 0: with the signal
+		// ignored, the write fails and the hook goes on.
+		signal.Ignore(syscall.SIGPIPE)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ()))
 }
 
