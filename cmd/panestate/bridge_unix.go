@@ -254,15 +254,21 @@ const maxLog = 64 << 10
 
 // fileLog returns a logger that appends each line, with the time, to the
 // file at path, created (0600) on the first line: a bridge that has nothing
-// to say leaves no file. A log above maxLog starts over.
+// to say leaves no file. A log above maxLog starts over. What is at path
+// and is not a plain file (a link, a pipe) is not written to: the line is
+// dropped.
 func fileLog(path string) func(format string, args ...any) {
 	return func(format string, args ...any) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 		if err != nil {
 			return
 		}
 		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.Size() > maxLog {
+		fi, err := f.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return
+		}
+		if fi.Size() > maxLog {
 			_ = f.Truncate(0)
 		}
 		fmt.Fprintf(f, "%s panestate bridge %d: %s\n", time.Now().UTC().Format(time.RFC3339), os.Getpid(), fmt.Sprintf(format, args...))
