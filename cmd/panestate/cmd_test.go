@@ -259,3 +259,27 @@ func TestReadPayloadDoesNotWaitForTheEndOfStdin(t *testing.T) {
 		t.Errorf("bad payload read as %q", got)
 	}
 }
+
+// TestUsageNamesOnlyFlagsEventsTakes: each [-flag] the usage shows for
+// events is one it accepts.
+func TestUsageNamesOnlyFlagsEventsTakes(t *testing.T) {
+	var line string
+	for l := range strings.Lines(usage) {
+		if strings.Contains(l, "panestate events") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatal("usage does not show events")
+	}
+	for _, w := range strings.Fields(line) {
+		if !strings.HasPrefix(w, "[-") {
+			continue
+		}
+		flag := strings.Trim(w, "[]")
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"events", flag, "-h"}, strings.NewReader(""), &stdout, &stderr, nil); code != 0 {
+			t.Errorf("events %s: exit %d: %s", flag, code, stderr.String())
+		}
+	}
+}

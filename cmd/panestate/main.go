@@ -12,7 +12,7 @@ const usage = `usage:
   panestate hook <agent>                 run as the agent's hook: read one event on stdin
   panestate hook --print-config <agent>  print the hook configuration to paste
   panestate install <agent>              add that configuration to the agent's settings file
-  panestate events [-v] [-q]             play the JSON-lines events protocol from stdin
+  panestate events [-v] [--app=NAME]     play the JSON-lines events protocol from stdin
   panestate doctor [flags]               say why a pane shows nothing (--app defaults to panestate)
 agents: claude-code, codex, gemini
 `
