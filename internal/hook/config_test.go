@@ -119,3 +119,32 @@ func TestInstallIntoNothing(t *testing.T) {
 		t.Errorf("(-got +want):\n%s", diff)
 	}
 }
+
+// TestConfigQuotesTheProgramsPath: agents run the command through a
+// shell, so a path with a space or a shell character is quoted, and
+// Install still finds the hook it added.
+func TestConfigQuotesTheProgramsPath(t *testing.T) {
+	tests := []struct {
+		name, command, want string
+	}{
+		{name: "on PATH", command: "panestate", want: "panestate hook codex"},
+		{name: "a plain path", command: "/home/ann/go/bin/panestate", want: "/home/ann/go/bin/panestate hook codex"},
+		{name: "a space", command: "/Users/Ann Lee/go/bin/panestate", want: "'/Users/Ann Lee/go/bin/panestate' hook codex"},
+		{name: "a quote", command: "/home/o'hara/panestate", want: `'/home/o'\''hara/panestate' hook codex`},
+		{name: "a dollar", command: "/home/$x/panestate", want: "'/home/$x/panestate' hook codex"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := Config(Codex, tt.command)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(commands(t, b)["Stop"], []string{tt.want}); diff != "" {
+				t.Errorf("(-got +want):\n%s", diff)
+			}
+			if _, changed, err := Install(Codex, tt.command, b); err != nil || changed {
+				t.Errorf("Install over its own config: changed %v, %v; want no change", changed, err)
+			}
+		})
+	}
+}
