@@ -83,7 +83,7 @@ func runBridge(args []string, env []string) int {
 	_ = os.WriteFile(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	defer os.Remove(p.pid)
 	b := &bridge{agent: agent, ln: ln, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{}),
-		uidOf: peerUID, logf: fileLog(p.log)}
+		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf}
 	last := b.run(ctx, env, first)
 	_ = os.WriteFile(p.last, []byte(strconv.FormatInt(last, 10)+"\n"), 0o600)
 	return 0
@@ -150,6 +150,9 @@ type bridge struct {
 	uidOf func(*net.UnixConn) (int, error)
 	// logf writes a line to the bridge's log: fileLog, or a test's.
 	logf func(format string, args ...any)
+	// exitOf watches the agent's process: exitOf, or a test's stand-in
+	// for a system without pidfds.
+	exitOf func(pid int) (<-chan struct{}, func())
 }
 
 // run reports first and every later event until the end, then releases.
@@ -190,7 +193,7 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 	var exited <-chan struct{} // closed when the agent exits, where the system says so at once
 	if b.owner > 0 {
 		var stop func()
-		exited, stop = exitOf(b.owner)
+		exited, stop = b.exitOf(b.owner)
 		defer stop()
 	}
 	idle := time.NewTimer(b.idle)
