@@ -17,7 +17,7 @@ func Events(agent Agent) []string {
 		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
 			"Notification", "Stop", "StopFailure", "SessionEnd"}
 	case Codex:
-		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop"}
+		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "StopFailure"}
 	case Gemini:
 		return []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}
 	}

@@ -3,6 +3,8 @@ package hook
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -44,6 +46,36 @@ func TestConfigRunsTheHookOnEveryEvent(t *testing.T) {
 				t.Errorf("commands (-got +want):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestConfigSubscribesToEveryMappedFixture: every documented event that
+// changes the pane (each fixture Parse does not ignore) is one the
+// configuration runs the hook on; an event left out (a turn that fails)
+// would leave the pane stuck.
+func TestConfigSubscribesToEveryMappedFixture(t *testing.T) {
+	for _, agent := range Agents {
+		files, err := filepath.Glob(filepath.Join("testdata", string(agent), "*.json"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: fixtures %q, %v", agent, files, err)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := Parse(agent, b)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			var p payload
+			if err := json.Unmarshal(b, &p); err != nil {
+				t.Fatal(err)
+			}
+			if e.Kind != KindIgnore && !slices.Contains(Events(agent), p.Event) {
+				t.Errorf("%s: %s means %v, but the configuration does not run the hook on it", agent, p.Event, e.Kind)
+			}
+		}
 	}
 }
 
