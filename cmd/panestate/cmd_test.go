@@ -167,34 +167,60 @@ func TestInstallKeepsABackupAndIsIdempotent(t *testing.T) {
 // kept in a repository) stays a link; the file it points to gets the hooks,
 // and its backup sits beside it.
 func TestInstallWritesThroughALink(t *testing.T) {
-	home, dotfiles := t.TempDir(), t.TempDir()
-	target := filepath.Join(dotfiles, "claude-settings.json")
-	if err := os.WriteFile(target, []byte(`{"model":"opus"}`), 0o600); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name     string
+		old      string // the linked file's content; "" for a file not made yet
+		relative bool   // the link's target is relative to its directory
+	}{
+		{name: "to a file", old: `{"model":"opus"}`},
+		{name: "relative", old: `{"model":"opus"}`, relative: true},
+		{name: "to a file not made yet", relative: true},
 	}
-	path := filepath.Join(home, ".claude", "settings.json")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, path); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
-	if _, err := install(hook.ClaudeCode, path, "panestate", now); err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Fatalf("settings file after install: %v, %v; want the link kept", fi.Mode(), err)
-	}
-	got, err := os.ReadFile(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(got), `"opus"`) || !strings.Contains(string(got), "panestate hook claude-code") {
-		t.Errorf("linked file after install:\n%s", got)
-	}
-	if b, err := os.ReadFile(target + ".panestate-20261201T150000Z.bak"); err != nil || string(b) != `{"model":"opus"}` {
-		t.Errorf("backup beside the linked file = %q, %v", b, err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			dotfiles := filepath.Join(home, "dotfiles")
+			if err := os.MkdirAll(dotfiles, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			target := filepath.Join(dotfiles, "claude-settings.json")
+			if tt.old != "" {
+				if err := os.WriteFile(target, []byte(tt.old), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			path := filepath.Join(home, ".claude", "settings.json")
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			link := target
+			if tt.relative {
+				link = filepath.Join("..", "dotfiles", "claude-settings.json")
+			}
+			if err := os.Symlink(link, path); err != nil {
+				t.Fatal(err)
+			}
+			now := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
+			if _, err := install(hook.ClaudeCode, path, "panestate", now); err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("settings file after install: %v, %v; want the link kept", fi.Mode(), err)
+			}
+			got, err := os.ReadFile(target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.old != "" && !strings.Contains(string(got), `"opus"`) || !strings.Contains(string(got), "panestate hook claude-code") {
+				t.Errorf("linked file after install:\n%s", got)
+			}
+			backup := target + ".panestate-20261201T150000Z.bak"
+			if b, err := os.ReadFile(backup); tt.old != "" && (err != nil || string(b) != tt.old) {
+				t.Errorf("backup beside the linked file = %q, %v", b, err)
+			} else if tt.old == "" && !os.IsNotExist(err) {
+				t.Errorf("backup of a file that was not there: %v", err)
+			}
+		})
 	}
 }
 
