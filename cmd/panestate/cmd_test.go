@@ -298,7 +298,7 @@ func TestUsageNamesOnlyFlagsEventsTakes(t *testing.T) {
 	if line == "" {
 		t.Fatal("usage does not show events")
 	}
-	for _, w := range strings.Fields(line) {
+	for w := range strings.FieldsSeq(line) {
 		if !strings.HasPrefix(w, "[-") {
 			continue
 		}
