@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -307,5 +308,38 @@ func TestUsageNamesOnlyFlagsEventsTakes(t *testing.T) {
 		if code := run([]string{"events", flag, "-h"}, strings.NewReader(""), &stdout, &stderr, nil); code != 0 {
 			t.Errorf("events %s: exit %d: %s", flag, code, stderr.String())
 		}
+	}
+}
+
+// markerReader yields n bytes of the marker, over and over.
+type markerReader struct{ n int }
+
+func (m *markerReader) Read(p []byte) (int, error) {
+	if m.n <= 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), m.n)
+	for i := range k {
+		p[i] = marker[i%len(marker)]
+	}
+	m.n -= k
+	return k, nil
+}
+
+// TestHookRefusesAHugePayload: a 100 MB prompt is not held in memory to be
+// parsed: the hook reads at most its bound, drops the event with the fixed
+// line, and exits 0.
+func TestHookRefusesAHugePayload(t *testing.T) {
+	stdin := io.MultiReader(strings.NewReader(`{"hook_event_name":"UserPromptSubmit","session_id":"s1","prompt":"`),
+		&markerReader{n: 100 << 20}, strings.NewReader(`"}`))
+	// A runtime directory that cannot be made: were the event taken, it
+	// would be dropped there, silently.
+	env := []string{"HOME=" + t.TempDir(), "XDG_RUNTIME_DIR=/nonexistent/run", "TMUX=/nonexistent/s,1,0", "TMUX_PANE=%1"}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"hook", "claude-code"}, stdin, &stdout, &stderr, env); code != 0 || stdout.Len() > 0 {
+		t.Errorf("exit %d, stdout of %d bytes; want 0 and nothing", code, stdout.Len())
+	}
+	if got, want := stderr.String(), "panestate: hook: bad payload: not a JSON object with the expected fields\n"; got != want {
+		t.Errorf("stderr %.200q, want %q", got, want)
 	}
 }
