@@ -75,8 +75,9 @@ func runBridge(args []string, env []string) int {
 	defer unlock()
 	// A bridge started late (its process slow to start) must not claim the
 	// pane after a newer bridge already ended its session, nor for an
-	// agent that is gone.
-	if first.Time <= readLast(p.last) || (first.PID > 0 && !proc.Alive(first.PID)) {
+	// agent that is gone. A last event later than now is from an earlier
+	// boot (the monotonic clock starts over): it says nothing.
+	if last := readLast(p.last); first.Time <= last && last <= eventTime() || (first.PID > 0 && !proc.Alive(first.PID)) {
 		ln.Close()
 		return 0
 	}

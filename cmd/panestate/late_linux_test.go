@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"strconv"
@@ -80,4 +81,32 @@ func TestLateBridgeDoesNotClaimThePane(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBridgeClaimsDespiteALastEventFromTheFuture: the time the pane's last
+// bridge recorded is later than now (the clock was set back since, or it
+// is from an earlier boot): that record says nothing of this session, and
+// the bridge claims the pane.
+func TestBridgeClaimsDespiteALastEventFromTheFuture(t *testing.T) {
+	bin := buildPanestate(t)
+	h := herdrtest.StartT(t, herdrtest.Options{Version: herdrtest.Version093, InView: []string{"w1:p1"}})
+	dir, rt := runtimeEnv(t)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := append(h.PaneEnv(t.TempDir()), rt...)
+	p := bridgePaths(dir, hook.ClaudeCode, paneVars(env))
+	if err := os.WriteFile(p.last, []byte(strconv.FormatInt(math.MaxInt64/2, 10)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := startAgent(t, bin, "claude-code", env)
+	a.hook(t, fixture("claude-code", "SessionStart"))
+	a.hook(t, fixture("claude-code", "UserPromptSubmit"))
+	waitStatus(t, h, "UserPromptSubmit", herdrtest.StatusWorking)
+	a.hook(t, fixture("claude-code", "Stop"))
+	waitStatus(t, h, "Stop", herdrtest.StatusIdle)
+	pid := bridgePID(t, dir)
+	a.hook(t, fixture("claude-code", "SessionEnd"))
+	waitStatus(t, h, "SessionEnd", "")
+	waitExit(t, pid)
 }
