@@ -11,6 +11,9 @@ const bridgeSupported = false
 // credentials (Linux, macOS). The hook still reads its event and exits 0.
 func deliver(hook.Event, []string, []string) {}
 
+// eventTime is not needed where nothing is delivered.
+func eventTime() int64 { return 0 }
+
 // agentPID is not needed where nothing is delivered.
 func agentPID() int { return 0 }
 

@@ -75,15 +75,16 @@ func runBridge(args []string, env []string) int {
 	defer unlock()
 	// A bridge started late (its process slow to start) must not claim the
 	// pane after a newer bridge already ended its session, nor for an
-	// agent that is gone.
-	if first.Time <= readLast(p.last) || (first.PID > 0 && !proc.Alive(first.PID)) {
+	// agent that is gone. A last event later than now is from an earlier
+	// boot (the monotonic clock starts over): it says nothing.
+	if last := readLast(p.last); first.Time <= last && last <= eventTime() || (first.PID > 0 && !proc.Alive(first.PID)) {
 		ln.Close()
 		return 0
 	}
 	_ = os.WriteFile(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	defer os.Remove(p.pid)
 	b := &bridge{agent: agent, ln: ln, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{}),
-		uidOf: peerUID, logf: fileLog(p.log)}
+		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf}
 	last := b.run(ctx, env, first)
 	_ = os.WriteFile(p.last, []byte(strconv.FormatInt(last, 10)+"\n"), 0o600)
 	return 0
@@ -150,6 +151,9 @@ type bridge struct {
 	uidOf func(*net.UnixConn) (int, error)
 	// logf writes a line to the bridge's log: fileLog, or a test's.
 	logf func(format string, args ...any)
+	// exitOf watches the agent's process: exitOf, or a test's stand-in
+	// for a system without pidfds.
+	exitOf func(pid int) (<-chan struct{}, func())
 }
 
 // run reports first and every later event until the end, then releases.
@@ -190,7 +194,7 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 	var exited <-chan struct{} // closed when the agent exits, where the system says so at once
 	if b.owner > 0 {
 		var stop func()
-		exited, stop = exitOf(b.owner)
+		exited, stop = b.exitOf(b.owner)
 		defer stop()
 	}
 	idle := time.NewTimer(b.idle)
@@ -254,15 +258,21 @@ const maxLog = 64 << 10
 
 // fileLog returns a logger that appends each line, with the time, to the
 // file at path, created (0600) on the first line: a bridge that has nothing
-// to say leaves no file. A log above maxLog starts over.
+// to say leaves no file. A log above maxLog starts over. What is at path
+// and is not a plain file (a link, a pipe) is not written to: the line is
+// dropped.
 func fileLog(path string) func(format string, args ...any) {
 	return func(format string, args ...any) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 		if err != nil {
 			return
 		}
 		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.Size() > maxLog {
+		fi, err := f.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return
+		}
+		if fi.Size() > maxLog {
 			_ = f.Truncate(0)
 		}
 		fmt.Fprintf(f, "%s panestate bridge %d: %s\n", time.Now().UTC().Format(time.RFC3339), os.Getpid(), fmt.Sprintf(format, args...))

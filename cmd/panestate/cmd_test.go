@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,34 +168,60 @@ func TestInstallKeepsABackupAndIsIdempotent(t *testing.T) {
 // kept in a repository) stays a link; the file it points to gets the hooks,
 // and its backup sits beside it.
 func TestInstallWritesThroughALink(t *testing.T) {
-	home, dotfiles := t.TempDir(), t.TempDir()
-	target := filepath.Join(dotfiles, "claude-settings.json")
-	if err := os.WriteFile(target, []byte(`{"model":"opus"}`), 0o600); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name     string
+		old      string // the linked file's content; "" for a file not made yet
+		relative bool   // the link's target is relative to its directory
+	}{
+		{name: "to a file", old: `{"model":"opus"}`},
+		{name: "relative", old: `{"model":"opus"}`, relative: true},
+		{name: "to a file not made yet", relative: true},
 	}
-	path := filepath.Join(home, ".claude", "settings.json")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, path); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
-	if _, err := install(hook.ClaudeCode, path, "panestate", now); err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Fatalf("settings file after install: %v, %v; want the link kept", fi.Mode(), err)
-	}
-	got, err := os.ReadFile(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(got), `"opus"`) || !strings.Contains(string(got), "panestate hook claude-code") {
-		t.Errorf("linked file after install:\n%s", got)
-	}
-	if b, err := os.ReadFile(target + ".panestate-20261201T150000Z.bak"); err != nil || string(b) != `{"model":"opus"}` {
-		t.Errorf("backup beside the linked file = %q, %v", b, err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			dotfiles := filepath.Join(home, "dotfiles")
+			if err := os.MkdirAll(dotfiles, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			target := filepath.Join(dotfiles, "claude-settings.json")
+			if tt.old != "" {
+				if err := os.WriteFile(target, []byte(tt.old), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			path := filepath.Join(home, ".claude", "settings.json")
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			link := target
+			if tt.relative {
+				link = filepath.Join("..", "dotfiles", "claude-settings.json")
+			}
+			if err := os.Symlink(link, path); err != nil {
+				t.Fatal(err)
+			}
+			now := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
+			if _, err := install(hook.ClaudeCode, path, "panestate", now); err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("settings file after install: %v, %v; want the link kept", fi.Mode(), err)
+			}
+			got, err := os.ReadFile(target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.old != "" && !strings.Contains(string(got), `"opus"`) || !strings.Contains(string(got), "panestate hook claude-code") {
+				t.Errorf("linked file after install:\n%s", got)
+			}
+			backup := target + ".panestate-20261201T150000Z.bak"
+			if b, err := os.ReadFile(backup); tt.old != "" && (err != nil || string(b) != tt.old) {
+				t.Errorf("backup beside the linked file = %q, %v", b, err)
+			} else if tt.old == "" && !os.IsNotExist(err) {
+				t.Errorf("backup of a file that was not there: %v", err)
+			}
+		})
 	}
 }
 
@@ -257,5 +284,62 @@ func TestReadPayloadDoesNotWaitForTheEndOfStdin(t *testing.T) {
 	}
 	if got := readPayload(strings.NewReader("not json at all")); string(got) != "not json at all" {
 		t.Errorf("bad payload read as %q", got)
+	}
+}
+
+// TestUsageNamesOnlyFlagsEventsTakes: each [-flag] the usage shows for
+// events is one it accepts.
+func TestUsageNamesOnlyFlagsEventsTakes(t *testing.T) {
+	var line string
+	for l := range strings.Lines(usage) {
+		if strings.Contains(l, "panestate events") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatal("usage does not show events")
+	}
+	for w := range strings.FieldsSeq(line) {
+		if !strings.HasPrefix(w, "[-") {
+			continue
+		}
+		flag := strings.Trim(w, "[]")
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"events", flag, "-h"}, strings.NewReader(""), &stdout, &stderr, nil); code != 0 {
+			t.Errorf("events %s: exit %d: %s", flag, code, stderr.String())
+		}
+	}
+}
+
+// markerReader yields n bytes of the marker, over and over.
+type markerReader struct{ n int }
+
+func (m *markerReader) Read(p []byte) (int, error) {
+	if m.n <= 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), m.n)
+	for i := range k {
+		p[i] = marker[i%len(marker)]
+	}
+	m.n -= k
+	return k, nil
+}
+
+// TestHookRefusesAHugePayload: a 100 MB prompt is not held in memory to be
+// parsed: the hook reads at most its bound, drops the event with the fixed
+// line, and exits 0.
+func TestHookRefusesAHugePayload(t *testing.T) {
+	stdin := io.MultiReader(strings.NewReader(`{"hook_event_name":"UserPromptSubmit","session_id":"s1","prompt":"`),
+		&markerReader{n: 100 << 20}, strings.NewReader(`"}`))
+	// A runtime directory that cannot be made: were the event taken, it
+	// would be dropped there, silently.
+	env := []string{"HOME=" + t.TempDir(), "XDG_RUNTIME_DIR=/nonexistent/run", "TMUX=/nonexistent/s,1,0", "TMUX_PANE=%1"}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"hook", "claude-code"}, stdin, &stdout, &stderr, env); code != 0 || stdout.Len() > 0 {
+		t.Errorf("exit %d, stdout of %d bytes; want 0 and nothing", code, stdout.Len())
+	}
+	if got, want := stderr.String(), "panestate: hook: bad payload: not a JSON object with the expected fields\n"; got != want {
+		t.Errorf("stderr %.200q, want %q", got, want)
 	}
 }

@@ -100,9 +100,11 @@ func runInstall(args []string, stdout, stderr io.Writer, env []string) int {
 // path.panestate-<time>.bak.
 func install(agent hook.Agent, path, command string, now time.Time) (string, error) {
 	// A settings file that is a link (dotfiles kept in a repository) stays
-	// one: the file it points to is the one changed, its backup beside it.
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+	// one: the file it points to is the one changed (or made), its backup
+	// beside it.
+	path, err := linkTarget(path)
+	if err != nil {
+		return "", err
 	}
 	old, err := os.ReadFile(path)
 	mode := fs.FileMode(0o600)
@@ -156,4 +158,33 @@ func install(agent hook.Agent, path, command string, now time.Time) (string, err
 		return fmt.Sprintf("%s: created with panestate's hooks", path), nil
 	}
 	return fmt.Sprintf("%s: panestate's hooks added (the file as it was: %s)", path, backup), nil
+}
+
+// maxLinks bounds the links linkTarget follows.
+const maxLinks = 40
+
+// linkTarget returns the file that path names once every link on the way
+// is followed, also when that file does not exist yet (a link made before
+// its target): path itself when it is no link.
+func linkTarget(path string) (string, error) {
+	for range maxLinks {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			// Relative to the link's directory, as the system reads it.
+			dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+			if err != nil {
+				return "", err
+			}
+			target = filepath.Join(dir, target)
+		}
+		path = target
+	}
+	return "", fmt.Errorf("%s: more than %d links", path, maxLinks)
 }

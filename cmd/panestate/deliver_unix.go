@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/panestate/panestate/internal/hook"
 )
 
@@ -51,6 +53,18 @@ func deliver(e hook.Event, env, pane []string) {
 		return
 	}
 	startBridge(e.Agent, p, line, env)
+}
+
+// eventTime is the time of an event: the system's monotonic clock, in
+// nanoseconds, the same in every process and never set back, unlike the
+// wall clock (which NTP or a person can set back, and after which every
+// event would look older than the last one applied).
+func eventTime() int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return time.Now().UnixNano() // cannot happen on Linux or macOS
+	}
+	return ts.Nano()
 }
 
 // paths are a bridge's files in the runtime directory: its socket, its

@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/panestate/panestate/internal/hook"
 	"github.com/panestate/panestate/registry"
@@ -32,7 +31,7 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []str
 			code = 0
 		}
 	}()
-	start := time.Now()
+	start := eventTime()
 	if len(args) != 1 {
 		fmt.Fprint(stderr, "panestate: hook takes one agent: claude-code, codex or gemini\n")
 		readPayload(stdin)
@@ -58,7 +57,7 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []str
 		return 0
 	}
 	e.PID = agentPID()
-	e.Time = start.UnixNano()
+	e.Time = start
 	deliver(e, env, pane)
 	return 0
 }

@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 const usage = `usage:
   panestate hook <agent>                 run as the agent's hook: read one event on stdin
   panestate hook --print-config <agent>  print the hook configuration to paste
   panestate install <agent>              add that configuration to the agent's settings file
-  panestate events [-v] [-q]             play the JSON-lines events protocol from stdin
+  panestate events [-v] [--app=NAME]     play the JSON-lines events protocol from stdin
   panestate doctor [flags]               say why a pane shows nothing (--app defaults to panestate)
 agents: claude-code, codex, gemini
 `
@@ -23,6 +25,12 @@ const bridgeCommand = "__bridge"
 const appName = "panestate"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "hook" {
+		// A write to a stderr the agent no longer reads must not end the
+		// hook with SIGPIPE, a status other than 0: with the signal
+		// ignored, the write fails and the hook goes on.
+		signal.Ignore(syscall.SIGPIPE)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ()))
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -113,4 +114,39 @@ func TestBridgeLogStartsOnItsFirstLine(t *testing.T) {
 	if len(b) > 200 {
 		t.Errorf("log of %d bytes after a line past maxLog, want it started over", len(b))
 	}
+}
+
+// TestBridgeLogDoesNotFollowALink: a link planted at the log's path (to a
+// file of the person's, say) is not written through: the line is dropped.
+func TestBridgeLogDoesNotFollowALink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "precious")
+	if err := os.WriteFile(target, []byte("keep\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "b.log")
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	fileLog(path)("refused a connection from user %d", 1001)
+	b, err := os.ReadFile(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(b), "keep\n"); diff != "" {
+		t.Errorf("the link's target changed (-got +want):\n%s", diff)
+	}
+}
+
+// TestBridgeLogDoesNotWaitOnAPipe: a pipe at the log's path, which no one
+// reads, does not hold the bridge up (opening it for writing would wait
+// for a reader).
+func TestBridgeLogDoesNotWaitOnAPipe(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "b.log")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Were the pipe opened as a file, this would wait for ever (the test
+	// fails at its timeout).
+	fileLog(path)("refused a connection from user %d", 1001)
 }

@@ -27,5 +27,6 @@
 // completed, finished, failed or cancelled root sets nothing; unavailable
 // and recovering set Unknown; "" and none mean ready). A line that is
 // not valid JSON, names an unknown op, has a field the op does not take or
-// a bad value is reported with its line number and skipped.
+// a bad value, or is longer than 1 MiB, is reported with its line number
+// and skipped.
 package events

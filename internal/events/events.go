@@ -43,12 +43,22 @@ var errQuit = errors.New("quit")
 // names the line) or ctx ends during a sleep op (ctx's error). ctx bounds
 // sleep ops only.
 func (p *Player) Play(ctx context.Context, r io.Reader) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, maxLine)
+	br := bufio.NewReader(r)
 	n := 0
-	for sc.Scan() {
+	for {
+		line, tooLong, err := readLine(br)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", p.Name, n+1, err)
+		}
 		n++
-		line := bytes.TrimSpace(sc.Bytes())
+		if tooLong {
+			fmt.Fprintf(p.Stderr, "%s: %s:%d: line longer than %d bytes\n", p.Prefix, p.Name, n, maxLine)
+			continue
+		}
+		line = bytes.TrimSpace(line)
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
@@ -71,10 +81,30 @@ func (p *Player) Play(ctx context.Context, r io.Reader) error {
 			p.show(n, op)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %w", p.Name, n+1, err)
+}
+
+// readLine returns the next line of r, without its end of line, or io.EOF
+// after the last. A line longer than maxLine is read to its end and
+// dropped: tooLong is set, and line is nil.
+func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			line = append(line, chunk...)
+			if len(bytes.TrimRight(line, "\r\n")) > maxLine {
+				line, tooLong = nil, true
+			}
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && (len(line) > 0 || tooLong):
+			return bytes.TrimRight(line, "\r\n"), tooLong, nil
+		case err != nil:
+			return nil, false, err
+		}
+		return bytes.TrimRight(line, "\r\n"), tooLong, nil
 	}
-	return nil
 }
 
 // show prints, when verbose, the op of line n and the pane state it leads

@@ -155,3 +155,24 @@ func TestPlayMapsTheProtocolWords(t *testing.T) {
 		})
 	}
 }
+
+// TestPlaySkipsALineTooLong: a line past maxLine is one bad line, reported
+// with its number and skipped; the input goes on (it does not end the
+// session, which would release the pane while the program runs).
+func TestPlaySkipsALineTooLong(t *testing.T) {
+	input := `{"op":"agent_settled"}` + "\n" +
+		`{"op":"tasks","pad":"` + strings.Repeat("x", 2*maxLine) + `"}` + "\n" +
+		`{"op":"agent_start"}` + "\n"
+	var stderr bytes.Buffer
+	store := session.NewStore()
+	p := &Player{Store: store, Name: "in", Prefix: "panestate: events", Stderr: &stderr}
+	if err := p.Play(t.Context(), strings.NewReader(input)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := stderr.String(), "panestate: events: in:2: line longer than 1048576 bytes\n"; got != want {
+		t.Errorf("stderr %.200q, want %q", got, want)
+	}
+	if store.Snapshot().Phase != session.PhaseWorking {
+		t.Error("the line after the long one was not played")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Events returns the hook events of agent that panestate listens to, in the
@@ -16,7 +17,7 @@ func Events(agent Agent) []string {
 		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
 			"Notification", "Stop", "StopFailure", "SessionEnd"}
 	case Codex:
-		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop"}
+		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "StopFailure"}
 	case Gemini:
 		return []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}
 	}
@@ -55,11 +56,24 @@ type group struct {
 
 // handlerFor is the hook command of agent, run as command.
 func handlerFor(agent Agent, command string) handler {
-	h := handler{Type: "command", Command: command + " hook " + string(agent), Timeout: 5}
+	h := handler{Type: "command", Command: shellWord(command) + " hook " + string(agent), Timeout: 5}
 	if agent == Gemini {
 		h.Name, h.Timeout = "panestate", 5000
 	}
 	return h
+}
+
+// shellWord quotes s for a POSIX shell, which the agents run their hook
+// commands through, unless it is one word as it is (a path with a space,
+// a quote or a '$' is quoted).
+func shellWord(s string) string {
+	plain := s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._+-:@%=,", r))
+	})
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Config returns the hook configuration of agent in its own settings

@@ -3,6 +3,8 @@ package hook
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -44,6 +46,36 @@ func TestConfigRunsTheHookOnEveryEvent(t *testing.T) {
 				t.Errorf("commands (-got +want):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestConfigSubscribesToEveryMappedFixture: every documented event that
+// changes the pane (each fixture Parse does not ignore) is one the
+// configuration runs the hook on; an event left out (a turn that fails)
+// would leave the pane stuck.
+func TestConfigSubscribesToEveryMappedFixture(t *testing.T) {
+	for _, agent := range Agents {
+		files, err := filepath.Glob(filepath.Join("testdata", string(agent), "*.json"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: fixtures %q, %v", agent, files, err)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := Parse(agent, b)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			var p payload
+			if err := json.Unmarshal(b, &p); err != nil {
+				t.Fatal(err)
+			}
+			if e.Kind != KindIgnore && !slices.Contains(Events(agent), p.Event) {
+				t.Errorf("%s: %s means %v, but the configuration does not run the hook on it", agent, p.Event, e.Kind)
+			}
+		}
 	}
 }
 
@@ -117,5 +149,34 @@ func TestInstallIntoNothing(t *testing.T) {
 	cfg, _ := Config(Codex, "panestate")
 	if diff := cmp.Diff(commands(t, got), commands(t, cfg)); diff != "" {
 		t.Errorf("(-got +want):\n%s", diff)
+	}
+}
+
+// TestConfigQuotesTheProgramsPath: agents run the command through a
+// shell, so a path with a space or a shell character is quoted, and
+// Install still finds the hook it added.
+func TestConfigQuotesTheProgramsPath(t *testing.T) {
+	tests := []struct {
+		name, command, want string
+	}{
+		{name: "on PATH", command: "panestate", want: "panestate hook codex"},
+		{name: "a plain path", command: "/home/ann/go/bin/panestate", want: "/home/ann/go/bin/panestate hook codex"},
+		{name: "a space", command: "/Users/Ann Lee/go/bin/panestate", want: "'/Users/Ann Lee/go/bin/panestate' hook codex"},
+		{name: "a quote", command: "/home/o'hara/panestate", want: `'/home/o'\''hara/panestate' hook codex`},
+		{name: "a dollar", command: "/home/$x/panestate", want: "'/home/$x/panestate' hook codex"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := Config(Codex, tt.command)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(commands(t, b)["Stop"], []string{tt.want}); diff != "" {
+				t.Errorf("(-got +want):\n%s", diff)
+			}
+			if _, changed, err := Install(Codex, tt.command, b); err != nil || changed {
+				t.Errorf("Install over its own config: changed %v, %v; want no change", changed, err)
+			}
+		})
 	}
 }

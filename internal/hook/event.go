@@ -117,8 +117,9 @@ type Event struct {
 	Session string `json:"session,omitempty"`
 	// PID is the agent's process, which the bridge watches.
 	PID int `json:"pid"`
-	// Time is when the hook started (Unix nanoseconds): the bridge applies
-	// events in this order, whatever order they reach it in.
+	// Time is when the hook started, in nanoseconds of the system's
+	// monotonic clock (the same in every process, never set back): the
+	// bridge applies events in this order, whatever order they reach it in.
 	Time int64 `json:"time"`
 }
 

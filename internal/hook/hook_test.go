@@ -52,6 +52,7 @@ func TestParseMapsEachDocumentedPayload(t *testing.T) {
 		{Codex, "PermissionRequest", KindMaybeApproval},
 		{Codex, "PostToolUse", KindActivity},
 		{Codex, "Stop", KindTurnEnd},
+		{Codex, "StopFailure", KindTurnEnd},
 		{Codex, "SubagentStop", KindIgnore},
 		{Gemini, "SessionStart", KindSessionStart},
 		{Gemini, "BeforeAgent", KindTurnStart},
