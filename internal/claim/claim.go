@@ -679,12 +679,23 @@ func inc(n uint64) uint64 {
 // file's lock in turn, so that it stays above every number another
 // process took meanwhile. Seq is for a call that Begin let Send, with
 // BeginOptions.Seq set.
-func (call *Call) Seq() (seq uint64, saturated bool) {
+//
+// A later number is refused with ErrOvertaken when another process took
+// the call over meanwhile (this process stopped past the call's deadline,
+// or a release's short wait ran out): a number above the other process's
+// would put this call's later exchange after that process's, undoing the
+// fence. The claim is fenced; the caller sends nothing more in this call.
+func (call *Call) Seq() (seq uint64, saturated bool, err error) {
 	switch {
 	case !call.seqUsed:
 		call.seqUsed = true
 		seq = call.rec.seq
 	case call.f != nil && call.relock():
+		if b := call.rec.busy; !b.IsZero() && b != call.tok {
+			call.unlockFile()
+			call.c.supersede(true)
+			return 0, false, ErrOvertaken
+		}
 		seq = call.take()
 		call.write()
 		call.unlockFile()
@@ -694,8 +705,12 @@ func (call *Call) Seq() (seq uint64, saturated bool) {
 	if seq > call.last {
 		call.last = seq
 	}
-	return seq, seq == math.MaxUint64
+	return seq, seq == math.MaxUint64, nil
 }
+
+// ErrOvertaken is Seq's error when another process took the call over: the
+// call must send nothing more.
+var ErrOvertaken = errors.New("claim: another process took the call over")
 
 // write stores the record, as one write at offset 0. Every writer holds
 // the file's lock, and the record is one short line of fixed size, so no
