@@ -122,6 +122,9 @@ type lease struct {
 	mark   uint64        // the newest sequence number this process took
 	file   *os.File      // the pane file, open for the life of the process, or nil
 	call   *os.File      // the call lock's file, likewise, or nil (see Call.End)
+	// callErr is why the call lock's file was refused (a link planted in
+	// its place, say), told with every call as its FileErr.
+	callErr error
 }
 
 type leaseKey struct {
@@ -289,8 +292,9 @@ type Call struct {
 	// call took the pane from it.
 	Overtook bool
 	// FileErr is why the pane file is not used, or was corrupt and is
-	// rewritten (a *fileError), or nil. Unused, ownership holds within the
-	// process only.
+	// rewritten, or why the call lock's file beside it was refused (a
+	// *fileError), or nil. Unused, ownership holds within the process
+	// only; without the call lock's file, calls clear their marks at End.
 	FileErr error
 	// MarkErr says the file's sequence mark was corrupt and was ignored.
 	MarkErr error
@@ -404,7 +408,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	}
 	l.mu.Lock()
 	retired := l.holder != c.tok.Gen // a newer claim came while this one waited
-	f, cf := l.file, l.call
+	f, cf, callErr := l.file, l.call, l.callErr
 	l.mu.Unlock()
 	if retired {
 		call.By = byNewer
@@ -424,11 +428,14 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		} else {
 			// Without the call lock's file (a link planted in its place,
 			// say), calls clear their mark at End instead: slower, as safe.
-			cf, _ = openCallFile(c.dir, c.key)
+			cf, callErr = openCallFile(c.dir, c.key)
 			l.mu.Lock()
-			l.file, l.call = f, cf
+			l.file, l.call, l.callErr = f, cf, callErr
 			l.mu.Unlock()
 		}
+	}
+	if call.FileErr == nil && callErr != nil {
+		call.FileErr = callErr
 	}
 	call.cf = cf
 	if f != nil {

@@ -98,17 +98,24 @@ func mkdir(t *testing.T, dir string, mode os.FileMode) {
 
 // TestCallFileRefused: a symbolic link planted at the call lock's path is
 // not followed (its target is neither created, written nor locked), and
-// the calls go on without the call lock, clearing their marks in the pane
-// file after each call.
+// the calls go on without the call lock, each told why (FileErr, which the
+// adapter reports as persist_failed), clearing their marks in the pane file
+// after each call.
 func TestCallFileRefused(t *testing.T) {
 	k, dir := newKey(t), filepath.Join(t.TempDir(), "state")
 	mkdir(t, dir, 0o700)
 	victim := plantLink(t, filepath.Join(dir, callFileName(k)))
 	c := New(k, Options{Dir: dir})
 	defer c.Close()
-	call := do(t, c, Report)
-	if !call.Send || call.held {
-		t.Errorf("Send %v held %v, want sent without the call lock", call.Send, call.held)
+	for i := range 2 { // told at every call, not only the one that opened the file
+		call := begin(t, c, Report)
+		call.End(call.Send)
+		if !call.Send || call.held {
+			t.Errorf("call %d: Send %v held %v, want sent without the call lock", i, call.Send, call.held)
+		}
+		if call.FileErr == nil || !strings.Contains(call.FileErr.Error(), callFileName(k)) {
+			t.Errorf("call %d: FileErr %v, want the refused call lock's file named", i, call.FileErr)
+		}
 	}
 	if got := readRecord(t, filepath.Join(dir, FileName(k))); !got.busy.IsZero() || got.locked {
 		t.Errorf("record %v after the call, want its mark cleared", got)
