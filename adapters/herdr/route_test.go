@@ -1,7 +1,9 @@
 package herdr
 
 import (
+	"net"
 	"os"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -37,8 +39,22 @@ func TestAutoReleaseTakesTheRouteThatDelivered(t *testing.T) {
 			t.Fatalf("Report(%v) = %v, want it delivered over the CLI", r, err)
 		}
 	}
+	// The release does not try the socket first: where it does not
+	// answer at all, that try would spend the release's short budget.
+	var dials atomic.Int32
+	peer := a.sock.peer
+	a.sock.peer = func(c net.Conn) error {
+		dials.Add(1)
+		if peer == nil {
+			return nil
+		}
+		return peer(c)
+	}
 	if err := a.Release(t.Context()); err != nil {
 		t.Fatalf("Release = %v, want it delivered over the CLI", err)
+	}
+	if n := dials.Load(); n != 0 {
+		t.Errorf("the release connected to the socket %d times, want it sent over the CLI only", n)
 	}
 	if info, err := f.h.Agent(f.h.Pane); err != nil || info.Found {
 		t.Errorf("after the release the pane shows %+v (%v), want it released", info, err)
