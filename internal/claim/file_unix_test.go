@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -122,5 +123,34 @@ func TestCallFileRefused(t *testing.T) {
 	}
 	if b, err := os.ReadFile(victim); err != nil || string(b) != "precious\n" {
 		t.Errorf("the link's target now holds %q, %v", b, err)
+	}
+}
+
+// otherOwner is a file's information as another user's file shows it.
+type otherOwner struct{ os.FileInfo }
+
+func (o otherOwner) Sys() any {
+	st := *o.FileInfo.Sys().(*syscall.Stat_t)
+	st.Uid = uint32(os.Getuid() + 1)
+	return &st
+}
+
+// TestAnotherUsersFileRefused: a pane file or directory owned by another
+// user is refused even with a closed mode (a test cannot chown without
+// root, so the owner is changed in the file's information).
+func TestAnotherUsersFileRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkOwner(fi, "file", 0o600); err != nil {
+		t.Fatalf("own file refused: %v", err)
+	}
+	if err := checkOwner(otherOwner{fi}, "file", 0o600); err == nil || !strings.Contains(err.Error(), "owned by uid") {
+		t.Errorf("another user's file: %v, want refused for its owner", err)
 	}
 }
