@@ -535,9 +535,7 @@ func (a *Adapter) exchange(ctx context.Context, call *claim.Call, op Op, r adapt
 		if overtaken != nil {
 			// Another process took the call over while this process
 			// was stopped: nothing more of this call may go after its.
-			if !delivered {
-				a.staleOwner(op, "another process")
-			}
+			a.staleOwner(op, "another process")
 			return nil
 		}
 		req.seq = seq
