@@ -115,27 +115,9 @@ func TestRestartStartsTheClaimOver(t *testing.T) {
 		// restart restarts f's server between two reports of a.
 		restart func(t *testing.T, f *fixture, a *Adapter)
 	}{
-		{name: "a call finds no server", restart: func(t *testing.T, f *fixture, a *Adapter) {
-			if err := f.h.StopServer(); err != nil {
-				t.Fatal(err)
-			}
-			if err := a.Report(t.Context(), blocked); err == nil {
-				t.Fatal("Report with the server down = nil, want server_not_running")
-			}
-			if err := f.h.StartServer(); err != nil {
-				t.Fatal(err)
-			}
-		}},
+		{name: "a call finds no server", restart: restartUnderACall},
 		{name: "a call finds no server, the socket's file unchanged", restart: func(t *testing.T, f *fixture, a *Adapter) {
-			if err := f.h.StopServer(); err != nil {
-				t.Fatal(err)
-			}
-			if err := a.Report(t.Context(), blocked); err == nil {
-				t.Fatal("Report with the server down = nil, want server_not_running")
-			}
-			if err := f.h.StartServer(); err != nil {
-				t.Fatal(err)
-			}
+			restartUnderACall(t, f, a)
 			// The new socket's file is taken as seen already (a server
 			// on Windows may keep its marker file): only the answer
 			// server_not_running tells of the restart.
@@ -165,6 +147,21 @@ func TestRestartStartsTheClaimOver(t *testing.T) {
 				testRestartStartsTheClaimOver(t, transport, tc.restart)
 			})
 		})
+	}
+}
+
+// restartUnderACall stops f's server, makes a report of a find no server,
+// and starts the server again.
+func restartUnderACall(t *testing.T, f *fixture, a *Adapter) {
+	t.Helper()
+	if err := f.h.StopServer(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Report(t.Context(), blocked); err == nil {
+		t.Fatal("Report with the server down = nil, want server_not_running")
+	}
+	if err := f.h.StartServer(); err != nil {
+		t.Fatal(err)
 	}
 }
 
