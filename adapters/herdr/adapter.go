@@ -531,7 +531,14 @@ func (a *Adapter) exchange(ctx context.Context, call *claim.Call, op Op, r adapt
 			}
 			return a.finish(op, r, 0, nil, errWithdrawn)
 		}
-		req.seq = a.takeSeq(call)
+		seq, overtaken := a.takeSeq(call)
+		if overtaken != nil {
+			// Another process took the call over while this process
+			// was stopped: nothing more of this call may go after its.
+			a.staleOwner(op, "another process")
+			return nil
+		}
+		req.seq = seq
 		err := t.send(ctx, a.closing, deadline, req)
 		if err != nil && ctx.Err() != nil && !errors.Is(err, adapter.ErrWithdrawn) {
 			err = fmt.Errorf("abandoned in flight, herdr may still apply seq %d: %w", req.seq, err)
@@ -778,9 +785,13 @@ func (a *Adapter) resumeRefused(code string) {
 
 // takeSeq returns the sequence number of the next exchange, recorded in the
 // pane file before the exchange. At 2^64-1 it stays there, with one
-// diagnostic.
-func (a *Adapter) takeSeq(call *claim.Call) uint64 {
-	seq, saturated := call.Seq()
+// diagnostic. It fails when another process took the call over (see
+// claim.Call.Seq).
+func (a *Adapter) takeSeq(call *claim.Call) (uint64, error) {
+	seq, saturated, err := call.Seq()
+	if err != nil {
+		return 0, err
+	}
 	if saturated {
 		a.mu.Lock()
 		first := !a.saturated
@@ -793,7 +804,7 @@ func (a *Adapter) takeSeq(call *claim.Call) uint64 {
 			a.diags.Tally(adapter.KindInvalidValue)
 		}
 	}
-	return seq
+	return seq, nil
 }
 
 // finish records the outcome of one call and turns err into the caller's

@@ -1,8 +1,12 @@
 package herdr
 
 import (
+	"net"
 	"os"
+	"path/filepath"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -37,8 +41,22 @@ func TestAutoReleaseTakesTheRouteThatDelivered(t *testing.T) {
 			t.Fatalf("Report(%v) = %v, want it delivered over the CLI", r, err)
 		}
 	}
+	// The release does not try the socket first: where it does not
+	// answer at all, that try would spend the release's short budget.
+	var dials atomic.Int32
+	peer := a.sock.peer
+	a.sock.peer = func(c net.Conn) error {
+		dials.Add(1)
+		if peer == nil {
+			return nil
+		}
+		return peer(c)
+	}
 	if err := a.Release(t.Context()); err != nil {
 		t.Fatalf("Release = %v, want it delivered over the CLI", err)
+	}
+	if n := dials.Load(); n != 0 {
+		t.Errorf("the release connected to the socket %d times, want it sent over the CLI only", n)
 	}
 	if info, err := f.h.Agent(f.h.Pane); err != nil || info.Found {
 		t.Errorf("after the release the pane shows %+v (%v), want it released", info, err)
@@ -97,16 +115,17 @@ func TestRestartStartsTheClaimOver(t *testing.T) {
 		// restart restarts f's server between two reports of a.
 		restart func(t *testing.T, f *fixture, a *Adapter)
 	}{
-		{name: "a call finds no server", restart: func(t *testing.T, f *fixture, a *Adapter) {
-			if err := f.h.StopServer(); err != nil {
+		{name: "a call finds no server", restart: restartUnderACall},
+		{name: "a call finds no server, the socket's file unchanged", restart: func(t *testing.T, f *fixture, a *Adapter) {
+			restartUnderACall(t, f, a)
+			// The new socket's file is taken as seen already (a server
+			// on Windows may keep its marker file): only the answer
+			// server_not_running tells of the restart.
+			fi, err := os.Stat(f.h.Socket)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if err := a.Report(t.Context(), blocked); err == nil {
-				t.Fatal("Report with the server down = nil, want server_not_running")
-			}
-			if err := f.h.StartServer(); err != nil {
-				t.Fatal(err)
-			}
+			a.serverFile = fi
 		}},
 		{name: "between two reports", restart: func(t *testing.T, f *fixture, a *Adapter) {
 			// A second name keeps the old socket's inode in use, so that
@@ -128,6 +147,21 @@ func TestRestartStartsTheClaimOver(t *testing.T) {
 				testRestartStartsTheClaimOver(t, transport, tc.restart)
 			})
 		})
+	}
+}
+
+// restartUnderACall stops f's server, makes a report of a find no server,
+// and starts the server again.
+func restartUnderACall(t *testing.T, f *fixture, a *Adapter) {
+	t.Helper()
+	if err := f.h.StopServer(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Report(t.Context(), blocked); err == nil {
+		t.Fatal("Report with the server down = nil, want server_not_running")
+	}
+	if err := f.h.StartServer(); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -169,6 +203,73 @@ func testRestartStartsTheClaimOver(t *testing.T, transport string, restart func(
 		}
 		if info, _ := f.h.Agent(f.h.Pane); info.AgentStatus != "blocked" {
 			t.Errorf("restart %d: pane shows %+v, want blocked", n, info)
+		}
+	}
+}
+
+// TestServerRestartedByTheSocketFile: what the look at the socket's file
+// takes for another server (another file, or the same one written since:
+// a marker rewritten in place, or a socket whose inode number was reused)
+// and what it does not (the first look, a mode change, a path that cannot
+// be read).
+func TestServerRestartedByTheSocketFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "herdr.sock")
+	write := func() {
+		t.Helper()
+		if err := os.WriteFile(path, []byte("marker"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := &Adapter{socket: path}
+	old := time.Now().Add(-time.Hour)
+	steps := []struct {
+		name   string
+		change func()
+		want   bool
+	}{
+		{"no file yet", func() {}, false},
+		{"the first look", func() {
+			write()
+			if err := os.Chtimes(path, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"nothing changed", func() {}, false},
+		{"a mode change", func() {
+			if err := os.Chmod(path, 0o400); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"written in place", func() {
+			if err := os.Chmod(path, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			write()
+		}, true},
+		{"gone", func() {
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"back as another file", func() {
+			keep := filepath.Join(t.TempDir(), "keep") // no reuse of the inode number
+			write()
+			if err := os.Link(path, keep); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			write()
+			if err := os.Chtimes(path, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	}
+	for _, st := range steps {
+		st.change()
+		if got := a.serverRestarted(); got != st.want {
+			t.Errorf("%s: serverRestarted = %v, want %v", st.name, got, st.want)
 		}
 	}
 }

@@ -122,6 +122,9 @@ type lease struct {
 	mark   uint64        // the newest sequence number this process took
 	file   *os.File      // the pane file, open for the life of the process, or nil
 	call   *os.File      // the call lock's file, likewise, or nil (see Call.End)
+	// callErr is why the call lock's file was refused (a link planted in
+	// its place, say), told with every call as its FileErr.
+	callErr error
 }
 
 type leaseKey struct {
@@ -289,8 +292,9 @@ type Call struct {
 	// call took the pane from it.
 	Overtook bool
 	// FileErr is why the pane file is not used, or was corrupt and is
-	// rewritten (a *fileError), or nil. Unused, ownership holds within the
-	// process only.
+	// rewritten, or why the call lock's file beside it was refused (a
+	// *fileError), or nil. Unused, ownership holds within the process
+	// only; without the call lock's file, calls clear their marks at End.
 	FileErr error
 	// MarkErr says the file's sequence mark was corrupt and was ignored.
 	MarkErr error
@@ -404,7 +408,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	}
 	l.mu.Lock()
 	retired := l.holder != c.tok.Gen // a newer claim came while this one waited
-	f, cf := l.file, l.call
+	f, cf, callErr := l.file, l.call, l.callErr
 	l.mu.Unlock()
 	if retired {
 		call.By = byNewer
@@ -424,11 +428,14 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		} else {
 			// Without the call lock's file (a link planted in its place,
 			// say), calls clear their mark at End instead: slower, as safe.
-			cf, _ = openCallFile(c.dir, c.key)
+			cf, callErr = openCallFile(c.dir, c.key)
 			l.mu.Lock()
-			l.file, l.call = f, cf
+			l.file, l.call, l.callErr = f, cf, callErr
 			l.mu.Unlock()
 		}
+	}
+	if call.FileErr == nil && callErr != nil {
+		call.FileErr = callErr
 	}
 	call.cf = cf
 	if f != nil {
@@ -679,12 +686,23 @@ func inc(n uint64) uint64 {
 // file's lock in turn, so that it stays above every number another
 // process took meanwhile. Seq is for a call that Begin let Send, with
 // BeginOptions.Seq set.
-func (call *Call) Seq() (seq uint64, saturated bool) {
+//
+// A later number is refused with ErrOvertaken when another process took
+// the call over meanwhile (this process stopped past the call's deadline,
+// or a release's short wait ran out): a number above the other process's
+// would put this call's later exchange after that process's, undoing the
+// fence. The claim is fenced; the caller sends nothing more in this call.
+func (call *Call) Seq() (seq uint64, saturated bool, err error) {
 	switch {
 	case !call.seqUsed:
 		call.seqUsed = true
 		seq = call.rec.seq
 	case call.f != nil && call.relock():
+		if b := call.rec.busy; !b.IsZero() && b != call.tok {
+			call.unlockFile()
+			call.c.supersede(true)
+			return 0, false, ErrOvertaken
+		}
 		seq = call.take()
 		call.write()
 		call.unlockFile()
@@ -694,8 +712,12 @@ func (call *Call) Seq() (seq uint64, saturated bool) {
 	if seq > call.last {
 		call.last = seq
 	}
-	return seq, seq == math.MaxUint64
+	return seq, seq == math.MaxUint64, nil
 }
+
+// ErrOvertaken is Seq's error when another process took the call over: the
+// call must send nothing more.
+var ErrOvertaken = errors.New("claim: another process took the call over")
 
 // write stores the record, as one write at offset 0. Every writer holds
 // the file's lock, and the record is one short line of fixed size, so no

@@ -413,8 +413,37 @@ func TestOvertakesACallThatDoesNotMove(t *testing.T) {
 	if !call.Send || !call.Overtook {
 		t.Errorf("Send %v Overtook %v, want both", call.Send, call.Overtook)
 	}
-	if seq, _ := call.Seq(); seq <= 1000 && seq < uint64(now.UnixMilli()) {
+	if seq, _, _ := call.Seq(); seq <= 1000 && seq < uint64(now.UnixMilli()) {
 		t.Errorf("seq %d, not above the other's 1000 and the clock", seq)
+	}
+}
+
+// TestOvertakenCallTakesNoMoreNumbers: a call that another process took
+// over while it was in flight (this process stopped past its deadline)
+// gets no number for a later exchange: one above the other process's
+// would put that exchange after the other's, undoing the fence. The
+// claim is fenced.
+func TestOvertakenCallTakesNoMoreNumbers(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	call := begin(t, c, Report)
+	first, _, err := call.Seq()
+	if err != nil || !call.Send {
+		t.Fatalf("first Seq: %v (Send %v)", err, call.Send)
+	}
+	// Another process overtakes the call: its own call, numbered above.
+	path := plant(t, dir, k, first+5, true, time.Now().Add(time.Hour))
+	seq, _, err := call.Seq()
+	if !errors.Is(err, ErrOvertaken) {
+		t.Errorf("Seq after the take-over = %d, %v; want ErrOvertaken", seq, err)
+	}
+	call.End(false)
+	if got := readRecord(t, path); got.seq != first+5 {
+		t.Errorf("file mark %d after the refused Seq, want the other process's %d", got.seq, first+5)
+	}
+	if got := c.Status(); got != statusFenced {
+		t.Errorf("Status %v, want fenced", got)
 	}
 }
 
@@ -431,7 +460,7 @@ func TestCorruptMarkIsIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seq, sat := call.Seq()
+	seq, sat, _ := call.Seq()
 	call.End(true)
 	if seq != clock || sat {
 		t.Errorf("seq %d (saturated %v), want the clock %d", seq, sat, clock)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -98,22 +99,58 @@ func mkdir(t *testing.T, dir string, mode os.FileMode) {
 
 // TestCallFileRefused: a symbolic link planted at the call lock's path is
 // not followed (its target is neither created, written nor locked), and
-// the calls go on without the call lock, clearing their marks in the pane
-// file after each call.
+// the calls go on without the call lock, each told why (FileErr, which the
+// adapter reports as persist_failed), clearing their marks in the pane file
+// after each call.
 func TestCallFileRefused(t *testing.T) {
 	k, dir := newKey(t), filepath.Join(t.TempDir(), "state")
 	mkdir(t, dir, 0o700)
 	victim := plantLink(t, filepath.Join(dir, callFileName(k)))
 	c := New(k, Options{Dir: dir})
 	defer c.Close()
-	call := do(t, c, Report)
-	if !call.Send || call.held {
-		t.Errorf("Send %v held %v, want sent without the call lock", call.Send, call.held)
+	for i := range 2 { // told at every call, not only the one that opened the file
+		call := begin(t, c, Report)
+		call.End(call.Send)
+		if !call.Send || call.held {
+			t.Errorf("call %d: Send %v held %v, want sent without the call lock", i, call.Send, call.held)
+		}
+		if call.FileErr == nil || !strings.Contains(call.FileErr.Error(), callFileName(k)) {
+			t.Errorf("call %d: FileErr %v, want the refused call lock's file named", i, call.FileErr)
+		}
 	}
 	if got := readRecord(t, filepath.Join(dir, FileName(k))); !got.busy.IsZero() || got.locked {
 		t.Errorf("record %v after the call, want its mark cleared", got)
 	}
 	if b, err := os.ReadFile(victim); err != nil || string(b) != "precious\n" {
 		t.Errorf("the link's target now holds %q, %v", b, err)
+	}
+}
+
+// otherOwner is a file's information as another user's file shows it.
+type otherOwner struct{ os.FileInfo }
+
+func (o otherOwner) Sys() any {
+	st := *o.FileInfo.Sys().(*syscall.Stat_t)
+	st.Uid = uint32(os.Getuid() + 1)
+	return &st
+}
+
+// TestAnotherUsersFileRefused: a pane file or directory owned by another
+// user is refused even with a closed mode (a test cannot chown without
+// root, so the owner is changed in the file's information).
+func TestAnotherUsersFileRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkOwner(fi, "file", 0o600); err != nil {
+		t.Fatalf("own file refused: %v", err)
+	}
+	if err := checkOwner(otherOwner{fi}, "file", 0o600); err == nil || !strings.Contains(err.Error(), "owned by uid") {
+		t.Errorf("another user's file: %v, want refused for its owner", err)
 	}
 }
