@@ -336,7 +336,7 @@ const (
 // childMain runs in the re-executed test binary: another host process in
 // the same pane. It runs commands ("report <state>", "release",
 // "explain <key>") from $PANESTATE_HERDR_TEST_SCRIPT, or else one per line
-// from stdin, answering each on stdout with "ok" (or the Explain value) or
+// from stdin, answering each on stdout with "ok" (or the Details value) or
 // "err <error>", and "stale" for each stale_owner diagnostic. It exits at
 // the end of the script or of stdin, closing the adapter without a release.
 func childMain() int {

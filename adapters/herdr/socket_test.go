@@ -168,9 +168,9 @@ func TestTransportSelection(t *testing.T) {
 		fault      herdrtest.Fault
 		wantSocket int    // socket requests, pings included
 		wantCLI    int    // CLI processes
-		wantUsed   string // Explain's transport_used
+		wantUsed   string // Details' transport_used
 		wantCode   string // Report's error code, "" for success
-		wantServer string // Explain's server_version/server_protocol
+		wantServer string // Details' server_version/server_protocol
 	}{
 		{name: "auto, 0.8.2", transport: "auto", version: herdrtest.Version082, wantSocket: 2, wantUsed: "socket", wantServer: "0.8.2/20"},
 		{name: "auto, 0.9.3", transport: "auto", version: herdrtest.Version093, wantSocket: 2, wantUsed: "socket", wantServer: "0.9.3/22"},
@@ -207,10 +207,10 @@ func TestTransportSelection(t *testing.T) {
 			}
 			ex := a.Details()
 			if ex["transport"] != tt.transport || ex["transport_used"] != tt.wantUsed {
-				t.Errorf("Explain transport %q, transport_used %q; want %q, %q", ex["transport"], ex["transport_used"], tt.transport, tt.wantUsed)
+				t.Errorf("Details transport %q, transport_used %q; want %q, %q", ex["transport"], ex["transport_used"], tt.transport, tt.wantUsed)
 			}
 			if got := ex["server_version"] + "/" + ex["server_protocol"]; got != tt.wantServer {
-				t.Errorf("Explain server %q, want %q", got, tt.wantServer)
+				t.Errorf("Details server %q, want %q", got, tt.wantServer)
 			}
 		})
 	}
@@ -526,16 +526,16 @@ func TestResumeRefusedByHerdr(t *testing.T) {
 				t.Errorf("resume_argv per report (-got +want):\n%s", diff)
 			}
 			wantDiag := map[adapter.Kind]int{}
-			wantExplain := "delivered"
+			wantDetails := "delivered"
 			if tt.code == wire.CodeInvalidResumeArgv {
 				wantDiag[adapter.KindInvalidValue] = 1
-				wantExplain = "refused by herdr"
+				wantDetails = "refused by herdr"
 			}
 			if diff := cmp.Diff(f.diags.kinds(), wantDiag); diff != "" {
 				t.Errorf("diagnostics (-got +want):\n%s", diff)
 			}
-			if got := a.Details()["resume"]; got != wantExplain {
-				t.Errorf("Explain resume %q, want %q", got, wantExplain)
+			if got := a.Details()["resume"]; got != wantDetails {
+				t.Errorf("Details resume %q, want %q", got, wantDetails)
 			}
 		})
 	}

@@ -62,7 +62,7 @@
 // Server rules emulated (§3): pane lookup (pane_not_found), agent label
 // normalisation and built-in aliases (invalid_agent for a blank label), the
 // official source classes (reserved, session-only and full-lifecycle pairs),
-// one authority slot per pane, sequence high-water marks that survive
+// one authority record per pane, sequence high-water marks that survive
 // release, silently ignored stale and unsequenced-after-sequenced requests,
 // the release rules, dropped custom session references, a stored official
 // session (a reserved pair's, or the session of a full-lifecycle pair's

@@ -37,7 +37,7 @@ type paneState struct {
 	StateChangeSeq uint64
 }
 
-// authority is Herdr's single HookAuthority slot.
+// authority is Herdr's single HookAuthority record.
 type authority struct {
 	Source     string
 	Agent      string
