@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,30 +22,6 @@ import (
 // e2eTimeout bounds each wait in the end-to-end tests: far above what the
 // runs need, so that only a hang fails them.
 const e2eTimeout = 60 * time.Second
-
-// buildChat builds examples/chat once per test binary.
-var buildChat = sync.OnceValues(func() (string, error) {
-	bin, remove, err := testenv.BuildChat()
-	if err == nil {
-		afterTests = append(afterTests, remove)
-	}
-	return bin, err
-})
-
-func chatBinary(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("go"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the go tool is not on PATH; it builds examples/chat: %v", err)
-		}
-		t.Skip("the go tool is not on PATH; it builds examples/chat")
-	}
-	bin, err := buildChat()
-	if err != nil {
-		t.Fatalf("building examples/chat: %v", err)
-	}
-	return bin
-}
 
 // chatHome makes a HOME whose ~/.chat/agent/settings.json is settings.
 func chatHome(t *testing.T, settings string) string {
@@ -119,7 +94,7 @@ var goodbye = rec{State: "clear", ID: "chat", App: "chat"}
 // one's record has arrived: no sleep decides the order.
 func runChatUnderPTY(t *testing.T, env []string, answerProbe bool, args ...string) []rec {
 	t.Helper()
-	bin := chatBinary(t)
+	bin := testenv.Chat(t)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 120})
@@ -217,7 +192,7 @@ func TestChatProbedUnderPTY(t *testing.T) {
 // TestChatNotProbedWritesNothing checks the other side: the same chat on a
 // pty, neither probed nor forced, writes no OSC 7501 at all.
 func TestChatNotProbedWritesNothing(t *testing.T) {
-	bin := chatBinary(t)
+	bin := testenv.Chat(t)
 	home := chatHome(t, `{}`)
 	cmd := exec.Command(bin, "--project", home, "--script", os.DevNull)
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color"}

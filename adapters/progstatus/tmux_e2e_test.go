@@ -39,7 +39,7 @@ func TestChatForcedInTmuxPane(t *testing.T) {
 
 func testChatInTmux(t *testing.T, passthrough bool) {
 	bin := testenv.Tmux(t)
-	chat := chatBinary(t)
+	chat := testenv.Chat(t)
 	home := chatHome(t, `{"progstatus": {"enabled": true}}`)
 	dir, err := os.MkdirTemp("", "pst") // short: a socket path holds 104 bytes
 	if err != nil {

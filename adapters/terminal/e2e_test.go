@@ -26,15 +26,6 @@ import (
 // the runs need, so that only a hang fails them.
 const e2eTimeout = 60 * time.Second
 
-// buildChat builds examples/chat once per test binary.
-var buildChat = sync.OnceValues(func() (string, error) {
-	bin, remove, err := testenv.BuildChat()
-	if err == nil {
-		afterTests = append(afterTests, remove)
-	}
-	return bin, err
-})
-
 // screen is the terminal the chat writes to.
 type screen struct{ *testenv.Screen }
 
@@ -74,13 +65,7 @@ func oscs(out []byte) []string {
 // once the program has exited and its output has been read to the end.
 func startChat(t *testing.T, settings string, args ...string) (*exec.Cmd, *screen, *os.File, func() error) {
 	t.Helper()
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("the go tool is not on PATH; it builds examples/chat")
-	}
-	bin, err := buildChat()
-	if err != nil {
-		t.Fatalf("building examples/chat: %v", err)
-	}
+	bin := testenv.Chat(t)
 	home := t.TempDir()
 	if settings != "" {
 		dir := filepath.Join(home, ".chat", "agent")

@@ -44,10 +44,7 @@ func TestChatInTmuxPane(t *testing.T) {
 	bin := testenv.Tmux(t)
 	major, minor := tmuxVersion(t, bin)
 	shows := major > 3 || major == 3 && minor >= 7
-	chat, err := buildChat()
-	if err != nil {
-		t.Fatalf("building examples/chat: %v", err)
-	}
+	chat := testenv.Chat(t)
 	home := t.TempDir()
 	dir, err := os.MkdirTemp("", "pst") // short: a socket path holds 104 bytes
 	if err != nil {

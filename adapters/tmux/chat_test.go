@@ -9,25 +9,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-// buildChat builds examples/chat into dir and returns its path.
-func buildChat(t *testing.T, dir string) string {
-	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("go tool not on PATH: %v", err)
-		}
-		t.Skip("go tool not on PATH: cannot build examples/chat")
-	}
-	out := filepath.Join(dir, "chat")
-	cmd := exec.Command(gobin, "build", "-o", out, "github.com/panestate/panestate/examples/chat")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build examples/chat: %v\n%s", err, b)
-	}
-	return out
-}
+	"github.com/panestate/panestate/internal/testenv"
+)
 
 // waitOptions waits until pane's options are want (the chat delivers on
 // its own goroutine, in another process) and fails with what they were
@@ -56,8 +40,7 @@ func typeLine(t *testing.T, s *server, pane, line string) {
 
 func TestChatInTmuxPane(t *testing.T) {
 	requireTmux(t)
-	bin := t.TempDir()
-	chat := buildChat(t, bin)
+	chat := testenv.Chat(t)
 	fakeHerdr := filepath.Join(fakeDir(t), "herdr")
 	if err := os.Symlink(filepath.Join(filepath.Dir(fakeHerdr), Program), fakeHerdr); err != nil {
 		t.Fatal(err)
@@ -173,7 +156,7 @@ func TestChatWithHungTmux(t *testing.T) {
 	// that ignores SIGTERM). The session goes on, the host quits within a
 	// few deadlines, and the log carries the timeout diagnostic, not
 	// tmux's words.
-	chat := buildChat(t, t.TempDir())
+	chat := testenv.Chat(t)
 	home := t.TempDir()
 	dir := filepath.Join(home, ".chat", "agent")
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -51,7 +51,10 @@ func TestMain(m *testing.M) {
 	if _, err := exec.LookPath(Program); err != nil && os.Getenv("CI") != "true" {
 		fmt.Fprintln(os.Stderr, "adapters/tmux: tmux is not installed: the tests against a real tmux server skip (install tmux to run them)")
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		testenv.RemoveChat() // what the chat tests built
+		os.Exit(code)
+	}))
 }
 
 // fakeTmux is the fake client. hang ignores SIGTERM, creates the log file

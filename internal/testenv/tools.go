@@ -1,10 +1,11 @@
 package testenv
 
 import (
-	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -34,21 +35,51 @@ func Tmux(t testing.TB) string {
 	return bin
 }
 
-// BuildChat builds examples/chat into a new temporary directory and
-// returns the binary and a function that removes the directory. Callers
-// build it once per test binary (sync.OnceValues) and remove it after
-// m.Run.
-func BuildChat() (bin string, remove func(), err error) {
-	dir, err := os.MkdirTemp("", "panestate-chat-")
-	if err != nil {
-		return "", nil, err
+// chat is examples/chat as Chat builds it: once per test binary.
+var chat struct {
+	once sync.Once
+	dir  string // the build's temporary directory, removed by RemoveChat
+	bin  string
+	err  error
+}
+
+// Chat returns examples/chat, built on first use into a temporary
+// directory and shared by every test of the test binary. A missing go
+// tool fails the test under CI=true and skips it otherwise; a failed build
+// fails it. The package's TestMain calls RemoveChat after m.Run.
+func Chat(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the go tool is not on PATH; it builds examples/chat: %v", err)
+		}
+		t.Skip("the go tool is not on PATH; it builds examples/chat")
 	}
-	remove = func() { os.RemoveAll(dir) }
-	bin = filepath.Join(dir, "chat")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/panestate/panestate/examples/chat").CombinedOutput()
-	if err != nil {
-		remove()
-		return "", nil, errors.New(string(out))
+	chat.once.Do(func() {
+		dir, err := os.MkdirTemp("", "panestate-chat-")
+		if err != nil {
+			chat.err = err
+			return
+		}
+		bin := filepath.Join(dir, "chat")
+		out, err := exec.Command("go", "build", "-o", bin, "github.com/panestate/panestate/examples/chat").CombinedOutput()
+		if err != nil {
+			os.RemoveAll(dir)
+			chat.err = fmt.Errorf("%w\n%s", err, out)
+			return
+		}
+		chat.dir, chat.bin = dir, bin
+	})
+	if chat.err != nil {
+		t.Fatalf("building examples/chat: %v", chat.err)
 	}
-	return bin, remove, nil
+	return chat.bin
+}
+
+// RemoveChat removes what Chat built, if anything. Call it from TestMain
+// after m.Run.
+func RemoveChat() {
+	if chat.dir != "" {
+		os.RemoveAll(chat.dir)
+	}
 }
