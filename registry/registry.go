@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/builtin"
 	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/internal/settingsengine"
 	"github.com/panestate/panestate/session"
@@ -79,20 +80,8 @@ type Options struct {
 }
 
 // validApp reports whether app is 1 to 64 ASCII letters, digits, ".", "_"
-// and "-", starting with a letter or digit (checked by hand, as validName).
-func validApp(app string) bool {
-	if app == "" || len(app) > 64 {
-		return false
-	}
-	for i := 0; i < len(app); i++ {
-		c := app[i]
-		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-		if !alnum && (i == 0 || (c != '.' && c != '_' && c != '-')) {
-			return false
-		}
-	}
-	return true
-}
+// and "-", starting with a letter or digit.
+func validApp(app string) bool { return builtin.ValidName(app, 64, "._-") }
 
 // Registry attaches pane-state reporting to a session source. Create one with
 // [New]: the methods of a zero Registry panic. All methods are safe for

@@ -107,12 +107,12 @@ type settings struct {
 // (1 to 32 bytes.) Checked by hand rather than with a regexp: a compiled
 // regexp costs every program that links this package about 0.2 ms and 700
 // allocations at start, which a hook process run per agent event pays.
-func validPrefix(s string) bool { return isName(s, 32, "_-") }
+func validPrefix(s string) bool { return builtin.ValidName(s, 32, "_-") }
 
 // validLabel is the agent label's form: the registry's rule for app names.
 // It keeps the value clear of tmux's command separator (an argument ending
 // in ";") and of "#", which status formats would read as a style.
-func validLabel(s string) bool { return isName(s, 64, "._-") }
+func validLabel(s string) bool { return builtin.ValidName(s, 64, "._-") }
 
 // validPaneID is TMUX_PANE's form: "%" and 1 to 10 digits.
 func validPaneID(s string) bool {
@@ -121,22 +121,6 @@ func validPaneID(s string) bool {
 	}
 	for i := 1; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// isName reports whether s is 1 to max bytes of ASCII letters and digits
-// and the bytes in extra, starting with a letter or digit.
-func isName(s string, max int, extra string) bool {
-	if s == "" || len(s) > max {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-		if !alnum && (i == 0 || strings.IndexByte(extra, c) < 0) {
 			return false
 		}
 	}
