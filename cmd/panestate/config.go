@@ -41,13 +41,13 @@ var notes = map[hook.Agent]string{
 
 // printConfig is `panestate hook --print-config <agent>`: the hooks to
 // paste, on stdout; a note, if any, on stderr.
-func printConfig(name string, stdout, stderr io.Writer) int {
+func printConfig(name string, stdout, stderr io.Writer, env []string) int {
 	agent, err := hook.ParseAgent(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "panestate: %v\n", err)
 		return 2
 	}
-	b, err := hook.Config(agent, selfCommand(os.Environ()))
+	b, err := hook.Config(agent, selfCommand(env))
 	if err != nil {
 		fmt.Fprintf(stderr, "panestate: %v\n", err)
 		return 1
