@@ -53,7 +53,7 @@ func linkingNote() string {
 	if !dynamicallyLinked() {
 		return ""
 	}
-	return "this panestate is dynamically linked (built with cgo), which adds about 2 ms to every hook's start; a static one: " + staticInstall
+	return "this panestate is dynamically linked (built with cgo), which adds 1-3 ms to every hook's start; a static one: " + staticInstall
 }
 
 // printConfig is `panestate hook --print-config <agent>`: the hooks to
