@@ -1,8 +1,6 @@
 package proc_test
 
 import (
-	"os"
-	"os/exec"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -13,11 +11,7 @@ import (
 // TestAliveIsFalseForAZombie: a child that has exited and that its parent
 // has not reaped yet is dead to Alive, though kill(pid, 0) still succeeds.
 func TestAliveIsFalseForAZombie(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(t.Context(), exe, "-test.run=^$") // runs no test and exits
+	cmd := exitingChild(t)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
