@@ -22,7 +22,9 @@ import (
 // every workspace (outside: the start of this binary, its size and package
 // initialisers, which return before any work). It reports the median and
 // the 99th percentile of each, and own-p50-ms, the hook's median less the
-// floor's: what the hook adds to a process start.
+// floor's: what the hook adds to a process start. The /cgo cases run the
+// command built with cgo, as a plain go install builds it where a C
+// compiler is present: dynamically linked on Linux.
 func BenchmarkHook(b *testing.B) {
 	bin := buildPanestate(b)
 	floor := emptyProgram(b)
@@ -30,7 +32,7 @@ func BenchmarkHook(b *testing.B) {
 		name string
 		hang bool
 		cgo  bool
-	}{{"listening", false, false}, {"hung", true, false}, {"listening/cgo", false, true}} {
+	}{{"listening", false, false}, {"hung", true, false}, {"listening/cgo", false, true}, {"hung/cgo", true, true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			bin := bin
 			if bc.cgo {
@@ -195,8 +197,17 @@ func BenchmarkCrashRelease(b *testing.B) {
 // emptyProgram builds a Go program that does nothing, as buildPanestate
 // builds the command (CGO_ENABLED=0).
 func emptyProgram(b *testing.B) string {
+	return goProgram(b, "package main\n\nfunc main() {}\n", false)
+}
+
+// netProgram is the source of a Go program that links package net and
+// does nothing.
+const netProgram = "package main\n\nimport \"net\"\n\nvar _ = net.Dial\n\nfunc main() {}\n"
+
+// goProgram builds the Go program of src, with or without cgo.
+func goProgram(b *testing.B, src string, cgo bool) string {
 	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module empty\n\ngo 1.26\n"), 0o600); err != nil {
@@ -205,9 +216,43 @@ func emptyProgram(b *testing.B) string {
 	out := filepath.Join(dir, "empty")
 	cmd := exec.Command("go", "build", "-o", out, ".")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED="+map[bool]string{false: "0", true: "1"}[cgo])
 	if b, err := cmd.CombinedOutput(); err != nil {
 		panic(string(b))
 	}
 	return out
+}
+
+// BenchmarkStart says where a cgo build's start cost comes from: it runs,
+// interleaved, an empty Go program, one that links package net, and
+// `panestate hook claude-code` outside every workspace (which returns
+// before any work), each built with and without cgo, and reports the
+// median start-to-exit time of each. With cgo, a program that links net is
+// dynamically linked (libc's resolver); one that does not is static
+// either way.
+func BenchmarkStart(b *testing.B) {
+	type prog struct {
+		name string
+		bin  string
+		args []string
+	}
+	var progs []prog
+	for _, cgo := range []bool{false, true} {
+		suffix := map[bool]string{false: "", true: "-cgo"}[cgo]
+		progs = append(progs,
+			prog{"empty" + suffix, goProgram(b, "package main\n\nfunc main() {}\n", cgo), nil},
+			prog{"net" + suffix, goProgram(b, netProgram, cgo), nil},
+			prog{"panestate" + suffix, buildWith(b, cgo), []string{"hook", "claude-code"}})
+	}
+	env := []string{"HOME=" + b.TempDir()}
+	times := make([][]time.Duration, len(progs))
+	for b.Loop() {
+		for i, p := range progs {
+			times[i] = append(times[i], timeRun(b, p.bin, env, p.args, "PreToolUse"))
+		}
+	}
+	for i, p := range progs {
+		p50, _ := percentiles(times[i])
+		b.ReportMetric(ms(p50), p.name+"-p50-ms")
+	}
 }

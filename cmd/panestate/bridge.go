@@ -56,17 +56,15 @@ func show(store *session.Store, agent hook.Agent, last *string, p hook.Pane) {
 	}
 }
 
-// identity is the session identity of id: the id, and for Claude Code the
-// command that resumes it. The transcript path is never sent.
+// identity is the session identity of id: the id and the command that
+// resumes it (hook.Resume). The transcript path is never sent.
 func identity(agent hook.Agent, id string) session.Identity {
 	if id == "" {
 		return session.Identity{}
 	}
 	ident := session.Identity{ID: id}
-	if agent == hook.ClaudeCode {
-		if withResume, err := ident.WithResume("claude", "--resume", id); err == nil {
-			ident = withResume
-		}
+	if withResume, err := ident.WithResume(hook.Resume(agent, id)...); err == nil {
+		ident = withResume
 	}
 	return ident
 }

@@ -99,7 +99,7 @@ func TestPrintConfig(t *testing.T) {
 	for _, agent := range hook.Agents {
 		t.Run(string(agent), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := run([]string{"hook", "--print-config", string(agent)}, nil, &stdout, &stderr, nil); code != 0 {
+			if code := run([]string{"hook", "--print-config", string(agent)}, nil, &stdout, &stderr, os.Environ()); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
 			want, err := hook.Config(agent, selfCommand(os.Environ()))
@@ -117,6 +117,55 @@ func TestPrintConfig(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"hook", "--print-config", "vim"}, nil, &stdout, &stderr, nil); code != 2 || stdout.Len() > 0 {
 		t.Errorf("unknown agent: exit %d, stdout %q", code, stdout.String())
+	}
+}
+
+// noRead fails the test if it is read: the commands a person runs with
+// `panestate hook --flag` never wait on stdin.
+type noRead struct{ t *testing.T }
+
+func (r noRead) Read([]byte) (int, error) {
+	r.t.Error("stdin read")
+	return 0, io.EOF
+}
+
+// TestHookFlagsAreAPersonsCommand: `panestate hook` with a flag first is
+// run by a person, not by an agent: a usage error exits 2 with the usage on
+// stderr, and stdin is never read.
+func TestHookFlagsAreAPersonsCommand(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string // a prefix
+		wantErr    string // in stderr
+	}{
+		{name: "print-config with no agent", args: []string{"--print-config"}, wantCode: 2, wantErr: "--print-config takes one agent"},
+		{name: "print-config with two agents", args: []string{"--print-config", "codex", "gemini"}, wantCode: 2, wantErr: "--print-config takes one agent"},
+		{name: "print-config with an unknown agent", args: []string{"--print-config", "vim"}, wantCode: 2, wantErr: "unknown agent"},
+		{name: "print-config with an empty value", args: []string{"--print-config="}, wantCode: 2, wantErr: "unknown agent"},
+		{name: "print-config=agent", args: []string{"--print-config=gemini"}, wantStdout: "{", wantErr: ".gemini/settings.json"},
+		{name: "print-config with one dash", args: []string{"-print-config", "codex"}, wantStdout: "{", wantErr: ".codex/hooks.json"},
+		{name: "an unknown flag", args: []string{"--dry-run", "codex"}, wantCode: 2, wantErr: "bad arguments"},
+		{name: "help", args: []string{"--help"}, wantStdout: "usage:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(append([]string{"hook"}, tt.args...), noRead{t}, &stdout, &stderr, []string{"TMUX=/nonexistent/s,1,0", "TMUX_PANE=%1"})
+			if code != tt.wantCode {
+				t.Errorf("exit %d, want %d; stderr %q", code, tt.wantCode, stderr.String())
+			}
+			if !strings.HasPrefix(stdout.String(), tt.wantStdout) || tt.wantStdout == "" && stdout.Len() > 0 {
+				t.Errorf("stdout %q, want it to start with %q", stdout.String(), tt.wantStdout)
+			}
+			if !strings.Contains(stderr.String(), tt.wantErr) {
+				t.Errorf("stderr %q, want %q", stderr.String(), tt.wantErr)
+			}
+			if tt.wantCode == 2 && !strings.Contains(stderr.String(), "usage:") && !strings.Contains(tt.wantErr, "unknown agent") {
+				t.Errorf("stderr %q does not show the usage", stderr.String())
+			}
+		})
 	}
 }
 

@@ -39,21 +39,41 @@ var notes = map[hook.Agent]string{
 	hook.Codex: "codex runs hooks only with `codex_hooks = true` under [features] in ~/.codex/config.toml",
 }
 
+// staticInstall is the install command of docs/agents.md, which builds a
+// static binary.
+const staticInstall = "CGO_ENABLED=0 go install github.com/panestate/panestate/cmd/panestate@latest"
+
+// linkingNote is what the commands a person runs (install,
+// --print-config, doctor) say when this binary is dynamically linked:
+// each hook then starts slower (BenchmarkHook, listening/cgo), by more
+// than the hook's own work. Nothing in the module can make a plain `go
+// install` static (package net links libc whenever cgo is on), so the
+// person is told the command that does. It is "" for a static binary.
+func linkingNote() string {
+	if !dynamicallyLinked() {
+		return ""
+	}
+	return "this panestate is dynamically linked (built with cgo), which adds 1-3 ms to every hook's start; a static one: " + staticInstall
+}
+
 // printConfig is `panestate hook --print-config <agent>`: the hooks to
 // paste, on stdout; a note, if any, on stderr.
-func printConfig(name string, stdout, stderr io.Writer) int {
+func printConfig(name string, stdout, stderr io.Writer, env []string) int {
 	agent, err := hook.ParseAgent(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "panestate: %v\n", err)
 		return 2
 	}
-	b, err := hook.Config(agent, selfCommand(os.Environ()))
+	b, err := hook.Config(agent, selfCommand(env))
 	if err != nil {
 		fmt.Fprintf(stderr, "panestate: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(stderr, "panestate: add this to ~/%s\n", hook.SettingsFile(agent))
 	if n := notes[agent]; n != "" {
+		fmt.Fprintf(stderr, "panestate: %s\n", n)
+	}
+	if n := linkingNote(); n != "" {
 		fmt.Fprintf(stderr, "panestate: %s\n", n)
 	}
 	_, _ = stdout.Write(b)
@@ -89,6 +109,9 @@ func runInstall(args []string, stdout, stderr io.Writer, env []string) int {
 	}
 	fmt.Fprintf(stdout, "%s\n", msg)
 	if n := notes[agent]; n != "" {
+		fmt.Fprintf(stdout, "note: %s\n", n)
+	}
+	if n := linkingNote(); n != "" {
 		fmt.Fprintf(stdout, "note: %s\n", n)
 	}
 	return 0

@@ -12,6 +12,12 @@
 //
 //	CGO_ENABLED=0 go install github.com/panestate/panestate/cmd/panestate@latest
 //
+// A plain go install builds with cgo where a C compiler is present: on
+// Linux that binary is dynamically linked and each hook starts 1–3 ms
+// slower; install, hook --print-config and doctor then say so.
+//
+// As the commands a person runs, hook --print-config and install never
+// read stdin and exit 2 on a usage error.
 // As a hook it always exits 0 and writes nothing to stdout. The first hook
 // of an agent process in a pane starts a detached bridge process that holds
 // the registry; later hooks hand it their event over a private Unix socket

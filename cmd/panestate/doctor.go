@@ -32,6 +32,9 @@ func runDoctor(args []string, stdout, stderr io.Writer, env []string) int {
 	status := doctor.Run(context.Background(), args, stdout, stderr, env, terminal)
 	if perAgent && status != 2 {
 		fmt.Fprint(stdout, agentsDoctor(env))
+		if n := linkingNote(); n != "" {
+			fmt.Fprintf(stdout, "  note: %s\n", n)
+		}
 	}
 	return status
 }

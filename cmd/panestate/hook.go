@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -22,8 +23,10 @@ const maxPayload = 16 << 20
 // the event with a fixed line on stderr (the panic's value could hold some
 // of the payload).
 func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) (code int) {
-	if len(args) == 2 && args[0] == "--print-config" {
-		return printConfig(args[1], stdout, stderr)
+	if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		// No agent's hook starts with a flag: this is a person at a
+		// prompt, who gets a usage error rather than a wait on stdin.
+		return runHookFlags(args, stdout, stderr, env)
 	}
 	defer func() {
 		if recover() != nil {
@@ -34,13 +37,13 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []str
 	start := eventTime()
 	if len(args) != 1 {
 		fmt.Fprint(stderr, "panestate: hook takes one agent: claude-code, codex or gemini\n")
-		readPayload(stdin)
+		drainPayload(stdin)
 		return 0
 	}
 	agent, err := hook.ParseAgent(args[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "panestate: %v\n", err)
-		readPayload(stdin)
+		drainPayload(stdin)
 		return 0
 	}
 	b := readPayload(stdin)
@@ -60,6 +63,44 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []str
 	e.Time = start
 	deliver(e, env, pane)
 	return 0
+}
+
+// runHookFlags is `panestate hook` with a flag first, a command a person
+// runs: --print-config <agent> (also --print-config=<agent>) or --help. It
+// never reads stdin; a usage error exits 2.
+func runHookFlags(args []string, stdout, stderr io.Writer, env []string) int {
+	flag, value, hasValue := strings.Cut(args[0], "=")
+	switch flag {
+	case "--print-config", "-print-config":
+		rest := args[1:]
+		if hasValue {
+			rest = append([]string{value}, rest...)
+		}
+		if len(rest) != 1 {
+			fmt.Fprintf(stderr, "panestate: hook --print-config takes one agent: claude-code, codex or gemini\n%s", usage)
+			return 2
+		}
+		return printConfig(rest[0], stdout, stderr, env)
+	case "-h", "-help", "--help":
+		if !hasValue && len(args) == 1 {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+	}
+	fmt.Fprintf(stderr, "panestate: hook: bad arguments %q\n%s", args, usage)
+	return 2
+}
+
+// drainPayload reads an event that the hook drops, so that the agent
+// writing it does not see its pipe closed; not from a terminal, where a
+// person ran the hook by hand and would wait.
+func drainPayload(r io.Reader) {
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			return
+		}
+	}
+	readPayload(r)
 }
 
 // readPayload reads the agent's event from r: one JSON value, so that an

@@ -107,7 +107,8 @@ var rules = []rule{
 
 	// Shared helpers.
 	{pkg: "internal/filelock", modules: []module{only("windows", modXSys)}},
-	{pkg: "internal/proc"},
+	// Whether a zombie is dead: /proc on Linux, a sysctl on macOS.
+	{pkg: "internal/proc", modules: []module{only("darwin", modXSys)}},
 	{pkg: "internal/testenv"},
 	{pkg: "internal/archtest"},
 

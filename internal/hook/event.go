@@ -32,6 +32,26 @@ func ParseAgent(s string) (Agent, error) {
 	return "", fmt.Errorf("%w %q (want claude-code, codex or gemini)", ErrUnknownAgent, s)
 }
 
+// Resume returns the command that resumes agent's session id, as the
+// agent documents it: `claude --resume <id>`, `codex resume <id>` (Codex
+// CLI's resume subcommand takes the session's id), `gemini --resume <id>`
+// (Gemini CLI's --resume takes a session's id as well as an index). It is
+// nil for an empty id.
+func Resume(agent Agent, id string) []string {
+	if id == "" {
+		return nil
+	}
+	switch agent {
+	case ClaudeCode:
+		return []string{"claude", "--resume", id}
+	case Codex:
+		return []string{"codex", "resume", id}
+	case Gemini:
+		return []string{"gemini", "--resume", id}
+	}
+	return nil
+}
+
 // Kind is what an event means for the pane.
 type Kind uint8
 

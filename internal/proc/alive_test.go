@@ -27,12 +27,19 @@ func TestAlive(t *testing.T) {
 	}
 }
 
-func TestAliveIsFalseForAnExitedChild(t *testing.T) {
+// exitingChild is a command that runs this test binary, which runs no test
+// and exits.
+func exitingChild(t *testing.T) *exec.Cmd {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), exe, "-test.run=^$") // runs no test and exits
+	return exec.CommandContext(t.Context(), exe, "-test.run=^$")
+}
+
+func TestAliveIsFalseForAnExitedChild(t *testing.T) {
+	cmd := exitingChild(t)
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}

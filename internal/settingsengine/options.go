@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"time"
 
@@ -110,10 +109,35 @@ const MaxFileSize = 1 << 20
 // [Options].
 var ErrOptions = errors.New("settings: invalid options")
 
-var (
-	sectionName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
-	keyName     = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+// The names a section and its keys may have.
+const (
+	sectionPattern = `^[a-z][a-z0-9_-]*$`
+	keyPattern     = `^[A-Za-z][A-Za-z0-9_-]*$`
 )
+
+// validSection and validKey check a name against sectionPattern and
+// keyPattern by hand: a regular expression compiled when the package
+// starts costs every program that links it, panestate's hook included.
+func validSection(s string) bool { return validName(s, false) }
+
+func validKey(s string) bool { return validName(s, true) }
+
+// validName reports whether s is a letter (lower case unless upper) then
+// letters, digits, '_' and '-'.
+func validName(s string, upper bool) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := 'a' <= c && c <= 'z' || upper && 'A' <= c && c <= 'Z'
+		other := '0' <= c && c <= '9' || c == '_' || c == '-'
+		if !letter && (i == 0 || !other) {
+			return false
+		}
+	}
+	return true
+}
 
 // config is Options checked and completed.
 type config struct {
@@ -215,16 +239,16 @@ func newConfig(o Options) (*config, error) {
 		return nil, err
 	}
 	for _, s := range o.Sections {
-		if !sectionName.MatchString(s.Name) {
-			return nil, optErr("section name %q must match %s", s.Name, sectionName)
+		if !validSection(s.Name) {
+			return nil, optErr("section name %q must match %s", s.Name, sectionPattern)
 		}
 		if c.known[s.Name] != nil {
 			return nil, optErr("section %q listed twice", s.Name)
 		}
 		keys := map[string]bool{"enabled": true}
 		for _, k := range s.Keys {
-			if !keyName.MatchString(k) {
-				return nil, optErr("key %q of section %q must match %s", k, s.Name, keyName)
+			if !validKey(k) {
+				return nil, optErr("key %q of section %q must match %s", k, s.Name, keyPattern)
 			}
 			keys[k] = true
 		}
