@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -16,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/panestate/panestate/internal/filelock"
 	"github.com/panestate/panestate/internal/hook"
@@ -57,6 +60,8 @@ func runBridge(args []string, env []string) int {
 	if err != nil {
 		return 2
 	}
+	term := takeTerminal(env)
+	env = withoutKey(env, bridgeTerminalEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
@@ -84,7 +89,7 @@ func runBridge(args []string, env []string) int {
 	_ = os.WriteFile(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	defer os.Remove(p.pid)
 	b := &bridge{agent: agent, ln: ln, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{}),
-		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf}
+		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf, terminal: term}
 	last := b.run(ctx, env, first)
 	_ = os.WriteFile(p.last, []byte(strconv.FormatInt(last, 10)+"\n"), 0o600)
 	return 0
@@ -154,6 +159,26 @@ type bridge struct {
 	// exitOf watches the agent's process: exitOf, or a test's stand-in
 	// for a system without pidfds.
 	exitOf func(pid int) (<-chan struct{}, func())
+	// terminal is the agent's terminal, handed to the registry for the
+	// adapters that write to it (terminal, progstatus); nil when the hook
+	// found none.
+	terminal io.Writer
+}
+
+// takeTerminal returns the agent's terminal that the hook starting this
+// bridge handed over on terminalFD (bridgeTerminalEnv names it), checked
+// again (a terminal device of this user) and made non-blocking, or nil.
+// The bridge only ever writes to it.
+func takeTerminal(env []string) io.Writer {
+	if lookup(env, bridgeTerminalEnv) == "" {
+		return nil
+	}
+	syscall.CloseOnExec(terminalFD)
+	if checkTerminal(terminalFD) != "" || unix.SetNonblock(terminalFD, true) != nil {
+		_ = unix.Close(terminalFD)
+		return nil
+	}
+	return ttyWriter{fd: terminalFD}
 }
 
 // run reports first and every later event until the end, then releases.
@@ -180,7 +205,9 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		close(b.done)
 		accepting.Wait()
 	}()
-	r, err := registry.New(registryOptions(b.agent, env))
+	opts := registryOptions(b.agent, env)
+	opts.Terminal = b.terminal
+	r, err := registry.New(opts)
 	if err != nil {
 		return tracker.Last()
 	}

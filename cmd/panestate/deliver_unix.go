@@ -52,7 +52,7 @@ func deliver(e hook.Event, env, pane []string) {
 	if send(p.sock, line) == nil || e.Kind == hook.KindSessionEnd {
 		return
 	}
-	startBridge(e.Agent, p, line, env)
+	startBridge(e.Agent, e.PID, p, line, env)
 }
 
 // eventTime is the time of an event: the system's monotonic clock, in
@@ -132,9 +132,11 @@ func ignoringEINTR(f func() error) error {
 
 // startBridge starts a bridge, detached: a session of its own, stdio on
 // /dev/null, the root directory as working directory, and not waited for.
-// It waits, up to readyTimeout, until the bridge listens or has handed the
-// event to the bridge that does: the bridge closes its end of a pipe then.
-func startBridge(agent hook.Agent, p paths, line []byte, env []string) {
+// It hands the bridge the terminal of the agent process pid, when it finds
+// one (agentTerminal), on terminalFD. It waits, up to readyTimeout, until
+// the bridge listens or has handed the event to the bridge that does: the
+// bridge closes its end of a pipe then.
+func startBridge(agent hook.Agent, pid int, p paths, line []byte, env []string) {
 	exe, err := os.Executable()
 	if err != nil {
 		return
@@ -145,9 +147,21 @@ func startBridge(agent hook.Agent, p paths, line []byte, env []string) {
 	}
 	defer r.Close()
 	cmd := exec.Command(exe, bridgeCommand, string(agent), p.sock, p.lock, p.pid, p.last, p.log)
-	cmd.Env = append(withoutKey(env, bridgeEventEnv), bridgeEventEnv+"="+string(line))
+	cmd.Env = append(withoutKey(withoutKey(env, bridgeEventEnv), bridgeTerminalEnv), bridgeEventEnv+"="+string(line))
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{w} // fd 3: the ready pipe
+	if pid > 0 {
+		if fd, path, err := agentTerminal(pid); err == nil {
+			// Blocking while it is handed over, so that os.NewFile does not
+			// set up the runtime's poller for it; the bridge makes it
+			// non-blocking again.
+			_ = unix.SetNonblock(fd, false)
+			tty := os.NewFile(uintptr(fd), path)
+			defer tty.Close()
+			cmd.ExtraFiles = append(cmd.ExtraFiles, tty) // fd 4: the agent's terminal
+			cmd.Env = append(cmd.Env, bridgeTerminalEnv+"="+path)
+		}
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = cmd.Start()
 	w.Close()
