@@ -328,3 +328,34 @@ func TestOpenTerminalRefuses(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkAgentTerminal times what the hook that starts a bridge adds to
+// find and open the agent's terminal: an agent (sleep) on a pty, its
+// descriptors read from /proc, the device opened and checked.
+func BenchmarkAgentTerminal(b *testing.B) {
+	master, tty, err := pty.Open()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer master.Close()
+	cmd := exec.Command("sleep", "60")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	err = cmd.Start()
+	tty.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	b.ReportAllocs()
+	for b.Loop() {
+		fd, _, err := agentTerminal(cmd.Process.Pid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		syscall.Close(fd)
+	}
+}
