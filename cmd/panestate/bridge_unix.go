@@ -54,13 +54,14 @@ func runBridge(args []string, env []string) int {
 		return 2
 	}
 	p := paths{sock: args[1], lock: args[2], pid: args[3], last: args[4], log: args[5]}
+	p.tty = strings.TrimSuffix(p.sock, ".sock") + ".tty"
 	line := []byte(lookup(env, bridgeEventEnv))
 	env = withoutKey(env, bridgeEventEnv)
 	first, err := decodeEvent(agent, line)
 	if err != nil {
 		return 2
 	}
-	term := takeTerminal(env)
+	term, found := takeTerminal(env)
 	env = withoutKey(env, bridgeTerminalEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -88,6 +89,7 @@ func runBridge(args []string, env []string) int {
 	}
 	_ = os.WriteFile(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	defer os.Remove(p.pid)
+	_ = os.WriteFile(p.tty, []byte(found+"\n"), 0o600)
 	b := &bridge{agent: agent, ln: ln, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{}),
 		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf, terminal: term}
 	last := b.run(ctx, env, first)
@@ -167,18 +169,26 @@ type bridge struct {
 
 // takeTerminal returns the agent's terminal that the hook starting this
 // bridge handed over on terminalFD (bridgeTerminalEnv names it), checked
-// again (a terminal device of this user) and made non-blocking, or nil.
-// The bridge only ever writes to it.
-func takeTerminal(env []string) io.Writer {
-	if lookup(env, bridgeTerminalEnv) == "" {
-		return nil
+// again (a terminal device of this user) and made non-blocking, or nil;
+// and what was found, for the doctor. The bridge only ever writes to it.
+func takeTerminal(env []string) (io.Writer, string) {
+	path := lookup(env, bridgeTerminalEnv)
+	switch {
+	case path == "":
+		return nil, "found no terminal: the hook did not look (no agent process)"
+	case strings.HasPrefix(path, noTerminal):
+		return nil, "found no terminal: " + strings.TrimPrefix(path, noTerminal)
 	}
 	syscall.CloseOnExec(terminalFD)
-	if checkTerminal(terminalFD) != "" || unix.SetNonblock(terminalFD, true) != nil {
+	if why := checkTerminal(terminalFD); why != "" {
 		_ = unix.Close(terminalFD)
-		return nil
+		return nil, "refused terminal " + path + ": " + why
 	}
-	return ttyWriter{fd: terminalFD}
+	if err := unix.SetNonblock(terminalFD, true); err != nil {
+		_ = unix.Close(terminalFD)
+		return nil, "refused terminal " + path + ": " + err.Error()
+	}
+	return ttyWriter{fd: terminalFD}, "writes to terminal " + path
 }
 
 // run reports first and every later event until the end, then releases.

@@ -89,6 +89,9 @@ func agentVerdict(agent hook.Agent, env []string, terminal bool) string {
 		file += "; it turns off " + strings.Join(off, ", ")
 	}
 	file = onTerminal(e, terminal) + file
+	if last := lastTerminal(agent, env); last != "" {
+		file += "; its last bridge here " + last
+	}
 	open, failing := doctor.Would(e)
 	switch {
 	case len(open) > 0:

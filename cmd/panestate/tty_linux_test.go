@@ -98,6 +98,13 @@ func (s *screen) wait(t *testing.T, step string, n int) {
 // standIn). It returns the agent and what the terminal shows.
 func startAgentTTY(t *testing.T, bin, agent string, env []string) (*agentProc, *screen) {
 	t.Helper()
+	return startAgentOn(t, bin, agent, env, true)
+}
+
+// startAgentOn is startAgentTTY, with the agent's stdin, stdout and stderr
+// on /dev/null and no controlling terminal unless onTTY.
+func startAgentOn(t *testing.T, bin, agent string, env []string, onTTY bool) (*agentProc, *screen) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -116,9 +123,12 @@ func startAgentTTY(t *testing.T, bin, agent string, env []string) (*agentProc, *
 	}
 	cmd := exec.Command(exe, agent)
 	cmd.Env = append(env, standInEnv+"="+bin, standInTTYEnv+"=1")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.ExtraFiles = []*os.File{orders, answers}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if onTTY {
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+		cmd.SysProcAttr.Setctty = true
+	}
 	err = cmd.Start()
 	tty.Close()
 	orders.Close()
@@ -225,7 +235,8 @@ func TestHooksReportToTheAgentsTerminal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, rt := runtimeEnv(t)
-			a, s := startAgentTTY(t, bin, tt.agent, ttyEnv(t, rt, tt.files))
+			env := ttyEnv(t, rt, tt.files)
+			a, s := startAgentTTY(t, bin, tt.agent, env)
 			var want []string
 			pid := 0
 			for _, st := range tt.steps {
@@ -245,8 +256,50 @@ func TestHooksReportToTheAgentsTerminal(t *testing.T) {
 				t.Errorf("sequences on the agent's terminal (-got +want):\n%s", diff)
 			}
 			checkScreen(t, s)
+			doctorSays(t, env, tt.agent, "; its last bridge here writes to terminal /dev/pts/")
 		})
 	}
+}
+
+// doctorSays fails unless `panestate doctor --terminal` in env says want
+// on agent's line.
+func doctorSays(t *testing.T, env []string, agent, want string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"doctor", "--probe=false", "--terminal"}, nil, &stdout, &stderr, env); code == 2 {
+		t.Fatalf("doctor: exit 2: %s", stderr.String())
+	}
+	for line := range strings.Lines(stdout.String()) {
+		if strings.HasPrefix(line, "  "+agent+": ") {
+			if !strings.Contains(line, want) {
+				t.Errorf("doctor says %q, want %q in it", line, want)
+			}
+			return
+		}
+	}
+	t.Errorf("doctor has no line for %s:\n%s", agent, stdout.String())
+}
+
+// TestAgentWithoutTerminal: an agent whose output is not a terminal, and
+// whose hooks have none: the bridge reports to no terminal, writes nothing
+// to any, and the doctor says what the hook found.
+func TestAgentWithoutTerminal(t *testing.T) {
+	bin := buildPanestate(t)
+	dir, rt := runtimeEnv(t)
+	env := ttyEnv(t, rt, nil)
+	a, s := startAgentOn(t, bin, "gemini", env, false)
+	a.hook(t, fixture("gemini", "BeforeAgent"))
+	pid := bridgePID(t, dir)
+	a.hook(t, fixture("gemini", "SessionEnd"))
+	waitExit(t, pid)
+	if got := s.sequences(); len(got) > 0 {
+		t.Errorf("the pty, which is not the agent's, got %q", got)
+	}
+	why := "/dev/null: owned by user 0"
+	if os.Getuid() == 0 {
+		why = "/dev/null: not a terminal"
+	}
+	doctorSays(t, env, "gemini", "; its last bridge here found no terminal: terminal "+why+"; terminal /dev/tty: cannot open it: ")
 }
 
 // checkScreen fails when the terminal shows anything of the payloads.

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/panestate/panestate/internal/hook"
 )
 
 // terminalFD is the descriptor of the agent's terminal in a bridge, when
@@ -16,8 +19,11 @@ import (
 const terminalFD = 4
 
 // bridgeTerminalEnv names, for the bridge, the terminal the hook handed it
-// on terminalFD; unset when it handed none.
+// on terminalFD, or, after noTerminal, why the hook found none.
 const bridgeTerminalEnv = "PANESTATE_BRIDGE_TERMINAL"
+
+// noTerminal starts bridgeTerminalEnv when the hook handed no terminal.
+const noTerminal = "none: "
 
 // TerminalError says why a terminal was not used: the bridge writes the
 // agent's state only to a terminal device of this user, opened so that it
@@ -101,6 +107,16 @@ func ignoringEINTRFD(f func() (int, error)) (int, error) {
 	}
 }
 
+// oneLine is err's message on one line, each joined error's "panestate: "
+// prefix dropped.
+func oneLine(err error) string {
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, "panestate: ")
+	}
+	return strings.Join(lines, "; ")
+}
+
 // ttyWriter writes to a terminal opened with O_NONBLOCK, with write(2)
 // itself: os.File would wait in the runtime's poller for a terminal whose
 // output is stopped, and so would the registry's adapter. A write the
@@ -127,3 +143,14 @@ func (w ttyWriter) Write(p []byte) (int, error) {
 
 // Close closes the terminal.
 func (w ttyWriter) Close() error { return unix.Close(w.fd) }
+
+// lastTerminal is what the last bridge of agent in the pane env names found
+// of the agent's terminal ("writes to terminal /dev/pts/3", "found no
+// terminal: ..."), or "" when no bridge ran there.
+func lastTerminal(agent hook.Agent, env []string) string {
+	b, err := os.ReadFile(bridgePaths(runtimeDirPath(env), agent, paneVars(env)).tty)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
