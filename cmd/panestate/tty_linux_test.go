@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"context"
 	"os"
 	"os/exec"
@@ -410,5 +411,66 @@ func BenchmarkAgentTerminal(b *testing.B) {
 			b.Fatal(err)
 		}
 		syscall.Close(fd)
+	}
+}
+
+// TestTerminalWriteNeverBlocks: a terminal whose output is stopped (Ctrl-S)
+// makes the bridge's write fail at once instead of hanging it, and takes
+// the writes again once started (Ctrl-Q).
+func TestTerminalWriteNeverBlocks(t *testing.T) {
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer master.Close()
+	defer tty.Close()
+	fd, err := openTerminal(tty.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := ttyWriter{fd: fd}
+	if _, err := master.Write([]byte{0x13}); err != nil { // Ctrl-S: output stops (IXON)
+		t.Fatal(err)
+	}
+	// The line discipline takes the Ctrl-S asynchronously: write until the
+	// terminal refuses, a bounded number of times (each write is short).
+	var werr error
+	taken := 0
+	for range 1 << 16 {
+		if _, werr = w.Write([]byte("\x1b]9;4;3\x1b\\")); werr != nil {
+			break
+		}
+		taken++
+	}
+	t.Logf("the terminal took %d writes before it refused", taken)
+	if !errors.Is(werr, errTerminalBusy) {
+		t.Fatalf("writes to a stopped terminal: %v, want %v", werr, errTerminalBusy)
+	}
+	if _, err := master.Write([]byte{0x11}); err != nil { // Ctrl-Q: output resumes
+		t.Fatal(err)
+	}
+	s := &screen{changed: make(chan struct{})}
+	var reading sync.WaitGroup
+	reading.Go(func() { s.read(master) })
+	defer func() {
+		// The master's read ends (EIO) once no one holds the terminal.
+		w.Close()
+		tty.Close()
+		reading.Wait()
+	}()
+	// The Ctrl-Q too is taken asynchronously: the terminal refuses until
+	// then, never for long.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		_, err := w.Write([]byte("\x1b]9;4;0\x1b\\"))
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errTerminalBusy) || time.Now().After(deadline) {
+			t.Fatalf("writes after Ctrl-Q: %v", err)
+		}
+	}
+	s.wait(t, "Ctrl-Q", 1)
+	if got := s.sequences(); got[len(got)-1] != osc94Idle {
+		t.Errorf("the terminal got %q, want %q last", got, osc94Idle)
 	}
 }
