@@ -3,8 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
