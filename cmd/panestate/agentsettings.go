@@ -14,13 +14,16 @@ import (
 // global settings file ~/.panestate/agent/settings.json for every agent
 // and ~/.panestate/agent/<agent>.json, as the project layer, for this
 // agent alone. Both are the person's own files, so the second is trusted.
+// An agent that drives the tab's progress indicator itself keeps it
+// (drivers).
 func registryOptions(agent hook.Agent, env []string) registry.Options {
 	home := lookup(env, "HOME")
 	dir := settingsDir(env)
 	return registry.Options{
-		App:  appName,
-		Host: session.Host{Interactive: true, Root: true},
-		Env:  env,
+		App:     appName,
+		Host:    session.Host{Interactive: true, Root: true},
+		Env:     env,
+		Drivers: drivers(agent),
 		Settings: settings.Options{
 			Home:        home,
 			ProjectRoot: dir,

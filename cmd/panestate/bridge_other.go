@@ -19,3 +19,6 @@ func agentPID() int { return 0 }
 
 // runBridge is not available here.
 func runBridge([]string, []string) int { return 2 }
+
+// lastTerminal: no bridge runs here.
+func lastTerminal(hook.Agent, []string) string { return "" }

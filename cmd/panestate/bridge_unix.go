@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -16,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/panestate/panestate/internal/filelock"
 	"github.com/panestate/panestate/internal/hook"
@@ -51,12 +54,15 @@ func runBridge(args []string, env []string) int {
 		return 2
 	}
 	p := paths{sock: args[1], lock: args[2], pid: args[3], last: args[4], log: args[5]}
+	p.tty = strings.TrimSuffix(p.sock, ".sock") + ".tty"
 	line := []byte(lookup(env, bridgeEventEnv))
 	env = withoutKey(env, bridgeEventEnv)
 	first, err := decodeEvent(agent, line)
 	if err != nil {
 		return 2
 	}
+	term, found := takeTerminal(env)
+	env = withoutKey(env, bridgeTerminalEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
@@ -83,8 +89,9 @@ func runBridge(args []string, env []string) int {
 	}
 	_ = os.WriteFile(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	defer os.Remove(p.pid)
+	_ = os.WriteFile(p.tty, []byte(found+"\n"), 0o600)
 	b := &bridge{agent: agent, ln: ln, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{}),
-		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf}
+		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf, terminal: term}
 	last := b.run(ctx, env, first)
 	_ = os.WriteFile(p.last, []byte(strconv.FormatInt(last, 10)+"\n"), 0o600)
 	return 0
@@ -154,6 +161,34 @@ type bridge struct {
 	// exitOf watches the agent's process: exitOf, or a test's stand-in
 	// for a system without pidfds.
 	exitOf func(pid int) (<-chan struct{}, func())
+	// terminal is the agent's terminal, handed to the registry for the
+	// adapters that write to it (terminal, progstatus); nil when the hook
+	// found none.
+	terminal io.Writer
+}
+
+// takeTerminal returns the agent's terminal that the hook starting this
+// bridge handed over on terminalFD (bridgeTerminalEnv names it), checked
+// again (a terminal device of this user) and made non-blocking, or nil;
+// and what was found, for the doctor. The bridge only ever writes to it.
+func takeTerminal(env []string) (io.Writer, string) {
+	path := lookup(env, bridgeTerminalEnv)
+	switch {
+	case path == "":
+		return nil, "found no terminal: the hook did not look (no agent process)"
+	case strings.HasPrefix(path, noTerminal):
+		return nil, "found no terminal: " + strings.TrimPrefix(path, noTerminal)
+	}
+	syscall.CloseOnExec(terminalFD)
+	if why := checkTerminal(terminalFD); why != "" {
+		_ = unix.Close(terminalFD)
+		return nil, "refused terminal " + path + ": " + why
+	}
+	if err := unix.SetNonblock(terminalFD, true); err != nil {
+		_ = unix.Close(terminalFD)
+		return nil, "refused terminal " + path + ": " + err.Error()
+	}
+	return ttyWriter{fd: terminalFD}, "writes to terminal " + path
 }
 
 // run reports first and every later event until the end, then releases.
@@ -180,7 +215,9 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		close(b.done)
 		accepting.Wait()
 	}()
-	r, err := registry.New(registryOptions(b.agent, env))
+	opts := registryOptions(b.agent, env)
+	opts.Terminal = b.terminal
+	r, err := registry.New(opts)
 	if err != nil {
 		return tracker.Last()
 	}

@@ -52,7 +52,7 @@ func deliver(e hook.Event, env, pane []string) {
 	if send(p.sock, line) == nil || e.Kind == hook.KindSessionEnd {
 		return
 	}
-	startBridge(e.Agent, p, line, env)
+	startBridge(e.Agent, e.PID, p, line, env)
 }
 
 // eventTime is the time of an event: the system's monotonic clock, in
@@ -69,9 +69,10 @@ func eventTime() int64 {
 
 // paths are a bridge's files in the runtime directory: its socket, its
 // lock, its process id, the time of the last event the pane's last bridge
-// applied, and its log.
+// applied, its log, and what the pane's last bridge found of the agent's
+// terminal (for the doctor).
 type paths struct {
-	sock, lock, pid, last, log string
+	sock, lock, pid, last, log, tty string
 }
 
 // bridgePaths names the files of the bridge of agent in the pane that the
@@ -84,7 +85,12 @@ func bridgePaths(dir string, agent hook.Agent, pane []string) paths {
 		h.Write([]byte(kv))
 	}
 	key := filepath.Join(dir, string(agent)+"-"+hex.EncodeToString(h.Sum(nil))[:16])
-	return paths{sock: key + ".sock", lock: key + ".lock", pid: key + ".pid", last: key + ".last", log: key + ".log"}
+	return pathsOf(key)
+}
+
+// pathsOf names the files of the bridge whose paths start with key.
+func pathsOf(key string) paths {
+	return paths{sock: key + ".sock", lock: key + ".lock", pid: key + ".pid", last: key + ".last", log: key + ".log", tty: key + ".tty"}
 }
 
 // send writes line to the bridge listening at sock. It does not wait for
@@ -132,9 +138,11 @@ func ignoringEINTR(f func() error) error {
 
 // startBridge starts a bridge, detached: a session of its own, stdio on
 // /dev/null, the root directory as working directory, and not waited for.
-// It waits, up to readyTimeout, until the bridge listens or has handed the
-// event to the bridge that does: the bridge closes its end of a pipe then.
-func startBridge(agent hook.Agent, p paths, line []byte, env []string) {
+// It hands the bridge the terminal of the agent process pid, when it finds
+// one (agentTerminal), on terminalFD. It waits, up to readyTimeout, until
+// the bridge listens or has handed the event to the bridge that does: the
+// bridge closes its end of a pipe then.
+func startBridge(agent hook.Agent, pid int, p paths, line []byte, env []string) {
 	exe, err := os.Executable()
 	if err != nil {
 		return
@@ -145,9 +153,24 @@ func startBridge(agent hook.Agent, p paths, line []byte, env []string) {
 	}
 	defer r.Close()
 	cmd := exec.Command(exe, bridgeCommand, string(agent), p.sock, p.lock, p.pid, p.last, p.log)
-	cmd.Env = append(withoutKey(env, bridgeEventEnv), bridgeEventEnv+"="+string(line))
+	cmd.Env = append(withoutKey(withoutKey(env, bridgeEventEnv), bridgeTerminalEnv), bridgeEventEnv+"="+string(line))
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{w} // fd 3: the ready pipe
+	if pid > 0 {
+		fd, path, err := agentTerminal(pid)
+		if err != nil {
+			cmd.Env = append(cmd.Env, bridgeTerminalEnv+"="+noTerminal+oneLine(err))
+		} else {
+			// Blocking while it is handed over, so that os.NewFile does not
+			// set up the runtime's poller for it; the bridge makes it
+			// non-blocking again.
+			_ = unix.SetNonblock(fd, false)
+			tty := os.NewFile(uintptr(fd), path)
+			defer tty.Close()
+			cmd.ExtraFiles = append(cmd.ExtraFiles, tty) // fd 4: the agent's terminal
+			cmd.Env = append(cmd.Env, bridgeTerminalEnv+"="+path)
+		}
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = cmd.Start()
 	w.Close()
@@ -157,6 +180,18 @@ func startBridge(agent hook.Agent, p paths, line []byte, env []string) {
 	_ = cmd.Process.Release()
 	_ = r.SetReadDeadline(time.Now().Add(readyTimeout))
 	_, _ = io.Copy(io.Discard, r)
+}
+
+// runtimeDirPath is the path of the runtime directory (see runtimeDir).
+func runtimeDirPath(env []string) string {
+	if base := lookup(env, "XDG_RUNTIME_DIR"); filepath.IsAbs(base) {
+		return filepath.Join(base, "panestate")
+	}
+	base := lookup(env, "TMPDIR")
+	if !filepath.IsAbs(base) {
+		base = "/tmp"
+	}
+	return filepath.Join(base, "panestate-"+strconv.Itoa(os.Getuid()))
 }
 
 // withoutKey returns env without key.
@@ -180,16 +215,7 @@ var errRuntimeDir = errors.New("panestate: runtime directory is not private")
 // 0700, or nothing is started or sent there.
 func runtimeDir(env []string) (string, error) {
 	uid := os.Getuid()
-	var dir string
-	if base := lookup(env, "XDG_RUNTIME_DIR"); filepath.IsAbs(base) {
-		dir = filepath.Join(base, "panestate")
-	} else {
-		base := lookup(env, "TMPDIR")
-		if !filepath.IsAbs(base) {
-			base = "/tmp"
-		}
-		dir = filepath.Join(base, "panestate-"+strconv.Itoa(uid))
-	}
+	dir := runtimeDirPath(env)
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return "", err
 	}

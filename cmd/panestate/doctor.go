@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/panestate/panestate/internal/doctor"
@@ -31,7 +33,7 @@ func runDoctor(args []string, stdout, stderr io.Writer, env []string) int {
 	}
 	status := doctor.Run(context.Background(), args, stdout, stderr, env, terminal)
 	if perAgent && status != 2 {
-		fmt.Fprint(stdout, agentsDoctor(env))
+		fmt.Fprint(stdout, agentsDoctor(env, boolFlag(args, "terminal", terminal)))
 		if n := linkingNote(); n != "" {
 			fmt.Fprintf(stdout, "  note: %s\n", n)
 		}
@@ -40,28 +42,41 @@ func runDoctor(args []string, stdout, stderr io.Writer, env []string) int {
 }
 
 // agentsDoctor says, per agent, what its hook would do in the pane env
-// names.
-func agentsDoctor(env []string) string {
+// names. The bridge writes to the agent's terminal: terminal says whether
+// there is one here (the doctor's own stdout is a terminal, or --terminal).
+func agentsDoctor(env []string, terminal bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nhooks: what `panestate hook <agent>` would do here, with %s and the agent's own file (what the probes above found holds for each):\n",
 		doctor.Safe(filepath.Join(settingsDir(env), "settings.json")))
 	for _, agent := range hook.Agents {
 		// The verdict holds outside text: paths under HOME, settings
 		// errors, the adapters' reasons.
-		fmt.Fprintf(&b, "  %s: %s\n", agent, doctor.Safe(agentVerdict(agent, env)))
+		fmt.Fprintf(&b, "  %s: %s\n", agent, doctor.Safe(agentVerdict(agent, env, terminal)))
+	}
+	if !terminal && bridgeSupported && len(paneVars(env)) > 0 {
+		fmt.Fprintf(&b, "  (%s not checked: they write to the agent's terminal, and this is not on one; run this in the agent's tab, or give --terminal)\n",
+			strings.Join(terminalAdapters, " and "))
 	}
 	return b.String()
 }
 
-// agentVerdict is what the hook of agent would do in the pane env names.
-func agentVerdict(agent hook.Agent, env []string) string {
+// terminalAdapters are the adapters that write to the agent's terminal.
+var terminalAdapters = []string{"progstatus", "terminal"}
+
+// agentVerdict is what the hook of agent would do in the pane env names,
+// on a terminal when terminal is true.
+func agentVerdict(agent hook.Agent, env []string, terminal bool) string {
 	if !bridgeSupported {
 		return "reads its event and exits: the bridge needs Unix sockets with peer credentials (Linux, macOS)"
 	}
 	if len(paneVars(env)) == 0 {
 		return "starts nothing: no workspace pane here (no HERDR_* pane variables, no TMUX_PANE)"
 	}
-	reg, err := registry.New(registryOptions(agent, env))
+	opts := registryOptions(agent, env)
+	if terminal {
+		opts.Terminal = io.Discard // the doctor writes nothing to it
+	}
+	reg, err := registry.New(opts)
 	if err != nil {
 		return "starts nothing: " + err.Error()
 	}
@@ -76,6 +91,10 @@ func agentVerdict(agent hook.Agent, env []string) string {
 	if len(off) > 0 {
 		file += "; it turns off " + strings.Join(off, ", ")
 	}
+	file = onTerminal(e, terminal) + file
+	if last := lastTerminal(agent, env); last != "" {
+		file += "; its last bridge here " + last
+	}
 	open, failing := doctor.Would(e)
 	switch {
 	case len(open) > 0:
@@ -86,6 +105,43 @@ func agentVerdict(agent hook.Agent, env []string) string {
 		return "starts its bridge, which would report nowhere; " + file
 	}
 	return "starts its bridge, which would report nowhere (see why above); " + file
+}
+
+// onTerminal says why the adapters that write to the agent's terminal would
+// not, each as "<why>; ", or "" when they all would.
+func onTerminal(e registry.Explanation, terminal bool) string {
+	if !terminal {
+		return "" // said once, after the agents
+	}
+	var b strings.Builder
+	for _, a := range e.Adapters {
+		if slices.Contains(terminalAdapters, a.Name) && !a.Enabled {
+			fmt.Fprintf(&b, "%s: turned off; ", a.Name)
+		} else if slices.Contains(terminalAdapters, a.Name) && a.Lifecycle != registry.LifecycleNotAttached {
+			fmt.Fprintf(&b, "%s; ", a.Why)
+		}
+	}
+	return b.String()
+}
+
+// boolFlag is the value of boolean flag name in args (-name, --name,
+// -name=false, ...), before any "--"; def when args do not set it.
+func boolFlag(args []string, name string, def bool) bool {
+	v := def
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name {
+			v = true
+		} else if val, ok := strings.CutPrefix(a, name+"="); ok {
+			if b, err := strconv.ParseBool(val); err == nil {
+				v = b
+			}
+		}
+	}
+	return v
 }
 
 // agentFile says how the explanation found the agent's own settings file

@@ -46,6 +46,21 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 				"  claude-code: starts its bridge, which would report to tmux; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
 				"  codex: starts its bridge, which would report nowhere; its file " + filepath.Join(dir, "codex.json") + ": loaded; it turns off tmux",
 				"  gemini: starts its bridge, which would report to tmux; its file " + filepath.Join(dir, "gemini.json") + ": missing",
+				"  (progstatus and terminal not checked: they write to the agent's terminal, and this is not on one; run this in the agent's tab, or give --terminal)",
+			},
+		},
+		{
+			// In tmux 3.7, which shows OSC 9;4 itself: the terminal
+			// reporter runs for the agents that leave it to panestate;
+			// progstatus stays off inside tmux unless forced.
+			name: "on the terminal of a tmux 3.7 pane",
+			args: []string{"doctor", "--probe=false", "--project", home, "--terminal"},
+			env:  append(inTmux, "TERM_PROGRAM=tmux", "TERM_PROGRAM_VERSION=3.7c"),
+			want: []string{
+				"  claude-code: starts its bridge, which would report to tmux; " + progstatusInTmux + "; " +
+					"terminal: adapter inactive: " + drawsProgress["claude-code"] + "; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
+				"  codex: starts its bridge, which would report to terminal; " + progstatusInTmux + "; its file " + filepath.Join(dir, "codex.json") + ": loaded; it turns off tmux",
+				"  gemini: starts its bridge, which would report to terminal, tmux; " + progstatusInTmux + "; its file " + filepath.Join(dir, "gemini.json") + ": missing",
 			},
 		},
 		{
@@ -82,6 +97,10 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 		})
 	}
 }
+
+// progstatusInTmux is why progstatus does not report inside tmux.
+const progstatusInTmux = "progstatus: adapter inactive: inside tmux (TMUX is set), which drops OSC 7501 and does not pass the probe's answer back; " +
+	"set progstatus.enabled to true and tmux's allow-passthrough to on to report to the terminal tmux runs in"
 
 // The per-agent part of the doctor prints what it takes from outside (the
 // HOME folder the settings paths are built from, an agent file's parse

@@ -24,7 +24,12 @@ func TestMain(m *testing.M) {
 	herdrtest.Main()
 	// ... and the stand-in agent that runs the hooks.
 	if bin := os.Getenv(standInEnv); bin != "" {
-		os.Exit(standIn(bin, os.Args[1], os.Stdin, os.Stdout))
+		if os.Getenv(standInTTYEnv) != "" {
+			// On a terminal: its orders on fd 3, its answers on fd 4, its
+			// hooks in sessions of their own, without a terminal.
+			os.Exit(standIn(bin, os.Args[1], os.NewFile(3, "orders"), os.NewFile(4, "answers"), true))
+		}
+		os.Exit(standIn(bin, os.Args[1], os.Stdin, os.Stdout, false))
 	}
 	testenv.ClearHerdr()
 	code := m.Run()
@@ -50,10 +55,16 @@ type exitOnly struct{}
 
 func (exitOnly) Run() int { return 0 }
 
+// standInTTYEnv makes the stand-in agent one that runs on a terminal (see
+// startAgentTTY).
+const standInTTYEnv = "PANESTATE_TEST_STANDIN_TTY"
+
 // standIn is a stand-in agent: for each line on in (a payload file) it runs
 // its hook command through sh, as agents do, with the payload on stdin,
-// waits for it, and says "ran" on out.
-func standIn(bin, agent string, in io.Reader, out io.Writer) int {
+// waits for it, and says "ran" on out. With setsid, each hook runs in a
+// session of its own, without a controlling terminal, as Claude Code runs
+// them.
+func standIn(bin, agent string, in io.Reader, out io.Writer, setsid bool) int {
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
 		payload, err := os.Open(sc.Text())
@@ -63,6 +74,9 @@ func standIn(bin, agent string, in io.Reader, out io.Writer) int {
 		}
 		cmd := exec.Command("/bin/sh", "-c", shellQuote(bin)+" hook "+agent)
 		cmd.Stdin = payload
+		if setsid {
+			newSession(cmd)
+		}
 		var stdout, stderr strings.Builder
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err = cmd.Run()

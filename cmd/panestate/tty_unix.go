@@ -1,0 +1,156 @@
+//go:build linux || darwin
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/panestate/panestate/internal/hook"
+)
+
+// terminalFD is the descriptor of the agent's terminal in a bridge, when
+// the hook that started it found one (bridgeTerminalEnv says so).
+const terminalFD = 4
+
+// bridgeTerminalEnv names, for the bridge, the terminal the hook handed it
+// on terminalFD, or, after noTerminal, why the hook found none.
+const bridgeTerminalEnv = "PANESTATE_BRIDGE_TERMINAL"
+
+// noTerminal starts bridgeTerminalEnv when the hook handed no terminal.
+const noTerminal = "none: "
+
+// TerminalError says why a terminal was not used: the bridge writes the
+// agent's state only to a terminal device of this user, opened so that it
+// never becomes anyone's controlling terminal and a write never blocks.
+type TerminalError struct {
+	Path string // the device, or the link that named it
+	Why  string
+}
+
+func (e *TerminalError) Error() string {
+	return "panestate: terminal " + e.Path + ": " + e.Why
+}
+
+// errTerminalBusy is a write the terminal did not take at once (output
+// stopped with Ctrl-S, or its buffer full): the registry tries again.
+var errTerminalBusy = errors.New("panestate: terminal: not accepting output")
+
+// agentTerminal opens the terminal of the agent process pid, write-only:
+// one of the agent's standard descriptors that is a terminal (the pty of
+// the tab or pane it runs in, also when it runs its hooks without one),
+// else this process's controlling terminal (/dev/tty), when the agent runs
+// its hooks with one. It returns the descriptor and the device's path, or
+// a TerminalError per candidate refused. It never reads from the terminal.
+func agentTerminal(pid int) (int, string, error) {
+	var errs []error
+	for _, path := range append(agentTerminalPaths(pid), "/dev/tty") {
+		fd, err := openTerminal(path)
+		if err == nil {
+			return fd, path, nil
+		}
+		errs = append(errs, err)
+	}
+	return -1, "", errors.Join(errs...)
+}
+
+// openTerminal opens path write-only, with O_NOCTTY (it never becomes this
+// process's controlling terminal), O_CLOEXEC and O_NONBLOCK (a terminal
+// whose output is stopped makes a write fail, not hang), and checks it is
+// a terminal of this user.
+func openTerminal(path string) (int, error) {
+	fd, err := ignoringEINTRFD(func() (int, error) {
+		return unix.Open(path, unix.O_WRONLY|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	})
+	if err != nil {
+		return -1, &TerminalError{Path: path, Why: "cannot open it: " + err.Error()}
+	}
+	if why := checkTerminal(fd); why != "" {
+		unix.Close(fd)
+		return -1, &TerminalError{Path: path, Why: why}
+	}
+	return fd, nil
+}
+
+// checkTerminal says why the open descriptor fd is not a terminal this
+// process may write the state to ("" when it is): a character device
+// owned by this user that answers a terminal's ioctl.
+func checkTerminal(fd int) string {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return "cannot stat it: " + err.Error()
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFCHR {
+		return "not a character device"
+	}
+	if int(st.Uid) != os.Getuid() {
+		return fmt.Sprintf("owned by user %d, not by this user (%d)", st.Uid, os.Getuid())
+	}
+	if _, err := unix.IoctlGetTermios(fd, ioctlReadTermios); err != nil {
+		return "not a terminal"
+	}
+	return ""
+}
+
+// ignoringEINTRFD calls f until it returns something other than EINTR.
+func ignoringEINTRFD(f func() (int, error)) (int, error) {
+	for {
+		fd, err := f()
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// oneLine is err's message on one line, each joined error's "panestate: "
+// prefix dropped.
+func oneLine(err error) string {
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, "panestate: ")
+	}
+	return strings.Join(lines, "; ")
+}
+
+// ttyWriter writes to a terminal opened with O_NONBLOCK, with write(2)
+// itself: os.File would wait in the runtime's poller for a terminal whose
+// output is stopped, and so would the registry's adapter. A write the
+// terminal does not take at once fails with errTerminalBusy.
+type ttyWriter struct{ fd int }
+
+var _ io.WriteCloser = ttyWriter{}
+
+// Write writes p in one write(2) call (the adapters write each sequence in
+// one Write, and a sequence never lands in two pieces unless the terminal
+// took only part of it: io.ErrShortWrite then).
+func (w ttyWriter) Write(p []byte) (int, error) {
+	n, err := ignoringEINTRFD(func() (int, error) { return unix.Write(w.fd, p) })
+	switch {
+	case err == unix.EAGAIN:
+		return 0, errTerminalBusy
+	case err != nil:
+		return max(n, 0), err
+	case n < len(p):
+		return n, io.ErrShortWrite
+	}
+	return n, nil
+}
+
+// Close closes the terminal.
+func (w ttyWriter) Close() error { return unix.Close(w.fd) }
+
+// lastTerminal is what the last bridge of agent in the pane env names found
+// of the agent's terminal ("writes to terminal /dev/pts/3", "found no
+// terminal: ..."), or "" when no bridge ran there.
+func lastTerminal(agent hook.Agent, env []string) string {
+	b, err := os.ReadFile(bridgePaths(runtimeDirPath(env), agent, paneVars(env)).tty)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
