@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"testing"
@@ -111,9 +112,27 @@ func BenchmarkDelivery(b *testing.B) {
 // benchmark in another process (serveMain).
 const serveEnvFlag = "PANESTATE_HERDR_TEST_SERVE"
 
+// serveProfileEnv, set to a file name, makes serveMain write a CPU profile
+// of the emulated server there: the profile of the server's side of a
+// benchmark.
+const serveProfileEnv = "PANESTATE_HERDR_TEST_SERVE_CPUPROFILE"
+
 // serveMain starts an emulated Herdr, prints its pane environment one
 // variable a line and then "end", and serves until stdin closes.
 func serveMain() int {
+	if path := os.Getenv(serveProfileEnv); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
 	h, err := herdrtest.Start(herdrtest.Options{Panes: []string{"w1:p1", "w1:p2"}})
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")

@@ -412,7 +412,72 @@ func (p *PaneCurrentParams) UnmarshalJSON(data []byte) error {
 // "duplicate field"), unknown fields are ignored, even twice, and nothing
 // but whitespace may follow the object (serde_json's "trailing
 // characters").
+//
+// A compact object of known fields only (plainObject), what a client
+// sends, is returned as it is: the same bytes the rebuilt object would
+// have, found without a decoder.
 func strictObject(data []byte, known ...string) ([]byte, error) {
+	if plainObject(data, known) {
+		return data, nil
+	}
+	return rebuildObject(data, known)
+}
+
+// plainObject reports whether rebuildObject would return data itself: data
+// is a valid JSON object with no whitespace outside strings, each of its
+// keys is one of known (at most 64), written without escapes, and none
+// comes twice, and nothing in it is a character json.Marshal escapes
+// (<, >, &, U+2028, U+2029).
+func plainObject(data []byte, known []string) bool {
+	if len(data) < 2 || data[0] != '{' || len(known) > 64 ||
+		bytes.ContainsAny(data, "<>&\u2028\u2029") || !json.Valid(data) {
+		return false
+	}
+	var seen uint64 // bit i: known[i] was a key
+	depth, key := 0, false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case ' ', '\t', '\n', '\r':
+			return false
+		case '"':
+			j, escaped := i+1, false
+			for data[j] != '"' {
+				if data[j] == '\\' {
+					escaped = true
+					j++
+				}
+				j++
+			}
+			if depth == 1 && key {
+				k := -1
+				for n, name := range known {
+					if string(data[i+1:j]) == name {
+						k = n
+						break
+					}
+				}
+				if escaped || k < 0 || seen&(1<<k) != 0 {
+					return false
+				}
+				seen |= 1 << k
+				key = false
+			}
+			i = j
+		case '{', '[':
+			depth++
+			key = depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			key = depth == 1
+		}
+	}
+	return true
+}
+
+// rebuildObject is strictObject's decoder: it reads the object key by key
+// and returns the known fields marshalled again.
+func rebuildObject(data []byte, known []string) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
