@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -179,6 +180,36 @@ func TestPlainObjectIsTheRebuiltObject(t *testing.T) {
 			}
 			if diff := cmp.Diff(got, want); diff != "" {
 				t.Errorf("fields (-plain +rebuilt):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDecodeRequestPlainLine holds DecodeRequest's reading of a plain line
+// to the decoder's reading of it: the same request, or the same error.
+func TestDecodeRequestPlainLine(t *testing.T) {
+	for _, tc := range []struct{ name, line string }{
+		{"report", `{"id":"cli:request","method":"pane.report_agent","params":{"pane_id":"w1:p1","source":"custom:a","agent":"a","state":"idle","seq":17}}`},
+		{"params_first", `{"params":{"resume_argv":["a","}{,\"",""]},"method":"pane.report_agent","id":"x"}`},
+		{"params_array", `{"id":"a","method":"m","params":[1,{"b":[]}]}`},
+		{"params_null", `{"id":"a","method":"ping","params":null}`},
+		{"params_missing", `{"id":"a","method":"ping"}`},
+		{"id_escaped", `{"id":"a\"b","method":"ping","params":{}}`},
+		{"method_escaped", `{"id":"a","method":"pi\u006eg","params":{}}`},
+		{"id_number", `{"id":1,"method":"ping","params":{}}`},
+		{"id_null", `{"id":null,"method":"ping","params":{}}`},
+		{"id_invalid_utf8", "{\"id\":\"a\xffb\",\"method\":\"ping\",\"params\":{}}"},
+		{"unicode", `{"id":"é","method":"ping","params":{"x":"→"}}`},
+		{"spaced", `{"id": "a", "method": "ping", "params": {}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, gotErr := DecodeRequest([]byte(tc.line))
+			want, wantErr := decodeRequest([]byte(tc.line))
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("error %v, want %v", gotErr, wantErr)
+			}
+			if diff := cmp.Diff(got, want); diff != "" {
+				t.Errorf("request (-got +want):\n%s", diff)
 			}
 		})
 	}
