@@ -19,8 +19,8 @@ package herdr
 // A file is told from another by its device and inode number and by a time
 // that a new file at the same path cannot share with the old one although
 // its inode number may be the old one's: its birth time where the system
-// reports one (Linux's statx on ext4, xfs, btrfs, tmpfs and most others;
-// macOS and FreeBSD), so that a touch of the socket is not a restart; the
+// reports one (Linux's statx on ext4, xfs, btrfs and, on recent kernels,
+// tmpfs; macOS and FreeBSD), so that a touch of the socket is not a restart; the
 // modification time elsewhere (other file systems, other systems, and
 // Windows, whose marker file Herdr may rewrite in place, keeping its
 // creation time), where a touch is taken for one and the claim starts over
