@@ -7,16 +7,6 @@ import (
 	"syscall"
 )
 
-// serverFile is what tells one socket file from another (serverRestarted).
-type serverFile struct {
-	dev, ino uint64
-	birth    bool // t is the birth time, not the modification time
-	t        syscall.Timespec
-}
-
-// same reports whether f and g are one file, not another made at its path.
-func (f serverFile) same(g serverFile) bool { return f == g }
-
 // readServerFile reads the identity of the file at path with one stat: the
 // birth time (st_birthtimespec) when the file system records one, else the
 // modification time.
@@ -29,9 +19,11 @@ func readServerFile(path string) (serverFile, bool) {
 	if !ok {
 		return serverFile{}, false
 	}
-	f := serverFile{dev: uint64(st.Dev), ino: st.Ino, t: st.Mtimespec}
+	t := st.Mtimespec
+	f := serverFile{dev: uint64(st.Dev), ino: uint64(st.Ino)}
 	if st.Birthtimespec.Sec > 0 {
-		f.birth, f.t = true, st.Birthtimespec
+		f.birth, t = true, st.Birthtimespec
 	}
+	f.sec, f.nsec = int64(t.Sec), int64(t.Nsec)
 	return f, true
 }

@@ -6,16 +6,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// serverFile is what tells one socket file from another (serverRestarted).
-type serverFile struct {
-	dev, ino uint64
-	birth    bool // t is the birth time, not the modification time
-	t        unix.StatxTimestamp
-}
-
-// same reports whether f and g are one file, not another made at its path.
-func (f serverFile) same(g serverFile) bool { return f == g }
-
 // readServerFile reads the identity of the file at path with one statx:
 // the birth time when the file system has one, else the modification time.
 // On a kernel without statx (before 4.11) it takes the stat fallback.
@@ -27,14 +17,16 @@ func readServerFile(path string) (serverFile, bool) {
 		if unix.Stat(path, &s) != nil {
 			return serverFile{}, false
 		}
-		return serverFile{dev: s.Dev, ino: s.Ino, t: unix.StatxTimestamp{Sec: s.Mtim.Sec, Nsec: uint32(s.Mtim.Nsec)}}, true
+		return serverFile{dev: uint64(s.Dev), ino: uint64(s.Ino), sec: int64(s.Mtim.Sec), nsec: int64(s.Mtim.Nsec)}, true
 	}
 	if err != nil {
 		return serverFile{}, false
 	}
-	f := serverFile{dev: unix.Mkdev(st.Dev_major, st.Dev_minor), ino: st.Ino, t: st.Mtime}
+	t := st.Mtime
+	f := serverFile{dev: unix.Mkdev(st.Dev_major, st.Dev_minor), ino: st.Ino}
 	if st.Mask&unix.STATX_BTIME != 0 {
-		f.birth, f.t = true, st.Btime
+		f.birth, t = true, st.Btime
 	}
+	f.sec, f.nsec = t.Sec, int64(t.Nsec)
 	return f, true
 }
