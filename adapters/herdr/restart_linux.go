@@ -8,11 +8,13 @@ import (
 
 // readServerFile reads the identity of the file at path with one statx:
 // the birth time when the file system has one, else the modification time.
-// On a kernel without statx (before 4.11) it takes the stat fallback.
+// Where statx fails for another reason than a missing file (a kernel
+// before 4.11, a seccomp filter that refuses it) it takes plain stat's
+// modification time.
 func readServerFile(path string) (serverFile, bool) {
 	var st unix.Statx_t
 	err := unix.Statx(unix.AT_FDCWD, path, 0, unix.STATX_INO|unix.STATX_MTIME|unix.STATX_BTIME, &st)
-	if errors.Is(err, unix.ENOSYS) {
+	if err != nil && !errors.Is(err, unix.ENOENT) {
 		var s unix.Stat_t
 		if unix.Stat(path, &s) != nil {
 			return serverFile{}, false
