@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -52,9 +51,10 @@ type Adapter struct {
 	// Used only by the call in progress (under op).
 	pinged bool // the server answered a ping in this claim
 	probed bool // the cli mode checked the server's user in this claim
-	// The file at the socket path when the last report was made, or nil
-	// (see serverRestarted).
-	serverFile os.FileInfo
+	// The file at the socket path when the last report was made, if
+	// serverSeen (see serverRestarted).
+	serverFile serverFile
+	serverSeen bool
 
 	mu           sync.Mutex
 	abandon      context.CancelFunc // cancels the Report in flight, if any

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"testing"
@@ -111,9 +113,31 @@ func BenchmarkDelivery(b *testing.B) {
 // benchmark in another process (serveMain).
 const serveEnvFlag = "PANESTATE_HERDR_TEST_SERVE"
 
-// serveMain starts an emulated Herdr, prints its pane environment one
-// variable a line and then "end", and serves until stdin closes.
+// serveProfileEnv, set to a file name, makes serveMain write a CPU profile
+// of the emulated server there: the profile of the server's side of a
+// benchmark.
+const serveProfileEnv = "PANESTATE_HERDR_TEST_SERVE_CPUPROFILE"
+
+// serveMain starts an emulated Herdr (serveEnvFlag "1") or a bare echo
+// server ("echo"), prints its pane environment one variable a line and then
+// "end", and serves until stdin closes.
 func serveMain() int {
+	if os.Getenv(serveEnvFlag) == "echo" {
+		return echoMain()
+	}
+	if path := os.Getenv(serveProfileEnv); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
 	h, err := herdrtest.Start(herdrtest.Options{Panes: []string{"w1:p1", "w1:p2"}})
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
@@ -128,12 +152,56 @@ func serveMain() int {
 	return 0
 }
 
+// echoMain serves the bare round trip a server cannot go below: read one
+// line, answer a fixed ok line, close; no decoding, no state, no record.
+// It measures what the floor costs beyond the socket calls themselves.
+func echoMain() int {
+	dir, err := os.MkdirTemp("", "he") // short: a socket path has a small limit
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	socket := filepath.Join(dir, "s")
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	os.Stdout.WriteString(EnvSocket + "=" + socket + "\n" + EnvPane + "=w1:p1\nend\n")
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer c.Close()
+				if _, err := bufio.NewReader(c).ReadSlice('\n'); err == nil {
+					_, _ = c.Write([]byte(`{"id":"floor","result":{"type":"ok"}}` + "\n"))
+				}
+			})
+		}
+	})
+	io.Copy(io.Discard, os.Stdin)
+	ln.Close()
+	wg.Wait()
+	return 0
+}
+
 // remoteFixture is a fixture whose emulated Herdr runs in another process,
 // as Herdr does: a benchmark's allocations are then the host's alone.
 func remoteFixture(b *testing.B, transport string) *fixture {
+	return remoteServer(b, transport, "1")
+}
+
+// remoteServer starts serveMain in another process with serveEnvFlag set
+// to kind and returns the fixture of its pane.
+func remoteServer(b *testing.B, transport, kind string) *fixture {
 	b.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), serveEnvFlag+"=1")
+	cmd.Env = append(os.Environ(), serveEnvFlag+"="+kind)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -165,9 +233,12 @@ func remoteFixture(b *testing.B, transport string) *fixture {
 // is the adapter's Report over a fresh connection, and "floor" is the bare
 // round trip the socket report cannot go below: dial, write one
 // pane.report_agent line (with a fresh seq, from a source of its own),
-// read the answer, close. The targets: socket at most 1.3 times floor, at
-// most 100 allocations per socket report, cli at least 20 times socket
-// (compare the ns/op figures of one run).
+// read the answer, close. "echo" is the same round trip to a bare server in
+// another process that answers without reading the request (echoMain):
+// what the emulated server's own work adds to the floor. The targets:
+// socket at most 1.3 times floor, at most 100 allocations per socket
+// report, cli at least 20 times socket (compare the ns/op figures of one
+// run).
 func BenchmarkTransport(b *testing.B) {
 	for _, tr := range transports {
 		b.Run(tr, func(b *testing.B) {
@@ -195,12 +266,21 @@ func BenchmarkTransport(b *testing.B) {
 			rt.do(b, i)
 		}
 	})
+	b.Run("echo", func(b *testing.B) {
+		rt := newRoundTrip(remoteServer(b, "", "echo"))
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			rt.do(b, i)
+		}
+	})
 	// The ratios, measured op by op in one loop so that every transport
-	// sees the same load: a socket report and a bare round trip each
-	// iteration, a CLI report (on a second pane) every 16th.
+	// sees the same load: a socket report, a floor round trip and an echo
+	// round trip each iteration, a CLI report (on a second pane) every
+	// 16th.
 	b.Run("interleaved", func(b *testing.B) {
 		f := remoteFixture(b, "socket")
 		rt := newRoundTrip(f)
+		echo := newRoundTrip(remoteServer(b, "", "echo"))
 		sock := f.open(b)
 		fc := *f
 		fc.transport = "cli"
@@ -214,7 +294,7 @@ func BenchmarkTransport(b *testing.B) {
 			}
 		}
 		reports := []adapter.Report{working, idle}
-		var sockT, floorT, cliT time.Duration
+		var sockT, floorT, echoT, cliT time.Duration
 		var clis int
 		for i := 0; b.Loop(); i++ {
 			start := time.Now()
@@ -225,6 +305,9 @@ func BenchmarkTransport(b *testing.B) {
 			start = time.Now()
 			rt.do(b, i)
 			floorT += time.Since(start)
+			start = time.Now()
+			echo.do(b, i)
+			echoT += time.Since(start)
 			if i%16 == 0 {
 				start = time.Now()
 				if err := cli.Report(ctx, reports[(i/16)%2]); err != nil {
@@ -234,9 +317,11 @@ func BenchmarkTransport(b *testing.B) {
 				clis++
 			}
 		}
-		if floorT > 0 && clis > 0 {
+		if floorT > 0 && echoT > 0 && clis > 0 {
 			n := float64(b.N)
 			b.ReportMetric(float64(sockT)/float64(floorT), "socket/floor")
+			b.ReportMetric(float64(floorT)/float64(echoT), "floor/echo")
+			b.ReportMetric(float64(echoT.Microseconds())/n, "echo-µs")
 			b.ReportMetric((float64(cliT)/float64(clis))/(float64(sockT)/n), "cli/socket")
 			b.ReportMetric(float64(sockT.Microseconds())/n, "socket-µs")
 			b.ReportMetric(float64(floorT.Microseconds())/n, "floor-µs")

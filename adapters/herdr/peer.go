@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"time"
 
 	"github.com/panestate/panestate/adapter"
@@ -27,13 +26,14 @@ func (e *foreignServerError) Error() string {
 var errPeerUnknown = errors.New("cannot tell which user the server runs as")
 
 // checkPeerUID refuses the server at the other end of c unless uidOf says
-// it runs as this process's user.
-func checkPeerUID(c net.Conn, uidOf func(net.Conn) (int, error)) error {
+// it runs as own, this process's user (read once, when the adapter opens:
+// a report then costs no getuid call).
+func checkPeerUID(c net.Conn, uidOf func(net.Conn) (int, error), own int) error {
 	uid, err := uidOf(c)
 	if err != nil {
 		return fmt.Errorf("%w: %w", errPeerUnknown, err)
 	}
-	if own := os.Getuid(); uid != own {
+	if uid != own {
 		return &foreignServerError{uid: uid, own: own}
 	}
 	return nil

@@ -2,12 +2,16 @@
 
 package herdr
 
-import "net"
+import (
+	"net"
+	"os"
+)
 
 // peerCheck returns the check of the server's user: its uid as the kernel
 // recorded it for the connection (sockPeerUID).
 func peerCheck() func(net.Conn) error {
-	return func(c net.Conn) error { return checkPeerUID(c, peerUID) }
+	own := os.Getuid()
+	return func(c net.Conn) error { return checkPeerUID(c, peerUID, own) }
 }
 
 func peerUID(c net.Conn) (int, error) {

@@ -17,7 +17,7 @@ import (
 // asUID makes a's server check see the server as running under uid.
 func asUID(a *Adapter, uid int) {
 	check := func(c net.Conn) error {
-		return checkPeerUID(c, func(net.Conn) (int, error) { return uid, nil })
+		return checkPeerUID(c, func(net.Conn) (int, error) { return uid, nil }, os.Getuid())
 	}
 	a.peer = check
 	if a.sock != nil {

@@ -13,7 +13,8 @@ import (
 // credential call the adapter reads here, it goes by the owner of the
 // socket file, which the server's user created.
 func peerCheck() func(net.Conn) error {
-	return func(c net.Conn) error { return checkPeerUID(c, ownerUID) }
+	own := os.Getuid()
+	return func(c net.Conn) error { return checkPeerUID(c, ownerUID, own) }
 }
 
 func ownerUID(c net.Conn) (int, error) {

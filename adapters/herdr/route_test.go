@@ -121,11 +121,11 @@ func TestRestartStartsTheClaimOver(t *testing.T) {
 			// The new socket's file is taken as seen already (a server
 			// on Windows may keep its marker file): only the answer
 			// server_not_running tells of the restart.
-			fi, err := os.Stat(f.h.Socket)
-			if err != nil {
-				t.Fatal(err)
+			file, ok := readServerFile(f.h.Socket)
+			if !ok {
+				t.Fatal("cannot read the new socket's file")
 			}
-			a.serverFile = fi
+			a.serverFile, a.serverSeen = file, true
 		}},
 		{name: "between two reports", restart: func(t *testing.T, f *fixture, a *Adapter) {
 			// A second name keeps the old socket's inode in use, so that
@@ -208,10 +208,11 @@ func testRestartStartsTheClaimOver(t *testing.T, transport string, restart func(
 }
 
 // TestServerRestartedByTheSocketFile: what the look at the socket's file
-// takes for another server (another file, or the same one written since:
-// a marker rewritten in place, or a socket whose inode number was reused)
-// and what it does not (the first look, a mode change, a path that cannot
-// be read).
+// takes for another server (another file; where the file system reports no
+// birth time, as for Windows' marker, the same one written since, a marker
+// rewritten in place) and what it does not (the first look, a mode change,
+// a path that cannot be read; with birth times, a write in place or a
+// touch, which a new server's socket never is: TestRestartLook).
 func TestServerRestartedByTheSocketFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "herdr.sock")
 	write := func() {
@@ -222,35 +223,39 @@ func TestServerRestartedByTheSocketFile(t *testing.T) {
 	}
 	a := &Adapter{socket: path}
 	old := time.Now().Add(-time.Hour)
+	birth := false // the file system reports birth times: read at the first look
 	steps := []struct {
-		name   string
-		change func()
-		want   bool
+		name    string
+		change  func()
+		want    bool
+		inPlace bool // want is true only without birth times
 	}{
-		{"no file yet", func() {}, false},
+		{"no file yet", func() {}, false, false},
 		{"the first look", func() {
 			write()
 			if err := os.Chtimes(path, old, old); err != nil {
 				t.Fatal(err)
 			}
-		}, false},
-		{"nothing changed", func() {}, false},
+			f, _ := readServerFile(path)
+			birth = f.birth
+		}, false, false},
+		{"nothing changed", func() {}, false, false},
 		{"a mode change", func() {
 			if err := os.Chmod(path, 0o400); err != nil {
 				t.Fatal(err)
 			}
-		}, false},
+		}, false, false},
 		{"written in place", func() {
 			if err := os.Chmod(path, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			write()
-		}, true},
+		}, false, true},
 		{"gone", func() {
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)
 			}
-		}, false},
+		}, false, false},
 		{"back as another file", func() {
 			keep := filepath.Join(t.TempDir(), "keep") // no reuse of the inode number
 			write()
@@ -264,10 +269,13 @@ func TestServerRestartedByTheSocketFile(t *testing.T) {
 			if err := os.Chtimes(path, old, old); err != nil {
 				t.Fatal(err)
 			}
-		}, true},
+		}, true, false},
 	}
 	for _, st := range steps {
 		st.change()
+		if st.inPlace {
+			st.want = !birth
+		}
 		if got := a.serverRestarted(); got != st.want {
 			t.Errorf("%s: serverRestarted = %v, want %v", st.name, got, st.want)
 		}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/panestate/panestate/adapters/herdr/internal/wire"
 )
 
 // waitCalls waits until cond holds for h's calls: for events in another
@@ -207,6 +209,43 @@ func TestFaults(t *testing.T) {
 			r.want(unavailable, report(p, src, lbl, "blocked", "--seq", "2")...)
 			r.ok(report(p, src, lbl, "blocked", "--seq", "2")...)
 			r.agent(p, lbl, "blocked")
+		}},
+		{"fail_all", Fault{FailAll: true}, func(r runner) {
+			// Every request fails, from either transport, reads and pings
+			// included (herdremu -fault fail): nothing answers as working.
+			for _, tr := range both {
+				rt := r.on(tr)
+				for _, tc := range []struct {
+					id   string
+					args []string
+				}{
+					{"cli:request", report(p, src, lbl, "working", "--seq", "1")},
+					{"cli:request", release(p, src, lbl, "--seq", "2")},
+					{"cli:agent:get", []string{"agent", "get", p}},
+					{"cli:pane:get", []string{"pane", "get", p}},
+					{"cli:pane:list", []string{"pane", "list"}},
+				} {
+					rt.want(serverErr(tc.id, "server_unavailable", "server is shutting down"), tc.args...)
+				}
+			}
+			if got := r.run("status", "server", "--json"); got.Code != 0 || !strings.Contains(got.Stdout, `"status":"not_running"`) {
+				r.t.Errorf("status with every request failing = %+v, want the server not running", got)
+			}
+			var ue *wire.Error
+			if _, err := wire.Ping(r.t.Context(), r.h.Socket); !errors.As(err, &ue) || ue.Code != wire.CodeServerUnavailable {
+				r.t.Errorf("ping = %v, want server_unavailable", err)
+			}
+			r.agent(p, "", "unknown")
+			r.hwm(p, src, 0, false)
+			calls, err := r.h.Calls()
+			if err != nil {
+				r.t.Fatal(err)
+			}
+			for _, c := range calls {
+				if c.Applied || c.Code != "" && c.Code != string(wire.CodeServerUnavailable) {
+					r.t.Errorf("%s over %s: applied %v, code %q", c.Command, c.Transport, c.Applied, c.Code)
+				}
+			}
 		}},
 		{"garbage", Fault{Garbage: true}, func(r runner) {
 			got := r.run(report(p, src, lbl, "working")...)

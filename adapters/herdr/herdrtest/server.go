@@ -676,8 +676,14 @@ func (s *server) isCLI(pid int) bool {
 }
 
 // readLogLocked reads the invocation log from where it last stopped and
-// notes the fake CLI pids. s.mu is held.
+// notes the fake CLI pids. s.mu is held. A log no longer than what was read
+// holds no new record: one stat then stands for the lock, the open and the
+// read (a host's connection, the usual case, costs the server no more).
+// The log only grows: the fake CLI appends to it and nothing truncates it.
 func (s *server) readLogLocked() {
+	if fi, err := os.Stat(filepath.Join(s.dir, logName)); err != nil || fi.Size() <= s.logOff {
+		return
+	}
 	unlock, err := filelock.Lock(filepath.Join(s.dir, lockName))
 	if err != nil {
 		return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -125,6 +126,90 @@ func TestDecodeRequest(t *testing.T) {
 			}
 			if diff := cmp.Diff(got, tc.want); diff != "" {
 				t.Errorf("params (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPlainObjectIsTheRebuiltObject holds strictObject's shortcut to the
+// decoder it skips: an object plainObject takes has the fields, byte for
+// byte, of the object rebuildObject returns, and an object with anything the
+// decoder would change (whitespace, an escaped, unknown or repeated key, a
+// character json.Marshal escapes, trailing text) is left to the decoder.
+func TestPlainObjectIsTheRebuiltObject(t *testing.T) {
+	known := []string{"pane_id", "source", "agent", "state", "seq", "resume_argv", "message"}
+	for _, tc := range []struct {
+		name  string
+		data  string
+		plain bool
+	}{
+		{"report", `{"pane_id":"w1:p1","source":"custom:a","agent":"a","state":"idle","seq":17}`, true},
+		{"nested_values", `{"resume_argv":["a","{\"b\":[1,2]}",""],"message":"x,\"y\":{","seq":1.5e3}`, true},
+		{"empty", `{}`, true},
+		{"quote_escapes_in_value", `{"message":"\\\"","agent":"a"}`, true},
+		{"space_outside_strings", `{"pane_id": "p"}`, false},
+		{"space_at_end", `{"pane_id":"p"} `, false},
+		{"space_in_a_nested_value", `{"resume_argv":["a", "b"]}`, false},
+		{"unknown_key", `{"pane_id":"p","x":1}`, false},
+		{"key_in_another_case", `{"Pane_ID":"p"}`, false},
+		{"escaped_key", `{"pane\u005fid":"p"}`, false},
+		{"repeated_key", `{"seq":1,"seq":2}`, false},
+		{"html_character", `{"message":"a<b"}`, false},
+		{"line_separator", "{\"message\":\"a\u2028b\"}", false},
+		{"trailing_characters", `{"seq":1}{}`, false},
+		{"truncated", `{"seq":1`, false},
+		{"array", `["seq"]`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := plainObject([]byte(tc.data), known); got != tc.plain {
+				t.Fatalf("plainObject = %v, want %v", got, tc.plain)
+			}
+			if !tc.plain {
+				return
+			}
+			rebuilt, err := rebuildObject([]byte(tc.data), known)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, want map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(tc.data), &got); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(rebuilt, &want); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(got, want); diff != "" {
+				t.Errorf("fields (-plain +rebuilt):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDecodeRequestPlainLine holds DecodeRequest's reading of a plain line
+// to the decoder's reading of it: the same request, or the same error.
+func TestDecodeRequestPlainLine(t *testing.T) {
+	for _, tc := range []struct{ name, line string }{
+		{"report", `{"id":"cli:request","method":"pane.report_agent","params":{"pane_id":"w1:p1","source":"custom:a","agent":"a","state":"idle","seq":17}}`},
+		{"params_first", `{"params":{"resume_argv":["a","}{,\"",""]},"method":"pane.report_agent","id":"x"}`},
+		{"params_array", `{"id":"a","method":"m","params":[1,{"b":[]}]}`},
+		{"params_null", `{"id":"a","method":"ping","params":null}`},
+		{"params_missing", `{"id":"a","method":"ping"}`},
+		{"id_escaped", `{"id":"a\"b","method":"ping","params":{}}`},
+		{"method_escaped", `{"id":"a","method":"pi\u006eg","params":{}}`},
+		{"id_number", `{"id":1,"method":"ping","params":{}}`},
+		{"id_null", `{"id":null,"method":"ping","params":{}}`},
+		{"id_invalid_utf8", "{\"id\":\"a\xffb\",\"method\":\"ping\",\"params\":{}}"},
+		{"unicode", `{"id":"é","method":"ping","params":{"x":"→"}}`},
+		{"spaced", `{"id": "a", "method": "ping", "params": {}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, gotErr := DecodeRequest([]byte(tc.line))
+			want, wantErr := decodeRequest([]byte(tc.line))
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("error %v, want %v", gotErr, wantErr)
+			}
+			if diff := cmp.Diff(got, want); diff != "" {
+				t.Errorf("request (-got +want):\n%s", diff)
 			}
 		})
 	}

@@ -13,8 +13,9 @@
 // status shown ("no agent" once the pane has none, as after a release),
 // sequence number, message, answer), with every ping and status call that
 // got no normal answer (a reporter that pings first sends nothing more
-// when its ping hangs or fails, so that is where its reports went)
-// and a one-line summary (the counts, what the pane shows at the end, the
+// when its ping hangs or fails, so that is where its reports went; when
+// no report was sent at all, a line after the rows names that call and
+// its answer) and a one-line summary (the counts, what the pane shows at the end, the
 // resume command a 0.9.3 server accepted, how the command ended). Its
 // exit status is the command's (128 plus the signal number for a command
 // killed by a signal; 127 when it cannot be started; 2 for a usage error).
@@ -342,6 +343,29 @@ func printTimeline(w io.Writer, calls []herdrtest.Call, start time.Time) {
 			request, dash(state), shows(c), dash(seq), quote(msg), answer(c))
 	}
 	_ = tw.Flush()
+	if note := waitedNote(calls, start); note != "" {
+		fmt.Fprintln(w, note)
+	}
+}
+
+// reportCommands are the requests that carry a state.
+var reportCommands = map[string]bool{"pane report-agent": true, "pane report-agent-session": true}
+
+// waitedNote says where a turn's reports went when none was sent: a
+// reporter sends nothing until its ping (or the CLI's status call) is
+// answered, so the first such call that got no normal answer is where they
+// stopped. It is "" when a report was sent, or no ping failed.
+func waitedNote(calls []herdrtest.Call, start time.Time) string {
+	if slices.ContainsFunc(calls, func(c herdrtest.Call) bool { return reportCommands[c.Command] }) {
+		return ""
+	}
+	i := slices.IndexFunc(calls, func(c herdrtest.Call) bool { return inTimeline(c) && !agentCommands[c.Command] })
+	if i < 0 {
+		return ""
+	}
+	c := calls[i]
+	return fmt.Sprintf("herdremu: no report was sent: a reporter sends none until its %s is answered, and the %s at %s was not (%s)",
+		c.Command, c.Command, elapsed(c.Start.Sub(start)), answer(c))
 }
 
 // shows is what the call's pane showed right after the server handled

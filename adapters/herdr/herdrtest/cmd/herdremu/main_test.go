@@ -52,6 +52,8 @@ func child(mode string) int {
 		return 3
 	case "hang":
 		return hangingHost()
+	case "hang_socket":
+		return hangingSocketHost()
 	}
 	pane, bin := os.Getenv("HERDR_PANE_ID"), os.Getenv("HERDR_BIN_PATH")
 	cli := func(args ...string) {
@@ -93,6 +95,27 @@ func hangingHost() int {
 	cmd := exec.CommandContext(cctx, os.Getenv("HERDR_BIN_PATH"), "pane", "report-agent", os.Getenv("HERDR_PANE_ID"),
 		"--source", "custom:child", "--agent", "child", "--state", "working", "--seq", "1")
 	_ = cmd.Run() // killed at the deadline
+	return 3
+}
+
+// hangingSocketHost is a socket reporter under -fault hang, as panestate's
+// is: its ping hangs until its deadline, so its reports are never sent, and
+// at its quit its release (sent without a ping) hangs too. It exits 3.
+func hangingSocketHost() int {
+	socket := os.Getenv("HERDR_SOCKET_PATH")
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := wire.Ping(ctx, socket); err == nil {
+		fmt.Fprintln(os.Stderr, "child: the ping was answered under -fault hang")
+	}
+	seq := uint64(1)
+	req, _ := wire.NewRequest("child", wire.MethodReleaseAgent, wire.ReleaseAgentParams{
+		PaneID: os.Getenv("HERDR_PANE_ID"), Source: "custom:child", Agent: "child", Seq: &seq})
+	rctx, rcancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer rcancel()
+	if _, err := wire.Do(rctx, socket, req); err == nil {
+		fmt.Fprintln(os.Stderr, "child: the release was answered under -fault hang")
+	}
 	return 3
 }
 
@@ -170,6 +193,10 @@ func TestFlags(t *testing.T) {
 			"socket ping - - - - hung",
 			"cli report-agent working - 1 - hung",
 		}, "1 requests (1 cli, 0 socket), 0 applied, 0 ignored, 1 failed; the pane shows no agent"},
+		{"hang_socket", "hang_socket", []string{"-fault", "hang"}, []string{
+			"socket ping - - - - hung",
+			"socket release-agent - - 1 - hung",
+		}, "herdremu: no report was sent: a reporter sends none until its ping is answered, and the ping at "},
 		{"resume_093", "resume", []string{"-version", "0.9.3"}, []string{
 			"cli report-agent working working 1 - applied",
 			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
