@@ -100,12 +100,20 @@ func (s *screen) wait(t *testing.T, step string, n int) {
 // standIn). It returns the agent and what the terminal shows.
 func startAgentTTY(t *testing.T, bin, agent string, env []string) (*agentProc, *screen) {
 	t.Helper()
-	return startAgentOn(t, bin, agent, env, true)
+	return startAgentOn(t, bin, agent, env, onTTY)
 }
 
-// startAgentOn is startAgentTTY, with the agent's stdin, stdout and stderr
-// on /dev/null and no controlling terminal unless onTTY.
-func startAgentOn(t *testing.T, bin, agent string, env []string, onTTY bool) (*agentProc, *screen) {
+// ttyUse is how a stand-in agent has the pty.
+type ttyUse int
+
+const (
+	offTTY         ttyUse = iota // not at all: stdin, stdout and stderr on /dev/null
+	onTTY                        // as its controlling terminal, stdin, stdout and stderr
+	controlledOnly               // as its controlling terminal only (it opens /dev/tty itself), stdio on /dev/null
+)
+
+// startAgentOn is startAgentTTY, with the pty used as use says.
+func startAgentOn(t *testing.T, bin, agent string, env []string, use ttyUse) (*agentProc, *screen) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -127,9 +135,14 @@ func startAgentOn(t *testing.T, bin, agent string, env []string, onTTY bool) (*a
 	cmd.Env = append(env, standInEnv+"="+bin, standInTTYEnv+"=1")
 	cmd.ExtraFiles = []*os.File{orders, answers}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if onTTY {
+	switch use {
+	case onTTY:
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 		cmd.SysProcAttr.Setctty = true
+	case controlledOnly:
+		cmd.ExtraFiles = append(cmd.ExtraFiles, tty) // fd 5
+		cmd.SysProcAttr.Setctty = true
+		cmd.SysProcAttr.Ctty = 5
 	}
 	err = cmd.Start()
 	tty.Close()
@@ -289,7 +302,7 @@ func TestAgentWithoutTerminal(t *testing.T) {
 	bin := buildPanestate(t)
 	dir, rt := runtimeEnv(t)
 	env := ttyEnv(t, rt, nil)
-	a, s := startAgentOn(t, bin, "gemini", env, false)
+	a, s := startAgentOn(t, bin, "gemini", env, offTTY)
 	a.hook(t, fixture("gemini", "BeforeAgent"))
 	pid := bridgeIn(t, bin, dir)
 	a.hook(t, fixture("gemini", "SessionEnd"))
@@ -301,7 +314,30 @@ func TestAgentWithoutTerminal(t *testing.T) {
 	if os.Getuid() == 0 {
 		why = "/dev/null: not a terminal"
 	}
-	doctorSays(t, env, "gemini", "; its last bridge here found no terminal: terminal "+why+"; terminal /dev/tty: cannot open it: ")
+	doctorSays(t, env, "gemini", "; its last bridge here found no terminal: terminal "+why+"\n")
+}
+
+// TestAgentWithTerminalOnlyAsControlling: an agent whose stdin, stdout and
+// stderr are not a terminal but which has one as its controlling terminal
+// (a program that draws on /dev/tty), and whose hooks run without one: the
+// bridge finds the agent's controlling terminal and writes to it, named by
+// its device.
+func TestAgentWithTerminalOnlyAsControlling(t *testing.T) {
+	bin := buildPanestate(t)
+	dir, rt := runtimeEnv(t)
+	env := ttyEnv(t, rt, nil)
+	a, s := startAgentOn(t, bin, "gemini", env, controlledOnly)
+	a.hook(t, fixture("gemini", "BeforeAgent"))
+	s.wait(t, "BeforeAgent", 1)
+	pid := bridgeIn(t, bin, dir)
+	a.hook(t, fixture("gemini", "SessionEnd"))
+	s.wait(t, "SessionEnd", 2)
+	waitExit(t, pid)
+	if diff := cmp.Diff(s.sequences(), []string{osc94Working, osc94Idle}); diff != "" {
+		t.Errorf("sequences on the agent's controlling terminal (-got +want):\n%s", diff)
+	}
+	checkScreen(t, s)
+	doctorSays(t, env, "gemini", "; its last bridge here writes to terminal /dev/pts/")
 }
 
 // bridgeIn returns the one bridge (a process running bin) whose files are
