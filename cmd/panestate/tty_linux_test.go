@@ -18,6 +18,8 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 )
 
 // newSession runs cmd in a session of its own: no controlling terminal.
@@ -28,6 +30,7 @@ func newSession(cmd *exec.Cmd) {
 // screen is what a pty's master reads: everything the processes on the
 // terminal wrote to it.
 type screen struct {
+	master  *os.File // the pty's master: closing it closes the tab
 	mu      sync.Mutex
 	out     []byte
 	changed chan struct{} // closed and replaced at each read
@@ -151,7 +154,7 @@ func startAgentOn(t *testing.T, bin, agent string, env []string, use ttyUse) (*a
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &screen{changed: make(chan struct{})}
+	s := &screen{master: master, changed: make(chan struct{})}
 	var reading sync.WaitGroup
 	reading.Go(func() { s.read(master) })
 	a := &agentProc{cmd: cmd, in: ordersW, out: bufio.NewScanner(answersR)}
@@ -409,6 +412,37 @@ func TestAgentKilledMidTurnClearsItsTerminal(t *testing.T) {
 			noLeftovers(t, bin)
 		})
 	}
+}
+
+// TestTabClosedReleasesTheOtherWorkspaces: the agent's tab is closed (the
+// pty's master, so the bridge's writes to the terminal fail with EIO) and
+// the agent dies: the bridge still releases the Herdr pane and ends.
+func TestTabClosedReleasesTheOtherWorkspaces(t *testing.T) {
+	bin := buildPanestate(t)
+	h := herdrtest.StartT(t, herdrtest.Options{})
+	dir, rt := runtimeEnv(t)
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".panestate", "agent"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".panestate", "agent", "settings.json"), []byte(`{"terminal": {"enabled": true}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(h.PaneEnv(home), rt...)
+	env = append(env, "TERM=xterm-256color", "TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0")
+	a, s := startAgentTTY(t, bin, "gemini", env)
+	a.hook(t, fixture("gemini", "BeforeAgent"))
+	waitStatus(t, h, "BeforeAgent", herdrtest.StatusWorking)
+	s.wait(t, "BeforeAgent", 1)
+	pid := bridgeIn(t, bin, dir)
+	s.master.Close() // the tab closes: the agent gets SIGHUP
+	if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Fatal(err)
+	}
+	_ = a.cmd.Wait()
+	waitStatus(t, h, "the tab closed", "")
+	waitExit(t, pid)
+	noLeftovers(t, bin)
 }
 
 // TestOpenTerminalRefuses: what is not a terminal of this user is never
