@@ -461,6 +461,18 @@ func TestOpenTerminalRefuses(t *testing.T) {
 	}
 	if os.Getuid() == 0 {
 		tests[1].why = "not a terminal" // root owns /dev/null
+		// Root can give a terminal away: another user's pty is refused
+		// (as any other user, /dev/null above, root's, proves the check).
+		master, tty, err := pty.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer master.Close()
+		defer tty.Close()
+		if err := os.Chown(tty.Name(), 4242, -1); err != nil {
+			t.Fatal(err)
+		}
+		tests = append(tests, struct{ name, path, why string }{name: "another user's terminal", path: tty.Name(), why: "owned by user 4242"})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
