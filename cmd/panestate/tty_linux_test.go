@@ -452,12 +452,19 @@ func TestOpenTerminalRefuses(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, path, why string
 	}{
 		{name: "a plain file", path: file, why: "not a character device"},
 		{name: "a device that is no terminal", path: "/dev/null", why: "owned by user"},
 		{name: "missing", path: filepath.Join(t.TempDir(), "nothing"), why: "cannot open it"},
+		// Refused before it is opened: opening a FIFO with no reader
+		// would fail otherwise ("no such device or address").
+		{name: "a FIFO, not opened", path: fifo, why: "not a character device"},
 	}
 	if os.Getuid() == 0 {
 		tests[1].why = "not a terminal" // root owns /dev/null

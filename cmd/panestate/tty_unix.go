@@ -122,8 +122,18 @@ func openTerminal(path string) (int, error) {
 }
 
 // openTerminalAs is openTerminal of c: it opens c.open, checks that the
-// device opened is c.rdev (unless 0), and names the device c.name.
+// device opened is c.rdev (unless 0), and names the device c.name. What is
+// not a character device of this user is refused before it is opened (an
+// open can have effects: a FIFO's reader wakes, some devices act on it);
+// what is opened is checked again.
 func openTerminalAs(c terminalCandidate) (int, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(c.open, &st); err != nil {
+		return -1, &TerminalError{Path: c.name, Why: "cannot open it: " + err.Error()}
+	}
+	if why := checkOwnDevice(&st); why != "" {
+		return -1, &TerminalError{Path: c.name, Why: why}
+	}
 	fd, err := ignoringEINTRFD(func() (int, error) {
 		return unix.Open(c.open, unix.O_WRONLY|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	})
@@ -152,14 +162,23 @@ func checkTerminal(fd int) string {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return "cannot stat it: " + err.Error()
 	}
+	if why := checkOwnDevice(&st); why != "" {
+		return why
+	}
+	if _, err := unix.IoctlGetTermios(fd, ioctlReadTermios); err != nil {
+		return "not a terminal"
+	}
+	return ""
+}
+
+// checkOwnDevice says why st is not a character device owned by this user
+// ("" when it is).
+func checkOwnDevice(st *unix.Stat_t) string {
 	if st.Mode&unix.S_IFMT != unix.S_IFCHR {
 		return "not a character device"
 	}
 	if int(st.Uid) != os.Getuid() {
 		return fmt.Sprintf("owned by user %d, not by this user (%d)", st.Uid, os.Getuid())
-	}
-	if _, err := unix.IoctlGetTermios(fd, ioctlReadTermios); err != nil {
-		return "not a terminal"
 	}
 	return ""
 }
