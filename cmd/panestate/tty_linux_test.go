@@ -300,47 +300,45 @@ func doctorSays(t *testing.T, env []string, agent, want string) {
 
 // TestAgentWithoutTerminal: an agent whose output is not a terminal, and
 // whose hooks have none: the bridge reports to no terminal, writes nothing
-// to any, and the doctor says what the hook found.
+// to any, and the doctor says what the hook found. An agent whose stdin,
+// stdout and stderr are not a terminal but which has one as its
+// controlling terminal (a program that draws on /dev/tty): the bridge
+// finds that terminal and writes to it, named by its device.
 func TestAgentWithoutTerminal(t *testing.T) {
 	bin := buildPanestate(t)
-	dir, rt := runtimeEnv(t)
-	env := ttyEnv(t, rt, nil)
-	a, s := startAgentOn(t, bin, "gemini", env, offTTY)
-	a.hook(t, fixture("gemini", "BeforeAgent"))
-	pid := bridgeIn(t, bin, dir)
-	a.hook(t, fixture("gemini", "SessionEnd"))
-	waitExit(t, pid)
-	if got := s.sequences(); len(got) > 0 {
-		t.Errorf("the pty, which is not the agent's, got %q", got)
-	}
-	why := "/dev/null: owned by user 0"
+	refused := "/dev/null: owned by user 0"
 	if os.Getuid() == 0 {
-		why = "/dev/null: not a terminal"
+		refused = "/dev/null: not a terminal"
 	}
-	doctorSays(t, env, "gemini", "; its last bridge here found no terminal: terminal "+why+"\n")
-}
-
-// TestAgentWithTerminalOnlyAsControlling: an agent whose stdin, stdout and
-// stderr are not a terminal but which has one as its controlling terminal
-// (a program that draws on /dev/tty), and whose hooks run without one: the
-// bridge finds the agent's controlling terminal and writes to it, named by
-// its device.
-func TestAgentWithTerminalOnlyAsControlling(t *testing.T) {
-	bin := buildPanestate(t)
-	dir, rt := runtimeEnv(t)
-	env := ttyEnv(t, rt, nil)
-	a, s := startAgentOn(t, bin, "gemini", env, controlledOnly)
-	a.hook(t, fixture("gemini", "BeforeAgent"))
-	s.wait(t, "BeforeAgent", 1)
-	pid := bridgeIn(t, bin, dir)
-	a.hook(t, fixture("gemini", "SessionEnd"))
-	s.wait(t, "SessionEnd", 2)
-	waitExit(t, pid)
-	if diff := cmp.Diff(s.sequences(), []string{osc94Working, osc94Idle}); diff != "" {
-		t.Errorf("sequences on the agent's controlling terminal (-got +want):\n%s", diff)
+	tests := []struct {
+		name   string
+		use    ttyUse
+		want   []string // the sequences on the pty
+		doctor string
+	}{
+		{name: "none at all", use: offTTY,
+			doctor: "; its last bridge here found no terminal: terminal " + refused + "\n"},
+		{name: "only a controlling terminal", use: controlledOnly, want: []string{osc94Working, osc94Idle},
+			doctor: "; its last bridge here writes to terminal /dev/pts/"},
 	}
-	checkScreen(t, s)
-	doctorSays(t, env, "gemini", "; its last bridge here writes to terminal /dev/pts/")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, rt := runtimeEnv(t)
+			env := ttyEnv(t, rt, nil)
+			a, s := startAgentOn(t, bin, "gemini", env, tt.use)
+			a.hook(t, fixture("gemini", "BeforeAgent"))
+			s.wait(t, "BeforeAgent", min(len(tt.want), 1))
+			pid := bridgeIn(t, bin, dir)
+			a.hook(t, fixture("gemini", "SessionEnd"))
+			s.wait(t, "SessionEnd", len(tt.want))
+			waitExit(t, pid)
+			if diff := cmp.Diff(s.sequences(), tt.want); diff != "" {
+				t.Errorf("sequences on the pty (-got +want):\n%s", diff)
+			}
+			checkScreen(t, s)
+			doctorSays(t, env, "gemini", tt.doctor)
+		})
+	}
 }
 
 // bridgeIn returns the one bridge (a process running bin) whose files are
