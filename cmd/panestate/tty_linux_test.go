@@ -18,6 +18,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 )
@@ -122,7 +123,7 @@ func startAgentOn(t *testing.T, bin, agent string, env []string, use ttyUse) (*a
 	if err != nil {
 		t.Fatal(err)
 	}
-	master, tty, err := pty.Open()
+	master, tty, err := openPty(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +168,30 @@ func startAgentOn(t *testing.T, bin, agent string, env []string, use ttyUse) (*a
 		reading.Wait()
 	})
 	return a, s
+}
+
+// openPty opens a pty whose master is read through the runtime's poller,
+// so that closing it ends a read in progress: otherwise the read ends only
+// once every holder of the terminal closed it, and a bridge that never
+// ends (a bug) would hang the test instead of failing it.
+func openPty(t *testing.T) (master, tty *os.File, err error) {
+	t.Helper()
+	m, tty, err := pty.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer m.Close()
+	fd, err := unix.Dup(int(m.Fd()))
+	if err != nil {
+		tty.Close()
+		return nil, nil, err
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		tty.Close()
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(fd), m.Name()), tty, nil
 }
 
 // ttyEnv is the environment of an agent in a tab of a terminal the
