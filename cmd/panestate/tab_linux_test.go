@@ -1,0 +1,183 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// tabEnv is the environment of an agent in a plain tab of the terminal
+// termProgram names (TERM_PROGRAM, TERM_PROGRAM_VERSION): no Herdr or tmux
+// pane, HOME holding settings.
+func tabEnv(t *testing.T, rt []string, files map[string]string, termProgram ...string) []string {
+	t.Helper()
+	env := slices.DeleteFunc(ttyEnv(t, rt, files), func(kv string) bool {
+		return strings.HasPrefix(kv, "TMUX") || strings.HasPrefix(kv, "TERM_PROGRAM")
+	})
+	return append(env, termProgram...)
+}
+
+// ghostty is Ghostty 1.2.0, which shows OSC 9;4.
+var ghostty = []string{"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"}
+
+// TestPlainTabReportsToTheAgentsTerminal runs whole sessions in a plain
+// terminal tab (no TMUX, no HERDR_*), from a stand-in agent on a pty whose
+// hooks run without a terminal, as Claude Code runs them: where a reporter
+// writes to the agent's terminal, the hook starts a bridge keyed on that
+// terminal, which writes exactly the state, ending with the goodbye; where
+// none would, the hook starts nothing, writes nothing, and leaves no
+// runtime directory. Nothing of the payloads reaches the terminal.
+func TestPlainTabReportsToTheAgentsTerminal(t *testing.T) {
+	bin := buildPanestate(t)
+	claudeTurn := func(idle, working, blocked, done, bye string) []ttyStep {
+		return []ttyStep{
+			{"SessionStart", []string{idle}},
+			{"UserPromptSubmit", []string{working}},
+			{"PreToolUse", nil},
+			{"PermissionRequest", []string{blocked}},
+			{"PostToolUse", []string{working}},
+			{"Stop", []string{done}},
+			{"SessionEnd", []string{bye}},
+		}
+	}
+	geminiTurn := []ttyStep{
+		{"SessionStart", []string{osc94Idle}},
+		{"BeforeAgent", []string{osc94Working}},
+		{"BeforeTool", nil},
+		{"Notification", []string{osc94Blocked}},
+		{"AfterTool", []string{osc94Working}},
+		{"AfterAgent", []string{osc94Idle}},
+		{"SessionEnd", []string{osc94Idle}},
+	}
+	tests := []struct {
+		name   string
+		agent  string
+		term   []string
+		files  map[string]string
+		extra  []string // more environment
+		steps  []ttyStep
+		bridge bool // whether the hook starts a bridge
+	}{
+		{name: "gemini in Ghostty: OSC 9;4", agent: "gemini", term: ghostty, steps: geminiTurn, bridge: true},
+		{name: "claude-code in Ghostty, its own OSC 9;4 left alone: nothing", agent: "claude-code", term: ghostty,
+			steps: claudeTurn("", "", "", "", "")},
+		{name: "claude-code in Ghostty with terminal.enabled: OSC 9;4", agent: "claude-code", term: ghostty,
+			files: map[string]string{"claude-code.json": `{"terminal": {"enabled": true}}`},
+			steps: claudeTurn(osc94Idle, osc94Working, osc94Blocked, osc94Idle, osc94Idle), bridge: true},
+		{name: "claude-code with progstatus.enabled: OSC 7501", agent: "claude-code",
+			files: map[string]string{"settings.json": `{"progstatus": {"enabled": true}}`},
+			steps: claudeTurn(psIdle, psWorking, psBlocked, psDone, psClear), bridge: true},
+		{name: "claude-code where the terminal answered the probe: OSC 7501", agent: "claude-code",
+			extra: []string{"PANESTATE_PROGSTATUS=1"},
+			steps: claudeTurn(psIdle, psWorking, psBlocked, psDone, psClear), bridge: true},
+		{name: "gemini in an unrecognised terminal, nothing enabled: nothing", agent: "gemini",
+			term:  []string{"TERM_PROGRAM=someterm", "TERM_PROGRAM_VERSION=9.9"},
+			steps: []ttyStep{{"SessionStart", nil}, {"BeforeAgent", nil}, {"Notification", nil}, {"AfterAgent", nil}, {"SessionEnd", nil}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, rt := runtimeEnv(t)
+			env := append(tabEnv(t, rt, tt.files, tt.term...), tt.extra...)
+			a, s := startAgentTTY(t, bin, tt.agent, env)
+			var want []string
+			pid := 0
+			for _, st := range tt.steps {
+				a.hook(t, fixture(tt.agent, st.event))
+				if tt.bridge && pid == 0 {
+					pid = bridgeIn(t, bin, dir)
+				}
+				if !tt.bridge {
+					if left := leftovers(bin); len(left) > 0 {
+						t.Fatalf("after %s: processes of the hook's left: %v, want none", st.event, left)
+					}
+					if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+						t.Fatalf("after %s: the runtime directory %s: %v, want none", st.event, dir, err)
+					}
+				}
+				for _, seq := range st.adds {
+					if seq != "" {
+						want = append(want, seq)
+					}
+				}
+				s.wait(t, st.event, len(want))
+			}
+			if pid != 0 {
+				waitExit(t, pid)
+			}
+			if diff := cmp.Diff(s.sequences(), want); diff != "" {
+				t.Errorf("sequences on the agent's terminal (-got +want):\n%s", diff)
+			}
+			checkScreen(t, s)
+			noLeftovers(t, bin)
+		})
+	}
+}
+
+// TestPlainTabAgentKilledMidTurn: in a plain terminal tab, the agent's
+// SIGKILL mid-turn ends the bridge on its terminal, which says goodbye.
+func TestPlainTabAgentKilledMidTurn(t *testing.T) {
+	bin := buildPanestate(t)
+	dir, rt := runtimeEnv(t)
+	a, s := startAgentTTY(t, bin, "gemini", tabEnv(t, rt, nil, ghostty...))
+	a.hook(t, fixture("gemini", "BeforeAgent"))
+	s.wait(t, "BeforeAgent", 1)
+	pid := bridgeIn(t, bin, dir)
+	killed := time.Now()
+	if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = a.cmd.Wait()
+	s.wait(t, "SIGKILL", 2)
+	t.Logf("goodbye on the terminal %v after the agent's SIGKILL", time.Since(killed).Round(time.Millisecond))
+	waitExit(t, pid)
+	if diff := cmp.Diff(s.sequences(), []string{osc94Working, osc94Idle}); diff != "" {
+		t.Errorf("sequences on the agent's terminal (-got +want):\n%s", diff)
+	}
+	checkScreen(t, s)
+	noLeftovers(t, bin)
+}
+
+// TestPlainTabsKeepTheirOwnBridges: two agents in two tabs each have a
+// bridge of their own, keyed on their terminals, and each tab shows only
+// its agent's state.
+func TestPlainTabsKeepTheirOwnBridges(t *testing.T) {
+	bin := buildPanestate(t)
+	dir, rt := runtimeEnv(t)
+	env := tabEnv(t, rt, nil, ghostty...)
+	a1, s1 := startAgentTTY(t, bin, "gemini", env)
+	a2, s2 := startAgentTTY(t, bin, "gemini", env)
+	a1.hook(t, fixture("gemini", "BeforeAgent"))
+	s1.wait(t, "BeforeAgent in tab 1", 1)
+	a2.hook(t, fixture("gemini", "SessionStart"))
+	s2.wait(t, "SessionStart in tab 2", 1)
+	pids := leftovers(bin)
+	if len(pids) != 2 {
+		t.Fatalf("bridges: %v, want two", pids)
+	}
+	a1.hook(t, fixture("gemini", "SessionEnd"))
+	a2.hook(t, fixture("gemini", "SessionEnd"))
+	for _, pid := range pids {
+		waitExit(t, pid)
+	}
+	s1.wait(t, "SessionEnd in tab 1", 2)
+	s2.wait(t, "SessionEnd in tab 2", 2)
+	if diff := cmp.Diff(s1.sequences(), []string{osc94Working, osc94Idle}); diff != "" {
+		t.Errorf("tab 1 (-got +want):\n%s", diff)
+	}
+	if diff := cmp.Diff(s2.sequences(), []string{osc94Idle, osc94Idle}); diff != "" {
+		t.Errorf("tab 2 (-got +want):\n%s", diff)
+	}
+	socks, _ := os.ReadDir(dir)
+	for _, f := range socks {
+		if strings.HasSuffix(f.Name(), ".sock") {
+			t.Errorf("socket %s left after both sessions ended", f.Name())
+		}
+	}
+}
