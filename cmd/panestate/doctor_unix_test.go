@@ -68,9 +68,21 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 			args: []string{"doctor", "--probe=false", "--project", home},
 			env:  []string{"HOME=" + home},
 			want: []string{
-				"  claude-code: starts nothing: no workspace pane here (no HERDR_* pane variables, no TMUX_PANE)",
-				"  codex: starts nothing: no workspace pane here (no HERDR_* pane variables, no TMUX_PANE)",
-				"  gemini: starts nothing: no workspace pane here (no HERDR_* pane variables, no TMUX_PANE)",
+				"  claude-code: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
+				"  codex: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; its file " + filepath.Join(dir, "codex.json") + ": loaded",
+				"  gemini: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; its file " + filepath.Join(dir, "gemini.json") + ": missing",
+			},
+		},
+		{
+			// A plain Ghostty tab: the terminal reporter runs for the
+			// agents that leave the indicator to panestate.
+			name: "in a plain Ghostty tab",
+			args: []string{"doctor", "--probe=false", "--project", home},
+			env:  []string{"HOME=" + home, "TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"},
+			want: []string{
+				"  claude-code: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + drawsProgress["claude-code"] + "; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
+				"  codex: " + bridgeInTab + "terminal if the agent has a terminal; its file " + filepath.Join(dir, "codex.json") + ": loaded",
+				"  gemini: " + bridgeInTab + "terminal if the agent has a terminal; its file " + filepath.Join(dir, "gemini.json") + ": missing",
 			},
 		},
 		{name: "json", args: []string{"doctor", "--probe=false", "--project", home, "--json"}, env: inTmux},
@@ -97,6 +109,17 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 		})
 	}
 }
+
+// What the doctor says of a plain terminal tab.
+const (
+	nothingInTab = "starts nothing: no workspace pane here (no HERDR_* pane variables, no TMUX_PANE), and no reporter would write to the agent's terminal: "
+	bridgeInTab  = "starts its bridge on the agent's terminal (a plain terminal tab: no HERDR_* pane variables, no TMUX_PANE), which would report to "
+	// progstatusUnprobed is why progstatus does not report in a tab whose
+	// terminal no probe answered.
+	progstatusUnprobed = "progstatus: adapter inactive: the host did not probe the terminal (PANESTATE_PROGSTATUS is unset) and its environment names none known to read OSC 7501; " +
+		"have the host run the probe, or set progstatus.enabled to true to force it"
+	noTermProgram = "no terminal known to show OSC 9;4 progress was detected (TERM_PROGRAM, WT_SESSION, ConEmuPID, WEZTERM_PANE are unset); set terminal.enabled to true to force it"
+)
 
 // progstatusInTmux is why progstatus does not report inside tmux.
 const progstatusInTmux = "progstatus: adapter inactive: inside tmux (TMUX is set), which drops OSC 7501 and does not pass the probe's answer back; " +
