@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/panestate/panestate/adapter"
@@ -39,32 +43,73 @@ func bridgeOptions(agent hook.Agent, env, pane []string) registry.Options {
 	return opts
 }
 
-// workspace says where the hook of agent runs, from env, with one
-// registry made with the bridge's settings (registryOptions) and a
-// terminal: pane holds the variables that name a workspace pane (as
-// paneVars); outside every pane, reporters names the adapters that would
-// write the state to the agent's terminal in a plain terminal tab, by
-// their own decisions (each driver's Check, through Explain) from the
-// environment and the settings files the bridge reads. Whether the agent
-// has a terminal is the hook's next question (agentTerminal), asked only
-// when reporters is not empty; with neither, the hook starts nothing.
+// workspace says where the hook of agent runs, from env: pane holds the
+// variables that name a workspace pane (paneVars); outside every pane,
+// reporters names the adapters that would write the state to the agent's
+// terminal in a plain terminal tab: their own decisions (each driver's
+// Check, through the Explain of the registry the tab's bridge would make,
+// with the settings files it reads), asked only when mayReportInTab does
+// not rule them all out. Whether the agent has a terminal is the hook's
+// next question (agentTerminal), asked only when reporters is not empty;
+// with neither, the hook starts nothing.
 func workspace(agent hook.Agent, env []string) (pane, reporters []string) {
-	opts := registryOptions(agent, env)
+	if pane = paneVars(env); len(pane) > 0 || !bridgeSupported || !mayReportInTab(agent, env) {
+		return pane, nil
+	}
+	return nil, tabReporters(agent, env)
+}
+
+// tabReporters are the adapters that the registry of agent's bridge in a
+// plain terminal tab would open, given a terminal: their Check, through
+// Explain, with the settings files the bridge reads.
+func tabReporters(agent hook.Agent, env []string) []string {
+	opts := bridgeOptions(agent, env, nil)
 	opts.Terminal = io.Discard // nothing is written to it
 	reg, err := registry.New(opts)
 	if err != nil {
-		return nil, nil // cannot happen: the options are constant but for env
+		return nil // cannot happen: the options are constant but for env
 	}
-	if pane = scrubbed(reg, env); len(pane) > 0 || !bridgeSupported {
-		return pane, nil
-	}
-	// Each adapter's verdict in Explain is its own: the same as in the
-	// registry of the tab's bridge, which has only these adapters.
 	open, _ := doctor.Would(reg.Explain())
-	for _, name := range open {
-		if slices.Contains(terminalAdapters, name) {
-			reporters = append(reporters, name)
+	return open
+}
+
+// mayReportInTab is workspace's pre-check, which can only say "maybe"
+// (true) or what the registry would say: where neither settings file the
+// bridge reads is there, every adapter has its defaults (on, not forced,
+// no section), so the registry's decision is each driver's own Check with
+// those settings, asked here without the cost of a registry and of reading
+// the settings; where either file is there, or HOME is unset, the registry
+// decides. TestTabPreCheckAgreesWithTheRegistry holds the two together.
+func mayReportInTab(agent hook.Agent, env []string) (maybe bool) {
+	if lookup(env, "HOME") == "" {
+		return true
+	}
+	dir := settingsDir(env)
+	for _, f := range []string{filepath.Join(dir, "settings.json"), agentSettingsPath(dir, agent)} {
+		if _, err := os.Lstat(f); !errors.Is(err, fs.ErrNotExist) {
+			return true
 		}
 	}
-	return nil, reporters
+	defer func() {
+		if recover() != nil {
+			maybe = true // a driver's Check panicked: the registry, which guards it, decides
+		}
+	}()
+	p := adapter.Params{App: appName, Env: adapter.Env(env), Host: registryOptions(agent, nil).Host, Terminal: io.Discard}
+	for name, d := range tabDrivers(agent) {
+		if s, ok := d.(adapter.SettingsOwner); ok {
+			if on, _ := s.Settings(); !on {
+				continue // off by default, and no file turns it on
+			}
+		}
+		c, ok := d.(adapter.Checker)
+		if !ok {
+			return true
+		}
+		p.Name = name
+		if err := c.Check(p); err == nil || !errors.Is(err, adapter.ErrInactive) {
+			return true
+		}
+	}
+	return false
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/panestate/panestate/internal/hook"
 )
 
 // tabEnv is the environment of an agent in a plain tab of the terminal
@@ -180,4 +182,106 @@ func TestPlainTabsKeepTheirOwnBridges(t *testing.T) {
 			t.Errorf("socket %s left after both sessions ended", f.Name())
 		}
 	}
+}
+
+// BenchmarkOutsideDecision times, in the hook's process, what it does
+// before it returns outside every pane, as the hook did before plain tabs
+// (paneVars: a registry, asked which variables name a pane) and as it does
+// now (workspace: a registry with the bridge's settings, asked that and,
+// outside every pane, whether a terminal reporter would run), interleaved,
+// for claude-code in a Ghostty tab with the default settings (neither
+// would run).
+func BenchmarkOutsideDecision(b *testing.B) {
+	env := []string{"HOME=" + b.TempDir(), "PATH=/usr/bin:/bin", "TERM=xterm-256color", "TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"}
+	for _, bc := range []struct {
+		name string
+		f    func() bool // whether the hook goes on
+	}{
+		{"paneVars", func() bool { return len(paneVars(env)) > 0 }},
+		{"workspace", func() bool { pane, r := workspace("claude-code", env); return len(pane)+len(r) > 0 }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if bc.f() {
+					b.Fatal("the hook would go on outside every pane, for claude-code with default settings")
+				}
+			}
+		})
+	}
+}
+
+// TestTabPreCheckAgreesWithTheRegistry: outside every pane, the hook's
+// pre-check (mayReportInTab) rules a plain tab out only where the registry
+// of the tab's bridge would open no reporter; with neither settings file
+// present it says exactly what the registry says, and with either it
+// leaves the decision to the registry.
+func TestTabPreCheckAgreesWithTheRegistry(t *testing.T) {
+	envs := map[string][]string{
+		"nothing":                        nil,
+		"Ghostty 1.2.0":                  ghostty,
+		"Ghostty 1.0.0":                  {"TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.0.0"},
+		"Ghostty, TERM=dumb":             append([]string{"TERM=dumb"}, ghostty...),
+		"Ghostty in GNU screen":          append([]string{"STY=1.pts-0"}, ghostty...),
+		"Ghostty in zellij":              append([]string{"ZELLIJ=0"}, ghostty...),
+		"iTerm2 3.6.6":                   {"TERM_PROGRAM=iTerm.app", "TERM_PROGRAM_VERSION=3.6.6"},
+		"VS Code 1.103.0":                {"TERM_PROGRAM=vscode", "TERM_PROGRAM_VERSION=1.103.0"},
+		"WezTerm 20240203":               {"TERM_PROGRAM=WezTerm", "TERM_PROGRAM_VERSION=20240203-110809-5046fc22"},
+		"Windows Terminal":               {"WT_SESSION=1"},
+		"an unrecognised terminal":       {"TERM_PROGRAM=someterm", "TERM_PROGRAM_VERSION=9.9"},
+		"the probe answered":             {"PANESTATE_PROGSTATUS=1"},
+		"the probe did not answer":       {"PANESTATE_PROGSTATUS=0"},
+		"Herdr's environment, no pane":   append([]string{"HERDR_ENV=1"}, ghostty...),
+		"tmux's TERM_PROGRAM, no TMUX":   {"TERM_PROGRAM=tmux", "TERM_PROGRAM_VERSION=3.7c"},
+		"the probe answered, TERM=dumb":  {"PANESTATE_PROGSTATUS=1", "TERM=dumb"},
+		"the probe answered, in zellij":  {"PANESTATE_PROGSTATUS=1", "ZELLIJ=0"},
+		"Ghostty 1.2.0, the probe: 0":    append([]string{"PANESTATE_PROGSTATUS=0"}, ghostty...),
+		"an unrecognised terminal, 1":    {"TERM_PROGRAM=someterm", "PANESTATE_PROGSTATUS=1"},
+		"Windows Terminal in GNU screen": {"WT_SESSION=1", "STY=1.pts-0"},
+	}
+	files := map[string]map[string]string{
+		"no settings files": nil,
+		"terminal off":      {"settings.json": `{"terminal": {"enabled": false}}`},
+		"terminal forced":   {"claude-code.json": `{"terminal": {"enabled": true}}`},
+		"progstatus forced": {"settings.json": `{"progstatus": {"enabled": true}}`},
+	}
+	var reporting, silent int
+	for fname, fs := range files {
+		for ename, extra := range envs {
+			for _, agent := range []string{"claude-code", "codex", "gemini"} {
+				env := append(tabEnv(t, nil, fs), extra...)
+				maybe := mayReportInTab(hookAgent(t, agent), env)
+				reporters := tabReporters(hookAgent(t, agent), env)
+				_, global := fs["settings.json"]
+				_, own := fs[agent+".json"]
+				switch read := global || own; {
+				case !maybe && len(reporters) > 0:
+					t.Errorf("%s, %s, %s: the pre-check rules out a tab where the registry opens %v", fname, ename, agent, reporters)
+				case !read && maybe != (len(reporters) > 0):
+					t.Errorf("%s, %s, %s: the pre-check says %v, the registry opens %v", fname, ename, agent, maybe, reporters)
+				case read && !maybe:
+					t.Errorf("%s, %s, %s: the pre-check decided with a settings file of the agent's present", fname, ename, agent)
+				}
+				if len(reporters) > 0 {
+					reporting++
+				} else {
+					silent++
+				}
+			}
+		}
+	}
+	// Not vacuous: both verdicts occur.
+	if reporting == 0 || silent == 0 {
+		t.Errorf("the registry opened reporters in %d cases and none in %d: want both", reporting, silent)
+	}
+}
+
+// hookAgent is the agent name parses to.
+func hookAgent(t *testing.T, name string) hook.Agent {
+	t.Helper()
+	agent, err := hook.ParseAgent(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return agent
 }
