@@ -2,8 +2,10 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -238,4 +240,36 @@ func hookAgent(t *testing.T, name string) hook.Agent {
 		t.Fatal(err)
 	}
 	return agent
+}
+
+// TestPlainTabSessionsShareTheTabsBridgeKey: two sessions of one agent in
+// one tab, one after the other, have bridges with the same key (the
+// terminal's), the second started after the first ended, and the tab
+// shows each session whole.
+func TestPlainTabSessionsShareTheTabsBridgeKey(t *testing.T) {
+	bin := buildPanestate(t)
+	dir, rt := runtimeEnv(t)
+	a, s := startAgentTTY(t, bin, "gemini", tabEnv(t, rt, nil, ghostty...))
+	var want []string
+	for session := range 2 {
+		pid := 0
+		for _, st := range geminiTurn {
+			a.hook(t, fixture("gemini", st.event))
+			if pid == 0 {
+				pid = bridgeIn(t, bin, dir)
+			}
+			want = append(want, st.adds...)
+			s.wait(t, fmt.Sprintf("session %d, %s", session+1, st.event), len(want))
+		}
+		waitExit(t, pid)
+	}
+	if diff := cmp.Diff(s.sequences(), want); diff != "" {
+		t.Errorf("sequences on the agent's terminal (-got +want):\n%s", diff)
+	}
+	locks, err := filepath.Glob(filepath.Join(dir, "gemini-*.lock"))
+	if err != nil || len(locks) != 1 {
+		t.Errorf("bridge locks in the runtime directory: %q (%v), want one: both sessions' bridges keyed on the tab's terminal", locks, err)
+	}
+	checkScreen(t, s)
+	noLeftovers(t, bin)
 }
