@@ -83,6 +83,9 @@ func agentVerdict(agent hook.Agent, env []string, terminal bool) string {
 	e := reg.Explain()
 	file := "its file " + agentSettingsPath(settingsDir(env), agent) + ": " + agentFile(e)
 	if len(pane) == 0 {
+		if last := lastTerminal(agent, env); last != "" {
+			file += "; its last bridge in this tab " + last
+		}
 		return tabVerdict(e, file)
 	}
 	var off []string // adapters the agent's own file turns off

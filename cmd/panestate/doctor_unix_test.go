@@ -31,6 +31,10 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "tmux"), []byte("#!/bin/sh\nexit 1\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
+	// Outside every pane the doctor looks for the bridge of the tab its
+	// own terminal is, when the test runs on one: in a runtime directory
+	// of the test's.
+	runtime := "XDG_RUNTIME_DIR=" + t.TempDir()
 	inTmux := []string{"HOME=" + home, "PATH=" + bin, "TMUX=" + filepath.Join(home, "no-server") + ",1,0", "TMUX_PANE=%3"}
 	tests := []struct {
 		name string
@@ -66,7 +70,7 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 		{
 			name: "outside every workspace",
 			args: []string{"doctor", "--probe=false", "--project", home},
-			env:  []string{"HOME=" + home},
+			env:  []string{"HOME=" + home, runtime},
 			want: []string{
 				"  claude-code: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
 				"  codex: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; its file " + filepath.Join(dir, "codex.json") + ": loaded",
@@ -78,7 +82,7 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 			// agents that leave the indicator to panestate.
 			name: "in a plain Ghostty tab",
 			args: []string{"doctor", "--probe=false", "--project", home},
-			env:  []string{"HOME=" + home, "TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"},
+			env:  []string{"HOME=" + home, runtime, "TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"},
 			want: []string{
 				"  claude-code: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + drawsProgress["claude-code"] + "; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
 				"  codex: " + bridgeInTab + "terminal if the agent has a terminal; its file " + filepath.Join(dir, "codex.json") + ": loaded",

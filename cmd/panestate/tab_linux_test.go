@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -272,4 +274,43 @@ func TestPlainTabSessionsShareTheTabsBridgeKey(t *testing.T) {
 	}
 	checkScreen(t, s)
 	noLeftovers(t, bin)
+}
+
+// TestDoctorInAPlainTabSaysWhatItsLastBridgeFound: `panestate doctor` run
+// on the terminal of a plain tab (no Herdr or tmux pane) names what the
+// tab's last bridge found of the agent's terminal.
+func TestDoctorInAPlainTabSaysWhatItsLastBridgeFound(t *testing.T) {
+	bin := buildPanestate(t)
+	dir, rt := runtimeEnv(t)
+	env := tabEnv(t, rt, nil, ghostty...)
+	a, s := startAgentTTY(t, bin, "gemini", env)
+	a.hook(t, fixture("gemini", "BeforeAgent"))
+	pid := bridgeIn(t, bin, dir)
+	a.hook(t, fixture("gemini", "SessionEnd"))
+	waitExit(t, pid)
+	files, _ := filepath.Glob(filepath.Join(dir, "gemini-*.tty"))
+	if len(files) != 1 {
+		t.Fatalf("the bridge's terminal files: %q, want one", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := strings.TrimSpace(string(b))
+	path, ok := strings.CutPrefix(found, "writes to terminal ")
+	if !ok {
+		t.Fatalf("the bridge found %q, want a terminal", found)
+	}
+	tty, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	cmd := exec.Command(bin, "doctor", "--probe=false")
+	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, tty, tty, tty
+	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() == 2 {
+		t.Fatal(err)
+	}
+	s.waitText(t, "gemini: "+bridgeInTab+"terminal if the agent has a terminal; its file ")
+	s.waitText(t, "; its last bridge in this tab "+found)
 }

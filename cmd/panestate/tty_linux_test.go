@@ -94,6 +94,28 @@ func (s *screen) wait(t *testing.T, step string, n int) {
 	}
 }
 
+// waitText waits until the terminal shows text, and fails after 10 s.
+func (s *screen) waitText(t *testing.T, text string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for {
+		s.mu.Lock()
+		changed, shown := s.changed, bytes.Contains(s.out, []byte(text))
+		s.mu.Unlock()
+		if shown {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			t.Fatalf("the terminal shows %q, want %q in it", s.out, text)
+		}
+	}
+}
+
 // startAgentTTY starts a stand-in agent on a new pty, as its controlling
 // terminal and its stdin, stdout and stderr, as an agent runs in a tab. It
 // runs its hooks in sessions of their own, with no terminal at all (see
