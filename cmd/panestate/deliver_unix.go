@@ -48,7 +48,7 @@ func deliver(e hook.Event, env, pane []string) {
 		}
 		key, err := terminalKey(tty.fd)
 		if err != nil {
-			unix.Close(tty.fd)
+			tty.close()
 			return
 		}
 		pane = key

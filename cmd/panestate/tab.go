@@ -95,7 +95,7 @@ func mayReportInTab(agent hook.Agent, env []string) (maybe bool) {
 			maybe = true // a driver's Check panicked: the registry, which guards it, decides
 		}
 	}()
-	p := adapter.Params{App: appName, Env: adapter.Env(env), Host: registryOptions(agent, nil).Host, Terminal: io.Discard}
+	p := adapter.Params{App: appName, Env: adapter.Env(env), Host: bridgeHost, Terminal: io.Discard}
 	for name, d := range tabDrivers(agent) {
 		if s, ok := d.(adapter.SettingsOwner); ok {
 			if on, _ := s.Settings(); !on {
