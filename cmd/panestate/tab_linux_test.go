@@ -288,15 +288,7 @@ func TestDoctorInAPlainTabSaysWhatItsLastBridgeFound(t *testing.T) {
 	pid := bridgeIn(t, bin, dir)
 	a.hook(t, fixture("gemini", "SessionEnd"))
 	waitExit(t, pid)
-	files, _ := filepath.Glob(filepath.Join(dir, "gemini-*.tty"))
-	if len(files) != 1 {
-		t.Fatalf("the bridge's terminal files: %q, want one", files)
-	}
-	b, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := strings.TrimSpace(string(b))
+	found := bridgeFile(t, dir, "gemini-*.tty")
 	path, ok := strings.CutPrefix(found, "writes to terminal ")
 	if !ok {
 		t.Fatalf("the bridge found %q, want a terminal", found)
