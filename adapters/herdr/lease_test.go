@@ -335,7 +335,7 @@ const (
 
 // childMain runs in the re-executed test binary: another host process in
 // the same pane. It runs commands ("report <state>", "release",
-// "explain <key>") from $PANESTATE_HERDR_TEST_SCRIPT, or else one per line
+// "explain <key>", "hold <stage>") from $PANESTATE_HERDR_TEST_SCRIPT, or else one per line
 // from stdin, answering each on stdout with "ok" (or the Details value) or
 // "err <error>", and "stale" for each stale_owner diagnostic. It exits at
 // the end of the script or of stdin, closing the adapter without a release.
@@ -374,6 +374,25 @@ func childMain() int {
 		return 1
 	}
 	defer optional.Close(ctx, a)
+	sc := bufio.NewScanner(os.Stdin)
+	// "hold <stage>": the next call that reaches stage with the pane
+	// file's lock held says "locked" and waits there for a line on stdin,
+	// for the test to stop the process in that moment.
+	var holdMu sync.Mutex
+	var hold string
+	a.(*Adapter).onLocked = func(stage string) {
+		holdMu.Lock()
+		armed := stage == hold
+		if armed {
+			hold = ""
+		}
+		holdMu.Unlock()
+		if !armed {
+			return
+		}
+		say("locked")
+		sc.Scan()
+	}
 	states := map[string]adapter.Report{"working": working, "blocked": blocked, "idle": idle}
 	run := func(cmd string) {
 		verb, arg, _ := strings.Cut(strings.TrimSpace(cmd), " ")
@@ -386,6 +405,10 @@ func childMain() int {
 		case "explain":
 			say(optional.Details(a)[arg])
 			return
+		case "hold":
+			holdMu.Lock()
+			hold = arg
+			holdMu.Unlock()
 		default:
 			err = errors.New("unknown command " + verb)
 		}
@@ -401,7 +424,6 @@ func childMain() int {
 		}
 		return 0
 	}
-	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		run(sc.Text())
 	}

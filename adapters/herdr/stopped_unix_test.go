@@ -91,3 +91,100 @@ func testStoppedProcessDoesNotHoldThePane(t *testing.T, transport string) {
 	}
 	assertIncreasing(t, answered)
 }
+
+// TestStoppedHoldingThePaneFileIsTakenOver: another host process in the
+// pane is stopped (SIGSTOP) in the moment it holds the pane file's lock,
+// after reading the pane's number and before writing its own ("read"), or
+// after writing it, just before letting the lock go ("written"). A report
+// of this process still goes through: once its wait has passed it puts a
+// fresh pane file in place, with a number above any the stopped process
+// took. Resumed, the stopped process sends nothing of its call ("read":
+// it finds its file replaced) or sends it with its lower number, which
+// Herdr ignores ("written"); either way the pane keeps this process's
+// state, the stopped one is fenced, and the numbers Herdr took are in
+// arrival order.
+func TestStoppedHoldingThePaneFileIsTakenOver(t *testing.T) {
+	for _, stage := range []string{"read", "written"} {
+		t.Run(stage, func(t *testing.T) {
+			forTransports(t, func(t *testing.T, transport string) {
+				testStoppedHoldingThePaneFile(t, transport, stage)
+			})
+		})
+	}
+}
+
+func testStoppedHoldingThePaneFile(t *testing.T, transport, stage string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
+	other := startChild(t, f, childSettings+`={"transport":"`+transport+`","timeout":"8s"}`)
+	if got := other.do(t, "report working"); got != "ok" {
+		t.Fatalf("other process: %s", got)
+	}
+	if got := other.do(t, "hold "+stage); got != "ok" {
+		t.Fatalf("other process: %s", got)
+	}
+	if got := other.do(t, "report idle"); got != "locked" {
+		t.Fatalf("other process: %q, want it to hold the pane file's lock", got)
+	}
+	pid := other.cmd.Process.Pid
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	defer func() {
+		if !resumed {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+	}()
+
+	f.set = `{"timeout":"1500ms"}` // a CLI call of a race-built fake on a loaded machine fits
+	a := f.open(t)
+	if err := a.Report(t.Context(), blocked); err != nil {
+		t.Fatalf("Report while a stopped process holds the pane file's lock = %v, want the file taken over", err)
+	}
+	ours, _ := f.h.HighWater("w1:p1", "custom:panetest")
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
+		t.Fatalf("status %q, want blocked", info.AgentStatus)
+	}
+	before := len(f.calls(t))
+
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	resumed = true
+	if _, err := io.WriteString(other.in, "go\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got := other.answer(t); got != "ok" {
+		t.Errorf("the stopped call: %q, want ok (sent and ignored, or refused)", got)
+	}
+	late := f.calls(t)[before:]
+	if want := map[string]int{"read": 0, "written": 1}[stage]; len(late) != want {
+		t.Errorf("the resumed process made %d calls, want %d", len(late), want)
+	}
+	for _, c := range late {
+		if c.Applied || seqOf(t, c) >= ours {
+			t.Errorf("the resumed process's call (seq %d, applied %v) was not refused below this one's %d", seqOf(t, c), c.Applied, ours)
+		}
+	}
+	// Its next report is refused: this process holds the pane.
+	if got := other.do(t, "report working"); got != "ok" {
+		t.Fatalf("other process: %s", got)
+	}
+	if got := other.do(t, "explain lease"); got != "fenced" {
+		t.Errorf("the resumed process's lease: %q, want fenced", got)
+	}
+	if other.stale != 1 {
+		t.Errorf("the resumed process reported %d stale_owner, want 1", other.stale)
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
+		t.Errorf("after the resumed process: status %q, want this one's blocked", info.AgentStatus)
+	}
+	other.exit(t)
+	var applied []herdrtest.Call
+	for _, c := range f.calls(t) {
+		if c.Applied {
+			applied = append(applied, c)
+		}
+	}
+	assertIncreasing(t, applied)
+}

@@ -269,6 +269,9 @@ type Call struct {
 	// held is whether the call holds the call lock, which other processes
 	// see as the call in flight (see End).
 	held bool
+	// lost is whether relock found f taken over by another process (see
+	// takeOver): the call was overtaken.
+	lost bool
 
 	// Send is whether the caller may make its call. When false (Stale),
 	// the caller sends nothing, reports one stale_owner diagnostic naming
@@ -339,6 +342,15 @@ type BeginOptions struct {
 	// OnWaitFile, when set, is called each time the call starts to wait
 	// for another process's call in flight: for tests and traces.
 	OnWaitFile func()
+	// OnLocked, when set, is called while the call holds the pane file's
+	// lock: with "read" once the record is read, and with "written" once
+	// the call's mark is written and checked, before the lock is let go.
+	// For tests that stop a process there.
+	OnLocked func(stage string)
+	// OnTakeOver, when set, is called when the call took the pane file
+	// over from a process that kept its lock past the wait (see Begin):
+	// for tests and traces.
+	OnTakeOver func()
 	// OnClaim, when set, is called once the claim within the process is
 	// decided (the claim holds the pane here, or was refused by a newer
 	// one), before any waiting: for tests and traces.
@@ -449,10 +461,51 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 			return nil, err
 		}
 	}
-	if f != nil && call.f != nil {
+	if call.f != nil {
+		if opts.OnLocked != nil {
+			opts.OnLocked("read")
+		}
 		if !c.decide(call, opts.Op, fresh) {
 			call.unlockFile()
 			call.unlockCall()
+			c.refused(opts.Op, true)
+			return call, nil
+		}
+	}
+	call.deadline = opts.Until
+	if call.deadline.IsZero() {
+		call.deadline = time.Now().Add(opts.Budget)
+	}
+	call.clockMs = opts.ClockMs
+	if opts.Seq {
+		call.take()
+	}
+	wrote := false
+	if call.f != nil {
+		call.tok = c.tok
+		call.rec.busy = c.tok
+		call.rec.until = uint64(max(call.deadline.UnixMilli(), 0))
+		if opts.Op == Report {
+			call.rec.holder = c.tok
+		}
+		call.rec.locked = call.lockCall()
+		wrote = call.write()
+		// Checked after the write, before the lock goes: a process that
+		// takes the file over reads its record once the fresh file is in
+		// place, so a call that finds its file still in place here has
+		// its number in what that process reads, and gets past it.
+		lost := replaced(call.f)
+		if !lost && opts.OnLocked != nil {
+			opts.OnLocked("written")
+		}
+		call.unlockFile()
+		if lost {
+			// This process was stopped holding the lock and another took
+			// the file over: the call is overtaken, and sends nothing.
+			call.unlockCall()
+			call.Overtook = false
+			call.By = byOtherProcess
+			c.supersede(true)
 			c.refused(opts.Op, true)
 			return call, nil
 		}
@@ -464,32 +517,13 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	if opts.Op == Report {
 		c.claimed = true
 		c.want(false)
-	} else {
-		c.unwant()
-	}
-	call.deadline = opts.Until
-	if call.deadline.IsZero() {
-		call.deadline = time.Now().Add(opts.Budget)
-	}
-	call.clockMs = opts.ClockMs
-	if opts.Seq {
-		call.take()
-	}
-	if call.f != nil {
-		call.tok = c.tok
-		call.rec.busy = c.tok
-		call.rec.until = uint64(max(call.deadline.UnixMilli(), 0))
-		if opts.Op == Report {
-			call.rec.holder = c.tok
-		}
-		call.rec.locked = call.lockCall()
-		wrote := call.write()
-		call.unlockFile()
-		if opts.Op == Report {
+		if call.f != nil {
 			c.mu.Lock()
 			c.named = wrote
 			c.mu.Unlock()
 		}
+	} else {
+		c.unwant()
 	}
 	return call, nil
 }
@@ -545,33 +579,108 @@ func (c *Claim) refused(op Op, locked bool) {
 	}
 }
 
+// takeOverAfter is how long the pane file's lock must have been found
+// held, at every try, before a call whose wait has passed takes the file
+// over (see takeOver): a process holds it for microseconds per call, so a
+// lock held that long belongs to a process that does not move (stopped,
+// say). A call whose whole wait was shorter asks half its wait.
+const takeOverAfter = 100 * time.Millisecond
+
+// takeOverGrace is how long past its wait a call that lost a take-over to
+// another process's (both found the same file stuck) goes on trying the
+// lock of the file that process put in place, which it holds for a moment.
+const takeOverGrace = 100 * time.Millisecond
+
 // lockFile takes the pane file's lock and reads the record, waiting while
 // another process's call is in flight (see Begin). call.f is left nil, with
 // FileErr set, when the file cannot be read.
+//
+// The lock is tried without blocking. When the wait has passed and the
+// lock was found held at every try for takeOverAfter (a process stopped in
+// the moment it holds it), the call takes the file over: it puts a fresh
+// file in its place (takeOver), copies into it the record the stopped
+// process left, which then can no longer change, and goes on with the
+// fresh file as if it had locked it. The stopped process, once resumed,
+// finds its file replaced before it lets the lock go and sends nothing of
+// that call; what it wrote before it stopped is in the record copied, so
+// this call's number is above the stopped one's. A file found replaced by
+// another process (here, or by its own take-over) is opened again.
 func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, opts BeginOptions) error {
 	backoff := 100 * time.Microsecond
+	start := time.Now()
+	wait := opts.Wait
+	var heldSince time.Time // the first of the tries in a row that found the lock held
 	for {
+		took := false
 		ok, err := filelock.TryLockFile(f)
 		if err != nil {
 			call.FileErr = &fileError{Path: f.Name(), Err: err}
 			return nil
 		}
-		if ok {
-			var b [recordLen + 1]byte
-			n, err := f.ReadAt(b[:], 0)
-			if n == 0 && err != nil && !errors.Is(err, io.EOF) {
-				filelock.UnlockFile(f)
-				call.FileErr = &fileError{Path: f.Name(), Err: err}
+		if ok && replaced(f) {
+			// Taken over by another process while this one waited, or
+			// while it was stopped: the path names another file.
+			filelock.UnlockFile(f)
+			if f, err = c.reopen(f); err != nil {
+				call.FileErr = err
 				return nil
 			}
-			call.f = f
-			rec, perr := parseRecord(b[:n])
-			if perr != nil {
-				call.FileErr = &fileError{Path: f.Name(), Err: errors.New("is corrupt; rewriting it")}
+			heldSince = time.Time{}
+			continue
+		}
+		now := time.Now()
+		if !ok {
+			if heldSince.IsZero() {
+				heldSince = now
 			}
+			if !now.Before(wait) {
+				stuck := min(takeOverAfter, opts.Wait.Sub(start)/2)
+				if opts.Wait.Sub(start) <= 0 || now.Sub(heldSince) < stuck {
+					return ErrBusy // held for a moment by a process that may be running
+				}
+				nf, err := c.takeOver(call, f)
+				switch {
+				case err == nil:
+					f, ok, took = nf, true, true
+					if opts.OnTakeOver != nil {
+						opts.OnTakeOver()
+					}
+				case err == errTakenOver && wait == opts.Wait:
+					// Another process's take-over won: wait a moment for
+					// the lock of the file it put in place.
+					wait = now.Add(takeOverGrace)
+					if f, err = c.reopen(f); err != nil {
+						call.FileErr = err
+						return nil
+					}
+					heldSince = time.Time{}
+					continue
+				default:
+					return ErrBusy // not done here, or lost twice
+				}
+			}
+		} else {
+			heldSince = time.Time{}
+		}
+		if ok {
+			rec := call.rec // a take-over read it
+			if !took {
+				var b [recordLen + 1]byte
+				n, err := f.ReadAt(b[:], 0)
+				if n == 0 && err != nil && !errors.Is(err, io.EOF) {
+					filelock.UnlockFile(f)
+					call.FileErr = &fileError{Path: f.Name(), Err: err}
+					return nil
+				}
+				var perr error
+				rec, perr = parseRecord(b[:n])
+				if perr != nil {
+					call.FileErr = &fileError{Path: f.Name(), Err: errors.New("is corrupt; rewriting it")}
+				}
+			}
+			call.f = f
 			call.rec = rec
 			busy := rec.busy
-			now := time.Now()
 			if !call.waitFor.IsZero() && (busy != call.waitFor || rec.locked && call.lockCall()) && c.behind(rec) {
 				call.behind = true // the call it waited for ended: see behind
 				return nil
@@ -596,8 +705,6 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			if opts.Yield {
 				return errYield
 			}
-		} else if !time.Now().Before(opts.Wait) {
-			return ErrBusy // held for a moment by a process that stopped there
 		}
 		t := time.NewTimer(backoff)
 		select {
@@ -611,6 +718,58 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 		}
 		backoff = min(2*backoff, 10*time.Millisecond, pollInterval)
 	}
+}
+
+// takeOver takes over the pane file old, whose lock a process kept past
+// the bound (see lockFile): the fresh file that takeOver put in its place
+// becomes the process's pane file, holding the record read from old once
+// the fresh one was in place (the stopped process can change old no
+// more). It returns the fresh file, locked, with call.rec and call.f set.
+func (c *Claim) takeOver(call *Call, old *os.File) (*os.File, error) {
+	nf, err := takeOver(old.Name(), old)
+	if err != nil {
+		if err != errTakenOver && err != errNoTakeOver {
+			call.FileErr = err
+		}
+		return nil, err
+	}
+	var b [recordLen + 1]byte
+	n, _ := old.ReadAt(b[:], 0)
+	rec, perr := parseRecord(b[:n])
+	if perr != nil {
+		// Torn or corrupt: the stopped process's mark is lost, and the
+		// number comes from the clock and this process's marks, as for
+		// any corrupt file.
+		call.FileErr = &fileError{Path: old.Name(), Err: errors.New("is corrupt; rewriting it")}
+		rec = record{}
+	}
+	var out [recordLen]byte
+	rec.marshal(&out)
+	nf.WriteAt(out[:], 0)
+	c.l.mu.Lock()
+	if c.l.file == old {
+		c.l.file = nf
+	}
+	c.l.mu.Unlock()
+	old.Close()
+	call.f, call.rec = nf, rec
+	return nf, nil
+}
+
+// reopen opens the pane file again, after old was found replaced (taken
+// over by another process), and makes it the process's pane file.
+func (c *Claim) reopen(old *os.File) (*os.File, error) {
+	nf, err := openPaneFile(c.dir, c.key)
+	if err != nil {
+		return nil, err
+	}
+	c.l.mu.Lock()
+	if c.l.file == old {
+		c.l.file = nf
+	}
+	c.l.mu.Unlock()
+	old.Close()
+	return nf, nil
 }
 
 // behind reports whether a release of c that finds rec's busy call of
@@ -698,7 +857,7 @@ func (call *Call) Seq() (seq uint64, saturated bool, err error) {
 		call.seqUsed = true
 		seq = call.rec.seq
 	case call.f != nil && call.relock():
-		if b := call.rec.busy; !b.IsZero() && b != call.tok {
+		if b := call.rec.busy; call.lost || !b.IsZero() && b != call.tok {
 			call.unlockFile()
 			call.c.supersede(true)
 			return 0, false, ErrOvertaken
@@ -764,7 +923,7 @@ func (call *Call) End(delivered bool) {
 	released := delivered && call.op == Release
 	if call.f != nil && (released || !call.held) && call.relock() {
 		switch {
-		case call.rec.busy != call.tok:
+		case call.lost, call.rec.busy != call.tok:
 			// Another process took the pane while this call was in flight.
 			c.supersede(true)
 		case released && call.rec.holder.ours():
@@ -807,7 +966,8 @@ func (call *Call) unlockCall() {
 }
 
 // relock takes the file's lock again and rereads the record, waiting at
-// most the call's deadline plus a moment.
+// most the call's deadline plus a moment. A file that another process
+// took over meanwhile sets lost, and is not read.
 func (call *Call) relock() bool {
 	stop := time.Now().Add(time.Second)
 	backoff := 50 * time.Microsecond
@@ -824,6 +984,11 @@ func (call *Call) relock() bool {
 		}
 		time.Sleep(backoff) // another process holds the lock for a moment
 		backoff = min(2*backoff, 10*time.Millisecond)
+	}
+	if replaced(call.f) {
+		// Another process took the file over while this one was stopped.
+		call.lost = true
+		return true
 	}
 	var b [recordLen + 1]byte
 	n, _ := call.f.ReadAt(b[:], 0)
@@ -1016,6 +1181,17 @@ func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 		defer func() { <-c.l.turn }()
 	default:
 		return "", false, false
+	}
+	c.l.mu.Lock()
+	f = c.l.file // a call may have replaced it since the caller looked
+	c.l.mu.Unlock()
+	if replaced(f) {
+		// Taken over by another process: the look goes to the file in
+		// its place.
+		var err error
+		if f, err = c.reopen(f); err != nil {
+			return "", false, false
+		}
 	}
 	var b [recordLen + 1]byte
 	n, _ := f.ReadAt(b[:], 0)
