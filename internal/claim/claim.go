@@ -125,6 +125,25 @@ type lease struct {
 	// callErr is why the call lock's file was refused (a link planted in
 	// its place, say), told with every call as its FileErr.
 	callErr error
+	refs    int // the claims of the lease not closed: at 0, its files are closed
+}
+
+// done ends the turn of the call (or look at the file) that has it. Once
+// every claim of the lease is closed, the lease's files are closed first:
+// the next claim opens them again.
+func (l *lease) done() {
+	l.mu.Lock()
+	if l.refs == 0 {
+		if l.file != nil {
+			l.file.Close()
+		}
+		if l.call != nil {
+			l.call.Close()
+		}
+		l.file, l.call, l.callErr = nil, nil, nil
+	}
+	l.mu.Unlock()
+	<-l.turn
 }
 
 type leaseKey struct {
@@ -135,8 +154,9 @@ type leaseKey struct {
 // table is process-wide: adapters come and go (a settings reload opens a
 // successor before the predecessor is closed; a host may build several
 // registries), but a pane has one owner per process. An entry is small and
-// is kept for the life of the process, with its file open; a process claims
-// one pane in practice.
+// is kept for the life of the process (its mark keeps numbers above those
+// it took, whatever the clock does); its files are open while a claim of
+// it is (see Claim.Close). A process claims one pane in practice.
 var table = struct {
 	mu   sync.Mutex
 	m    map[leaseKey]*lease
@@ -203,6 +223,9 @@ func New(k Key, o Options) *Claim {
 		l = &lease{turn: make(chan struct{}, 1), freed: make(chan struct{})}
 		table.m[lk] = l
 	}
+	l.mu.Lock()
+	l.refs++
+	l.mu.Unlock()
 	tok := self()
 	tok.Gen = table.gens
 	return &Claim{key: k, dir: o.Dir, l: l, tok: tok, onFree: o.OnFree,
@@ -415,7 +438,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		}
 	}
 	if closed.Err() != nil {
-		<-l.turn
+		l.done()
 		return nil, adapter.ErrClosed
 	}
 	l.mu.Lock()
@@ -452,7 +475,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	call.cf = cf
 	if f != nil {
 		if err := c.lockFile(ctx, closed, call, f, opts); err != nil {
-			<-l.turn
+			l.done()
 			if err == errYield {
 				c.yield()
 				call.By, call.Yielded, call.Claimed = byOtherProcess, true, false
@@ -575,7 +598,7 @@ func (c *Claim) refused(op Op, locked bool) {
 		c.want(true)
 	}
 	if locked {
-		<-c.l.turn
+		c.l.done()
 	}
 }
 
@@ -583,7 +606,7 @@ func (c *Claim) refused(op Op, locked bool) {
 // held, at every try, before a call whose wait has passed takes the file
 // over (see takeOver): a process holds it for microseconds per call, so a
 // lock held that long belongs to a process that does not move (stopped,
-// say). A call whose whole wait was shorter asks half its wait.
+// say). A call whose whole wait is shorter asks half its wait.
 const takeOverAfter = 100 * time.Millisecond
 
 // takeOverGrace is how long past its wait a call that lost a take-over to
@@ -595,9 +618,10 @@ const takeOverGrace = 100 * time.Millisecond
 // another process's call is in flight (see Begin). call.f is left nil, with
 // FileErr set, when the file cannot be read.
 //
-// The lock is tried without blocking. When the wait has passed and the
-// lock was found held at every try for takeOverAfter (a process stopped in
-// the moment it holds it), the call takes the file over: it puts a fresh
+// The lock is tried without blocking. When the wait has passed (for a
+// release, half its budget) and the lock was found held at every try for
+// takeOverAfter (a process stopped in the moment it holds it), the call
+// takes the file over: it puts a fresh
 // file in its place (takeOver), copies into it the record the stopped
 // process left, which then can no longer change, and goes on with the
 // fresh file as if it had locked it. The stopped process, once resumed,
@@ -609,6 +633,14 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 	backoff := 100 * time.Microsecond
 	start := time.Now()
 	wait := opts.Wait
+	// The file is taken over at the wait, or, for a call whose wait and
+	// call share one budget (Until set: a release), halfway through it,
+	// leaving the other half for the call.
+	takeAt := opts.Wait
+	if half := start.Add(opts.Until.Sub(start) / 2); !opts.Until.IsZero() && half.Before(takeAt) {
+		takeAt = half
+	}
+	stuck := min(takeOverAfter, takeAt.Sub(start)/2)
 	var heldSince time.Time // the first of the tries in a row that found the lock held
 	for {
 		took := false
@@ -633,9 +665,8 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			if heldSince.IsZero() {
 				heldSince = now
 			}
-			if !now.Before(wait) {
-				stuck := min(takeOverAfter, opts.Wait.Sub(start)/2)
-				if opts.Wait.Sub(start) <= 0 || now.Sub(heldSince) < stuck {
+			if !now.Before(takeAt) && takeAt.After(start) && now.Sub(heldSince) >= stuck || !now.Before(wait) {
+				if now.Sub(heldSince) < stuck || !takeAt.After(start) {
 					return ErrBusy // held for a moment by a process that may be running
 				}
 				nf, err := c.takeOver(call, f)
@@ -666,7 +697,7 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			rec := call.rec // a take-over read it
 			if !took {
 				var b [recordLen + 1]byte
-				n, err := f.ReadAt(b[:], 0)
+				n, err := readRecordBytes(f, b[:])
 				if n == 0 && err != nil && !errors.Is(err, io.EOF) {
 					filelock.UnlockFile(f)
 					call.FileErr = &fileError{Path: f.Name(), Err: err}
@@ -734,7 +765,7 @@ func (c *Claim) takeOver(call *Call, old *os.File) (*os.File, error) {
 		return nil, err
 	}
 	var b [recordLen + 1]byte
-	n, _ := old.ReadAt(b[:], 0)
+	n, _ := readRecordBytes(old, b[:])
 	rec, perr := parseRecord(b[:n])
 	if perr != nil {
 		// Torn or corrupt: the stopped process's mark is lost, and the
@@ -941,7 +972,7 @@ func (call *Call) End(delivered bool) {
 	}
 	// The call lock goes before the pane is freed: an older claim's watch, woken
 	// by the free, finds no call in flight and may look at the file at once.
-	<-l.turn
+	l.done()
 	if released {
 		c.free()
 	}
@@ -991,7 +1022,7 @@ func (call *Call) relock() bool {
 		return true
 	}
 	var b [recordLen + 1]byte
-	n, _ := call.f.ReadAt(b[:], 0)
+	n, _ := readRecordBytes(call.f, b[:])
 	rec, err := parseRecord(b[:n])
 	if err != nil {
 		rec = record{seq: call.rec.seq}
@@ -1015,16 +1046,35 @@ func (c *Claim) free() {
 // Close gives the pane up within the process without telling the
 // workspace or changing the pane file (Release does that), so that an
 // older claim may take it back, and stops the OnFree watch, waiting for a
-// call of OnFree in progress. It is idempotent.
+// call of OnFree in progress. When it closes the last open claim of the
+// pane in the process, the pane file and the call lock's file are closed
+// (at once, or at the end of a call in flight). It is idempotent.
 func (c *Claim) Close() {
 	c.mu.Lock()
-	if !c.closed {
+	first := !c.closed
+	if first {
 		c.closed = true
 		close(c.stop)
 	}
 	c.mu.Unlock()
 	c.free()
 	c.wg.Wait()
+	if !first {
+		return
+	}
+	l := c.l
+	l.mu.Lock()
+	l.refs--
+	last := l.refs == 0
+	l.mu.Unlock()
+	if last {
+		select {
+		case l.turn <- struct{}{}:
+			l.done() // closes the files
+		default:
+			// A call is in flight: its end closes them.
+		}
+	}
 }
 
 // want records a Report of c (sent, or refused when superseded) and starts
@@ -1178,13 +1228,16 @@ func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 	// kick and free that follow) reads what it wrote.
 	select {
 	case c.l.turn <- struct{}{}:
-		defer func() { <-c.l.turn }()
+		defer c.l.done()
 	default:
 		return "", false, false
 	}
 	c.l.mu.Lock()
 	f = c.l.file // a call may have replaced it since the caller looked
 	c.l.mu.Unlock()
+	if f == nil {
+		return "", false, false
+	}
 	if replaced(f) {
 		// Taken over by another process: the look goes to the file in
 		// its place.
@@ -1194,7 +1247,7 @@ func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 		}
 	}
 	var b [recordLen + 1]byte
-	n, _ := f.ReadAt(b[:], 0)
+	n, _ := readRecordBytes(f, b[:])
 	rec, err := parseRecord(b[:n])
 	if err != nil {
 		return "", false, false

@@ -62,3 +62,6 @@ func replaced(*os.File) bool { return false }
 // cannot be renamed over, so a process stopped while it holds the pane
 // file's lock makes the others' calls fail with ErrBusy until it resumes.
 func takeOver(string, *os.File) (*os.File, error) { return nil, errNoTakeOver }
+
+// readRecordBytes reads the start of f into b.
+func readRecordBytes(f *os.File, b []byte) (int, error) { return f.ReadAt(b, 0) }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"syscall"
 
@@ -148,7 +149,7 @@ func takeOver(path string, old *os.File) (*os.File, error) {
 	// A first copy of the record, for the readers that look without the
 	// lock (an OnFree watch) between the rename and the caller's write.
 	var b [recordLen + 1]byte
-	if n, _ := old.ReadAt(b[:], 0); n > 0 {
+	if n, _ := readRecordBytes(old, b[:]); n > 0 {
 		nf.WriteAt(b[:n], 0)
 	}
 	gate := fmt.Sprintf("%s.take-%x-%x", path, st.Dev, st.Ino)
@@ -172,4 +173,34 @@ func takeOver(path string, old *os.File) (*os.File, error) {
 	}
 	syscall.Unlink(gate)
 	return nf, nil
+}
+
+// readRecordBytes reads the start of f into b with one pread: os.File's
+// ReadAt would make a second one to find the end of the file, since the
+// record is shorter than b (which has room for one byte more, to tell a
+// longer file). n is 0 with io.EOF for an empty file.
+func readRecordBytes(f *os.File, b []byte) (int, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var rerr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			n, rerr = syscall.Pread(int(fd), b, 0)
+			if rerr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return 0, err
+	}
+	if rerr != nil {
+		return 0, rerr
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
 }

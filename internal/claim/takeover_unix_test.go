@@ -171,3 +171,33 @@ func holdOpen(t *testing.T, path string) *os.File {
 	t.Cleanup(func() { f.Close() })
 	return f
 }
+
+// TestReleaseTakesOverHalfwayThroughItsBudget: a release, whose wait and
+// call share one budget, takes a stuck pane file over halfway through it,
+// so that the release itself still has the other half (at its wait it
+// would have none); it is sent.
+func TestReleaseTakesOverHalfwayThroughItsBudget(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	do(t, c, Report)
+	stopped := holdLock(t, filepath.Join(dir, FileName(k)))
+	took, early := false, false
+	now := time.Now()
+	until := now.Add(2 * time.Second)
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Release, Wait: until, Until: until,
+		Seq: true, ClockMs: uint64(now.UnixMilli()), OnTakeOver: func() { took, early = true, time.Now().Before(until) }})
+	if err != nil {
+		t.Fatalf("release while a stopped process holds the pane file's lock: %v", err)
+	}
+	call.End(true)
+	if !call.Send || !took {
+		t.Fatalf("Send %v, took over %v; want the release sent after a take-over", call.Send, took)
+	}
+	if !early {
+		t.Error("the release took the file over at the end of its budget, not halfway")
+	}
+	if !replaced(stopped) {
+		t.Error("the stopped process's file is still the pane file")
+	}
+}
