@@ -525,6 +525,11 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		if lost {
 			// This process was stopped holding the lock and another took
 			// the file over: the call is overtaken, and sends nothing.
+			// The next call goes to the file in its place.
+			if _, err := c.reopen(call.f); err != nil && call.FileErr == nil {
+				call.FileErr = err
+			}
+			call.f = nil
 			call.unlockCall()
 			call.Overtook = false
 			call.By = byOtherProcess
@@ -649,17 +654,6 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			call.FileErr = &fileError{Path: f.Name(), Err: err}
 			return nil
 		}
-		if ok && replaced(f) {
-			// Taken over by another process while this one waited, or
-			// while it was stopped: the path names another file.
-			filelock.UnlockFile(f)
-			if f, err = c.reopen(f); err != nil {
-				call.FileErr = err
-				return nil
-			}
-			heldSince = time.Time{}
-			continue
-		}
 		now := time.Now()
 		if !ok {
 			if heldSince.IsZero() {
@@ -702,6 +696,18 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 					filelock.UnlockFile(f)
 					call.FileErr = &fileError{Path: f.Name(), Err: err}
 					return nil
+				}
+				if replacedRecord(b[:n]) {
+					// Taken over by another process (see takeOver) while
+					// this one waited, or while it was stopped: the path
+					// names another file.
+					filelock.UnlockFile(f)
+					if f, err = c.reopen(f); err != nil {
+						call.FileErr = err
+						return nil
+					}
+					heldSince = time.Time{}
+					continue
 				}
 				var perr error
 				rec, perr = parseRecord(b[:n])
@@ -766,6 +772,12 @@ func (c *Claim) takeOver(call *Call, old *os.File) (*os.File, error) {
 	}
 	var b [recordLen + 1]byte
 	n, _ := readRecordBytes(old, b[:])
+	if replacedRecord(b[:n]) {
+		// Without the tombstone, and the gap before it after an earlier
+		// version's shorter record.
+		for n = recordLen; n > 0 && b[n-1] == 0; n-- {
+		}
+	}
 	rec, perr := parseRecord(b[:n])
 	if perr != nil {
 		// Torn or corrupt: the stopped process's mark is lost, and the
@@ -795,8 +807,12 @@ func (c *Claim) reopen(old *os.File) (*os.File, error) {
 		return nil, err
 	}
 	c.l.mu.Lock()
-	if c.l.file == old {
+	switch c.l.file {
+	case old, nil:
 		c.l.file = nf
+	default:
+		nf.Close() // opened again already
+		nf = c.l.file
 	}
 	c.l.mu.Unlock()
 	old.Close()
@@ -895,6 +911,13 @@ func (call *Call) Seq() (seq uint64, saturated bool, err error) {
 		}
 		seq = call.take()
 		call.write()
+		if replaced(call.f) {
+			// Taken over while this process held the lock (see Begin).
+			call.unlockFile()
+			call.lost = true
+			call.c.supersede(true)
+			return 0, false, ErrOvertaken
+		}
 		call.unlockFile()
 	default:
 		seq = call.take()
@@ -1238,16 +1261,17 @@ func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 	if f == nil {
 		return "", false, false
 	}
-	if replaced(f) {
+	var b [recordLen + 1]byte
+	n, _ := readRecordBytes(f, b[:])
+	if replacedRecord(b[:n]) {
 		// Taken over by another process: the look goes to the file in
 		// its place.
 		var err error
 		if f, err = c.reopen(f); err != nil {
 			return "", false, false
 		}
+		n, _ = readRecordBytes(f, b[:])
 	}
-	var b [recordLen + 1]byte
-	n, _ := readRecordBytes(f, b[:])
 	rec, err := parseRecord(b[:n])
 	if err != nil {
 		return "", false, false

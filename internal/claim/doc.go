@@ -84,15 +84,19 @@
 // file with no link left (fstat) before it lets the lock go, and sends
 // nothing of the call (Send is false); if it stopped after that look, its
 // number is in the copied record, below the taker's, and the workspace
-// ignores the late call. Every call looks at its open file the same way
-// after taking its lock, and opens the path again when it was replaced;
-// so does the OnFree watch. Outside Unix a file is not taken over (on
+// ignores the late call. The process that took the file over then writes
+// a tombstone into the old file, one byte past the record: the other
+// processes that have it open find it in the read they make anyway after
+// taking its lock (and the OnFree watch in its look), and open the path
+// again. A process that takes the old file's lock between the rename and
+// the tombstone finds the file replaced by its fstat, and its call is
+// refused like the stopped one's. Outside Unix a file is not taken over (on
 // Windows, a file open elsewhere cannot be renamed over): the calls fail
 // with ErrBusy until the stopped process resumes.
 //
-// Beside it, a second file of the same name ending in .call carries the
-// call lock: Begin takes it (without waiting) as it writes the call's mark,
-// and End lets it go and writes nothing. Another process that finds the
+// Beside the pane file, a second file of the same name ending in .call
+// carries the call lock: Begin takes it (without waiting) as it writes the
+// call's mark, and End lets it go and writes nothing. Another process that finds the
 // mark tries the call lock: a free one means the call ended (or its process
 // exited), a held one that the call is in flight. A process that takes the
 // pane from a call that does not end by its deadline (a stopped process,
@@ -119,11 +123,10 @@
 // starts none. While it runs it reads the pane file (one pread of one
 // fixed-size line, without the lock: a hint that Begin checks under the
 // lock; skipped while a call of the process is in flight on the pane,
-// whose write the file may not show yet) every 200 ms, with one fstat to
-// learn whether the file was taken over, and otherwise sleeps on channels;
-// a claim without a pane file only sleeps. So a host holding one pane
-// costs 5 small reads and 5 fstats a second, and nothing more while the
-// pane does not change. The pane file and the call lock's file are opened
+// whose write the file may not show yet) every 200 ms, and otherwise
+// sleeps on channels; a claim without a pane file only sleeps. So a host
+// holding one pane costs 5 small reads a second, and nothing more while
+// the pane does not change. The pane file and the call lock's file are opened
 // by the first call of a pane in the process and stay open, for every
 // claim of that pane, until the last of them is closed.
 package claim

@@ -150,7 +150,7 @@ func takeOver(path string, old *os.File) (*os.File, error) {
 	// lock (an OnFree watch) between the rename and the caller's write.
 	var b [recordLen + 1]byte
 	if n, _ := readRecordBytes(old, b[:]); n > 0 {
-		nf.WriteAt(b[:n], 0)
+		nf.WriteAt(b[:min(n, recordLen)], 0)
 	}
 	gate := fmt.Sprintf("%s.take-%x-%x", path, st.Dev, st.Ino)
 	if err := syscall.Link(tmp, gate); err != nil {
@@ -172,6 +172,10 @@ func takeOver(path string, old *os.File) (*os.File, error) {
 		return nil, &fileError{Path: path, Err: err}
 	}
 	syscall.Unlink(gate)
+	// Mark the old file, for the processes that have it open: they find
+	// the mark in the record they read after taking its lock, and open the
+	// path again without an fstat per call (see Claim.lockFile).
+	old.WriteAt([]byte{tombstone}, int64(recordLen))
 	return nf, nil
 }
 

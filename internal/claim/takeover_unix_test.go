@@ -201,3 +201,47 @@ func TestReleaseTakesOverHalfwayThroughItsBudget(t *testing.T) {
 		t.Error("the stopped process's file is still the pane file")
 	}
 }
+
+// TestOthersMoveToTheFreshFile: a process that had the pane file open
+// when another took it over (here a second lease on the same directory,
+// named differently) finds the old file marked at its next call and
+// makes it on the fresh file, numbered above the take-over's call.
+func TestOthersMoveToTheFreshFile(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	other := New(k, Options{Dir: dir + "/."})
+	defer other.Close()
+	do(t, other, Report)
+	path := filepath.Join(dir, FileName(k))
+	stopped := holdLock(t, path)
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	took := false
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(300 * time.Millisecond),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli()), OnTakeOver: func() { took = true }})
+	if err != nil || !took {
+		t.Fatalf("Begin: %v (took over %v), want a take-over", err, took)
+	}
+	seq, _, _ := call.Seq()
+	call.End(true)
+	filelock.UnlockFile(stopped) // it resumes and lets the old file's lock go
+
+	next := begin(t, other, Report)
+	otherSeq, _, err := next.Seq()
+	next.End(true)
+	if err != nil || !next.Send {
+		t.Fatalf("the other's call: Send %v, %v", next.Send, err)
+	}
+	if otherSeq <= seq {
+		t.Errorf("the other's call has seq %d, not above the take-over's %d", otherSeq, seq)
+	}
+	if got := readRecord(t, path); got.seq != otherSeq {
+		t.Errorf("pane file mark %d, want the other's %d: it wrote elsewhere", got.seq, otherSeq)
+	}
+	other.l.mu.Lock()
+	f := other.l.file
+	other.l.mu.Unlock()
+	if replaced(f) {
+		t.Error("the other still has the old file open as its pane file")
+	}
+}
