@@ -33,16 +33,7 @@ func testStoppedProcessDoesNotHoldThePane(t *testing.T, transport string) {
 		t.Fatal(err)
 	}
 	hung := waitForHungCall(t, f)
-	pid := other.cmd.Process.Pid
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	resumed := false
-	defer func() {
-		if !resumed {
-			syscall.Kill(pid, syscall.SIGCONT)
-		}
-	}()
+	resume := stopChild(t, other)
 	f.setFault(t, herdrtest.Fault{})
 
 	f.set = `{"timeout":"1500ms"}` // a CLI call of a race-built fake on a loaded machine fits
@@ -57,22 +48,11 @@ func testStoppedProcessDoesNotHoldThePane(t *testing.T, transport string) {
 		t.Fatalf("status %q, want blocked", info.AgentStatus)
 	}
 
-	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
-	resumed = true
+	resume()
 	if !other.out.Scan() || !strings.HasPrefix(other.out.Text(), "err") {
 		t.Errorf("the stopped call: %q, want its timeout", other.out.Text())
 	}
-	if got := other.do(t, "report working"); got != "ok" {
-		t.Fatalf("other process: %s", got)
-	}
-	if other.stale != 1 {
-		t.Errorf("the resumed process reported %d stale_owner, want 1", other.stale)
-	}
-	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
-		t.Errorf("after the resumed process: status %q, want this one's blocked", info.AgentStatus)
-	}
+	resumedIsFenced(t, f, other)
 
 	// This process quits: the other one's state comes back by itself.
 	if err := a.Release(t.Context()); err != nil {
@@ -125,16 +105,7 @@ func testStoppedHoldingThePaneFile(t *testing.T, transport, stage string) {
 	if got := other.do(t, "report idle"); got != "locked" {
 		t.Fatalf("other process: %q, want it to hold the pane file's lock", got)
 	}
-	pid := other.cmd.Process.Pid
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	resumed := false
-	defer func() {
-		if !resumed {
-			syscall.Kill(pid, syscall.SIGCONT)
-		}
-	}()
+	resume := stopChild(t, other)
 
 	f.set = `{"timeout":"1500ms"}` // a CLI call of a race-built fake on a loaded machine fits
 	a := f.open(t)
@@ -147,10 +118,7 @@ func testStoppedHoldingThePaneFile(t *testing.T, transport, stage string) {
 	}
 	before := len(f.calls(t))
 
-	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
-	resumed = true
+	resume()
 	if _, err := io.WriteString(other.in, "go\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -166,18 +134,9 @@ func testStoppedHoldingThePaneFile(t *testing.T, transport, stage string) {
 			t.Errorf("the resumed process's call (seq %d, applied %v) was not refused below this one's %d", seqOf(t, c), c.Applied, ours)
 		}
 	}
-	// Its next report is refused: this process holds the pane.
-	if got := other.do(t, "report working"); got != "ok" {
-		t.Fatalf("other process: %s", got)
-	}
+	resumedIsFenced(t, f, other)
 	if got := other.do(t, "explain lease"); got != "fenced" {
 		t.Errorf("the resumed process's lease: %q, want fenced", got)
-	}
-	if other.stale != 1 {
-		t.Errorf("the resumed process reported %d stale_owner, want 1", other.stale)
-	}
-	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
-		t.Errorf("after the resumed process: status %q, want this one's blocked", info.AgentStatus)
 	}
 	other.exit(t)
 	var applied []herdrtest.Call
@@ -187,4 +146,44 @@ func testStoppedHoldingThePaneFile(t *testing.T, transport, stage string) {
 		}
 	}
 	assertIncreasing(t, applied)
+}
+
+// stopChild stops c (SIGSTOP, as Ctrl-Z does) and returns the function that
+// resumes it (SIGCONT); a test that ends before resuming it resumes it at
+// cleanup.
+func stopChild(t *testing.T, c *child) (resume func()) {
+	t.Helper()
+	pid := c.cmd.Process.Pid
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	t.Cleanup(func() {
+		if !resumed {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+	})
+	return func() {
+		t.Helper()
+		resumed = true
+		if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// resumedIsFenced checks the resumed process after this one took the pane
+// from it: its next report is refused, with one stale_owner in all, and
+// the pane keeps this process's blocked.
+func resumedIsFenced(t *testing.T, f *fixture, other *child) {
+	t.Helper()
+	if got := other.do(t, "report working"); got != "ok" {
+		t.Fatalf("other process: %s", got)
+	}
+	if other.stale != 1 {
+		t.Errorf("the resumed process reported %d stale_owner, want 1", other.stale)
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
+		t.Errorf("after the resumed process: status %q, want this one's blocked", info.AgentStatus)
+	}
 }

@@ -20,11 +20,7 @@ import (
 // file's lock on it, as a process stopped in the moment it holds it does.
 func holdLock(t *testing.T, path string) *os.File {
 	t.Helper()
-	f, err := openNoFollow(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
+	f := holdOpen(t, path)
 	if ok, err := filelock.TryLockFile(f); !ok || err != nil {
 		t.Fatalf("lock %s: %v %v", path, ok, err)
 	}
