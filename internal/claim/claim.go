@@ -680,6 +680,8 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 					}
 					heldSince = time.Time{}
 					continue
+				case err == errNoTakeOver && now.Before(wait):
+					// Not done here (Windows): wait for the lock to the end.
 				default:
 					return ErrBusy // not done here, or lost twice
 				}
