@@ -19,6 +19,7 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/internal/claim"
+	"github.com/panestate/panestate/internal/filelock"
 	"github.com/panestate/panestate/internal/optional"
 )
 
@@ -626,7 +627,24 @@ func plantRecord(t *testing.T, path string, seq uint64, busy bool, until time.Ti
 		bp, bpid, bgen, buntil = other, uint64(pid), 1, uint64(until.UnixMilli())
 	}
 	line := fmt.Sprintf("c1 %020d %016x %010d %020d %016x %010d %020d %020d\n", seq, other, pid, 1, bp, bpid, bgen, buntil)
-	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
+	// As a process does: under the file's lock, one write over the old
+	// record, then the length. os.WriteFile truncates first: an OnFree
+	// watch that read the file in between took the pane for free and
+	// sent a report, whose record then mixed with the planted one.
+	unlock, err := filelock.Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt([]byte(line), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(int64(len(line))); err != nil {
 		t.Fatal(err)
 	}
 }
