@@ -47,6 +47,9 @@ type Adapter struct {
 	onWait func() // tests: called once the claim is made, before waiting for the pane
 	onTurn func() // tests: called once no other call of this process is in flight on the pane
 	onBack func() // tests: called when reassert has run
+	// tests: called while a call holds the pane file's lock (see
+	// claim.BeginOptions.OnLocked)
+	onLocked func(stage string)
 
 	// Used only by the call in progress (under op).
 	pinged bool // the server answered a ping in this claim
@@ -440,7 +443,8 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report, takeBack
 	// to the timeout; a release has one budget for both.
 	now := time.Now()
 	opts := claim.BeginOptions{Op: claim.Report, Wait: now.Add(a.timeout), Budget: a.timeout,
-		Seq: true, ClockMs: clockMs(a.clock()), OnTurn: a.onTurn, OnClaim: a.onWait, Yield: takeBack}
+		Seq: true, ClockMs: clockMs(a.clock()), OnTurn: a.onTurn, OnClaim: a.onWait, Yield: takeBack,
+		OnLocked: a.onLocked, OnTakeOver: a.tookOver}
 	if op == OpRelease {
 		opts.Op = claim.Release
 		opts.Wait = now.Add(a.releaseWait())
@@ -475,6 +479,12 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report, takeBack
 	err = a.exchange(ctx, call, op, r, call.Deadline())
 	delivered = err == nil
 	return err
+}
+
+// tookOver logs that a call took the pane file over from a process that
+// kept its lock past the wait (stopped there, say).
+func (a *Adapter) tookOver() {
+	a.log.Debug("herdr pane file taken over from a process that held its lock past the wait", "pane", a.pane)
 }
 
 // waitFailed turns an error from waiting for the pane into Report's or

@@ -55,13 +55,20 @@ func (c *child) do(t *testing.T, command string) string {
 	if _, err := io.WriteString(c.in, command+"\n"); err != nil {
 		t.Fatalf("child %q: %v", command, err)
 	}
+	return c.answer(t)
+}
+
+// answer returns the child's next answer, counting the stale lines before
+// it.
+func (c *child) answer(t *testing.T) string {
+	t.Helper()
 	for c.out.Scan() {
 		if line := c.out.Text(); line != "stale" {
 			return line
 		}
 		c.stale++
 	}
-	t.Fatalf("child %q: no answer: %v", command, c.out.Err())
+	t.Fatalf("child: no answer: %v", c.out.Err())
 	return ""
 }
 
