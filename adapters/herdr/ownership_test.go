@@ -667,3 +667,35 @@ func testOlderAdapterTakesThePaneBack(t *testing.T, transport string) {
 	}
 	assertIncreasing(t, f.calls(t))
 }
+
+// TestReleaseDoesNotOvertakeTheHoldersCall: another live process took the
+// pane from this one and its call is still in flight, within its
+// deadline, when this process quits. The release waits for that call as
+// long as its own budget allows and is then refused: it is never sent
+// over the newer holder's call (a release with a higher number would
+// clear that process's state, and its call, landing later with a lower
+// number, would be ignored by Herdr).
+func TestReleaseDoesNotOvertakeTheHoldersCall(t *testing.T) {
+	forTransports(t, testReleaseDoesNotOvertakeTheHoldersCall)
+}
+
+func testReleaseDoesNotOvertakeTheHoldersCall(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{})
+	a := f.open(t)
+	if err := a.Report(t.Context(), working); err != nil {
+		t.Fatal(err)
+	}
+	mark := lastSeq(t, f) + 1000
+	plantRecord(t, paneFilePath(f), mark, true, time.Now().Add(time.Hour))
+	if err := a.Release(t.Context()); err != nil {
+		t.Fatalf("Release while a newer holder's call is in flight = %v, want it refused (nil)", err)
+	}
+	for _, c := range f.calls(t) {
+		if c.Command == "pane release-agent" {
+			t.Errorf("a release (seq %d) was sent over the newer holder's call in flight", seqOf(t, c))
+		}
+	}
+	if got := f.diags.kinds()[adapter.KindStaleOwner]; got != 1 {
+		t.Errorf("%d stale_owner diagnostics, want 1", got)
+	}
+}

@@ -730,6 +730,14 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			case rec.locked && call.lockCall():
 				return nil // the call's process let the call lock go: the call ended
 			case uint64(max(now.UnixMilli(), 0)) >= rec.until, !now.Before(opts.Wait), !busy.alive():
+				if opts.Op == Release && busy.alive() && c.behind(rec) {
+					// A release is never sent over the call of a live
+					// process that took the pane from c (or releases
+					// it): it would clear that process's state. It is
+					// refused, as it is once that call ends.
+					call.behind = true
+					return nil
+				}
 				call.Overtook = true // a call that did not end by its deadline, or ours
 				return nil
 			}
