@@ -80,7 +80,11 @@
 // stopped process took. One process at a time takes one file over: before
 // the rename the fresh file is linked under a name made of the old file's
 // inode, which fails for a second process, and that one waits a moment more
-// for the new file's lock. The stopped process, once resumed, finds its
+// for the new file's lock. A taker stopped or dead between that link and
+// its rename keeps no one out for long: its names, once a second old
+// (a running taker holds them for microseconds), are removed by the next
+// process that takes the file over, whose late rename then finds nothing
+// to rename; the fresh files of takers that died earlier go the same way. The stopped process, once resumed, finds its
 // file with no link left (fstat) before it lets the lock go, and sends
 // nothing of the call (Send is false); if it stopped after that look, its
 // number is in the copied record, below the taker's, and the workspace

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -239,5 +240,80 @@ func TestOthersMoveToTheFreshFile(t *testing.T) {
 	other.l.mu.Unlock()
 	if replaced(f) {
 		t.Error("the other still has the old file open as its pane file")
+	}
+}
+
+// TestStaleTakeOverNamesAreCleared: a process that was stopped (SIGSTOP)
+// or died in the middle of a take-over, after linking its fresh file
+// under the take-over name and before renaming it over the pane file,
+// keeps no one else from taking the file over once its names are older
+// than staleTake; the names, and fresh files of takers that died before
+// linking, are removed, and the stopped taker's late rename finds nothing
+// to rename. Names younger than that are a running taker's and are left
+// alone.
+func TestStaleTakeOverNamesAreCleared(t *testing.T) {
+	tests := []struct {
+		name   string
+		linked bool // the taker linked its fresh file under the take-over name
+		age    time.Duration
+		want   error // of takeOver
+	}{
+		{name: "taker stopped between its link and its rename", linked: true, age: time.Hour},
+		{name: "taker died before its link", age: time.Hour},
+		{name: "a running taker's names", linked: true, want: errTakenOver},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			path := plant(t, dir, k, 1000, false, time.Time{})
+			holdLock(t, path)
+			old := holdOpen(t, path)
+			var st syscall.Stat_t
+			if err := fstat(old, &st); err != nil {
+				t.Fatal(err)
+			}
+			// The other taker's fresh file, and its take-over name.
+			left := path + ".00000000deadbeef.new"
+			if err := os.WriteFile(left, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if tt.linked {
+				if err := os.Link(left, takeName(path, &st)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			then := time.Now().Add(-tt.age)
+			if err := os.Chtimes(left, then, then); err != nil {
+				t.Fatal(err)
+			}
+			nf, err := takeOver(path, old)
+			if err != tt.want {
+				t.Fatalf("takeOver = %v, want %v", err, tt.want)
+			}
+			if err != nil {
+				if _, err := os.Lstat(takeName(path, &st)); err != nil {
+					t.Errorf("the running taker's name: %v, want it left", err)
+				}
+				return
+			}
+			defer nf.Close()
+			if !replaced(old) {
+				t.Error("the stuck file is still the pane file")
+			}
+			if err := os.Rename(left, path); err == nil {
+				t.Error("the stopped taker's late rename replaced the fresh pane file")
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if diff := cmp.Diff(names, []string{FileName(k)}); diff != "" {
+				t.Errorf("state directory after the take-over (-got +want):\n%s", diff)
+			}
+		})
 	}
 }
