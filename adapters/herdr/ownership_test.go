@@ -180,7 +180,7 @@ func testProcessesOnePaneCallOrder(t *testing.T, transport string) {
 	for i := range procs {
 		// The fake CLI logs the HERDR_* variables it sees: this one names
 		// the host process that ran it. A socket call's PID is the host's.
-		cmd := childCmd(t, f, script, childSettings+`={"transport":"`+transport+`"}`, hostVar+"="+strconv.Itoa(i))
+		cmd := childCmd(t, f, script, childSettings+`={"transport":"`+transport+`"}`, hostVar+"="+strconv.Itoa(i), childOvertook+"=1")
 		outs[i] = &strings.Builder{}
 		cmd.Stdout, cmd.Stderr = outs[i], outs[i]
 		if err := cmd.Start(); err != nil {
@@ -205,17 +205,35 @@ func testProcessesOnePaneCallOrder(t *testing.T, transport string) {
 			t.Fatalf("a %s call in a %s test", c.Transport, transport)
 		}
 	}
-	// In the order the emulated Herdr applied them, the numbers rise: none
-	// was ignored as stale.
-	assertIncreasing(t, calls)
-	var lastApplied uint64
+	// In the order the emulated Herdr received them, the numbers rise and
+	// Herdr ignored no report as stale, but for the calls that another
+	// process took the pane from because they had not ended in time (on
+	// a loaded machine, a wait of herdr.timeout behind several calls): such
+	// a call, landing late, is fenced by its lower number. Each take-over
+	// (a host says "overtook") excuses one call at most.
+	overtakes := 0
+	for _, out := range outs {
+		overtakes += strings.Count(out.String(), "overtook\n")
+	}
+	var lastApplied, top uint64
+	late, ignored := 0, 0
 	for i, c := range calls {
+		s := seqOf(t, c)
+		if i > 0 && s <= top {
+			late++
+			t.Logf("call %d %q of host %s: seq %d is not above %d", i, c.Command, hostOf(c), s, top)
+		}
+		top = max(top, s)
 		if c.Command == "pane report-agent" && !c.Applied {
-			t.Errorf("call %d: Herdr ignored a report of host %s", i, hostOf(c))
+			ignored++
+			t.Logf("call %d: Herdr ignored a report of host %s", i, hostOf(c))
 		}
 		if c.Applied {
-			lastApplied = seqOf(t, c)
+			lastApplied = s
 		}
+	}
+	if late > overtakes || ignored > overtakes {
+		t.Errorf("%d calls arrived below an earlier number and Herdr ignored %d reports, with %d take-overs", late, ignored, overtakes)
 	}
 	if hwm, _ := f.h.HighWater("w1:p1", "custom:panetest"); hwm != lastApplied {
 		t.Errorf("Herdr's high-water %d is not the last applied call's seq %d", hwm, lastApplied)
@@ -522,6 +540,9 @@ func TestWaitForAnotherProcessesCall(t *testing.T) {
 	f := newFixture(t, herdrtest.Options{})
 	f.set = `{"timeout":"200ms"}`
 	a := f.open(t)
+	// The wait is what is tested: the calls themselves get a minute, so
+	// that a loaded machine does not time them out.
+	a.callBudget = time.Minute
 	if err := a.Report(t.Context(), working); err != nil { // makes the directory
 		t.Fatal(err)
 	}
