@@ -113,7 +113,8 @@
 // gives group and others nothing; each file is opened without following a
 // symbolic link (O_NOFOLLOW on Unix; on Windows, where there is no such
 // flag, checked with Lstat before and after the open) and must be a
-// regular 0600 file of this user. Anything else is refused with an error
+// regular 0600 file of this user with one link (two while a take-over
+// renames it into place). Anything else is refused with an error
 // naming the pane file (the adapter reports persist_failed), and the claim
 // then holds within the process only. A sequence mark more than a year
 // beyond the clock is corrupt (or planted) and ignored, so that no file can

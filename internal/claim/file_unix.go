@@ -64,11 +64,36 @@ func openChecked(path string, flags int) (*os.File, error) {
 	if err == nil {
 		err = checkOwner(fi, "file", 0o600)
 	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); err == nil && ok && st.Nlink > 1 && !takeInProgress(path, st) {
+		// A hard link to a file elsewhere (which would be overwritten).
+		err = fmt.Errorf("has %d links, a hard link; refusing it", st.Nlink)
+	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
+}
+
+// takeInProgress reports whether the second link of the file at path,
+// whose information is st, is a take-over's name (see takeOver): between
+// its rename and the removal of that name, a fresh pane file has two.
+func takeInProgress(path string, st *syscall.Stat_t) bool {
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), base+".take-") {
+			continue
+		}
+		var ts syscall.Stat_t
+		if syscall.Lstat(filepath.Join(dir, e.Name()), &ts) == nil && ts.Dev == st.Dev && ts.Ino == st.Ino {
+			return true
+		}
+	}
+	return false
 }
 
 // checkOwner refuses fi unless this user owns it and its mode gives group
