@@ -548,8 +548,12 @@ func TestWaitForAnotherProcessesCall(t *testing.T) {
 	}
 	mark := lastSeq(t, f) + 1000
 	plantRecord(t, paneFilePath(f), mark, true, time.Now().Add(time.Hour))
-	if err := a.Report(t.Context(), blocked); err != nil {
-		t.Fatalf("Report while another process's call does not move = %v, want it taken over", err)
+	// Bounded, so that a wait for the other call's deadline (an hour)
+	// fails here rather than hanging the test.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := a.Report(ctx, blocked); err != nil {
+		t.Fatalf("Report while another process's call does not move = %v, want it taken over at its own timeout", err)
 	}
 	if got := lastSeq(t, f); got != mark+1 {
 		t.Errorf("the report that took the pane has seq %d, want %d", got, mark+1)
@@ -565,7 +569,7 @@ func TestWaitForAnotherProcessesCall(t *testing.T) {
 	plantRecord(t, paneFilePath(f), mark+10, true, time.Now().Add(time.Hour))
 	f.set = `{"timeout":"60s"}`
 	b := f.open(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	ctx, cancel = context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
 	var ce *CallError
 	if err := b.Report(ctx, working); errors.As(err, &ce) || !errors.Is(err, context.DeadlineExceeded) {
