@@ -837,10 +837,12 @@ func (c *Claim) reopen(old *os.File) (*os.File, error) {
 // found once that call ended: a holder that exited meanwhile leaves its
 // state to c's release, as decide says. Such a release waits for that
 // one call only (Call.waitFor), as long as any call (its deadline, the
-// release's wait: a stopped process is still taken over), and not for the
-// calls that the other processes start after it: without this, a quitting
-// process's release, with its short budget, waited in line with them, only
-// to be refused.
+// release's wait), and not for the calls that the other processes start
+// after it: without this, a quitting process's release, with its short
+// budget, waited in line with them, only to be refused. When that call
+// does not end in time and its process lives (stopped, or a slow
+// workspace), the release is refused all the same: it never overtakes the
+// call of a live process that holds the pane, whose state it would clear.
 func (c *Claim) behind(rec record) bool {
 	h := rec.holder
 	return h != c.tok && !h.ours() && (h.IsZero() || h.alive())
