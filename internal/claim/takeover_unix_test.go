@@ -90,14 +90,7 @@ func TestTakesOverAStuckPaneFileLock(t *testing.T) {
 			if !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
 				t.Errorf("fresh pane file mode %v, want a regular 0600 file", fi.Mode())
 			}
-			entries, err := os.ReadDir(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, e := range entries {
-				names = append(names, e.Name())
-			}
+			names := dirNames(t, dir)
 			want := []string{FileName(k), callFileName(k)}
 			slices.Sort(want)
 			if diff := cmp.Diff(names, want); diff != "" {
@@ -303,17 +296,24 @@ func TestStaleTakeOverNamesAreCleared(t *testing.T) {
 			if err := os.Rename(left, path); err == nil {
 				t.Error("the stopped taker's late rename replaced the fresh pane file")
 			}
-			entries, err := os.ReadDir(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, e := range entries {
-				names = append(names, e.Name())
-			}
+			names := dirNames(t, dir)
 			if diff := cmp.Diff(names, []string{FileName(k)}); diff != "" {
 				t.Errorf("state directory after the take-over (-got +want):\n%s", diff)
 			}
 		})
 	}
+}
+
+// dirNames returns the names in dir, sorted.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }
