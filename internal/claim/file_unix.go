@@ -300,22 +300,34 @@ func unlinkIfSame(gate string, f *os.File) {
 }
 
 // removeLeftovers removes, after a take-over of the file at path, what
-// takers that died midway left beside it more than staleTake ago: fresh
-// files never renamed, and take-over names.
+// takers that died midway left beside it: fresh files never renamed, more
+// than staleTake old, and take-over names of files that path no longer
+// names (whatever their age: a taker of such a file fails its look at the
+// path), or more than staleTake old. A taker that died after its rename
+// left a name of the file it replaced, linking to the pane file, whose
+// time every call renews.
 func removeLeftovers(path string) {
 	dir, base := filepath.Split(path)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
+	current := ""
+	var st syscall.Stat_t
+	if syscall.Lstat(path, &st) == nil {
+		current = filepath.Base(takeName(path, &st))
+	}
 	for _, e := range entries {
 		n := e.Name()
 		rest, ok := strings.CutPrefix(n, base+".")
-		if !ok || !(strings.HasSuffix(rest, ".new") || strings.HasPrefix(rest, "take-")) {
+		take := ok && strings.HasPrefix(rest, "take-")
+		if !ok || !take && !strings.HasSuffix(rest, ".new") {
 			continue
 		}
 		p := filepath.Join(dir, n)
-		if fi, err := os.Lstat(p); err == nil && time.Since(fi.ModTime()) >= staleTake {
+		if take && n != current {
+			syscall.Unlink(p)
+		} else if fi, err := os.Lstat(p); err == nil && time.Since(fi.ModTime()) >= staleTake {
 			syscall.Unlink(p)
 		}
 	}

@@ -250,10 +250,15 @@ func TestStaleTakeOverNamesAreCleared(t *testing.T) {
 		linked bool // the taker linked its fresh file under the take-over name
 		age    time.Duration
 		want   error // of takeOver
+		// done: the taker renamed its fresh file into place and died
+		// before removing its name (of the file it replaced, linking to
+		// the pane file, whose time every call renews)
+		done bool
 	}{
 		{name: "taker stopped between its link and its rename", linked: true, age: time.Hour},
 		{name: "taker died before its link", age: time.Hour},
 		{name: "a running taker's names", linked: true, want: errTakenOver},
+		{name: "taker died after its rename", done: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -267,7 +272,12 @@ func TestStaleTakeOverNamesAreCleared(t *testing.T) {
 			}
 			// The other taker's fresh file, and its take-over name.
 			left := path + ".00000000deadbeef.new"
-			if err := os.WriteFile(left, nil, 0o600); err != nil {
+			if tt.done {
+				left = "" // renamed into place
+				if err := os.Link(path, path+".take-1-2"); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(left, nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			if tt.linked {
@@ -275,9 +285,10 @@ func TestStaleTakeOverNamesAreCleared(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			then := time.Now().Add(-tt.age)
-			if err := os.Chtimes(left, then, then); err != nil {
-				t.Fatal(err)
+			if then := time.Now().Add(-tt.age); left != "" {
+				if err := os.Chtimes(left, then, then); err != nil {
+					t.Fatal(err)
+				}
 			}
 			nf, err := takeOver(path, old)
 			if err != tt.want {
@@ -293,7 +304,7 @@ func TestStaleTakeOverNamesAreCleared(t *testing.T) {
 			if !replaced(old) {
 				t.Error("the stuck file is still the pane file")
 			}
-			if err := os.Rename(left, path); err == nil {
+			if err := os.Rename(left, path); left != "" && err == nil {
 				t.Error("the stopped taker's late rename replaced the fresh pane file")
 			}
 			names := dirNames(t, dir)
