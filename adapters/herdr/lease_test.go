@@ -48,7 +48,7 @@ func assertIncreasing(t *testing.T, calls []herdrtest.Call) []uint64 {
 	for i, c := range calls {
 		s := seqOf(t, c)
 		if i > 0 && s <= seqs[i-1] {
-			t.Errorf("call %d %q: seq %d is not above %d", i, c.Args[:2], s, seqs[i-1])
+			t.Errorf("call %d %q: seq %d is not above %d", i, c.Command, s, seqs[i-1])
 		}
 		seqs = append(seqs, s)
 	}
@@ -332,6 +332,7 @@ const (
 	childClockMs  = "PANESTATE_HERDR_TEST_CLOCK_MS" // unset: the real clock
 	childScript   = "PANESTATE_HERDR_TEST_SCRIPT"   // commands separated by ","; unset: read stdin
 	childSettings = "PANESTATE_HERDR_TEST_SETTINGS"
+	childOvertook = "PANESTATE_HERDR_TEST_OVERTOOK" // set: say "overtook" when a call takes the pane from a call not ended in time
 )
 
 // childMain runs in the re-executed test binary: another host process in
@@ -381,6 +382,9 @@ func childMain() int {
 	// for the test to stop the process in that moment.
 	var holdMu sync.Mutex
 	var hold string
+	if os.Getenv(childOvertook) != "" {
+		a.(*Adapter).onOvertook = func() { say("overtook") }
+	}
 	a.(*Adapter).onLocked = func(stage string) {
 		holdMu.Lock()
 		armed := stage == hold

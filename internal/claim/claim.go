@@ -730,6 +730,14 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			case rec.locked && call.lockCall():
 				return nil // the call's process let the call lock go: the call ended
 			case uint64(max(now.UnixMilli(), 0)) >= rec.until, !now.Before(opts.Wait), !busy.alive():
+				if opts.Op == Release && busy.alive() && c.behind(rec) {
+					// A release is never sent over the call of a live
+					// process that took the pane from c (or releases
+					// it): it would clear that process's state. It is
+					// refused, as it is once that call ends.
+					call.behind = true
+					return nil
+				}
 				call.Overtook = true // a call that did not end by its deadline, or ours
 				return nil
 			}
@@ -829,10 +837,12 @@ func (c *Claim) reopen(old *os.File) (*os.File, error) {
 // found once that call ended: a holder that exited meanwhile leaves its
 // state to c's release, as decide says. Such a release waits for that
 // one call only (Call.waitFor), as long as any call (its deadline, the
-// release's wait: a stopped process is still taken over), and not for the
-// calls that the other processes start after it: without this, a quitting
-// process's release, with its short budget, waited in line with them, only
-// to be refused.
+// release's wait), and not for the calls that the other processes start
+// after it: without this, a quitting process's release, with its short
+// budget, waited in line with them, only to be refused. When that call
+// does not end in time and its process lives (stopped, or a slow
+// workspace), the release is refused all the same: it never overtakes the
+// call of a live process that holds the pane, whose state it would clear.
 func (c *Claim) behind(rec record) bool {
 	h := rec.holder
 	return h != c.tok && !h.ours() && (h.IsZero() || h.alive())

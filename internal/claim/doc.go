@@ -80,7 +80,11 @@
 // stopped process took. One process at a time takes one file over: before
 // the rename the fresh file is linked under a name made of the old file's
 // inode, which fails for a second process, and that one waits a moment more
-// for the new file's lock. The stopped process, once resumed, finds its
+// for the new file's lock. A taker stopped or dead between that link and
+// its rename keeps no one out for long: its names, once a second old
+// (a running taker holds them for microseconds), are removed by the next
+// process that takes the file over, whose late rename then finds nothing
+// to rename; the fresh files of takers that died earlier go the same way. The stopped process, once resumed, finds its
 // file with no link left (fstat) before it lets the lock go, and sends
 // nothing of the call (Send is false); if it stopped after that look, its
 // number is in the copied record, below the taker's, and the workspace
@@ -109,7 +113,8 @@
 // gives group and others nothing; each file is opened without following a
 // symbolic link (O_NOFOLLOW on Unix; on Windows, where there is no such
 // flag, checked with Lstat before and after the open) and must be a
-// regular 0600 file of this user. Anything else is refused with an error
+// regular 0600 file of this user with one link (two while a take-over
+// renames it into place). Anything else is refused with an error
 // naming the pane file (the adapter reports persist_failed), and the claim
 // then holds within the process only. A sequence mark more than a year
 // beyond the clock is corrupt (or planted) and ignored, so that no file can

@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/panestate/panestate/internal/filelock"
 )
@@ -61,11 +64,36 @@ func openChecked(path string, flags int) (*os.File, error) {
 	if err == nil {
 		err = checkOwner(fi, "file", 0o600)
 	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); err == nil && ok && st.Nlink > 1 && !takeInProgress(path, st) {
+		// A hard link to a file elsewhere (which would be overwritten).
+		err = fmt.Errorf("has %d links, a hard link; refusing it", st.Nlink)
+	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
+}
+
+// takeInProgress reports whether the second link of the file at path,
+// whose information is st, is a take-over's name (see takeOver): between
+// its rename and the removal of that name, a fresh pane file has two.
+func takeInProgress(path string, st *syscall.Stat_t) bool {
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), base+".take-") {
+			continue
+		}
+		var ts syscall.Stat_t
+		if syscall.Lstat(filepath.Join(dir, e.Name()), &ts) == nil && ts.Dev == st.Dev && ts.Ino == st.Ino {
+			return true
+		}
+	}
+	return false
 }
 
 // checkOwner refuses fi unless this user owns it and its mode gives group
@@ -152,8 +180,12 @@ func takeOver(path string, old *os.File) (*os.File, error) {
 	if n, _ := readRecordBytes(old, b[:]); n > 0 {
 		nf.WriteAt(b[:min(n, recordLen)], 0)
 	}
-	gate := fmt.Sprintf("%s.take-%x-%x", path, st.Dev, st.Ino)
-	if err := syscall.Link(tmp, gate); err != nil {
+	gate := takeName(path, &st)
+	err = syscall.Link(tmp, gate)
+	if errors.Is(err, syscall.EEXIST) && clearStaleTake(path, gate) {
+		err = syscall.Link(tmp, gate)
+	}
+	if err != nil {
 		drop()
 		if errors.Is(err, syscall.EEXIST) {
 			return nil, errTakenOver
@@ -162,16 +194,17 @@ func takeOver(path string, old *os.File) (*os.File, error) {
 	}
 	var cur syscall.Stat_t
 	if err := syscall.Lstat(path, &cur); err != nil || cur.Dev != st.Dev || cur.Ino != st.Ino {
-		syscall.Unlink(gate)
+		unlinkIfSame(gate, nf)
 		drop()
 		return nil, errTakenOver
 	}
 	if err := syscall.Rename(tmp, path); err != nil {
-		syscall.Unlink(gate)
+		unlinkIfSame(gate, nf)
 		drop()
 		return nil, &fileError{Path: path, Err: err}
 	}
-	syscall.Unlink(gate)
+	unlinkIfSame(gate, nf)
+	removeLeftovers(path)
 	// Mark the old file, for the processes that have it open: they find
 	// the mark in the record they read after taking its lock, and open the
 	// path again without an fstat per call (see Claim.lockFile).
@@ -207,4 +240,95 @@ func readRecordBytes(f *os.File, b []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return n, nil
+}
+
+// takeName is the name that one take-over of the pane file at path, whose
+// device and inode are st's, links its fresh file under (see takeOver).
+func takeName(path string, st *syscall.Stat_t) string {
+	return fmt.Sprintf("%s.take-%x-%x", path, st.Dev, st.Ino)
+}
+
+// staleTake is how old a take-over's names (the gate, a fresh file not
+// renamed yet) must be before another process removes them: a process
+// taking a file over holds them for microseconds, so older ones belong to
+// a taker that was stopped (SIGSTOP) or died midway, and would otherwise
+// keep every other process from taking the file over (ErrBusy) until it
+// resumes, or for ever. Ten times takeOverAfter leaves a running taker on
+// a loaded machine its time; one whose names are removed all the same
+// fails its rename (its fresh file is gone) or finds the path replaced,
+// and takes nothing over.
+const staleTake = 10 * takeOverAfter
+
+// clearStaleTake removes gate, the take-over name of the file at path,
+// and the fresh file it names, when gate was last written more than
+// staleTake ago (the fresh file is written before it is linked, and not
+// after), and reports whether it did: the caller links its own then.
+func clearStaleTake(path, gate string) bool {
+	fi, err := os.Lstat(gate)
+	if err != nil {
+		return true // gone meanwhile: try again
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || time.Since(fi.ModTime()) < staleTake {
+		return false
+	}
+	dir, base := filepath.Split(path)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		n := e.Name()
+		if !strings.HasPrefix(n, base+".") || !strings.HasSuffix(n, ".new") {
+			continue
+		}
+		var fs syscall.Stat_t
+		if syscall.Lstat(filepath.Join(dir, n), &fs) == nil && fs.Dev == st.Dev && fs.Ino == st.Ino {
+			syscall.Unlink(filepath.Join(dir, n)) // its late rename now fails
+		}
+	}
+	err = syscall.Unlink(gate)
+	return err == nil || errors.Is(err, syscall.ENOENT)
+}
+
+// unlinkIfSame removes the take-over name gate if it still names f: a
+// taker that resumes after another removed its stale name must not remove
+// the name the other linked since.
+func unlinkIfSame(gate string, f *os.File) {
+	var gs, fs syscall.Stat_t
+	if syscall.Lstat(gate, &gs) != nil || fstat(f, &fs) != nil || gs.Dev != fs.Dev || gs.Ino != fs.Ino {
+		return
+	}
+	syscall.Unlink(gate)
+}
+
+// removeLeftovers removes, after a take-over of the file at path, what
+// takers that died midway left beside it: fresh files never renamed, more
+// than staleTake old, and take-over names of files that path no longer
+// names (whatever their age: a taker of such a file fails its look at the
+// path), or more than staleTake old. A taker that died after its rename
+// left a name of the file it replaced, linking to the pane file, whose
+// time every call renews.
+func removeLeftovers(path string) {
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	current := ""
+	var st syscall.Stat_t
+	if syscall.Lstat(path, &st) == nil {
+		current = filepath.Base(takeName(path, &st))
+	}
+	for _, e := range entries {
+		n := e.Name()
+		rest, ok := strings.CutPrefix(n, base+".")
+		take := ok && strings.HasPrefix(rest, "take-")
+		if !ok || !take && !strings.HasSuffix(rest, ".new") {
+			continue
+		}
+		p := filepath.Join(dir, n)
+		if take && n != current {
+			syscall.Unlink(p)
+		} else if fi, err := os.Lstat(p); err == nil && time.Since(fi.ModTime()) >= staleTake {
+			syscall.Unlink(p)
+		}
+	}
 }

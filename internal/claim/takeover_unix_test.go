@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -89,14 +90,7 @@ func TestTakesOverAStuckPaneFileLock(t *testing.T) {
 			if !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
 				t.Errorf("fresh pane file mode %v, want a regular 0600 file", fi.Mode())
 			}
-			entries, err := os.ReadDir(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, e := range entries {
-				names = append(names, e.Name())
-			}
+			names := dirNames(t, dir)
 			want := []string{FileName(k), callFileName(k)}
 			slices.Sort(want)
 			if diff := cmp.Diff(names, want); diff != "" {
@@ -240,4 +234,97 @@ func TestOthersMoveToTheFreshFile(t *testing.T) {
 	if replaced(f) {
 		t.Error("the other still has the old file open as its pane file")
 	}
+}
+
+// TestStaleTakeOverNamesAreCleared: a process that was stopped (SIGSTOP)
+// or died in the middle of a take-over, after linking its fresh file
+// under the take-over name and before renaming it over the pane file,
+// keeps no one else from taking the file over once its names are older
+// than staleTake; the names, and fresh files of takers that died before
+// linking, are removed, and the stopped taker's late rename finds nothing
+// to rename. Names younger than that are a running taker's and are left
+// alone.
+func TestStaleTakeOverNamesAreCleared(t *testing.T) {
+	tests := []struct {
+		name   string
+		linked bool // the taker linked its fresh file under the take-over name
+		age    time.Duration
+		want   error // of takeOver
+		// done: the taker renamed its fresh file into place and died
+		// before removing its name (of the file it replaced, linking to
+		// the pane file, whose time every call renews)
+		done bool
+	}{
+		{name: "taker stopped between its link and its rename", linked: true, age: time.Hour},
+		{name: "taker died before its link", age: time.Hour},
+		{name: "a running taker's names", linked: true, want: errTakenOver},
+		{name: "taker died after its rename", done: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			path := plant(t, dir, k, 1000, false, time.Time{})
+			holdLock(t, path)
+			old := holdOpen(t, path)
+			var st syscall.Stat_t
+			if err := fstat(old, &st); err != nil {
+				t.Fatal(err)
+			}
+			// The other taker's fresh file, and its take-over name.
+			left := path + ".00000000deadbeef.new"
+			if tt.done {
+				left = "" // renamed into place
+				if err := os.Link(path, path+".take-1-2"); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(left, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if tt.linked {
+				if err := os.Link(left, takeName(path, &st)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if then := time.Now().Add(-tt.age); left != "" {
+				if err := os.Chtimes(left, then, then); err != nil {
+					t.Fatal(err)
+				}
+			}
+			nf, err := takeOver(path, old)
+			if err != tt.want {
+				t.Fatalf("takeOver = %v, want %v", err, tt.want)
+			}
+			if err != nil {
+				if _, err := os.Lstat(takeName(path, &st)); err != nil {
+					t.Errorf("the running taker's name: %v, want it left", err)
+				}
+				return
+			}
+			defer nf.Close()
+			if !replaced(old) {
+				t.Error("the stuck file is still the pane file")
+			}
+			if err := os.Rename(left, path); left != "" && err == nil {
+				t.Error("the stopped taker's late rename replaced the fresh pane file")
+			}
+			names := dirNames(t, dir)
+			if diff := cmp.Diff(names, []string{FileName(k)}); diff != "" {
+				t.Errorf("state directory after the take-over (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+// dirNames returns the names in dir, sorted.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }
