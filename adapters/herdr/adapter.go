@@ -47,6 +47,18 @@ type Adapter struct {
 	onWait func() // tests: called once the claim is made, before waiting for the pane
 	onTurn func() // tests: called once no other call of this process is in flight on the pane
 	onBack func() // tests: called when reassert has run
+	// tests: called while a call holds the pane file's lock (see
+	// claim.BeginOptions.OnLocked)
+	onLocked func(stage string)
+	// tests: called when a call took the pane from another process's call
+	// that did not end in time, or took the pane file over
+	onOvertook func()
+	// tests: when set, a report's budget for its call once it has the
+	// pane (its wait stays the timeout), and a release's budget, in place
+	// of the settings': for tests of what a wait does, whose calls must
+	// not time out on a loaded machine
+	callBudget time.Duration
+	maxRelease time.Duration
 
 	// Used only by the call in progress (under op).
 	pinged bool // the server answered a ping in this claim
@@ -193,7 +205,12 @@ func (a *Adapter) OwnsPane() bool { return !a.claim.Stale() }
 const MaxReleaseTimeout = 1500 * time.Millisecond
 
 // releaseWait is Release's own wait: min(timeout, MaxReleaseTimeout).
-func (a *Adapter) releaseWait() time.Duration { return min(a.timeout, MaxReleaseTimeout) }
+func (a *Adapter) releaseWait() time.Duration {
+	if a.maxRelease > 0 {
+		return a.maxRelease
+	}
+	return min(a.timeout, MaxReleaseTimeout)
+}
 
 // Release hands the pane back (pane.release_agent, with a sequence number
 // above every earlier one) after any in-flight call for the pane has
@@ -439,8 +456,13 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report, takeBack
 	// A report may wait up to the timeout for the pane and then call for up
 	// to the timeout; a release has one budget for both.
 	now := time.Now()
-	opts := claim.BeginOptions{Op: claim.Report, Wait: now.Add(a.timeout), Budget: a.timeout,
-		Seq: true, ClockMs: clockMs(a.clock()), OnTurn: a.onTurn, OnClaim: a.onWait, Yield: takeBack}
+	budget := a.timeout
+	if a.callBudget > 0 {
+		budget = a.callBudget
+	}
+	opts := claim.BeginOptions{Op: claim.Report, Wait: now.Add(a.timeout), Budget: budget,
+		Seq: true, ClockMs: clockMs(a.clock()), OnTurn: a.onTurn, OnClaim: a.onWait, Yield: takeBack,
+		OnLocked: a.onLocked, OnTakeOver: a.tookOver}
 	if op == OpRelease {
 		opts.Op = claim.Release
 		opts.Wait = now.Add(a.releaseWait())
@@ -464,6 +486,9 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report, takeBack
 	}
 	if call.Overtook {
 		a.log.Debug("herdr pane taken from a call that did not end by its deadline", "pane", a.pane)
+		if a.onOvertook != nil {
+			a.onOvertook()
+		}
 	}
 	if call.Yielded {
 		return errYielded
@@ -475,6 +500,15 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report, takeBack
 	err = a.exchange(ctx, call, op, r, call.Deadline())
 	delivered = err == nil
 	return err
+}
+
+// tookOver logs that a call took the pane file over from a process that
+// kept its lock past the wait (stopped there, say).
+func (a *Adapter) tookOver() {
+	a.log.Debug("herdr pane file taken over from a process that held its lock past the wait", "pane", a.pane)
+	if a.onOvertook != nil {
+		a.onOvertook()
+	}
 }
 
 // waitFailed turns an error from waiting for the pane into Report's or

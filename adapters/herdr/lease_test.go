@@ -19,6 +19,7 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/internal/claim"
+	"github.com/panestate/panestate/internal/filelock"
 	"github.com/panestate/panestate/internal/optional"
 )
 
@@ -47,7 +48,7 @@ func assertIncreasing(t *testing.T, calls []herdrtest.Call) []uint64 {
 	for i, c := range calls {
 		s := seqOf(t, c)
 		if i > 0 && s <= seqs[i-1] {
-			t.Errorf("call %d %q: seq %d is not above %d", i, c.Args[:2], s, seqs[i-1])
+			t.Errorf("call %d %q: seq %d is not above %d", i, c.Command, s, seqs[i-1])
 		}
 		seqs = append(seqs, s)
 	}
@@ -331,11 +332,12 @@ const (
 	childClockMs  = "PANESTATE_HERDR_TEST_CLOCK_MS" // unset: the real clock
 	childScript   = "PANESTATE_HERDR_TEST_SCRIPT"   // commands separated by ","; unset: read stdin
 	childSettings = "PANESTATE_HERDR_TEST_SETTINGS"
+	childOvertook = "PANESTATE_HERDR_TEST_OVERTOOK" // set: say "overtook" when a call takes the pane from a call not ended in time
 )
 
 // childMain runs in the re-executed test binary: another host process in
 // the same pane. It runs commands ("report <state>", "release",
-// "explain <key>") from $PANESTATE_HERDR_TEST_SCRIPT, or else one per line
+// "explain <key>", "hold <stage>") from $PANESTATE_HERDR_TEST_SCRIPT, or else one per line
 // from stdin, answering each on stdout with "ok" (or the Details value) or
 // "err <error>", and "stale" for each stale_owner diagnostic. It exits at
 // the end of the script or of stdin, closing the adapter without a release.
@@ -374,6 +376,28 @@ func childMain() int {
 		return 1
 	}
 	defer optional.Close(ctx, a)
+	sc := bufio.NewScanner(os.Stdin)
+	// "hold <stage>": the next call that reaches stage with the pane
+	// file's lock held says "locked" and waits there for a line on stdin,
+	// for the test to stop the process in that moment.
+	var holdMu sync.Mutex
+	var hold string
+	if os.Getenv(childOvertook) != "" {
+		a.(*Adapter).onOvertook = func() { say("overtook") }
+	}
+	a.(*Adapter).onLocked = func(stage string) {
+		holdMu.Lock()
+		armed := stage == hold
+		if armed {
+			hold = ""
+		}
+		holdMu.Unlock()
+		if !armed {
+			return
+		}
+		say("locked")
+		sc.Scan()
+	}
 	states := map[string]adapter.Report{"working": working, "blocked": blocked, "idle": idle}
 	run := func(cmd string) {
 		verb, arg, _ := strings.Cut(strings.TrimSpace(cmd), " ")
@@ -386,6 +410,10 @@ func childMain() int {
 		case "explain":
 			say(optional.Details(a)[arg])
 			return
+		case "hold":
+			holdMu.Lock()
+			hold = arg
+			holdMu.Unlock()
 		default:
 			err = errors.New("unknown command " + verb)
 		}
@@ -401,7 +429,6 @@ func childMain() int {
 		}
 		return 0
 	}
-	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		run(sc.Text())
 	}
@@ -604,7 +631,24 @@ func plantRecord(t *testing.T, path string, seq uint64, busy bool, until time.Ti
 		bp, bpid, bgen, buntil = other, uint64(pid), 1, uint64(until.UnixMilli())
 	}
 	line := fmt.Sprintf("c1 %020d %016x %010d %020d %016x %010d %020d %020d\n", seq, other, pid, 1, bp, bpid, bgen, buntil)
-	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
+	// As a process does: under the file's lock, one write over the old
+	// record, then the length. os.WriteFile truncates first: an OnFree
+	// watch that read the file in between took the pane for free and
+	// sent a report, whose record then mixed with the planted one.
+	unlock, err := filelock.Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt([]byte(line), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(int64(len(line))); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -33,16 +33,7 @@ func testStoppedProcessDoesNotHoldThePane(t *testing.T, transport string) {
 		t.Fatal(err)
 	}
 	hung := waitForHungCall(t, f)
-	pid := other.cmd.Process.Pid
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	resumed := false
-	defer func() {
-		if !resumed {
-			syscall.Kill(pid, syscall.SIGCONT)
-		}
-	}()
+	resume := stopChild(t, other)
 	f.setFault(t, herdrtest.Fault{})
 
 	f.set = `{"timeout":"1500ms"}` // a CLI call of a race-built fake on a loaded machine fits
@@ -57,22 +48,11 @@ func testStoppedProcessDoesNotHoldThePane(t *testing.T, transport string) {
 		t.Fatalf("status %q, want blocked", info.AgentStatus)
 	}
 
-	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
-	resumed = true
+	resume()
 	if !other.out.Scan() || !strings.HasPrefix(other.out.Text(), "err") {
 		t.Errorf("the stopped call: %q, want its timeout", other.out.Text())
 	}
-	if got := other.do(t, "report working"); got != "ok" {
-		t.Fatalf("other process: %s", got)
-	}
-	if other.stale != 1 {
-		t.Errorf("the resumed process reported %d stale_owner, want 1", other.stale)
-	}
-	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
-		t.Errorf("after the resumed process: status %q, want this one's blocked", info.AgentStatus)
-	}
+	resumedIsFenced(t, f, other)
 
 	// This process quits: the other one's state comes back by itself.
 	if err := a.Release(t.Context()); err != nil {
@@ -90,4 +70,120 @@ func testStoppedProcessDoesNotHoldThePane(t *testing.T, transport string) {
 		}
 	}
 	assertIncreasing(t, answered)
+}
+
+// TestStoppedHoldingThePaneFileIsTakenOver: another host process in the
+// pane is stopped (SIGSTOP) in the moment it holds the pane file's lock,
+// after reading the pane's number and before writing its own ("read"), or
+// after writing it, just before letting the lock go ("written"). A report
+// of this process still goes through: once its wait has passed it puts a
+// fresh pane file in place, with a number above any the stopped process
+// took. Resumed, the stopped process sends nothing of its call ("read":
+// it finds its file replaced) or sends it with its lower number, which
+// Herdr ignores ("written"); either way the pane keeps this process's
+// state, the stopped one is fenced, and the numbers Herdr took are in
+// arrival order.
+func TestStoppedHoldingThePaneFileIsTakenOver(t *testing.T) {
+	for _, stage := range []string{"read", "written"} {
+		t.Run(stage, func(t *testing.T) {
+			forTransports(t, func(t *testing.T, transport string) {
+				testStoppedHoldingThePaneFile(t, transport, stage)
+			})
+		})
+	}
+}
+
+func testStoppedHoldingThePaneFile(t *testing.T, transport, stage string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
+	other := startChild(t, f, childSettings+`={"transport":"`+transport+`","timeout":"8s"}`)
+	if got := other.do(t, "report working"); got != "ok" {
+		t.Fatalf("other process: %s", got)
+	}
+	if got := other.do(t, "hold "+stage); got != "ok" {
+		t.Fatalf("other process: %s", got)
+	}
+	if got := other.do(t, "report idle"); got != "locked" {
+		t.Fatalf("other process: %q, want it to hold the pane file's lock", got)
+	}
+	resume := stopChild(t, other)
+
+	f.set = `{"timeout":"1500ms"}` // a CLI call of a race-built fake on a loaded machine fits
+	a := f.open(t)
+	if err := a.Report(t.Context(), blocked); err != nil {
+		t.Fatalf("Report while a stopped process holds the pane file's lock = %v, want the file taken over", err)
+	}
+	ours, _ := f.h.HighWater("w1:p1", "custom:panetest")
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
+		t.Fatalf("status %q, want blocked", info.AgentStatus)
+	}
+	before := len(f.calls(t))
+
+	resume()
+	if _, err := io.WriteString(other.in, "go\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got := other.answer(t); got != "ok" {
+		t.Errorf("the stopped call: %q, want ok (sent and ignored, or refused)", got)
+	}
+	late := f.calls(t)[before:]
+	if want := map[string]int{"read": 0, "written": 1}[stage]; len(late) != want {
+		t.Errorf("the resumed process made %d calls, want %d", len(late), want)
+	}
+	for _, c := range late {
+		if c.Applied || seqOf(t, c) >= ours {
+			t.Errorf("the resumed process's call (seq %d, applied %v) was not refused below this one's %d", seqOf(t, c), c.Applied, ours)
+		}
+	}
+	resumedIsFenced(t, f, other)
+	if got := other.do(t, "explain lease"); got != "fenced" {
+		t.Errorf("the resumed process's lease: %q, want fenced", got)
+	}
+	other.exit(t)
+	var applied []herdrtest.Call
+	for _, c := range f.calls(t) {
+		if c.Applied {
+			applied = append(applied, c)
+		}
+	}
+	assertIncreasing(t, applied)
+}
+
+// stopChild stops c (SIGSTOP, as Ctrl-Z does) and returns the function that
+// resumes it (SIGCONT); a test that ends before resuming it resumes it at
+// cleanup.
+func stopChild(t *testing.T, c *child) (resume func()) {
+	t.Helper()
+	pid := c.cmd.Process.Pid
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	t.Cleanup(func() {
+		if !resumed {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+	})
+	return func() {
+		t.Helper()
+		resumed = true
+		if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// resumedIsFenced checks the resumed process after this one took the pane
+// from it: its next report is refused, with one stale_owner in all, and
+// the pane keeps this process's blocked.
+func resumedIsFenced(t *testing.T, f *fixture, other *child) {
+	t.Helper()
+	if got := other.do(t, "report working"); got != "ok" {
+		t.Fatalf("other process: %s", got)
+	}
+	if other.stale != 1 {
+		t.Errorf("the resumed process reported %d stale_owner, want 1", other.stale)
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
+		t.Errorf("after the resumed process: status %q, want this one's blocked", info.AgentStatus)
+	}
 }

@@ -21,7 +21,7 @@ func registryOptions(agent hook.Agent, env []string) registry.Options {
 	dir := settingsDir(env)
 	return registry.Options{
 		App:     appName,
-		Host:    session.Host{Interactive: true, Root: true},
+		Host:    bridgeHost,
 		Env:     env,
 		Drivers: drivers(agent),
 		Settings: settings.Options{
@@ -32,6 +32,10 @@ func registryOptions(agent hook.Agent, env []string) registry.Options {
 		},
 	}
 }
+
+// bridgeHost is how the agent behind the hooks runs: an interactive root
+// session, which may claim its pane or tab.
+var bridgeHost = session.Host{Interactive: true, Root: true}
 
 // agentSettingsPath is the per-agent settings file in dir.
 func agentSettingsPath(dir string, agent hook.Agent) string {

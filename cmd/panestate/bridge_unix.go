@@ -215,7 +215,7 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		close(b.done)
 		accepting.Wait()
 	}()
-	opts := registryOptions(b.agent, env)
+	opts := bridgeOptions(b.agent, env, paneVars(env))
 	opts.Terminal = b.terminal
 	r, err := registry.New(opts)
 	if err != nil {

@@ -37,22 +37,79 @@ const readyTimeout = 500 * time.Millisecond
 const bridgeEventEnv = "PANESTATE_BRIDGE_EVENT"
 
 // deliver hands e to the bridge of its pane and agent, starting one when
-// none listens. It never waits for the workspace.
+// none listens. Outside every pane (pane is empty: a plain terminal tab),
+// the bridge is that of the agent's terminal, and without one there is
+// nothing to report to. It never waits for the workspace.
 func deliver(e hook.Event, env, pane []string) {
+	var tty agentTTY // what was found of the agent's terminal; zero: not looked for
+	if len(pane) == 0 {
+		if tty = findAgentTTY(e.PID); tty.path == "" {
+			return
+		}
+		key, err := terminalKey(tty.fd)
+		if err != nil {
+			tty.close()
+			return
+		}
+		pane = key
+	}
 	dir, err := runtimeDir(env)
 	if err != nil {
+		tty.close()
 		return
 	}
 	line, err := json.Marshal(e)
 	if err != nil {
+		tty.close()
 		return
 	}
 	line = append(line, '\n')
 	p := bridgePaths(dir, e.Agent, pane)
 	if send(p.sock, line) == nil || e.Kind == hook.KindSessionEnd {
+		tty.close()
 		return
 	}
-	startBridge(e.Agent, e.PID, p, line, env)
+	if tty == (agentTTY{}) && e.PID > 0 {
+		tty = findAgentTTY(e.PID)
+	}
+	startBridge(e.Agent, p, line, env, tty)
+}
+
+// agentTTY is what a hook found of the agent's terminal: the device it
+// opened (fd, path), or why it found none (err). Its zero value says the
+// hook did not look.
+type agentTTY struct {
+	fd   int
+	path string
+	err  error
+}
+
+// findAgentTTY looks for the terminal of the agent process pid
+// (agentTerminal).
+func findAgentTTY(pid int) agentTTY {
+	if pid <= 0 {
+		return agentTTY{fd: -1}
+	}
+	fd, path, err := agentTerminal(pid)
+	return agentTTY{fd: fd, path: path, err: err}
+}
+
+// close closes the terminal t found, if any.
+func (t agentTTY) close() {
+	if t.path != "" {
+		unix.Close(t.fd)
+	}
+}
+
+// terminalKey names the terminal open on fd for bridgePaths, in place of a
+// pane's variables: its device number. Two tabs never share it; two
+// sessions of an agent in one tab do, and hand over as in a pane.
+func terminalKey(fd int) ([]string, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	return []string{"tty=" + strconv.FormatUint(uint64(st.Rdev), 16)}, nil
 }
 
 // eventTime is the time of an event: the system's monotonic clock, in
@@ -138,11 +195,12 @@ func ignoringEINTR(f func() error) error {
 
 // startBridge starts a bridge, detached: a session of its own, stdio on
 // /dev/null, the root directory as working directory, and not waited for.
-// It hands the bridge the terminal of the agent process pid, when it finds
-// one (agentTerminal), on terminalFD. It waits, up to readyTimeout, until
-// the bridge listens or has handed the event to the bridge that does: the
+// It hands the bridge the agent's terminal tty, when the hook found one, on
+// terminalFD, and closes it here. It waits, up to readyTimeout, until the
+// bridge listens or has handed the event to the bridge that does: the
 // bridge closes its end of a pipe then.
-func startBridge(agent hook.Agent, pid int, p paths, line []byte, env []string) {
+func startBridge(agent hook.Agent, p paths, line []byte, env []string, tty agentTTY) {
+	defer tty.close()
 	exe, err := os.Executable()
 	if err != nil {
 		return
@@ -156,20 +214,24 @@ func startBridge(agent hook.Agent, pid int, p paths, line []byte, env []string) 
 	cmd.Env = append(withoutKey(withoutKey(env, bridgeEventEnv), bridgeTerminalEnv), bridgeEventEnv+"="+string(line))
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{w} // fd 3: the ready pipe
-	if pid > 0 {
-		fd, path, err := agentTerminal(pid)
+	switch {
+	case tty.err != nil:
+		cmd.Env = append(cmd.Env, bridgeTerminalEnv+"="+noTerminal+oneLine(tty.err))
+	case tty.path != "":
+		// Blocking while it is handed over, so that os.NewFile does not
+		// set up the runtime's poller for it; the bridge makes it
+		// non-blocking again. Dup'ed, so that the os.File, which closes
+		// what it holds, never closes tty.fd too.
+		fd, err := unix.Dup(tty.fd)
 		if err != nil {
-			cmd.Env = append(cmd.Env, bridgeTerminalEnv+"="+noTerminal+oneLine(err))
-		} else {
-			// Blocking while it is handed over, so that os.NewFile does not
-			// set up the runtime's poller for it; the bridge makes it
-			// non-blocking again.
-			_ = unix.SetNonblock(fd, false)
-			tty := os.NewFile(uintptr(fd), path)
-			defer tty.Close()
-			cmd.ExtraFiles = append(cmd.ExtraFiles, tty) // fd 4: the agent's terminal
-			cmd.Env = append(cmd.Env, bridgeTerminalEnv+"="+path)
+			break
 		}
+		unix.CloseOnExec(fd)
+		_ = unix.SetNonblock(fd, false)
+		f := os.NewFile(uintptr(fd), tty.path)
+		defer f.Close()
+		cmd.ExtraFiles = append(cmd.ExtraFiles, f) // fd 4: the agent's terminal
+		cmd.Env = append(cmd.Env, bridgeTerminalEnv+"="+tty.path)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = cmd.Start()

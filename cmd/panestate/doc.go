@@ -23,7 +23,10 @@
 // the registry; later hooks hand it their event over a private Unix socket
 // and exit without waiting for the workspace. The bridge releases the pane
 // at the session's end, when the agent process dies, after 12 hours without
-// a hook, or on SIGINT or SIGTERM. Outside every workspace the hook starts
+// a hook, or on SIGINT or SIGTERM. Outside every Herdr or tmux pane, in a
+// plain terminal tab, the bridge is keyed on the agent's terminal and
+// reports to it (the terminal and progstatus reporters), started only when
+// one of them would write there; where none would, the hook starts
 // nothing. On Windows the hook reads its event and does nothing else.
 //
 // Settings: ~/.panestate/agent/settings.json for every agent, and

@@ -69,12 +69,12 @@ func agentVerdict(agent hook.Agent, env []string, terminal bool) string {
 	if !bridgeSupported {
 		return "reads its event and exits: the bridge needs Unix sockets with peer credentials (Linux, macOS)"
 	}
-	if len(paneVars(env)) == 0 {
-		return "starts nothing: no workspace pane here (no HERDR_* pane variables, no TMUX_PANE)"
-	}
-	opts := registryOptions(agent, env)
-	if terminal {
-		opts.Terminal = io.Discard // the doctor writes nothing to it
+	pane := paneVars(env)
+	opts := bridgeOptions(agent, env, pane)
+	if terminal || len(pane) == 0 {
+		// The doctor writes nothing to it. In a plain terminal tab the
+		// hook decides as if the agent had a terminal, then looks for it.
+		opts.Terminal = io.Discard
 	}
 	reg, err := registry.New(opts)
 	if err != nil {
@@ -82,6 +82,12 @@ func agentVerdict(agent hook.Agent, env []string, terminal bool) string {
 	}
 	e := reg.Explain()
 	file := "its file " + agentSettingsPath(settingsDir(env), agent) + ": " + agentFile(e)
+	if len(pane) == 0 {
+		if last := lastTerminal(agent, env); last != "" {
+			file += "; its last bridge in this tab " + last
+		}
+		return tabVerdict(e, file)
+	}
 	var off []string // adapters the agent's own file turns off
 	for _, a := range e.Adapters {
 		if !a.Enabled && a.EnabledBy == settings.LayerProject {
@@ -105,6 +111,18 @@ func agentVerdict(agent hook.Agent, env []string, terminal bool) string {
 		return "starts its bridge, which would report nowhere; " + file
 	}
 	return "starts its bridge, which would report nowhere (see why above); " + file
+}
+
+// tabVerdict is what the hook would do outside every workspace pane, in a
+// plain terminal tab, from the explanation of its bridge's registry there
+// (tabDrivers), and file, what was found of the agent's own settings file.
+func tabVerdict(e registry.Explanation, file string) string {
+	if open, _ := doctor.Would(e); len(open) > 0 {
+		return "starts its bridge on the agent's terminal (a plain terminal tab: no HERDR_* pane variables, no TMUX_PANE), " +
+			"which would report to " + strings.Join(open, ", ") + " if the agent has a terminal; " + file
+	}
+	return "starts nothing: no workspace pane here (no HERDR_* pane variables, no TMUX_PANE), and no reporter would write to the agent's terminal: " +
+		onTerminal(e, true) + file
 }
 
 // onTerminal says why the adapters that write to the agent's terminal would

@@ -31,6 +31,10 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "tmux"), []byte("#!/bin/sh\nexit 1\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
+	// Outside every pane the doctor looks for the bridge of the tab its
+	// own terminal is, when the test runs on one: in a runtime directory
+	// of the test's.
+	runtime := "XDG_RUNTIME_DIR=" + t.TempDir()
 	inTmux := []string{"HOME=" + home, "PATH=" + bin, "TMUX=" + filepath.Join(home, "no-server") + ",1,0", "TMUX_PANE=%3"}
 	tests := []struct {
 		name string
@@ -66,11 +70,23 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 		{
 			name: "outside every workspace",
 			args: []string{"doctor", "--probe=false", "--project", home},
-			env:  []string{"HOME=" + home},
+			env:  []string{"HOME=" + home, runtime},
 			want: []string{
-				"  claude-code: starts nothing: no workspace pane here (no HERDR_* pane variables, no TMUX_PANE)",
-				"  codex: starts nothing: no workspace pane here (no HERDR_* pane variables, no TMUX_PANE)",
-				"  gemini: starts nothing: no workspace pane here (no HERDR_* pane variables, no TMUX_PANE)",
+				"  claude-code: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
+				"  codex: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; its file " + filepath.Join(dir, "codex.json") + ": loaded",
+				"  gemini: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; its file " + filepath.Join(dir, "gemini.json") + ": missing",
+			},
+		},
+		{
+			// A plain Ghostty tab: the terminal reporter runs for the
+			// agents that leave the indicator to panestate.
+			name: "in a plain Ghostty tab",
+			args: []string{"doctor", "--probe=false", "--project", home},
+			env:  []string{"HOME=" + home, runtime, "TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"},
+			want: []string{
+				"  claude-code: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + drawsProgress["claude-code"] + "; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
+				"  codex: " + bridgeInTab + "terminal if the agent has a terminal; its file " + filepath.Join(dir, "codex.json") + ": loaded",
+				"  gemini: " + bridgeInTab + "terminal if the agent has a terminal; its file " + filepath.Join(dir, "gemini.json") + ": missing",
 			},
 		},
 		{name: "json", args: []string{"doctor", "--probe=false", "--project", home, "--json"}, env: inTmux},
@@ -97,6 +113,17 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 		})
 	}
 }
+
+// What the doctor says of a plain terminal tab.
+const (
+	nothingInTab = "starts nothing: no workspace pane here (no HERDR_* pane variables, no TMUX_PANE), and no reporter would write to the agent's terminal: "
+	bridgeInTab  = "starts its bridge on the agent's terminal (a plain terminal tab: no HERDR_* pane variables, no TMUX_PANE), which would report to "
+	// progstatusUnprobed is why progstatus does not report in a tab whose
+	// terminal no probe answered.
+	progstatusUnprobed = "progstatus: adapter inactive: the host did not probe the terminal (PANESTATE_PROGSTATUS is unset) and its environment names none known to read OSC 7501; " +
+		"have the host run the probe, or set progstatus.enabled to true to force it"
+	noTermProgram = "no terminal known to show OSC 9;4 progress was detected (TERM_PROGRAM, WT_SESSION, ConEmuPID, WEZTERM_PANE are unset); set terminal.enabled to true to force it"
+)
 
 // progstatusInTmux is why progstatus does not report inside tmux.
 const progstatusInTmux = "progstatus: adapter inactive: inside tmux (TMUX is set), which drops OSC 7501 and does not pass the probe's answer back; " +

@@ -47,9 +47,11 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []str
 		return 0
 	}
 	b := readPayload(stdin)
-	pane := paneVars(env)
-	if len(pane) == 0 {
-		return 0 // outside every workspace: nothing to start
+	pane, reporters := workspace(agent, env)
+	if len(pane) == 0 && len(reporters) == 0 {
+		// Outside every pane, in a tab whose terminal no reporter would
+		// write to: nothing to start.
+		return 0
 	}
 	e, err := hook.Parse(agent, b)
 	if err != nil {
@@ -129,6 +131,12 @@ func paneVars(env []string) []string {
 	if err != nil {
 		return nil // cannot happen: the app name is a constant, valid one
 	}
+	return scrubbed(reg, env)
+}
+
+// scrubbed returns the variables of env that reg's ScrubEnv removes,
+// sorted.
+func scrubbed(reg *registry.Registry, env []string) []string {
 	kept := reg.ScrubEnv(env)
 	if len(kept) == len(env) {
 		return nil

@@ -99,19 +99,26 @@ func runtimeEnv(t *testing.T) (string, []string) {
 // bridgePID reads the pid file of the one bridge in dir.
 func bridgePID(t testing.TB, dir string) int {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "*.pid"))
+	pid, err := strconv.Atoi(bridgeFile(t, dir, "*.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// bridgeFile returns the content, trimmed, of the one file in dir that
+// pattern matches.
+func bridgeFile(t testing.TB, dir, pattern string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, pattern))
 	if len(files) != 1 {
-		t.Fatalf("bridge pid files: %q, want one", files)
+		t.Fatalf("bridge files %s: %q, want one", pattern, files)
 	}
 	b, err := os.ReadFile(files[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pid
+	return strings.TrimSpace(string(b))
 }
 
 // waitExit waits, without polling, until process pid (not a child) exits.

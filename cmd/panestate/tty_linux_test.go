@@ -98,6 +98,28 @@ func (s *screen) wait(t *testing.T, step string, n int) {
 	}
 }
 
+// waitText waits until the terminal shows text, and fails after 10 s.
+func (s *screen) waitText(t *testing.T, text string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for {
+		s.mu.Lock()
+		changed, shown := s.changed, bytes.Contains(s.out, []byte(text))
+		s.mu.Unlock()
+		if shown {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			t.Fatalf("the terminal shows %q, want %q in it", s.out, text)
+		}
+	}
+}
+
 // startAgentTTY starts a stand-in agent on a new pty, as its controlling
 // terminal and its stdin, stdout and stderr, as an agent runs in a tab. It
 // runs its hooks in sessions of their own, with no terminal at all (see
@@ -238,34 +260,41 @@ const (
 // no terminal, from a stand-in agent on a pty: the bridge finds the agent's
 // terminal and writes the state to it, exactly, ending with the goodbye;
 // nothing else of the payloads reaches the terminal.
+// claudeTurn is a whole Claude Code session of one turn with a permission
+// asked, and what each hook adds to the terminal ("" for nothing).
+func claudeTurn(idle, working, blocked, done, bye string) []ttyStep {
+	return []ttyStep{
+		{"SessionStart", []string{idle}},
+		{"UserPromptSubmit", []string{working}},
+		{"PreToolUse", nil},
+		{"PermissionRequest", []string{blocked}},
+		{"PostToolUse", []string{working}},
+		{"Stop", []string{done}},
+		{"SessionEnd", []string{bye}},
+	}
+}
+
+// geminiTurn is a whole Gemini CLI session of one turn with a permission
+// asked (its Notification), and the OSC 9;4 sequence each hook adds.
+var geminiTurn = []ttyStep{
+	{"SessionStart", []string{osc94Idle}},
+	{"BeforeAgent", []string{osc94Working}},
+	{"BeforeTool", nil},
+	{"Notification", []string{osc94Blocked}},
+	{"AfterTool", []string{osc94Working}},
+	{"AfterAgent", []string{osc94Idle}},
+	{"SessionEnd", []string{osc94Idle}},
+}
+
 func TestHooksReportToTheAgentsTerminal(t *testing.T) {
 	bin := buildPanestate(t)
-	claudeTurn := func(idle, working, blocked, done, bye string) []ttyStep {
-		return []ttyStep{
-			{"SessionStart", []string{idle}},
-			{"UserPromptSubmit", []string{working}},
-			{"PreToolUse", nil},
-			{"PermissionRequest", []string{blocked}},
-			{"PostToolUse", []string{working}},
-			{"Stop", []string{done}},
-			{"SessionEnd", []string{bye}},
-		}
-	}
 	tests := []struct {
 		name  string
 		agent string
 		files map[string]string
 		steps []ttyStep
 	}{
-		{name: "gemini, OSC 9;4 by default", agent: "gemini", steps: []ttyStep{
-			{"SessionStart", []string{osc94Idle}},
-			{"BeforeAgent", []string{osc94Working}},
-			{"BeforeTool", nil},
-			{"Notification", []string{osc94Blocked}},
-			{"AfterTool", []string{osc94Working}},
-			{"AfterAgent", []string{osc94Idle}},
-			{"SessionEnd", []string{osc94Idle}},
-		}},
+		{name: "gemini, OSC 9;4 by default", agent: "gemini", steps: geminiTurn},
 		{name: "claude-code, OSC 9;4 forced", agent: "claude-code",
 			files: map[string]string{"claude-code.json": `{"terminal": {"enabled": true}}`},
 			steps: claudeTurn(osc94Idle, osc94Working, osc94Blocked, osc94Idle, osc94Idle)},
@@ -399,26 +428,37 @@ func checkScreen(t *testing.T, s *screen) {
 }
 
 // TestAgentKilledMidTurnClearsItsTerminal: the agent's SIGKILL mid-turn
-// ends its bridge, which says goodbye on the agent's terminal.
+// ends its bridge, which says goodbye on the agent's terminal, in a pane
+// and in a plain terminal tab (no Herdr or tmux pane).
 func TestAgentKilledMidTurnClearsItsTerminal(t *testing.T) {
 	bin := buildPanestate(t)
 	tests := []struct {
 		name    string
+		agent   string
+		tab     bool // a plain terminal tab, Ghostty 1.2.0
 		files   map[string]string
 		working string
 		bye     string
 	}{
-		{name: "OSC 9;4", files: map[string]string{"claude-code.json": `{"terminal": {"enabled": true}}`},
+		{name: "OSC 9;4", agent: "claude-code", files: map[string]string{"claude-code.json": `{"terminal": {"enabled": true}}`},
 			working: osc94Working, bye: osc94Idle},
-		{name: "OSC 7501", files: map[string]string{"settings.json": `{"progstatus": {"enabled": true}}`},
+		{name: "OSC 7501", agent: "claude-code", files: map[string]string{"settings.json": `{"progstatus": {"enabled": true}}`},
 			working: psWorking, bye: psClear},
+		{name: "OSC 9;4 in a plain tab", agent: "gemini", tab: true, working: osc94Working, bye: osc94Idle},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, rt := runtimeEnv(t)
-			a, s := startAgentTTY(t, bin, "claude-code", ttyEnv(t, rt, tt.files))
-			a.hook(t, fixture("claude-code", "UserPromptSubmit"))
-			s.wait(t, "UserPromptSubmit", 1)
+			env, turn := ttyEnv(t, rt, tt.files), "UserPromptSubmit"
+			if tt.tab {
+				env = tabEnv(t, rt, tt.files, ghostty...)
+			}
+			if tt.agent == "gemini" {
+				turn = "BeforeAgent"
+			}
+			a, s := startAgentTTY(t, bin, tt.agent, env)
+			a.hook(t, fixture(tt.agent, turn))
+			s.wait(t, turn, 1)
 			pid := bridgeIn(t, bin, dir)
 			killed := time.Now()
 			if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil {

@@ -232,11 +232,36 @@ func (w ttyWriter) Close() error { return unix.Close(w.fd) }
 
 // lastTerminal is what the last bridge of agent in the pane env names found
 // of the agent's terminal ("writes to terminal /dev/pts/3", "found no
-// terminal: ..."), or "" when no bridge ran there.
+// terminal: ..."), or "" when no bridge ran there. Outside every pane it is
+// the bridge of the plain terminal tab this process runs in (the first of
+// its stdin, stdout and stderr that is a terminal: the doctor run in the
+// agent's tab), or "" when it runs on none.
 func lastTerminal(agent hook.Agent, env []string) string {
-	b, err := os.ReadFile(bridgePaths(runtimeDirPath(env), agent, paneVars(env)).tty)
+	pane := paneVars(env)
+	if len(pane) == 0 {
+		pane = ownTerminalKey()
+		if pane == nil {
+			return ""
+		}
+	}
+	b, err := os.ReadFile(bridgePaths(runtimeDirPath(env), agent, pane).tty)
 	if err != nil {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// ownTerminalKey is terminalKey of this process's terminal, the first of
+// its stdin, stdout and stderr that is one of this user's; nil when none
+// is.
+func ownTerminalKey() []string {
+	for fd := range 3 {
+		if checkTerminal(fd) != "" {
+			continue
+		}
+		if key, err := terminalKey(fd); err == nil {
+			return key
+		}
+	}
+	return nil
 }

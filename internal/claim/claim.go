@@ -125,6 +125,25 @@ type lease struct {
 	// callErr is why the call lock's file was refused (a link planted in
 	// its place, say), told with every call as its FileErr.
 	callErr error
+	refs    int // the claims of the lease not closed: at 0, its files are closed
+}
+
+// done ends the turn of the call (or look at the file) that has it. Once
+// every claim of the lease is closed, the lease's files are closed first:
+// the next claim opens them again.
+func (l *lease) done() {
+	l.mu.Lock()
+	if l.refs == 0 {
+		if l.file != nil {
+			l.file.Close()
+		}
+		if l.call != nil {
+			l.call.Close()
+		}
+		l.file, l.call, l.callErr = nil, nil, nil
+	}
+	l.mu.Unlock()
+	<-l.turn
 }
 
 type leaseKey struct {
@@ -135,8 +154,9 @@ type leaseKey struct {
 // table is process-wide: adapters come and go (a settings reload opens a
 // successor before the predecessor is closed; a host may build several
 // registries), but a pane has one owner per process. An entry is small and
-// is kept for the life of the process, with its file open; a process claims
-// one pane in practice.
+// is kept for the life of the process (its mark keeps numbers above those
+// it took, whatever the clock does); its files are open while a claim of
+// it is (see Claim.Close). A process claims one pane in practice.
 var table = struct {
 	mu   sync.Mutex
 	m    map[leaseKey]*lease
@@ -203,6 +223,9 @@ func New(k Key, o Options) *Claim {
 		l = &lease{turn: make(chan struct{}, 1), freed: make(chan struct{})}
 		table.m[lk] = l
 	}
+	l.mu.Lock()
+	l.refs++
+	l.mu.Unlock()
 	tok := self()
 	tok.Gen = table.gens
 	return &Claim{key: k, dir: o.Dir, l: l, tok: tok, onFree: o.OnFree,
@@ -269,6 +292,9 @@ type Call struct {
 	// held is whether the call holds the call lock, which other processes
 	// see as the call in flight (see End).
 	held bool
+	// lost is whether relock found f taken over by another process (see
+	// takeOver): the call was overtaken.
+	lost bool
 
 	// Send is whether the caller may make its call. When false (Stale),
 	// the caller sends nothing, reports one stale_owner diagnostic naming
@@ -339,6 +365,15 @@ type BeginOptions struct {
 	// OnWaitFile, when set, is called each time the call starts to wait
 	// for another process's call in flight: for tests and traces.
 	OnWaitFile func()
+	// OnLocked, when set, is called while the call holds the pane file's
+	// lock: with "read" once the record is read, and with "written" once
+	// the call's mark is written and checked, before the lock is let go.
+	// For tests that stop a process there.
+	OnLocked func(stage string)
+	// OnTakeOver, when set, is called when the call took the pane file
+	// over from a process that kept its lock past the wait (see Begin):
+	// for tests and traces.
+	OnTakeOver func()
 	// OnClaim, when set, is called once the claim within the process is
 	// decided (the claim holds the pane here, or was refused by a newer
 	// one), before any waiting: for tests and traces.
@@ -403,7 +438,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		}
 	}
 	if closed.Err() != nil {
-		<-l.turn
+		l.done()
 		return nil, adapter.ErrClosed
 	}
 	l.mu.Lock()
@@ -440,7 +475,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	call.cf = cf
 	if f != nil {
 		if err := c.lockFile(ctx, closed, call, f, opts); err != nil {
-			<-l.turn
+			l.done()
 			if err == errYield {
 				c.yield()
 				call.By, call.Yielded, call.Claimed = byOtherProcess, true, false
@@ -449,10 +484,56 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 			return nil, err
 		}
 	}
-	if f != nil && call.f != nil {
+	if call.f != nil {
+		if opts.OnLocked != nil {
+			opts.OnLocked("read")
+		}
 		if !c.decide(call, opts.Op, fresh) {
 			call.unlockFile()
 			call.unlockCall()
+			c.refused(opts.Op, true)
+			return call, nil
+		}
+	}
+	call.deadline = opts.Until
+	if call.deadline.IsZero() {
+		call.deadline = time.Now().Add(opts.Budget)
+	}
+	call.clockMs = opts.ClockMs
+	if opts.Seq {
+		call.take()
+	}
+	wrote := false
+	if call.f != nil {
+		call.tok = c.tok
+		call.rec.busy = c.tok
+		call.rec.until = uint64(max(call.deadline.UnixMilli(), 0))
+		if opts.Op == Report {
+			call.rec.holder = c.tok
+		}
+		call.rec.locked = call.lockCall()
+		wrote = call.write()
+		// Checked after the write, before the lock goes: a process that
+		// takes the file over reads its record once the fresh file is in
+		// place, so a call that finds its file still in place here has
+		// its number in what that process reads, and gets past it.
+		lost := replaced(call.f)
+		if !lost && opts.OnLocked != nil {
+			opts.OnLocked("written")
+		}
+		call.unlockFile()
+		if lost {
+			// This process was stopped holding the lock and another took
+			// the file over: the call is overtaken, and sends nothing.
+			// The next call goes to the file in its place.
+			if _, err := c.reopen(call.f); err != nil && call.FileErr == nil {
+				call.FileErr = err
+			}
+			call.f = nil
+			call.unlockCall()
+			call.Overtook = false
+			call.By = byOtherProcess
+			c.supersede(true)
 			c.refused(opts.Op, true)
 			return call, nil
 		}
@@ -464,32 +545,13 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	if opts.Op == Report {
 		c.claimed = true
 		c.want(false)
-	} else {
-		c.unwant()
-	}
-	call.deadline = opts.Until
-	if call.deadline.IsZero() {
-		call.deadline = time.Now().Add(opts.Budget)
-	}
-	call.clockMs = opts.ClockMs
-	if opts.Seq {
-		call.take()
-	}
-	if call.f != nil {
-		call.tok = c.tok
-		call.rec.busy = c.tok
-		call.rec.until = uint64(max(call.deadline.UnixMilli(), 0))
-		if opts.Op == Report {
-			call.rec.holder = c.tok
-		}
-		call.rec.locked = call.lockCall()
-		wrote := call.write()
-		call.unlockFile()
-		if opts.Op == Report {
+		if call.f != nil {
 			c.mu.Lock()
 			c.named = wrote
 			c.mu.Unlock()
 		}
+	} else {
+		c.unwant()
 	}
 	return call, nil
 }
@@ -541,37 +603,123 @@ func (c *Claim) refused(op Op, locked bool) {
 		c.want(true)
 	}
 	if locked {
-		<-c.l.turn
+		c.l.done()
 	}
 }
+
+// takeOverAfter is how long the pane file's lock must have been found
+// held, at every try, before a call whose wait has passed takes the file
+// over (see takeOver): a process holds it for microseconds per call, so a
+// lock held that long belongs to a process that does not move (stopped,
+// say). A call whose whole wait is shorter asks half its wait.
+const takeOverAfter = 100 * time.Millisecond
+
+// takeOverGrace is how long past its wait a call that lost a take-over to
+// another process's (both found the same file stuck) goes on trying the
+// lock of the file that process put in place, which it holds for a moment.
+const takeOverGrace = 100 * time.Millisecond
 
 // lockFile takes the pane file's lock and reads the record, waiting while
 // another process's call is in flight (see Begin). call.f is left nil, with
 // FileErr set, when the file cannot be read.
+//
+// The lock is tried without blocking. When the wait has passed (for a
+// release, half its budget) and the lock was found held at every try for
+// takeOverAfter (a process stopped in the moment it holds it), the call
+// takes the file over: it puts a fresh
+// file in its place (takeOver), copies into it the record the stopped
+// process left, which then can no longer change, and goes on with the
+// fresh file as if it had locked it. The stopped process, once resumed,
+// finds its file replaced before it lets the lock go and sends nothing of
+// that call; what it wrote before it stopped is in the record copied, so
+// this call's number is above the stopped one's. A file found replaced by
+// another process (here, or by its own take-over) is opened again.
 func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, opts BeginOptions) error {
 	backoff := 100 * time.Microsecond
+	start := time.Now()
+	wait := opts.Wait
+	// The file is taken over at the wait, or, for a call whose wait and
+	// call share one budget (Until set: a release), halfway through it,
+	// leaving the other half for the call.
+	takeAt := opts.Wait
+	if half := start.Add(opts.Until.Sub(start) / 2); !opts.Until.IsZero() && half.Before(takeAt) {
+		takeAt = half
+	}
+	stuck := min(takeOverAfter, takeAt.Sub(start)/2)
+	var heldSince time.Time // the first of the tries in a row that found the lock held
 	for {
+		took := false
 		ok, err := filelock.TryLockFile(f)
 		if err != nil {
 			call.FileErr = &fileError{Path: f.Name(), Err: err}
 			return nil
 		}
+		now := time.Now()
+		if !ok {
+			if heldSince.IsZero() {
+				heldSince = now
+			}
+			if !now.Before(takeAt) && takeAt.After(start) && now.Sub(heldSince) >= stuck || !now.Before(wait) {
+				if now.Sub(heldSince) < stuck || !takeAt.After(start) {
+					return ErrBusy // held for a moment by a process that may be running
+				}
+				nf, err := c.takeOver(call, f)
+				switch {
+				case err == nil:
+					f, ok, took = nf, true, true
+					if opts.OnTakeOver != nil {
+						opts.OnTakeOver()
+					}
+				case err == errTakenOver && wait == opts.Wait:
+					// Another process's take-over won: wait a moment for
+					// the lock of the file it put in place.
+					wait = now.Add(takeOverGrace)
+					if f, err = c.reopen(f); err != nil {
+						call.FileErr = err
+						return nil
+					}
+					heldSince = time.Time{}
+					continue
+				case err == errNoTakeOver && now.Before(wait):
+					// Not done here (Windows): wait for the lock to the end.
+				default:
+					return ErrBusy // not done here, or lost twice
+				}
+			}
+		} else {
+			heldSince = time.Time{}
+		}
 		if ok {
-			var b [recordLen + 1]byte
-			n, err := f.ReadAt(b[:], 0)
-			if n == 0 && err != nil && !errors.Is(err, io.EOF) {
-				filelock.UnlockFile(f)
-				call.FileErr = &fileError{Path: f.Name(), Err: err}
-				return nil
+			rec := call.rec // a take-over read it
+			if !took {
+				var b [recordLen + 1]byte
+				n, err := readRecordBytes(f, b[:])
+				if n == 0 && err != nil && !errors.Is(err, io.EOF) {
+					filelock.UnlockFile(f)
+					call.FileErr = &fileError{Path: f.Name(), Err: err}
+					return nil
+				}
+				if replacedRecord(b[:n]) {
+					// Taken over by another process (see takeOver) while
+					// this one waited, or while it was stopped: the path
+					// names another file.
+					filelock.UnlockFile(f)
+					if f, err = c.reopen(f); err != nil {
+						call.FileErr = err
+						return nil
+					}
+					heldSince = time.Time{}
+					continue
+				}
+				var perr error
+				rec, perr = parseRecord(b[:n])
+				if perr != nil {
+					call.FileErr = &fileError{Path: f.Name(), Err: errors.New("is corrupt; rewriting it")}
+				}
 			}
 			call.f = f
-			rec, perr := parseRecord(b[:n])
-			if perr != nil {
-				call.FileErr = &fileError{Path: f.Name(), Err: errors.New("is corrupt; rewriting it")}
-			}
 			call.rec = rec
 			busy := rec.busy
-			now := time.Now()
 			if !call.waitFor.IsZero() && (busy != call.waitFor || rec.locked && call.lockCall()) && c.behind(rec) {
 				call.behind = true // the call it waited for ended: see behind
 				return nil
@@ -582,6 +730,14 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			case rec.locked && call.lockCall():
 				return nil // the call's process let the call lock go: the call ended
 			case uint64(max(now.UnixMilli(), 0)) >= rec.until, !now.Before(opts.Wait), !busy.alive():
+				if opts.Op == Release && busy.alive() && c.behind(rec) {
+					// A release is never sent over the call of a live
+					// process that took the pane from c (or releases
+					// it): it would clear that process's state. It is
+					// refused, as it is once that call ends.
+					call.behind = true
+					return nil
+				}
 				call.Overtook = true // a call that did not end by its deadline, or ours
 				return nil
 			}
@@ -596,8 +752,6 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			if opts.Yield {
 				return errYield
 			}
-		} else if !time.Now().Before(opts.Wait) {
-			return ErrBusy // held for a moment by a process that stopped there
 		}
 		t := time.NewTimer(backoff)
 		select {
@@ -613,6 +767,68 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 	}
 }
 
+// takeOver takes over the pane file old, whose lock a process kept past
+// the bound (see lockFile): the fresh file that takeOver put in its place
+// becomes the process's pane file, holding the record read from old once
+// the fresh one was in place (the stopped process can change old no
+// more). It returns the fresh file, locked, with call.rec and call.f set.
+func (c *Claim) takeOver(call *Call, old *os.File) (*os.File, error) {
+	nf, err := takeOver(old.Name(), old)
+	if err != nil {
+		if err != errTakenOver && err != errNoTakeOver {
+			call.FileErr = err
+		}
+		return nil, err
+	}
+	var b [recordLen + 1]byte
+	n, _ := readRecordBytes(old, b[:])
+	if replacedRecord(b[:n]) {
+		// Without the tombstone, and the gap before it after an earlier
+		// version's shorter record.
+		for n = recordLen; n > 0 && b[n-1] == 0; n-- {
+		}
+	}
+	rec, perr := parseRecord(b[:n])
+	if perr != nil {
+		// Torn or corrupt: the stopped process's mark is lost, and the
+		// number comes from the clock and this process's marks, as for
+		// any corrupt file.
+		call.FileErr = &fileError{Path: old.Name(), Err: errors.New("is corrupt; rewriting it")}
+		rec = record{}
+	}
+	var out [recordLen]byte
+	rec.marshal(&out)
+	nf.WriteAt(out[:], 0)
+	c.l.mu.Lock()
+	if c.l.file == old {
+		c.l.file = nf
+	}
+	c.l.mu.Unlock()
+	old.Close()
+	call.f, call.rec = nf, rec
+	return nf, nil
+}
+
+// reopen opens the pane file again, after old was found replaced (taken
+// over by another process), and makes it the process's pane file.
+func (c *Claim) reopen(old *os.File) (*os.File, error) {
+	nf, err := openPaneFile(c.dir, c.key)
+	if err != nil {
+		return nil, err
+	}
+	c.l.mu.Lock()
+	switch c.l.file {
+	case old, nil:
+		c.l.file = nf
+	default:
+		nf.Close() // opened again already
+		nf = c.l.file
+	}
+	c.l.mu.Unlock()
+	old.Close()
+	return nf, nil
+}
+
 // behind reports whether a release of c that finds rec's busy call of
 // another process in flight is refused once that call ends, whatever is in
 // flight then: that call took the pane from c (rec names its live process
@@ -621,10 +837,12 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 // found once that call ended: a holder that exited meanwhile leaves its
 // state to c's release, as decide says. Such a release waits for that
 // one call only (Call.waitFor), as long as any call (its deadline, the
-// release's wait: a stopped process is still taken over), and not for the
-// calls that the other processes start after it: without this, a quitting
-// process's release, with its short budget, waited in line with them, only
-// to be refused.
+// release's wait), and not for the calls that the other processes start
+// after it: without this, a quitting process's release, with its short
+// budget, waited in line with them, only to be refused. When that call
+// does not end in time and its process lives (stopped, or a slow
+// workspace), the release is refused all the same: it never overtakes the
+// call of a live process that holds the pane, whose state it would clear.
 func (c *Claim) behind(rec record) bool {
 	h := rec.holder
 	return h != c.tok && !h.ours() && (h.IsZero() || h.alive())
@@ -698,13 +916,20 @@ func (call *Call) Seq() (seq uint64, saturated bool, err error) {
 		call.seqUsed = true
 		seq = call.rec.seq
 	case call.f != nil && call.relock():
-		if b := call.rec.busy; !b.IsZero() && b != call.tok {
+		if b := call.rec.busy; call.lost || !b.IsZero() && b != call.tok {
 			call.unlockFile()
 			call.c.supersede(true)
 			return 0, false, ErrOvertaken
 		}
 		seq = call.take()
 		call.write()
+		if replaced(call.f) {
+			// Taken over while this process held the lock (see Begin).
+			call.unlockFile()
+			call.lost = true
+			call.c.supersede(true)
+			return 0, false, ErrOvertaken
+		}
 		call.unlockFile()
 	default:
 		seq = call.take()
@@ -764,7 +989,7 @@ func (call *Call) End(delivered bool) {
 	released := delivered && call.op == Release
 	if call.f != nil && (released || !call.held) && call.relock() {
 		switch {
-		case call.rec.busy != call.tok:
+		case call.lost, call.rec.busy != call.tok:
 			// Another process took the pane while this call was in flight.
 			c.supersede(true)
 		case released && call.rec.holder.ours():
@@ -782,7 +1007,7 @@ func (call *Call) End(delivered bool) {
 	}
 	// The call lock goes before the pane is freed: an older claim's watch, woken
 	// by the free, finds no call in flight and may look at the file at once.
-	<-l.turn
+	l.done()
 	if released {
 		c.free()
 	}
@@ -807,7 +1032,8 @@ func (call *Call) unlockCall() {
 }
 
 // relock takes the file's lock again and rereads the record, waiting at
-// most the call's deadline plus a moment.
+// most the call's deadline plus a moment. A file that another process
+// took over meanwhile sets lost, and is not read.
 func (call *Call) relock() bool {
 	stop := time.Now().Add(time.Second)
 	backoff := 50 * time.Microsecond
@@ -825,8 +1051,13 @@ func (call *Call) relock() bool {
 		time.Sleep(backoff) // another process holds the lock for a moment
 		backoff = min(2*backoff, 10*time.Millisecond)
 	}
+	if replaced(call.f) {
+		// Another process took the file over while this one was stopped.
+		call.lost = true
+		return true
+	}
 	var b [recordLen + 1]byte
-	n, _ := call.f.ReadAt(b[:], 0)
+	n, _ := readRecordBytes(call.f, b[:])
 	rec, err := parseRecord(b[:n])
 	if err != nil {
 		rec = record{seq: call.rec.seq}
@@ -850,16 +1081,35 @@ func (c *Claim) free() {
 // Close gives the pane up within the process without telling the
 // workspace or changing the pane file (Release does that), so that an
 // older claim may take it back, and stops the OnFree watch, waiting for a
-// call of OnFree in progress. It is idempotent.
+// call of OnFree in progress. When it closes the last open claim of the
+// pane in the process, the pane file and the call lock's file are closed
+// (at once, or at the end of a call in flight). It is idempotent.
 func (c *Claim) Close() {
 	c.mu.Lock()
-	if !c.closed {
+	first := !c.closed
+	if first {
 		c.closed = true
 		close(c.stop)
 	}
 	c.mu.Unlock()
 	c.free()
 	c.wg.Wait()
+	if !first {
+		return
+	}
+	l := c.l
+	l.mu.Lock()
+	l.refs--
+	last := l.refs == 0
+	l.mu.Unlock()
+	if last {
+		select {
+		case l.turn <- struct{}{}:
+			l.done() // closes the files
+		default:
+			// A call is in flight: its end closes them.
+		}
+	}
 }
 
 // want records a Report of c (sent, or refused when superseded) and starts
@@ -1013,12 +1263,27 @@ func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 	// kick and free that follow) reads what it wrote.
 	select {
 	case c.l.turn <- struct{}{}:
-		defer func() { <-c.l.turn }()
+		defer c.l.done()
 	default:
 		return "", false, false
 	}
+	c.l.mu.Lock()
+	f = c.l.file // a call may have replaced it since the caller looked
+	c.l.mu.Unlock()
+	if f == nil {
+		return "", false, false
+	}
 	var b [recordLen + 1]byte
-	n, _ := f.ReadAt(b[:], 0)
+	n, _ := readRecordBytes(f, b[:])
+	if replacedRecord(b[:n]) {
+		// Taken over by another process: the look goes to the file in
+		// its place.
+		var err error
+		if f, err = c.reopen(f); err != nil {
+			return "", false, false
+		}
+		n, _ = readRecordBytes(f, b[:])
+	}
 	rec, err := parseRecord(b[:n])
 	if err != nil {
 		return "", false, false

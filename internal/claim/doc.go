@@ -69,9 +69,38 @@
 // across the call itself, so a stopped process cannot keep others out by
 // holding it for the length of a call.
 //
-// Beside it, a second file of the same name ending in .call carries the
-// call lock: Begin takes it (without waiting) as it writes the call's mark,
-// and End lets it go and writes nothing. Another process that finds the
+// A process stopped in that moment does not keep others out either. The
+// lock is tried without blocking; a call whose wait has passed (half its
+// budget, for a call whose wait and call share one: a release) after
+// finding the lock held at every try for 100 ms takes the file over: it
+// creates a fresh file beside it (O_EXCL, O_NOFOLLOW, 0600, checked as the
+// pane file is), locks it, renames it over the pane file, and copies into
+// it the record the stopped process left, which that process can no longer
+// change where others look, so the call's number is above every number the
+// stopped process took. One process at a time takes one file over: before
+// the rename the fresh file is linked under a name made of the old file's
+// inode, which fails for a second process, and that one waits a moment more
+// for the new file's lock. A taker stopped or dead between that link and
+// its rename keeps no one out for long: its names, once a second old
+// (a running taker holds them for microseconds), are removed by the next
+// process that takes the file over, whose late rename then finds nothing
+// to rename; the fresh files of takers that died earlier go the same way. The stopped process, once resumed, finds its
+// file with no link left (fstat) before it lets the lock go, and sends
+// nothing of the call (Send is false); if it stopped after that look, its
+// number is in the copied record, below the taker's, and the workspace
+// ignores the late call. The process that took the file over then writes
+// a tombstone into the old file, one byte past the record: the other
+// processes that have it open find it in the read they make anyway after
+// taking its lock (and the OnFree watch in its look), and open the path
+// again. A process that takes the old file's lock between the rename and
+// the tombstone finds the file replaced by its fstat, and its call is
+// refused like the stopped one's. Outside Unix a file is not taken over (on
+// Windows, a file open elsewhere cannot be renamed over): the calls fail
+// with ErrBusy until the stopped process resumes.
+//
+// Beside the pane file, a second file of the same name ending in .call
+// carries the call lock: Begin takes it (without waiting) as it writes the
+// call's mark, and End lets it go and writes nothing. Another process that finds the
 // mark tries the call lock: a free one means the call ended (or its process
 // exited), a held one that the call is in flight. A process that takes the
 // pane from a call that does not end by its deadline (a stopped process,
@@ -84,7 +113,8 @@
 // gives group and others nothing; each file is opened without following a
 // symbolic link (O_NOFOLLOW on Unix; on Windows, where there is no such
 // flag, checked with Lstat before and after the open) and must be a
-// regular 0600 file of this user. Anything else is refused with an error
+// regular 0600 file of this user with one link (two while a take-over
+// renames it into place). Anything else is refused with an error
 // naming the pane file (the adapter reports persist_failed), and the claim
 // then holds within the process only. A sequence mark more than a year
 // beyond the clock is corrupt (or planted) and ignored, so that no file can
@@ -98,7 +128,10 @@
 // starts none. While it runs it reads the pane file (one pread of one
 // fixed-size line, without the lock: a hint that Begin checks under the
 // lock; skipped while a call of the process is in flight on the pane,
-// whose write the file may not show yet) every 200 ms, and otherwise sleeps on channels; a claim
-// without a pane file only sleeps. So a host holding one pane costs 5
-// small reads a second, and nothing more while the pane does not change.
+// whose write the file may not show yet) every 200 ms, and otherwise
+// sleeps on channels; a claim without a pane file only sleeps. So a host
+// holding one pane costs 5 small reads a second, and nothing more while
+// the pane does not change. The pane file and the call lock's file are opened
+// by the first call of a pane in the process and stay open, for every
+// claim of that pane, until the last of them is closed.
 package claim

@@ -3,6 +3,7 @@ package claim
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -93,3 +94,12 @@ func openCallFile(dir string, k Key) (*os.File, error) {
 }
 
 var errNoDir = fmt.Errorf("no state directory (set HOME, XDG_STATE_HOME or LOCALAPPDATA)")
+
+// errTakenOver is takeOver's error when the pane file it would replace is
+// being replaced, or was replaced, by another process: the caller opens
+// the path again and waits for the lock of the file found there.
+var errTakenOver = errors.New("claim: another process is taking the pane file over")
+
+// errNoTakeOver is takeOver's error where a pane file is not taken over
+// (outside Unix: see file_other.go).
+var errNoTakeOver = errors.New("claim: a pane file is not taken over on this system")

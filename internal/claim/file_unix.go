@@ -3,10 +3,17 @@
 package claim
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
+
+	"github.com/panestate/panestate/internal/filelock"
 )
 
 // checkDir refuses a directory that is a symbolic link, is not owned by
@@ -30,11 +37,15 @@ func checkDir(dir string) error {
 // a symbolic link in its last component (O_NOFOLLOW: a link planted there
 // fails the open rather than having its target truncated or written), and
 // refuses a file that is not regular, not this user's, or open to others.
-func openNoFollow(path string) (*os.File, error) {
+func openNoFollow(path string) (*os.File, error) { return openChecked(path, 0) }
+
+// openChecked is openNoFollow with extra open flags (O_EXCL for a file
+// that must be new).
+func openChecked(path string, flags int) (*os.File, error) {
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0o600)
+		fd, err = syscall.Open(path, flags|syscall.O_RDWR|syscall.O_CREAT|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0o600)
 		if err != syscall.EINTR {
 			break
 		}
@@ -53,11 +64,36 @@ func openNoFollow(path string) (*os.File, error) {
 	if err == nil {
 		err = checkOwner(fi, "file", 0o600)
 	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); err == nil && ok && st.Nlink > 1 && !takeInProgress(path, st) {
+		// A hard link to a file elsewhere (which would be overwritten).
+		err = fmt.Errorf("has %d links, a hard link; refusing it", st.Nlink)
+	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
+}
+
+// takeInProgress reports whether the second link of the file at path,
+// whose information is st, is a take-over's name (see takeOver): between
+// its rename and the removal of that name, a fresh pane file has two.
+func takeInProgress(path string, st *syscall.Stat_t) bool {
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), base+".take-") {
+			continue
+		}
+		var ts syscall.Stat_t
+		if syscall.Lstat(filepath.Join(dir, e.Name()), &ts) == nil && ts.Dev == st.Dev && ts.Ino == st.Ino {
+			return true
+		}
+	}
+	return false
 }
 
 // checkOwner refuses fi unless this user owns it and its mode gives group
@@ -71,4 +107,228 @@ func checkOwner(fi os.FileInfo, what string, want os.FileMode) error {
 		return fmt.Errorf("%s has mode %#o, want %#o; refusing it", what, perm, want)
 	}
 	return nil
+}
+
+// replaced reports whether f, an open pane file, is no longer the pane
+// file: another process took the pane over (see takeOver) by renaming a
+// fresh file over it, which left f with no link. It costs one fstat; a
+// file that cannot be looked at counts as not replaced.
+func replaced(f *os.File) bool {
+	var st syscall.Stat_t
+	if fstat(f, &st) != nil {
+		return false
+	}
+	return st.Nlink == 0
+}
+
+// fstat is syscall.Fstat on f's descriptor, without os.File.Fd (which
+// would put a non-blocking descriptor back into blocking mode).
+func fstat(f *os.File, st *syscall.Stat_t) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = syscall.Fstat(int(fd), st) }); err != nil {
+		return err
+	}
+	return serr
+}
+
+// takeOver replaces the pane file at path, whose lock old's holder kept
+// past the caller's bound (a process stopped in the moment it holds it),
+// with a fresh file, and returns that file, locked, holding a copy of
+// old's record (the caller reads old again once the new file is in place:
+// see Claim.lockFile). The fresh file is created beside path under a
+// random name with O_EXCL and O_NOFOLLOW, 0600, checked as every pane file
+// is, and renamed over path. The holder of old learns that it lost the
+// file from replaced (one fstat before it lets the lock go), and sends
+// nothing of the call it was making.
+//
+// One process at a time takes one file over: before the rename, the
+// fresh file is linked under a name made of old's device and inode
+// (link(2) fails when the name exists), and the path is checked to still
+// name old; the name is removed after the rename. Another process that
+// decided to take old over at the same moment gets errTakenOver, as does
+// one whose path already names another file.
+func takeOver(path string, old *os.File) (*os.File, error) {
+	var st syscall.Stat_t
+	if err := fstat(old, &st); err != nil {
+		return nil, err
+	}
+	if st.Nlink == 0 {
+		return nil, errTakenOver
+	}
+	var r [8]byte
+	rand.Read(r[:])
+	tmp := fmt.Sprintf("%s.%x.new", path, r)
+	nf, err := openChecked(tmp, syscall.O_EXCL)
+	if err != nil {
+		return nil, &fileError{Path: tmp, Err: err}
+	}
+	drop := func() {
+		nf.Close()
+		syscall.Unlink(tmp)
+	}
+	if ok, err := filelock.TryLockFile(nf); !ok || err != nil {
+		drop()
+		return nil, &fileError{Path: tmp, Err: errors.Join(errors.New("cannot lock a file just created"), err)}
+	}
+	// A first copy of the record, for the readers that look without the
+	// lock (an OnFree watch) between the rename and the caller's write.
+	var b [recordLen + 1]byte
+	if n, _ := readRecordBytes(old, b[:]); n > 0 {
+		nf.WriteAt(b[:min(n, recordLen)], 0)
+	}
+	gate := takeName(path, &st)
+	err = syscall.Link(tmp, gate)
+	if errors.Is(err, syscall.EEXIST) && clearStaleTake(path, gate) {
+		err = syscall.Link(tmp, gate)
+	}
+	if err != nil {
+		drop()
+		if errors.Is(err, syscall.EEXIST) {
+			return nil, errTakenOver
+		}
+		return nil, &fileError{Path: gate, Err: err}
+	}
+	var cur syscall.Stat_t
+	if err := syscall.Lstat(path, &cur); err != nil || cur.Dev != st.Dev || cur.Ino != st.Ino {
+		unlinkIfSame(gate, nf)
+		drop()
+		return nil, errTakenOver
+	}
+	if err := syscall.Rename(tmp, path); err != nil {
+		unlinkIfSame(gate, nf)
+		drop()
+		return nil, &fileError{Path: path, Err: err}
+	}
+	unlinkIfSame(gate, nf)
+	removeLeftovers(path)
+	// Mark the old file, for the processes that have it open: they find
+	// the mark in the record they read after taking its lock, and open the
+	// path again without an fstat per call (see Claim.lockFile).
+	old.WriteAt([]byte{tombstone}, int64(recordLen))
+	return nf, nil
+}
+
+// readRecordBytes reads the start of f into b with one pread: os.File's
+// ReadAt would make a second one to find the end of the file, since the
+// record is shorter than b (which has room for one byte more, to tell a
+// longer file). n is 0 with io.EOF for an empty file.
+func readRecordBytes(f *os.File, b []byte) (int, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var rerr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			n, rerr = syscall.Pread(int(fd), b, 0)
+			if rerr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return 0, err
+	}
+	if rerr != nil {
+		return 0, rerr
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// takeName is the name that one take-over of the pane file at path, whose
+// device and inode are st's, links its fresh file under (see takeOver).
+func takeName(path string, st *syscall.Stat_t) string {
+	return fmt.Sprintf("%s.take-%x-%x", path, st.Dev, st.Ino)
+}
+
+// staleTake is how old a take-over's names (the gate, a fresh file not
+// renamed yet) must be before another process removes them: a process
+// taking a file over holds them for microseconds, so older ones belong to
+// a taker that was stopped (SIGSTOP) or died midway, and would otherwise
+// keep every other process from taking the file over (ErrBusy) until it
+// resumes, or for ever. Ten times takeOverAfter leaves a running taker on
+// a loaded machine its time; one whose names are removed all the same
+// fails its rename (its fresh file is gone) or finds the path replaced,
+// and takes nothing over.
+const staleTake = 10 * takeOverAfter
+
+// clearStaleTake removes gate, the take-over name of the file at path,
+// and the fresh file it names, when gate was last written more than
+// staleTake ago (the fresh file is written before it is linked, and not
+// after), and reports whether it did: the caller links its own then.
+func clearStaleTake(path, gate string) bool {
+	fi, err := os.Lstat(gate)
+	if err != nil {
+		return true // gone meanwhile: try again
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || time.Since(fi.ModTime()) < staleTake {
+		return false
+	}
+	dir, base := filepath.Split(path)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		n := e.Name()
+		if !strings.HasPrefix(n, base+".") || !strings.HasSuffix(n, ".new") {
+			continue
+		}
+		var fs syscall.Stat_t
+		if syscall.Lstat(filepath.Join(dir, n), &fs) == nil && fs.Dev == st.Dev && fs.Ino == st.Ino {
+			syscall.Unlink(filepath.Join(dir, n)) // its late rename now fails
+		}
+	}
+	err = syscall.Unlink(gate)
+	return err == nil || errors.Is(err, syscall.ENOENT)
+}
+
+// unlinkIfSame removes the take-over name gate if it still names f: a
+// taker that resumes after another removed its stale name must not remove
+// the name the other linked since.
+func unlinkIfSame(gate string, f *os.File) {
+	var gs, fs syscall.Stat_t
+	if syscall.Lstat(gate, &gs) != nil || fstat(f, &fs) != nil || gs.Dev != fs.Dev || gs.Ino != fs.Ino {
+		return
+	}
+	syscall.Unlink(gate)
+}
+
+// removeLeftovers removes, after a take-over of the file at path, what
+// takers that died midway left beside it: fresh files never renamed, more
+// than staleTake old, and take-over names of files that path no longer
+// names (whatever their age: a taker of such a file fails its look at the
+// path), or more than staleTake old. A taker that died after its rename
+// left a name of the file it replaced, linking to the pane file, whose
+// time every call renews.
+func removeLeftovers(path string) {
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	current := ""
+	var st syscall.Stat_t
+	if syscall.Lstat(path, &st) == nil {
+		current = filepath.Base(takeName(path, &st))
+	}
+	for _, e := range entries {
+		n := e.Name()
+		rest, ok := strings.CutPrefix(n, base+".")
+		take := ok && strings.HasPrefix(rest, "take-")
+		if !ok || !take && !strings.HasSuffix(rest, ".new") {
+			continue
+		}
+		p := filepath.Join(dir, n)
+		if take && n != current {
+			syscall.Unlink(p)
+		} else if fi, err := os.Lstat(p); err == nil && time.Since(fi.ModTime()) >= staleTake {
+			syscall.Unlink(p)
+		}
+	}
 }

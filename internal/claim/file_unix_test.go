@@ -37,6 +37,24 @@ func TestPaneFileRefused(t *testing.T) {
 			}
 			return ""
 		}},
+		{name: "hard link at the file", want: "hard link", setup: func(t *testing.T, dir string, k Key) string {
+			mkdir(t, dir, 0o700)
+			victim := filepath.Join(t.TempDir(), "victim")
+			if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Link(victim, filepath.Join(dir, FileName(k))); err != nil {
+				t.Fatal(err)
+			}
+			return victim
+		}},
+		{name: "FIFO at the file", want: "not a regular file", setup: func(t *testing.T, dir string, k Key) string {
+			mkdir(t, dir, 0o700)
+			if err := syscall.Mkfifo(filepath.Join(dir, FileName(k)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return ""
+		}},
 		{name: "file mode 0644", want: "mode 0644", setup: func(t *testing.T, dir string, k Key) string {
 			mkdir(t, dir, 0o700)
 			path := filepath.Join(dir, FileName(k))
@@ -153,4 +171,25 @@ func TestAnotherUsersFileRefused(t *testing.T) {
 	if err := checkOwner(otherOwner{fi}, "file", 0o600); err == nil || !strings.Contains(err.Error(), "owned by uid") {
 		t.Errorf("another user's file: %v, want refused for its owner", err)
 	}
+}
+
+// TestFreshPaneFileOpenedMidTakeOver: between a take-over's rename and the
+// removal of its name, the fresh pane file has two links; a process that
+// opens the path then (it found its own file replaced) is not refused as
+// for a planted hard link.
+func TestFreshPaneFileOpenedMidTakeOver(t *testing.T) {
+	k, dir := newKey(t), filepath.Join(t.TempDir(), "state")
+	mkdir(t, dir, 0o700)
+	path := filepath.Join(dir, FileName(k))
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(path, path+".take-1-2"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := openNoFollow(path)
+	if err != nil {
+		t.Fatalf("open mid take-over: %v", err)
+	}
+	f.Close()
 }

@@ -32,6 +32,16 @@ const (
 	recordLen     = recordLenV1 + 2
 )
 
+// tombstone is the byte that a process taking a pane file over (see
+// takeOver) writes into the old file just past the record, once the fresh
+// file is in place: a process that reads the old file (with room for one
+// byte past the record) learns that the path names another file.
+const tombstone = 'x'
+
+// replacedRecord reports whether b, read from the start of a pane file with
+// room for one byte past the record, ends with the tombstone.
+func replacedRecord(b []byte) bool { return len(b) == recordLen+1 && b[recordLen] == tombstone }
+
 // field is one fixed-width field of the record.
 type field struct {
 	width int

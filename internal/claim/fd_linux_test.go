@@ -1,0 +1,66 @@
+package claim
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+// openFDs counts this process's open file descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+// TestClaimsCloseTheirFiles: the pane file and the call lock's file stay
+// open while a claim of the pane is open (one open per process, not per
+// call), and are closed when the last one is closed, including after a
+// take-over put a fresh pane file in place. goleak does not see
+// descriptors; this counts them.
+func TestClaimsCloseTheirFiles(t *testing.T) {
+	tests := []struct {
+		name     string
+		takeOver bool
+	}{
+		{name: "report and release"},
+		{name: "after a take-over", takeOver: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			var stuck *os.File
+			if tt.takeOver {
+				path := plant(t, dir, k, 1000, false, time.Time{})
+				stuck = holdLock(t, path)
+			}
+			before := openFDs(t)
+			older := New(k, Options{Dir: dir, OnFree: func() {}})
+			newer := New(k, Options{Dir: dir})
+			do(t, newer, Report)
+			opened := openFDs(t)
+			if opened != before+2 {
+				t.Errorf("%d descriptors open with a claim, want %d (the pane file and the call lock's)", opened, before+2)
+			}
+			do(t, newer, Report)
+			if got := openFDs(t); got != opened {
+				t.Errorf("%d descriptors open after a second call, want %d", got, opened)
+			}
+			do(t, newer, Release)
+			newer.Close()
+			if got := openFDs(t); got != opened {
+				t.Errorf("%d descriptors open with one claim left, want %d", got, opened)
+			}
+			older.Close()
+			if got := openFDs(t); got != before {
+				t.Errorf("%d descriptors open after every claim closed, want %d", got, before)
+			}
+			if stuck != nil && !replaced(stuck) {
+				t.Error("the stuck file was not taken over")
+			}
+		})
+	}
+}

@@ -1,0 +1,330 @@
+//go:build unix
+
+package claim
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/panestate/panestate/internal/filelock"
+)
+
+// holdLock opens path as a process of its own would and takes the pane
+// file's lock on it, as a process stopped in the moment it holds it does.
+func holdLock(t *testing.T, path string) *os.File {
+	t.Helper()
+	f := holdOpen(t, path)
+	if ok, err := filelock.TryLockFile(f); !ok || err != nil {
+		t.Fatalf("lock %s: %v %v", path, ok, err)
+	}
+	return f
+}
+
+// TestTakesOverAStuckPaneFileLock: a process stopped while it holds the
+// pane file's lock (here, another open file of the test holding it) does
+// not keep a call of this process out past its wait. The call puts a fresh
+// pane file in place, gets a number above what the stopped process had
+// written, and the stopped process's file is no longer the pane file (what
+// it finds when it resumes). The fresh file is this user's 0600 regular
+// file, and nothing of the take-over is left in the directory.
+func TestTakesOverAStuckPaneFileLock(t *testing.T) {
+	tests := []struct {
+		name string
+		// stoppedMark is what the stopped process wrote before it
+		// stopped, 0 for nothing: stopped between its read and its write.
+		stoppedMark uint64
+	}{
+		{name: "stopped before its write"},
+		{name: "stopped after its write", stoppedMark: uint64(time.Now().UnixMilli()) + 50_000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			path := plant(t, dir, k, 1000, false, time.Time{})
+			stopped := holdLock(t, path)
+			if tt.stoppedMark != 0 {
+				other := token{Process: 0xfeed, PID: os.Getppid(), Gen: 1}
+				r := record{seq: tt.stoppedMark, holder: other, busy: other, until: uint64(time.Now().Add(time.Hour).UnixMilli())}
+				var b [recordLen]byte
+				r.marshal(&b)
+				if _, err := stopped.WriteAt(b[:], 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c := New(k, Options{Dir: dir})
+			defer c.Close()
+			took := false
+			now := time.Now()
+			call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report,
+				Wait: now.Add(300 * time.Millisecond), Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli()),
+				OnTakeOver: func() { took = true }})
+			if err != nil {
+				t.Fatalf("Begin while a stopped process holds the pane file's lock: %v, want the file taken over", err)
+			}
+			seq, _, err := call.Seq()
+			call.End(true)
+			if err != nil || !call.Send || !took {
+				t.Fatalf("Send %v, took over %v, Seq error %v; want sent after a take-over", call.Send, took, err)
+			}
+			if floor := max(uint64(1000), tt.stoppedMark); seq <= floor {
+				t.Errorf("seq %d, not above the stopped process's mark %d", seq, floor)
+			}
+			if !replaced(stopped) {
+				t.Error("the stopped process's file is still the pane file")
+			}
+			if got := readRecord(t, path); got.seq != seq || got.holder != c.holderToken() {
+				t.Errorf("pane file after the take-over: %v, want seq %d held by %v", got, seq, c.holderToken())
+			}
+			fi, err := os.Lstat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+				t.Errorf("fresh pane file mode %v, want a regular 0600 file", fi.Mode())
+			}
+			names := dirNames(t, dir)
+			want := []string{FileName(k), callFileName(k)}
+			slices.Sort(want)
+			if diff := cmp.Diff(names, want); diff != "" {
+				t.Errorf("state directory after the take-over (-got +want):\n%s", diff)
+			}
+
+			// A second call uses the fresh file: no take-over again.
+			took = false
+			do(t, c, Report)
+			if took {
+				t.Error("a second call took the file over again")
+			}
+		})
+	}
+}
+
+// TestOneTakeOverOfAFile: two processes whose waits for the same stuck
+// file end at the same moment both try to take it over; one does, the
+// other gets errTakenOver (and waits for the lock of the file the first
+// put in place), so that there is one pane file, and one number taken
+// above the stopped process's, at a time.
+func TestOneTakeOverOfAFile(t *testing.T) {
+	for i := range 50 {
+		dir := filepath.Join(t.TempDir(), "state")
+		k := newKey(t)
+		path := plant(t, dir, k, 1000, false, time.Time{})
+		holdLock(t, path)
+		var opened [2]*os.File
+		for j := range opened {
+			opened[j] = holdOpen(t, path)
+		}
+		var wg sync.WaitGroup
+		var errs [2]error
+		var files [2]*os.File
+		start := make(chan struct{})
+		for j := range opened {
+			wg.Go(func() {
+				<-start
+				files[j], errs[j] = takeOver(path, opened[j])
+			})
+		}
+		close(start)
+		wg.Wait()
+		won := 0
+		for j := range errs {
+			switch errs[j] {
+			case nil:
+				won++
+				files[j].Close()
+			case errTakenOver:
+			default:
+				t.Fatalf("round %d: takeOver: %v", i, errs[j])
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d take-overs of one file won (errors %v), want 1", i, won, errs)
+		}
+	}
+}
+
+// holdOpen opens path without its lock.
+func holdOpen(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := openNoFollow(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestReleaseTakesOverHalfwayThroughItsBudget: a release, whose wait and
+// call share one budget, takes a stuck pane file over halfway through it,
+// so that the release itself still has the other half (at its wait it
+// would have none); it is sent.
+func TestReleaseTakesOverHalfwayThroughItsBudget(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	do(t, c, Report)
+	stopped := holdLock(t, filepath.Join(dir, FileName(k)))
+	took, early := false, false
+	now := time.Now()
+	until := now.Add(2 * time.Second)
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Release, Wait: until, Until: until,
+		Seq: true, ClockMs: uint64(now.UnixMilli()), OnTakeOver: func() { took, early = true, time.Now().Before(until) }})
+	if err != nil {
+		t.Fatalf("release while a stopped process holds the pane file's lock: %v", err)
+	}
+	call.End(true)
+	if !call.Send || !took {
+		t.Fatalf("Send %v, took over %v; want the release sent after a take-over", call.Send, took)
+	}
+	if !early {
+		t.Error("the release took the file over at the end of its budget, not halfway")
+	}
+	if !replaced(stopped) {
+		t.Error("the stopped process's file is still the pane file")
+	}
+}
+
+// TestOthersMoveToTheFreshFile: a process that had the pane file open
+// when another took it over (here a second lease on the same directory,
+// named differently) finds the old file marked at its next call and
+// makes it on the fresh file, numbered above the take-over's call.
+func TestOthersMoveToTheFreshFile(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	other := New(k, Options{Dir: dir + "/."})
+	defer other.Close()
+	do(t, other, Report)
+	path := filepath.Join(dir, FileName(k))
+	stopped := holdLock(t, path)
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	took := false
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(300 * time.Millisecond),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli()), OnTakeOver: func() { took = true }})
+	if err != nil || !took {
+		t.Fatalf("Begin: %v (took over %v), want a take-over", err, took)
+	}
+	seq, _, _ := call.Seq()
+	call.End(true)
+	filelock.UnlockFile(stopped) // it resumes and lets the old file's lock go
+
+	next := begin(t, other, Report)
+	otherSeq, _, err := next.Seq()
+	next.End(true)
+	if err != nil || !next.Send {
+		t.Fatalf("the other's call: Send %v, %v", next.Send, err)
+	}
+	if otherSeq <= seq {
+		t.Errorf("the other's call has seq %d, not above the take-over's %d", otherSeq, seq)
+	}
+	if got := readRecord(t, path); got.seq != otherSeq {
+		t.Errorf("pane file mark %d, want the other's %d: it wrote elsewhere", got.seq, otherSeq)
+	}
+	other.l.mu.Lock()
+	f := other.l.file
+	other.l.mu.Unlock()
+	if replaced(f) {
+		t.Error("the other still has the old file open as its pane file")
+	}
+}
+
+// TestStaleTakeOverNamesAreCleared: a process that was stopped (SIGSTOP)
+// or died in the middle of a take-over, after linking its fresh file
+// under the take-over name and before renaming it over the pane file,
+// keeps no one else from taking the file over once its names are older
+// than staleTake; the names, and fresh files of takers that died before
+// linking, are removed, and the stopped taker's late rename finds nothing
+// to rename. Names younger than that are a running taker's and are left
+// alone.
+func TestStaleTakeOverNamesAreCleared(t *testing.T) {
+	tests := []struct {
+		name   string
+		linked bool // the taker linked its fresh file under the take-over name
+		age    time.Duration
+		want   error // of takeOver
+		// done: the taker renamed its fresh file into place and died
+		// before removing its name (of the file it replaced, linking to
+		// the pane file, whose time every call renews)
+		done bool
+	}{
+		{name: "taker stopped between its link and its rename", linked: true, age: time.Hour},
+		{name: "taker died before its link", age: time.Hour},
+		{name: "a running taker's names", linked: true, want: errTakenOver},
+		{name: "taker died after its rename", done: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			path := plant(t, dir, k, 1000, false, time.Time{})
+			holdLock(t, path)
+			old := holdOpen(t, path)
+			var st syscall.Stat_t
+			if err := fstat(old, &st); err != nil {
+				t.Fatal(err)
+			}
+			// The other taker's fresh file, and its take-over name.
+			left := path + ".00000000deadbeef.new"
+			if tt.done {
+				left = "" // renamed into place
+				if err := os.Link(path, path+".take-1-2"); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(left, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if tt.linked {
+				if err := os.Link(left, takeName(path, &st)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if then := time.Now().Add(-tt.age); left != "" {
+				if err := os.Chtimes(left, then, then); err != nil {
+					t.Fatal(err)
+				}
+			}
+			nf, err := takeOver(path, old)
+			if err != tt.want {
+				t.Fatalf("takeOver = %v, want %v", err, tt.want)
+			}
+			if err != nil {
+				if _, err := os.Lstat(takeName(path, &st)); err != nil {
+					t.Errorf("the running taker's name: %v, want it left", err)
+				}
+				return
+			}
+			defer nf.Close()
+			if !replaced(old) {
+				t.Error("the stuck file is still the pane file")
+			}
+			if err := os.Rename(left, path); left != "" && err == nil {
+				t.Error("the stopped taker's late rename replaced the fresh pane file")
+			}
+			names := dirNames(t, dir)
+			if diff := cmp.Diff(names, []string{FileName(k)}); diff != "" {
+				t.Errorf("state directory after the take-over (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+// dirNames returns the names in dir, sorted.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
