@@ -25,25 +25,36 @@ var errBadStat = errors.New("panestate: unreadable process status")
 // to four of these files, and an os.File for each (its poller registration
 // and cleanup) costs more than the read.
 func procInfo(pid int) (ppid int, comm string, err error) {
+	fields, comm, err := procStat(pid)
+	if err != nil {
+		return 0, "", err
+	}
+	ppid, err = strconv.Atoi(fields[1])
+	return ppid, comm, err
+}
+
+// procStat reads /proc/<pid>/stat: the fields after the command name (the
+// state first, then the parent's pid, ...; at least two) and the command
+// name.
+func procStat(pid int) (fields []string, comm string, err error) {
 	var buf [512]byte
 	fd, err := syscall.Open("/proc/"+strconv.Itoa(pid)+"/stat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return 0, "", err
+		return nil, "", err
 	}
 	n, err := syscall.Read(fd, buf[:])
 	syscall.Close(fd)
 	if err != nil {
-		return 0, "", err
+		return nil, "", err
 	}
 	s := string(buf[:max(n, 0)])
 	open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
 	if open < 0 || closing < open {
-		return 0, "", errBadStat
+		return nil, "", errBadStat
 	}
-	fields := strings.Fields(s[closing+1:])
+	fields = strings.Fields(s[closing+1:])
 	if len(fields) < 2 {
-		return 0, "", errBadStat
+		return nil, "", errBadStat
 	}
-	ppid, err = strconv.Atoi(fields[1])
-	return ppid, s[open+1 : closing], err
+	return fields, s[open+1 : closing], nil
 }

@@ -1,10 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
-
 	"golang.org/x/sys/unix"
 )
 
@@ -12,27 +8,19 @@ import (
 // a terminal.
 const ioctlReadTermios = unix.TIOCGETA
 
-// agentTerminalPaths returns the controlling terminal of process pid: the
+// agentStdTerminals returns nothing: macOS has no /proc to read another
+// process's descriptors from; controllingTerminal finds the agent's.
+func agentStdTerminals(int) []terminalCandidate { return nil }
+
+// controllingTerminal returns the controlling terminal of process pid: the
 // device the system records for it (kern.proc.pid, e_tdev), found among
 // /dev/tty* by its device number.
-func agentTerminalPaths(pid int) []string {
+func controllingTerminal(pid int) (terminalCandidate, bool) {
 	kp, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
 	if err != nil || kp.Eproc.Tdev == -1 || kp.Eproc.Tdev == 0 {
-		return nil
+		return terminalCandidate{}, false
 	}
-	entries, err := os.ReadDir("/dev")
-	if err != nil {
-		return nil
-	}
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), "tty") {
-			continue
-		}
-		path := filepath.Join("/dev", e.Name())
-		var st unix.Stat_t
-		if unix.Stat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFCHR && int64(st.Rdev) == int64(kp.Eproc.Tdev) {
-			return []string{path}
-		}
-	}
-	return nil
+	dev := uint64(uint32(kp.Eproc.Tdev))
+	path := devicePath(dev, "")
+	return terminalCandidate{name: path, open: path, rdev: dev}, path != ""
 }

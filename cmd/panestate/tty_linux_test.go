@@ -18,6 +18,9 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
+
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 )
 
 // newSession runs cmd in a session of its own: no controlling terminal.
@@ -28,6 +31,7 @@ func newSession(cmd *exec.Cmd) {
 // screen is what a pty's master reads: everything the processes on the
 // terminal wrote to it.
 type screen struct {
+	master  *os.File // the pty's master: closing it closes the tab
 	mu      sync.Mutex
 	out     []byte
 	changed chan struct{} // closed and replaced at each read
@@ -122,18 +126,26 @@ func (s *screen) waitText(t *testing.T, text string) {
 // standIn). It returns the agent and what the terminal shows.
 func startAgentTTY(t *testing.T, bin, agent string, env []string) (*agentProc, *screen) {
 	t.Helper()
-	return startAgentOn(t, bin, agent, env, true)
+	return startAgentOn(t, bin, agent, env, onTTY)
 }
 
-// startAgentOn is startAgentTTY, with the agent's stdin, stdout and stderr
-// on /dev/null and no controlling terminal unless onTTY.
-func startAgentOn(t *testing.T, bin, agent string, env []string, onTTY bool) (*agentProc, *screen) {
+// ttyUse is how a stand-in agent has the pty.
+type ttyUse int
+
+const (
+	offTTY         ttyUse = iota // not at all: stdin, stdout and stderr on /dev/null
+	onTTY                        // as its controlling terminal, stdin, stdout and stderr
+	controlledOnly               // as its controlling terminal only (it opens /dev/tty itself), stdio on /dev/null
+)
+
+// startAgentOn is startAgentTTY, with the pty used as use says.
+func startAgentOn(t *testing.T, bin, agent string, env []string, use ttyUse) (*agentProc, *screen) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	master, tty, err := pty.Open()
+	master, tty, err := openPty(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,9 +161,14 @@ func startAgentOn(t *testing.T, bin, agent string, env []string, onTTY bool) (*a
 	cmd.Env = append(env, standInEnv+"="+bin, standInTTYEnv+"=1")
 	cmd.ExtraFiles = []*os.File{orders, answers}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if onTTY {
+	switch use {
+	case onTTY:
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 		cmd.SysProcAttr.Setctty = true
+	case controlledOnly:
+		cmd.ExtraFiles = append(cmd.ExtraFiles, tty) // fd 5
+		cmd.SysProcAttr.Setctty = true
+		cmd.SysProcAttr.Ctty = 5
 	}
 	err = cmd.Start()
 	tty.Close()
@@ -160,7 +177,7 @@ func startAgentOn(t *testing.T, bin, agent string, env []string, onTTY bool) (*a
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &screen{changed: make(chan struct{})}
+	s := &screen{master: master, changed: make(chan struct{})}
 	var reading sync.WaitGroup
 	reading.Go(func() { s.read(master) })
 	a := &agentProc{cmd: cmd, in: ordersW, out: bufio.NewScanner(answersR)}
@@ -173,6 +190,30 @@ func startAgentOn(t *testing.T, bin, agent string, env []string, onTTY bool) (*a
 		reading.Wait()
 	})
 	return a, s
+}
+
+// openPty opens a pty whose master is read through the runtime's poller,
+// so that closing it ends a read in progress: otherwise the read ends only
+// once every holder of the terminal closed it, and a bridge that never
+// ends (a bug) would hang the test instead of failing it.
+func openPty(t *testing.T) (master, tty *os.File, err error) {
+	t.Helper()
+	m, tty, err := pty.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer m.Close()
+	fd, err := unix.Dup(int(m.Fd()))
+	if err != nil {
+		tty.Close()
+		return nil, nil, err
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		tty.Close()
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(fd), m.Name()), tty, nil
 }
 
 // ttyEnv is the environment of an agent in a tab of a terminal the
@@ -313,24 +354,45 @@ func doctorSays(t *testing.T, env []string, agent, want string) {
 
 // TestAgentWithoutTerminal: an agent whose output is not a terminal, and
 // whose hooks have none: the bridge reports to no terminal, writes nothing
-// to any, and the doctor says what the hook found.
+// to any, and the doctor says what the hook found. An agent whose stdin,
+// stdout and stderr are not a terminal but which has one as its
+// controlling terminal (a program that draws on /dev/tty): the bridge
+// finds that terminal and writes to it, named by its device.
 func TestAgentWithoutTerminal(t *testing.T) {
 	bin := buildPanestate(t)
-	dir, rt := runtimeEnv(t)
-	env := ttyEnv(t, rt, nil)
-	a, s := startAgentOn(t, bin, "gemini", env, false)
-	a.hook(t, fixture("gemini", "BeforeAgent"))
-	pid := bridgeIn(t, bin, dir)
-	a.hook(t, fixture("gemini", "SessionEnd"))
-	waitExit(t, pid)
-	if got := s.sequences(); len(got) > 0 {
-		t.Errorf("the pty, which is not the agent's, got %q", got)
-	}
-	why := "/dev/null: owned by user 0"
+	refused := "/dev/null: owned by user 0"
 	if os.Getuid() == 0 {
-		why = "/dev/null: not a terminal"
+		refused = "/dev/null: not a terminal"
 	}
-	doctorSays(t, env, "gemini", "; its last bridge here found no terminal: terminal "+why+"; terminal /dev/tty: cannot open it: ")
+	tests := []struct {
+		name   string
+		use    ttyUse
+		want   []string // the sequences on the pty
+		doctor string
+	}{
+		{name: "none at all", use: offTTY,
+			doctor: "; its last bridge here found no terminal: terminal " + refused + "\n"},
+		{name: "only a controlling terminal", use: controlledOnly, want: []string{osc94Working, osc94Idle},
+			doctor: "; its last bridge here writes to terminal /dev/pts/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, rt := runtimeEnv(t)
+			env := ttyEnv(t, rt, nil)
+			a, s := startAgentOn(t, bin, "gemini", env, tt.use)
+			a.hook(t, fixture("gemini", "BeforeAgent"))
+			s.wait(t, "BeforeAgent", min(len(tt.want), 1))
+			pid := bridgeIn(t, bin, dir)
+			a.hook(t, fixture("gemini", "SessionEnd"))
+			s.wait(t, "SessionEnd", len(tt.want))
+			waitExit(t, pid)
+			if diff := cmp.Diff(s.sequences(), tt.want); diff != "" {
+				t.Errorf("sequences on the pty (-got +want):\n%s", diff)
+			}
+			checkScreen(t, s)
+			doctorSays(t, env, "gemini", tt.doctor)
+		})
+	}
 }
 
 // bridgeIn returns the one bridge (a process running bin) whose files are
@@ -415,11 +477,46 @@ func TestAgentKilledMidTurnClearsItsTerminal(t *testing.T) {
 	}
 }
 
+// TestTabClosedReleasesTheOtherWorkspaces: the agent's tab is closed (the
+// pty's master, so the bridge's writes to the terminal fail with EIO) and
+// the agent dies: the bridge still releases the Herdr pane and ends.
+func TestTabClosedReleasesTheOtherWorkspaces(t *testing.T) {
+	bin := buildPanestate(t)
+	h := herdrtest.StartT(t, herdrtest.Options{})
+	dir, rt := runtimeEnv(t)
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".panestate", "agent"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".panestate", "agent", "settings.json"), []byte(`{"terminal": {"enabled": true}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(h.PaneEnv(home), rt...)
+	env = append(env, "TERM=xterm-256color", "TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0")
+	a, s := startAgentTTY(t, bin, "gemini", env)
+	a.hook(t, fixture("gemini", "BeforeAgent"))
+	waitStatus(t, h, "BeforeAgent", herdrtest.StatusWorking)
+	s.wait(t, "BeforeAgent", 1)
+	pid := bridgeIn(t, bin, dir)
+	s.master.Close() // the tab closes: the agent gets SIGHUP
+	if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Fatal(err)
+	}
+	_ = a.cmd.Wait()
+	waitStatus(t, h, "the tab closed", "")
+	waitExit(t, pid)
+	noLeftovers(t, bin)
+}
+
 // TestOpenTerminalRefuses: what is not a terminal of this user is never
 // written to, and the reason names it.
 func TestOpenTerminalRefuses(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "plain")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -428,9 +525,24 @@ func TestOpenTerminalRefuses(t *testing.T) {
 		{name: "a plain file", path: file, why: "not a character device"},
 		{name: "a device that is no terminal", path: "/dev/null", why: "owned by user"},
 		{name: "missing", path: filepath.Join(t.TempDir(), "nothing"), why: "cannot open it"},
+		// Refused before it is opened: opening a FIFO with no reader
+		// would fail otherwise ("no such device or address").
+		{name: "a FIFO, not opened", path: fifo, why: "not a character device"},
 	}
 	if os.Getuid() == 0 {
 		tests[1].why = "not a terminal" // root owns /dev/null
+		// Root can give a terminal away: another user's pty is refused
+		// (as any other user, /dev/null above, root's, proves the check).
+		master, tty, err := pty.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer master.Close()
+		defer tty.Close()
+		if err := os.Chown(tty.Name(), 4242, -1); err != nil {
+			t.Fatal(err)
+		}
+		tests = append(tests, struct{ name, path, why string }{name: "another user's terminal", path: tty.Name(), why: "owned by user 4242"})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -41,22 +42,75 @@ func (e *TerminalError) Error() string {
 // stopped with Ctrl-S, or its buffer full): the registry tries again.
 var errTerminalBusy = errors.New("panestate: terminal: not accepting output")
 
+// terminalCandidate is a device that may be the agent's terminal.
+type terminalCandidate struct {
+	name string // the device's path, which names it
+	open string // what to open: the agent's own descriptor in /proc, or name
+	rdev uint64 // the device number the open file must have; 0: any (open is the agent's descriptor)
+}
+
+// errNoTerminal is agentTerminal's error when the agent has nothing that
+// could be a terminal.
+var errNoTerminal = errors.New("panestate: the agent's stdin, stdout and stderr are no devices and it has no controlling terminal")
+
 // agentTerminal opens the terminal of the agent process pid, write-only:
 // one of the agent's standard descriptors that is a terminal (the pty of
 // the tab or pane it runs in, also when it runs its hooks without one),
-// else this process's controlling terminal (/dev/tty), when the agent runs
-// its hooks with one. It returns the descriptor and the device's path, or
-// a TerminalError per candidate refused. It never reads from the terminal.
+// else the agent's controlling terminal (controllingTerminal), unless it
+// was refused already as one of them. It returns the
+// descriptor and the device's path, or a TerminalError per candidate
+// refused. It never reads from the terminal.
 func agentTerminal(pid int) (int, string, error) {
 	var errs []error
-	for _, path := range append(agentTerminalPaths(pid), "/dev/tty") {
-		fd, err := openTerminal(path)
-		if err == nil {
-			return fd, path, nil
+	try := func(c terminalCandidate) (int, bool) {
+		fd, err := openTerminalAs(c)
+		if err != nil {
+			errs = append(errs, err)
+			return -1, false
 		}
-		errs = append(errs, err)
+		return fd, true
+	}
+	for _, c := range agentStdTerminals(pid) {
+		if fd, ok := try(c); ok {
+			return fd, c.name, nil
+		}
+	}
+	c, ok := controllingTerminal(pid)
+	if ok && !slices.ContainsFunc(errs, func(err error) bool {
+		var te *TerminalError
+		return errors.As(err, &te) && te.Path == c.name
+	}) {
+		if fd, ok := try(c); ok {
+			return fd, c.name, nil
+		}
+	}
+	if len(errs) == 0 {
+		return -1, "", errNoTerminal
 	}
 	return -1, "", errors.Join(errs...)
+}
+
+// devicePath returns the path in /dev of the character device numbered
+// rdev: guess when it is that device, else the first /dev/tty* that is;
+// "" when none is.
+func devicePath(rdev uint64, guess string) string {
+	isDev := func(path string) bool {
+		var st unix.Stat_t
+		return unix.Stat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFCHR && uint64(st.Rdev) == rdev
+	}
+	if guess != "" && isDev(guess) {
+		return guess
+	}
+	entries, err := os.ReadDir("/dev")
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if path := "/dev/" + e.Name(); strings.HasPrefix(e.Name(), "tty") && e.Name() != "tty" && isDev(path) {
+			return path
+		}
+	}
+	return ""
 }
 
 // openTerminal opens path write-only, with O_NOCTTY (it never becomes this
@@ -64,15 +118,38 @@ func agentTerminal(pid int) (int, string, error) {
 // whose output is stopped makes a write fail, not hang), and checks it is
 // a terminal of this user.
 func openTerminal(path string) (int, error) {
+	return openTerminalAs(terminalCandidate{name: path, open: path})
+}
+
+// openTerminalAs is openTerminal of c: it opens c.open, checks that the
+// device opened is c.rdev (unless 0), and names the device c.name. What is
+// not a character device of this user is refused before it is opened (an
+// open can have effects: a FIFO's reader wakes, some devices act on it);
+// what is opened is checked again.
+func openTerminalAs(c terminalCandidate) (int, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(c.open, &st); err != nil {
+		return -1, &TerminalError{Path: c.name, Why: "cannot open it: " + err.Error()}
+	}
+	if why := checkOwnDevice(&st); why != "" {
+		return -1, &TerminalError{Path: c.name, Why: why}
+	}
 	fd, err := ignoringEINTRFD(func() (int, error) {
-		return unix.Open(path, unix.O_WRONLY|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		return unix.Open(c.open, unix.O_WRONLY|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	})
 	if err != nil {
-		return -1, &TerminalError{Path: path, Why: "cannot open it: " + err.Error()}
+		return -1, &TerminalError{Path: c.name, Why: "cannot open it: " + err.Error()}
 	}
-	if why := checkTerminal(fd); why != "" {
+	why := checkTerminal(fd)
+	if why == "" && c.rdev != 0 {
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil || uint64(st.Rdev) != c.rdev {
+			why = "not the agent's terminal (another device by now)"
+		}
+	}
+	if why != "" {
 		unix.Close(fd)
-		return -1, &TerminalError{Path: path, Why: why}
+		return -1, &TerminalError{Path: c.name, Why: why}
 	}
 	return fd, nil
 }
@@ -85,14 +162,23 @@ func checkTerminal(fd int) string {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return "cannot stat it: " + err.Error()
 	}
+	if why := checkOwnDevice(&st); why != "" {
+		return why
+	}
+	if _, err := unix.IoctlGetTermios(fd, ioctlReadTermios); err != nil {
+		return "not a terminal"
+	}
+	return ""
+}
+
+// checkOwnDevice says why st is not a character device owned by this user
+// ("" when it is).
+func checkOwnDevice(st *unix.Stat_t) string {
 	if st.Mode&unix.S_IFMT != unix.S_IFCHR {
 		return "not a character device"
 	}
 	if int(st.Uid) != os.Getuid() {
 		return fmt.Sprintf("owned by user %d, not by this user (%d)", st.Uid, os.Getuid())
-	}
-	if _, err := unix.IoctlGetTermios(fd, ioctlReadTermios); err != nil {
-		return "not a terminal"
 	}
 	return ""
 }

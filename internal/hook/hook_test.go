@@ -108,6 +108,35 @@ func TestParseRefusesWithoutEchoingThePayload(t *testing.T) {
 	}
 }
 
+// TestParseForwardsNothingOfTheFieldsItReads: the fields Parse reads to
+// tell the event (its name, agent_id, source, reason, notification_type)
+// decide the kind and are never forwarded, whatever they hold.
+func TestParseForwardsNothingOfTheFieldsItReads(t *testing.T) {
+	fields := []string{"hook_event_name", "agent_id", "source", "reason", "notification_type"}
+	for _, agent := range Agents {
+		for _, field := range fields {
+			t.Run(string(agent)+"/"+field, func(t *testing.T) {
+				p := map[string]string{"hook_event_name": "SessionEnd", "session_id": "abc-123", field: "x " + marker + " \x1b]0;t\x07"}
+				b, err := json.Marshal(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e, err := Parse(agent, b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := json.Marshal(e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(string(out), marker) {
+					t.Errorf("event %s carries %s", out, field)
+				}
+			})
+		}
+	}
+}
+
 func TestParseDropsASessionIDThatIsNotOne(t *testing.T) {
 	for _, id := range []string{"../../etc/passwd", "a b", "x\x1b]0;t\x07", strings.Repeat("a", 129)} {
 		b, _ := json.Marshal(map[string]string{"hook_event_name": "Stop", "session_id": id})
