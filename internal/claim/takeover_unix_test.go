@@ -328,3 +328,83 @@ func dirNames(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// TestOthersDoNotWaitForAFileTakenOver: a process that had the pane file
+// open when another took it over, while the stopped process still holds
+// the old file's lock and never lets it go, moves to the fresh file at its
+// next call instead of waiting for that lock to its wait (here an hour:
+// the context's ten seconds end the test if it waits), and numbers above
+// the take-over's call.
+func TestOthersDoNotWaitForAFileTakenOver(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	other := New(k, Options{Dir: dir + "/."})
+	defer other.Close()
+	do(t, other, Report)
+	path := filepath.Join(dir, FileName(k))
+	holdLock(t, path) // stopped for the whole test
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	took := false
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(300 * time.Millisecond),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli()), OnTakeOver: func() { took = true }})
+	if err != nil || !took {
+		t.Fatalf("Begin: %v (took over %v), want a take-over", err, took)
+	}
+	seq, _, _ := call.Seq()
+	call.End(true)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	now = time.Now()
+	next, err := other.Begin(ctx, context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Hour),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+	if err != nil {
+		t.Fatalf("the other's call on a file taken over whose lock the stopped process keeps: %v, want it made on the fresh file", err)
+	}
+	otherSeq, _, err := next.Seq()
+	next.End(true)
+	if err != nil || !next.Send {
+		t.Fatalf("the other's call: Send %v, %v", next.Send, err)
+	}
+	if otherSeq <= seq {
+		t.Errorf("the other's call has seq %d, not above the take-over's %d", otherSeq, seq)
+	}
+	if got := readRecord(t, path); got.seq != otherSeq {
+		t.Errorf("pane file mark %d, want the other's %d: it wrote elsewhere", got.seq, otherSeq)
+	}
+}
+
+// TestLaterNumberOfACallTakenOverIsRefused: a call in flight that takes
+// several numbers, whose pane file another process took over (a third,
+// stopped, keeps the old file's lock), gets ErrOvertaken for its next
+// number rather than one taken from its own memory beside the fresh
+// file's: two processes would number from two files.
+func TestLaterNumberOfACallTakenOverIsRefused(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	other := New(k, Options{Dir: dir + "/."})
+	defer other.Close()
+	inFlight := begin(t, other, Report)
+	if _, _, err := inFlight.Seq(); err != nil || !inFlight.Send {
+		t.Fatalf("the other's first number: Send %v, %v", inFlight.Send, err)
+	}
+	path := filepath.Join(dir, FileName(k))
+	holdLock(t, path) // stopped for the whole test
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	took := false
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(300 * time.Millisecond),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli()), OnTakeOver: func() { took = true }})
+	if err != nil || !took {
+		t.Fatalf("Begin: %v (took over %v), want a take-over", err, took)
+	}
+	seq, _, _ := call.Seq()
+	call.End(true)
+
+	got, _, err := inFlight.Seq()
+	inFlight.End(true)
+	if err != ErrOvertaken {
+		t.Errorf("the overtaken call's next number: %d, %v (the take-over's is %d); want ErrOvertaken", got, err, seq)
+	}
+}
