@@ -655,6 +655,17 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			return nil
 		}
 		now := time.Now()
+		if !ok && replaced(f) {
+			// Taken over by another process while the process that holds
+			// the old file's lock does not move: the lock of the file in
+			// its place is the one to wait for, not that one.
+			if f, err = c.reopen(f); err != nil {
+				call.FileErr = err
+				return nil
+			}
+			heldSince = time.Time{}
+			continue
+		}
 		if !ok {
 			if heldSince.IsZero() {
 				heldSince = now
@@ -1044,6 +1055,14 @@ func (call *Call) relock() bool {
 		}
 		if ok {
 			break
+		}
+		if replaced(call.f) {
+			// Taken over by another process while a third, which does not
+			// move, holds the old file's lock: the call was overtaken.
+			// Nothing is read or written (unlocking a lock not held does
+			// nothing).
+			call.lost = true
+			return true
 		}
 		if time.Now().After(stop) {
 			return false

@@ -92,9 +92,13 @@
 // a tombstone into the old file, one byte past the record: the other
 // processes that have it open find it in the read they make anyway after
 // taking its lock (and the OnFree watch in its look), and open the path
-// again. A process that takes the old file's lock between the rename and
-// the tombstone finds the file replaced by its fstat, and its call is
-// refused like the stopped one's. Outside Unix a file is not taken over (on
+// again. A process that finds the old file's lock held (the stopped
+// process keeps it) looks at the file (fstat) and, finding it replaced,
+// opens the path again at once rather than waiting for that lock; a call
+// in flight that finds it so when it takes its next number gets
+// ErrOvertaken. A process that takes the old file's lock between the
+// rename and the tombstone finds the file replaced by its fstat, and its
+// call is refused like the stopped one's. Outside Unix a file is not taken over (on
 // Windows, a file open elsewhere cannot be renamed over): the calls fail
 // with ErrBusy until the stopped process resumes.
 //

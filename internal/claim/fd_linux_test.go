@@ -2,6 +2,7 @@ package claim
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -62,5 +63,26 @@ func TestClaimsCloseTheirFiles(t *testing.T) {
 				t.Error("the stuck file was not taken over")
 			}
 		})
+	}
+}
+
+// TestMovingToATakenOverFileClosesTheOld: a process that had the pane file
+// open when another took it over, while the stopped holder keeps the old
+// file's lock, closes the old file as it moves to the fresh one (one pane
+// file open, not two), and closes the fresh one with its last claim.
+func TestMovingToATakenOverFileClosesTheOld(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	other := New(k, Options{Dir: dir + "/."})
+	do(t, other, Report)
+	holdLock(t, filepath.Join(dir, FileName(k))) // stopped for the whole test
+	takeOverStuck(t, k, dir)
+	opened := openFDs(t)
+	do(t, other, Report)
+	if got := openFDs(t); got != opened {
+		t.Errorf("%d descriptors open after the move to the fresh file, want %d", got, opened)
+	}
+	other.Close()
+	if got, want := openFDs(t), opened-2; got != want {
+		t.Errorf("%d descriptors open after the moved claim closed, want %d", got, want)
 	}
 }

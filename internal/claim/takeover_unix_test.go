@@ -192,19 +192,13 @@ func TestReleaseTakesOverHalfwayThroughItsBudget(t *testing.T) {
 	}
 }
 
-// TestOthersMoveToTheFreshFile: a process that had the pane file open
-// when another took it over (here a second lease on the same directory,
-// named differently) finds the old file marked at its next call and
-// makes it on the fresh file, numbered above the take-over's call.
-func TestOthersMoveToTheFreshFile(t *testing.T) {
-	k, dir := newKey(t), stateDir(t)
-	other := New(k, Options{Dir: dir + "/."})
-	defer other.Close()
-	do(t, other, Report)
-	path := filepath.Join(dir, FileName(k))
-	stopped := holdLock(t, path)
+// takeOverStuck makes one report of a new claim of k in dir, whose pane
+// file's lock a stopped process holds, and returns its number: the claim
+// takes the file over. The claim is closed at cleanup.
+func takeOverStuck(t *testing.T, k Key, dir string) (seq uint64) {
+	t.Helper()
 	c := New(k, Options{Dir: dir})
-	defer c.Close()
+	t.Cleanup(c.Close)
 	took := false
 	now := time.Now()
 	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(300 * time.Millisecond),
@@ -212,27 +206,66 @@ func TestOthersMoveToTheFreshFile(t *testing.T) {
 	if err != nil || !took {
 		t.Fatalf("Begin: %v (took over %v), want a take-over", err, took)
 	}
-	seq, _, _ := call.Seq()
+	seq, _, _ = call.Seq()
 	call.End(true)
-	filelock.UnlockFile(stopped) // it resumes and lets the old file's lock go
+	return seq
+}
 
-	next := begin(t, other, Report)
-	otherSeq, _, err := next.Seq()
-	next.End(true)
-	if err != nil || !next.Send {
-		t.Fatalf("the other's call: Send %v, %v", next.Send, err)
+// TestOthersMoveToTheFreshFile: a process that had the pane file open
+// when another took it over (here a second lease on the same directory,
+// named differently) makes its next call on the fresh file, numbered
+// above the take-over's call: it finds the old file marked once the
+// stopped process resumes and lets the old lock go, and finds it replaced
+// at once while the stopped process keeps that lock, rather than waiting
+// for it to its wait (here an hour: the context's ten seconds end the
+// test if it waits).
+func TestOthersMoveToTheFreshFile(t *testing.T) {
+	tests := []struct {
+		name    string
+		resumes bool // the stopped process lets the old file's lock go
+	}{
+		{name: "the stopped process resumes", resumes: true},
+		{name: "the stopped process stays stopped"},
 	}
-	if otherSeq <= seq {
-		t.Errorf("the other's call has seq %d, not above the take-over's %d", otherSeq, seq)
-	}
-	if got := readRecord(t, path); got.seq != otherSeq {
-		t.Errorf("pane file mark %d, want the other's %d: it wrote elsewhere", got.seq, otherSeq)
-	}
-	other.l.mu.Lock()
-	f := other.l.file
-	other.l.mu.Unlock()
-	if replaced(f) {
-		t.Error("the other still has the old file open as its pane file")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			other := New(k, Options{Dir: dir + "/."})
+			defer other.Close()
+			do(t, other, Report)
+			path := filepath.Join(dir, FileName(k))
+			stopped := holdLock(t, path)
+			seq := takeOverStuck(t, k, dir)
+			if tt.resumes {
+				filelock.UnlockFile(stopped)
+			}
+
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			now := time.Now()
+			next, err := other.Begin(ctx, context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Hour),
+				Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+			if err != nil {
+				t.Fatalf("the other's call after the take-over: %v, want it made on the fresh file", err)
+			}
+			otherSeq, _, err := next.Seq()
+			next.End(true)
+			if err != nil || !next.Send {
+				t.Fatalf("the other's call: Send %v, %v", next.Send, err)
+			}
+			if otherSeq <= seq {
+				t.Errorf("the other's call has seq %d, not above the take-over's %d", otherSeq, seq)
+			}
+			if got := readRecord(t, path); got.seq != otherSeq {
+				t.Errorf("pane file mark %d, want the other's %d: it wrote elsewhere", got.seq, otherSeq)
+			}
+			other.l.mu.Lock()
+			f := other.l.file
+			other.l.mu.Unlock()
+			if replaced(f) {
+				t.Error("the other still has the old file open as its pane file")
+			}
+		})
 	}
 }
 
@@ -327,4 +360,28 @@ func dirNames(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// TestLaterNumberOfACallTakenOverIsRefused: a call in flight that takes
+// several numbers, whose pane file another process took over (a third,
+// stopped, keeps the old file's lock), gets ErrOvertaken for its next
+// number rather than one taken from its own memory beside the fresh
+// file's: two processes would number from two files.
+func TestLaterNumberOfACallTakenOverIsRefused(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	other := New(k, Options{Dir: dir + "/."})
+	defer other.Close()
+	inFlight := begin(t, other, Report)
+	if _, _, err := inFlight.Seq(); err != nil || !inFlight.Send {
+		t.Fatalf("the other's first number: Send %v, %v", inFlight.Send, err)
+	}
+	path := filepath.Join(dir, FileName(k))
+	holdLock(t, path) // stopped for the whole test
+	seq := takeOverStuck(t, k, dir)
+
+	got, _, err := inFlight.Seq()
+	inFlight.End(true)
+	if err != ErrOvertaken {
+		t.Errorf("the overtaken call's next number: %d, %v (the take-over's is %d); want ErrOvertaken", got, err, seq)
+	}
 }
