@@ -6,6 +6,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/internal/hook"
+	"github.com/panestate/panestate/internal/optional"
 	"github.com/panestate/panestate/registry"
 )
 
@@ -50,10 +51,8 @@ func (d leftToAgent) Open(ctx context.Context, p adapter.Params) (adapter.Adapte
 // Check says what Open would: the inner driver's reason first (a host that
 // handed over no terminal), then why the agent keeps the adapter.
 func (d leftToAgent) Check(p adapter.Params) error {
-	if c, ok := d.inner.(adapter.Checker); ok {
-		if err := c.Check(p); err != nil {
-			return err
-		}
+	if err := optional.Check(d.inner, p); err != nil {
+		return err
 	}
 	if !p.Forced {
 		return fmt.Errorf("terminal: %w: %s", adapter.ErrInactive, d.why)
@@ -63,8 +62,5 @@ func (d leftToAgent) Check(p adapter.Params) error {
 
 // Settings are the inner driver's.
 func (d leftToAgent) Settings() (enabledByDefault bool, keys []string) {
-	if s, ok := d.inner.(adapter.SettingsOwner); ok {
-		return s.Settings()
-	}
-	return true, nil
+	return optional.Settings(d.inner)
 }

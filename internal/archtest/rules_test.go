@@ -138,8 +138,9 @@ var rules = []rule{
 	// The panestate command: a host for agents that are not Go programs.
 	// It reads its hooks' peers' credentials (x/sys) where it runs a bridge.
 	// It wraps the terminal driver for an agent that draws the tab's
-	// progress itself (adapter).
-	{pkg: "cmd/panestate", imports: []string{"adapter", "registry", "session", "settings", "internal/hook", "internal/events", "internal/doctor", "internal/filelock", "internal/proc"},
+	// progress itself (adapter, and internal/optional for the wrapped
+	// driver's optional interfaces).
+	{pkg: "cmd/panestate", imports: []string{"adapter", "registry", "session", "settings", "internal/hook", "internal/events", "internal/doctor", "internal/filelock", "internal/proc", "internal/optional"},
 		modules: []module{only("linux", modXSys), only("darwin", modXSys)}},
 	// The events protocol (JSON lines into a session store), shared by
 	// panestate events and examples/chat; it prints the state it expects.
