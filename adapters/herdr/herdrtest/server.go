@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/panestate/panestate/adapters/herdr/internal/wire"
@@ -48,14 +49,17 @@ type server struct {
 	// STREAM_WRITE_TIMEOUT, 5 s (src/api/server.rs:31,159-161); tests
 	// shorten it.
 	writeTimeout time.Duration
-	cliPIDs      map[int]bool // fake CLI processes seen in the log: pid → still running
-	hold         *Hold        // the hold in force, or nil
-	queue        []*turn      // held agent requests and those behind them, in arrival order
-	logOff       int64
-	ln           net.Listener
-	quit         chan struct{} // closed when the listener stops
-	conns        map[net.Conn]struct{}
-	closed       bool
+	// onDeadline, when set (by tests), is called as a connection sets a
+	// read (true) or a write deadline.
+	onDeadline func(read bool)
+	cliPIDs    map[int]bool // fake CLI processes seen in the log: pid → still running
+	hold       *Hold        // the hold in force, or nil
+	queue      []*turn      // held agent requests and those behind them, in arrival order
+	logOff     int64
+	ln         net.Listener
+	quit       chan struct{} // closed when the listener stops
+	conns      map[net.Conn]struct{}
+	closed     bool
 }
 
 // record is one request the server received, from any client.
@@ -222,16 +226,22 @@ func (s *server) accept(ln net.Listener, quit chan struct{}) {
 			continue
 		}
 		s.conns[c] = struct{}{}
-		lineTimeout, writeTimeout := s.lineTimeout, s.writeTimeout
+		lim := limits{s.lineTimeout, s.writeTimeout, s.onDeadline}
 		s.wg.Add(1)
 		s.mu.Unlock()
-		go s.serve(c, quit, lineTimeout, writeTimeout)
+		go s.serve(c, quit, lim)
 	}
+}
+
+// limits are a connection's timeouts, as they were when it was accepted.
+type limits struct {
+	line, write time.Duration
+	onDeadline  func(read bool) // server.onDeadline
 }
 
 // serve is one connection: one request line, at most one response
 // (CONTRACT §2.1).
-func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout, writeTimeout time.Duration) {
+func (s *server) serve(c net.Conn, quit chan struct{}, lim limits) {
 	defer s.wg.Done()
 	defer func() {
 		_ = c.Close()
@@ -246,8 +256,9 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout, writeTimeout
 	if unreachable && !s.isCLI(pid) {
 		return // closed unread: no answer
 	}
-	_ = c.SetReadDeadline(time.Now().Add(lineTimeout))
-	line, err := wire.ReadRequestLine(c)
+	raw := rawConn(c)
+	lr := &lineReader{c: c, raw: raw, deadline: time.Now().Add(lim.line), onDeadline: lim.onDeadline}
+	line, err := wire.ReadRequestLine(lr)
 	if err != nil {
 		return // too slow, too long, no newline, not UTF-8: no response
 	}
@@ -256,9 +267,11 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout, writeTimeout
 	if len(line) == 0 {
 		return // an empty line gets no response
 	}
-	_ = c.SetReadDeadline(time.Time{})
+	if lr.armed {
+		_ = c.SetReadDeadline(time.Time{})
+	}
 	cli := s.isCLI(pid)
-	w := timedWriter{c, writeTimeout}
+	w := timedWriter{c, raw, lim.write, lim.onDeadline}
 	s.mu.Lock()
 	f := s.fault
 	s.mu.Unlock()
@@ -373,16 +386,61 @@ func (s *server) openHeadLocked() {
 // timeout set on every connection: src/api/server.rs:31,159-161).
 const responseWriteTimeout = 5 * time.Second
 
+// lineReader reads a request line from c within the line timeout, which
+// ends at deadline. Its first read takes what has already arrived without
+// a deadline (readNow): a deadline is a runtime timer, and arming one can
+// wake another thread, the dearest step of a request on a small machine.
+// Only when it must wait does it set the deadline, the same instant it
+// would have set at the start, so the line timeout is unchanged.
+type lineReader struct {
+	c        net.Conn
+	raw      syscall.RawConn // nil: every read waits with the deadline
+	deadline time.Time
+	tried    bool // the first read was made without a deadline
+	armed    bool // the deadline is set on c
+	// onDeadline is server.onDeadline.
+	onDeadline func(read bool)
+}
+
+func (r *lineReader) Read(p []byte) (int, error) {
+	if !r.tried {
+		r.tried = true
+		if n, done, err := readNow(r.raw, p); done {
+			return n, err
+		}
+	}
+	if !r.armed {
+		r.armed = true
+		if r.onDeadline != nil {
+			r.onDeadline(true)
+		}
+		_ = r.c.SetReadDeadline(r.deadline)
+	}
+	return r.c.Read(p)
+}
+
 // timedWriter writes to c with a fresh deadline of d for each write, as a
-// socket send timeout applies to each send.
+// socket send timeout applies to each send. What the socket takes at once
+// is written without one (writeNow): a send that does not block cannot
+// time out, and a deadline is a runtime timer (see lineReader).
 type timedWriter struct {
-	c net.Conn
-	d time.Duration
+	c          net.Conn
+	raw        syscall.RawConn // nil: every write has its deadline
+	d          time.Duration
+	onDeadline func(read bool) // server.onDeadline
 }
 
 func (w timedWriter) Write(p []byte) (int, error) {
+	n, done, err := writeNow(w.raw, p)
+	if done {
+		return n, err
+	}
+	if w.onDeadline != nil {
+		w.onDeadline(false)
+	}
 	_ = w.c.SetWriteDeadline(time.Now().Add(w.d))
-	return w.c.Write(p)
+	m, err := w.c.Write(p[n:])
+	return n + m, err
 }
 
 // garbageLine is what a socket client gets under the Garbage fault:

@@ -1,0 +1,120 @@
+package herdrtest
+
+import (
+	"context"
+	"io"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// watchDeadlines sets h's server to report every deadline a connection
+// sets, and returns where they arrive (true a read deadline, false a
+// write deadline).
+func watchDeadlines(h *Herdr, line, write time.Duration) <-chan bool {
+	set := make(chan bool, 64)
+	h.srv.mu.Lock()
+	h.srv.onDeadline = func(read bool) { set <- read }
+	if line > 0 {
+		h.srv.lineTimeout = line
+	}
+	if write > 0 {
+		h.srv.writeTimeout = write
+	}
+	h.srv.mu.Unlock()
+	return set
+}
+
+const pingLine = `{"id":"r1","method":"ping","params":{}}` + "\n"
+
+// TestDeadlinesOnlyWhenWaiting checks that a connection sets its read and
+// write deadlines (runtime timers) only when it must wait, and that the
+// line timeout and the write timeout still fire when it does.
+func TestDeadlinesOnlyWhenWaiting(t *testing.T) {
+	t.Run("a_whole_line_and_a_short_answer_set_none", func(t *testing.T) {
+		h := StartT(t, Options{})
+		set := watchDeadlines(h, 0, 0)
+		// Holding the server's lock keeps the connection from its first
+		// read until the whole line is in the socket.
+		h.srv.mu.Lock()
+		c := dialRaw(t, h)
+		_, err := io.WriteString(c, pingLine)
+		h.srv.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(c)
+		if len(got) == 0 {
+			t.Fatal("no answer")
+		}
+		var deadlines []bool
+		for len(set) > 0 {
+			deadlines = append(deadlines, <-set)
+		}
+		// Where a socket cannot be read or written without waiting
+		// (rawConn is nil: Windows), every request sets both.
+		want := []bool(nil)
+		if runtime.GOOS == "windows" {
+			want = []bool{true, false}
+		}
+		if diff := cmp.Diff(deadlines, want); diff != "" {
+			t.Errorf("deadlines set, true for a read (-got +want):\n%s", diff)
+		}
+	})
+	t.Run("a_line_in_two_parts_is_read_to_its_end_with_the_deadline", func(t *testing.T) {
+		h := StartT(t, Options{})
+		set := watchDeadlines(h, 0, 0)
+		c := dialRaw(t, h)
+		if _, err := io.WriteString(c, pingLine[:10]); err != nil {
+			t.Fatal(err)
+		}
+		if read := <-set; !read {
+			t.Fatal("a write deadline before the line was read")
+		}
+		if _, err := io.WriteString(c, pingLine[10:]); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(c)
+		if want := `{"id":"r1","result":{"type":"pong","version":"0.8.2","protocol":20,"capabilities":{"live_handoff":true,"detached_server_daemon":false}}}` + "\n"; string(got) != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	})
+	t.Run("a_client_that_sends_nothing_is_dropped_at_the_line_timeout", func(t *testing.T) {
+		h := StartT(t, Options{})
+		set := watchDeadlines(h, 20*time.Millisecond, 0) // Herdr's is 5 s
+		c := dialRaw(t, h)
+		if read := <-set; !read {
+			t.Fatal("a write deadline before any line")
+		}
+		if got, _ := io.ReadAll(c); len(got) != 0 {
+			t.Errorf("got %q, want the connection closed without a response", got)
+		}
+		if n := len(h.srv.snapshot()); n != 0 {
+			t.Errorf("%d requests recorded, want none", n)
+		}
+	})
+	t.Run("an_answer_the_client_does_not_read_times_out", func(t *testing.T) {
+		h := StartT(t, Options{})
+		set := watchDeadlines(h, 0, 20*time.Millisecond) // Herdr's is 5 s
+		if err := h.SetFault(Fault{SpewBytes: 64 << 20}); err != nil {
+			t.Fatal(err)
+		}
+		h.srv.mu.Lock() // the whole line before the first read, as above
+		c := dialRaw(t, h)
+		_, err := io.WriteString(c, pingLine)
+		h.srv.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if read := <-set; read && runtime.GOOS != "windows" {
+			t.Fatal("a read deadline for a line that was all there")
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		if _, err := h.WaitCalls(ctx, func(calls []Call) bool { return len(calls) == 1 && calls[0].Exit == -1 }); err != nil {
+			t.Fatalf("the server still writes to a client that does not read: %v", err)
+		}
+	})
+}
