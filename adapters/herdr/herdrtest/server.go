@@ -489,12 +489,14 @@ func (s *server) handle(line []byte, pid int, cli bool, start time.Time, recordO
 		rec.code, rec.exit = resp.Error.Code, 1
 		return received{rec, resp}
 	}
-	rec.id, rec.method, rec.params, rec.pane = req.ID, req.Method, req.Params, paneOf(req)
 	if recordOnly {
+		rec.id, rec.method, rec.params, rec.pane = req.ID, req.Method, req.Params, paneOf(req)
 		rec.exit = 1
 		return received{rec: rec}
 	}
-	resp := s.dispatchLocked(req, rec)
+	ap := decodeAgentParams(req)
+	rec.id, rec.method, rec.params, rec.pane = req.ID, req.Method, req.Params, paneOfAgent(req, ap.ar)
+	resp := s.dispatchLocked(req, rec, ap)
 	rec.exit = 0
 	if resp.Error != nil {
 		rec.code, rec.exit = resp.Error.Code, 1
@@ -535,8 +537,66 @@ func invalidParams(err error) wire.Response {
 	return wire.NewError("", wire.CodeInvalidRequest, "invalid request: "+err.Error())
 }
 
-// dispatchLocked answers a decoded request. s.mu is held.
-func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
+// paneOfAgent is paneOf(req) for a request whose agent params decoded as
+// ar (nil for another method or params that did not decode), without a
+// second decoding where the answer is sure to be ar.pane: the params have
+// no escape, and "pane_id" comes once in them (in any case: paneOf's
+// decoder matches keys regardless of case) and "target" never. The agent
+// params then have their one pane_id key, with a string value, and
+// paneOf finds that same key and nothing else.
+func paneOfAgent(req wire.Request, ar *agentRequest) string {
+	if ar != nil && onePaneID(req.Params) {
+		return ar.pane
+	}
+	return paneOf(req)
+}
+
+// onePaneID reports whether params have no escape, "pane_id" once (in any
+// case) and "target" never (see paneOfAgent).
+func onePaneID(params []byte) bool {
+	return bytes.IndexByte(params, '\\') < 0 && quotedCount(params, "pane_id") == 1 && quotedCount(params, "target") == 0
+}
+
+// quotedCount counts the places where word, quoted, is in data, in any
+// case.
+func quotedCount(data []byte, word string) int {
+	n := 0
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '"')
+		if j < 0 {
+			return n
+		}
+		i += j + 1
+		if end := i + len(word); end < len(data) && data[end] == '"' && bytes.EqualFold(data[i:end], []byte(word)) {
+			n++
+		}
+	}
+}
+
+// agentParams are an agent method's params, decoded once for the record
+// and for dispatchLocked.
+type agentParams struct {
+	ar  *agentRequest // nil for another method, or when err is set
+	err error
+}
+
+// decodeAgentParams decodes req's params when req is one of the three
+// agent methods.
+func decodeAgentParams(req wire.Request) agentParams {
+	switch req.Method {
+	case wire.MethodReportAgent, wire.MethodReleaseAgent, wire.MethodReportAgentSession:
+		ar, err := decodeAgentRequest(req)
+		if err != nil {
+			return agentParams{err: err}
+		}
+		return agentParams{ar: ar}
+	}
+	return agentParams{}
+}
+
+// dispatchLocked answers a decoded request, the params of an agent method
+// decoded as ap. s.mu is held.
+func (s *server) dispatchLocked(req wire.Request, rec *record, ap agentParams) wire.Response {
 	st := s.st
 	if s.fault.FailAll {
 		return wire.NewError(req.ID, wire.CodeServerUnavailable, "server is shutting down")
@@ -558,7 +618,7 @@ func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
 		resp, _ := wire.NewSuccess(req.ID, wire.Pong{Type: wire.ResultPong, Version: s.v.name, Protocol: protocol, Capabilities: capabilities})
 		return resp
 	case wire.MethodReportAgent, wire.MethodReleaseAgent, wire.MethodReportAgentSession:
-		ar, err := decodeAgentRequest(req)
+		ar, err := ap.ar, ap.err
 		if err != nil {
 			return invalidParams(err)
 		}
