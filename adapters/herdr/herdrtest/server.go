@@ -203,8 +203,13 @@ func (s *server) unlistenLocked() {
 	removeSocket(s.socket)
 }
 
+// accept hands each connection to an idle worker (a connection
+// goroutine done with its last one), or starts one. A worker keeps the
+// stack its last request grew, where a fresh goroutine would grow it again
+// for each request; the workers end with the listener.
 func (s *server) accept(ln net.Listener, quit chan struct{}) {
 	defer s.wg.Done()
+	idle := make(chan conn)
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -226,10 +231,35 @@ func (s *server) accept(ln net.Listener, quit chan struct{}) {
 			continue
 		}
 		s.conns[c] = struct{}{}
-		lim := limits{s.lineTimeout, s.writeTimeout, s.onDeadline}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.serve(c, quit, lim)
+		job := conn{c, limits{s.lineTimeout, s.writeTimeout, s.onDeadline}}
+		select {
+		case idle <- job:
+			s.mu.Unlock()
+		default:
+			s.wg.Add(1)
+			s.mu.Unlock()
+			go s.work(job, idle, quit)
+		}
+	}
+}
+
+// conn is an accepted connection and its limits.
+type conn struct {
+	c   net.Conn
+	lim limits
+}
+
+// work serves job, then the connections accept hands it, until the
+// listener stops.
+func (s *server) work(job conn, idle <-chan conn, quit chan struct{}) {
+	defer s.wg.Done()
+	for {
+		s.serve(job.c, quit, job.lim)
+		select {
+		case job = <-idle:
+		case <-quit:
+			return
+		}
 	}
 }
 
@@ -242,7 +272,6 @@ type limits struct {
 // serve is one connection: one request line, at most one response
 // (CONTRACT §2.1).
 func (s *server) serve(c net.Conn, quit chan struct{}, lim limits) {
-	defer s.wg.Done()
 	defer func() {
 		_ = c.Close()
 		s.mu.Lock()
