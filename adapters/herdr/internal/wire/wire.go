@@ -220,6 +220,9 @@ type ReportAgentParams struct {
 
 // UnmarshalJSON requires pane_id, source, agent and state.
 func (p *ReportAgentParams) UnmarshalJSON(data []byte) error {
+	if p.decodePlain(data) {
+		return nil
+	}
 	data, err := strictObject(data, "pane_id", "source", "agent", "state", "message", "seq", "agent_session_id", "agent_session_path", "resume_argv")
 	if err != nil {
 		return err
@@ -262,6 +265,9 @@ type ReleaseAgentParams struct {
 
 // UnmarshalJSON requires pane_id, source and agent.
 func (p *ReleaseAgentParams) UnmarshalJSON(data []byte) error {
+	if p.decodePlain(data) {
+		return nil
+	}
 	data, err := strictObject(data, "pane_id", "source", "agent", "seq")
 	if err != nil {
 		return err
