@@ -199,6 +199,11 @@ func (r Request) Decode(dst any) error {
 	if len(bytes.TrimSpace(r.Params)) == 0 || r.Params[0] != '{' {
 		return fmt.Errorf("invalid type for params of %s: expected an object", r.Method)
 	}
+	// What json.Unmarshal would do for plain params (plain.go), without
+	// its own pass over them.
+	if p, ok := dst.(interface{ decodePlain([]byte) bool }); ok && p.decodePlain(r.Params) {
+		return nil
+	}
 	return json.Unmarshal(r.Params, dst)
 }
 

@@ -435,8 +435,9 @@ func TestPlainParamsAreDecoded(t *testing.T) {
 	}
 }
 
-// checkPlainParams checks params decoded as a T: read without a decoder
-// when plain, and to the same result as with a space in them.
+// checkPlainParams checks params decoded as a T, by json.Unmarshal and by
+// Request.Decode: read without a decoder when plain, and to the same
+// result as with a space in them.
 func checkPlainParams[T any, P interface {
 	*T
 	decodePlain([]byte) bool
@@ -452,5 +453,13 @@ func checkPlainParams[T any, P interface {
 	}
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("params (-got +want):\n%s", diff)
+	}
+	// And Request.Decode, which skips json.Unmarshal for plain params.
+	var viaDecode T
+	if err := (Request{Method: "m", Params: json.RawMessage(params)}).Decode(&viaDecode); fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("Decode: error %v, want %v", err, wantErr)
+	}
+	if diff := cmp.Diff(viaDecode, want); diff != "" {
+		t.Errorf("Decode: params (-got +want):\n%s", diff)
 	}
 }
