@@ -253,14 +253,24 @@ type conn struct {
 // listener stops.
 func (s *server) work(job conn, idle <-chan conn, quit chan struct{}) {
 	defer s.wg.Done()
+	var r requestReader
+	r.br = bufio.NewReaderSize(&r.lr, 4096)
 	for {
-		s.serve(job.c, quit, job.lim)
+		s.serve(job.c, quit, job.lim, &r)
 		select {
 		case job = <-idle:
 		case <-quit:
 			return
 		}
 	}
+}
+
+// requestReader is a worker's reader of request lines, kept from one
+// connection to the next: wire.ReadRequestLine reads through br itself
+// rather than a buffer of its own for each request.
+type requestReader struct {
+	lr lineReader
+	br *bufio.Reader // reads lr; as large as wire.ReadRequestLine's own
 }
 
 // limits are a connection's timeouts, as they were when it was accepted.
@@ -271,7 +281,7 @@ type limits struct {
 
 // serve is one connection: one request line, at most one response
 // (CONTRACT §2.1).
-func (s *server) serve(c net.Conn, quit chan struct{}, lim limits) {
+func (s *server) serve(c net.Conn, quit chan struct{}, lim limits, rr *requestReader) {
 	defer func() {
 		_ = c.Close()
 		s.mu.Lock()
@@ -286,8 +296,9 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lim limits) {
 		return // closed unread: no answer
 	}
 	raw := rawConn(c)
-	lr := &lineReader{c: c, raw: raw, deadline: time.Now().Add(lim.line), onDeadline: lim.onDeadline}
-	line, err := wire.ReadRequestLine(lr)
+	rr.lr = lineReader{c: c, raw: raw, deadline: time.Now().Add(lim.line), onDeadline: lim.onDeadline}
+	rr.br.Reset(&rr.lr)
+	line, err := wire.ReadRequestLine(rr.br)
 	if err != nil {
 		return // too slow, too long, no newline, not UTF-8: no response
 	}
@@ -296,7 +307,7 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lim limits) {
 	if len(line) == 0 {
 		return // an empty line gets no response
 	}
-	if lr.armed {
+	if rr.lr.armed {
 		_ = c.SetReadDeadline(time.Time{})
 	}
 	cli := s.isCLI(pid)

@@ -1,9 +1,12 @@
 package herdrtest
 
 import (
+	"bufio"
 	"context"
 	"io"
+	"net"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,4 +120,53 @@ func TestDeadlinesOnlyWhenWaiting(t *testing.T) {
 			t.Fatalf("the server still writes to a client that does not read: %v", err)
 		}
 	})
+}
+
+// TestConnectionsAreReadApart serves connections one after the other with
+// one connection goroutine's reader, as a worker does, each with bytes
+// after its line or an unfinished one: no byte of one connection is read
+// as part of another.
+func TestConnectionsAreReadApart(t *testing.T) {
+	h := StartT(t, Options{})
+	var rr requestReader
+	rr.br = bufio.NewReaderSize(&rr.lr, 4096)
+	lim := limits{line: time.Minute, write: time.Minute}
+	quit := make(chan struct{})
+	defer close(quit)
+	for i, tc := range []struct{ send, want string }{
+		{`{"id":"a","method":"ping","params":{}}` + "\n" + `{"id":"tail","method":"pi`, `{"id":"a",`},
+		{`{"id":"b","method":"ping","params":{}}` + "\n", `{"id":"b",`},
+		{`{"id":"c","method":"ping","pa`, ""},
+		// Alone, not JSON: an invalid request.
+		{`rams":{}}` + "\n", `{"id":"","error":{"code":"invalid_request"`},
+		{`{"id":"d","method":"ping","params":{}}` + "\n\n\n", `{"id":"d",`},
+	} {
+		client, server := net.Pipe()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.srv.serve(server, quit, lim, &rr)
+		}()
+		if _, err := io.WriteString(client, tc.send); err != nil {
+			t.Fatal(err)
+		}
+		if tc.want == "" {
+			client.Close() // the line never ends
+		}
+		got, _ := io.ReadAll(client)
+		<-done
+		client.Close()
+		if !strings.HasPrefix(string(got), tc.want) || tc.want == "" && len(got) > 0 {
+			t.Errorf("request %d: got %q, want an answer starting %q", i, got, tc.want)
+		}
+	}
+	var lines []string
+	for _, r := range h.srv.snapshot() {
+		lines = append(lines, string(r.line))
+	}
+	want := []string{`{"id":"a","method":"ping","params":{}}`, `{"id":"b","method":"ping","params":{}}`, `rams":{}}`,
+		`{"id":"d","method":"ping","params":{}}`}
+	if diff := cmp.Diff(lines, want); diff != "" {
+		t.Errorf("lines received (-got +want):\n%s", diff)
+	}
 }
