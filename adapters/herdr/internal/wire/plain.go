@@ -20,18 +20,16 @@ func (p *ReportAgentParams) decodePlain(data []byte) bool {
 		return false
 	}
 	var q ReportAgentParams
-	var ok [8]bool
-	q.PaneID, ok[0] = plainString(v[0])
-	q.Source, ok[1] = plainString(v[1])
-	q.Agent, ok[2] = plainString(v[2])
+	var ok [6]bool
+	q.PaneID, q.Source, q.Agent, ok[0] = plainTarget(v[:3])
 	var state string
-	state, ok[3] = plainString(v[3])
+	state, ok[1] = plainString(v[3])
 	q.State = AgentState(state)
-	q.Message, ok[4] = plainOptString(v[4])
-	q.Seq, ok[5] = plainOptUint(v[5])
-	q.AgentSessionID, ok[6] = plainOptString(v[6])
-	q.AgentSessionPath, ok[7] = plainOptString(v[7])
-	if ok != [8]bool{true, true, true, true, true, true, true, true} || !q.State.Valid() {
+	q.Message, ok[2] = plainOptString(v[4])
+	q.Seq, ok[3] = plainOptUint(v[5])
+	q.AgentSessionID, ok[4] = plainOptString(v[6])
+	q.AgentSessionPath, ok[5] = plainOptString(v[7])
+	if ok != [6]bool{true, true, true, true, true, true} || !q.State.Valid() {
 		return false
 	}
 	*p = q
@@ -48,16 +46,23 @@ func (p *ReleaseAgentParams) decodePlain(data []byte) bool {
 		return false
 	}
 	var q ReleaseAgentParams
-	var ok [4]bool
-	q.PaneID, ok[0] = plainString(v[0])
-	q.Source, ok[1] = plainString(v[1])
-	q.Agent, ok[2] = plainString(v[2])
-	q.Seq, ok[3] = plainOptUint(v[3])
-	if ok != [4]bool{true, true, true, true} {
+	var targetOK, seqOK bool
+	q.PaneID, q.Source, q.Agent, targetOK = plainTarget(v[:3])
+	q.Seq, seqOK = plainOptUint(v[3])
+	if !targetOK || !seqOK {
 		return false
 	}
 	*p = q
 	return true
+}
+
+// plainTarget reads the pane_id, source and agent values every agent
+// params object starts with, all three required plain strings.
+func plainTarget(v [][]byte) (pane, source, agent string, ok bool) {
+	pane, okPane := plainString(v[0])
+	source, okSource := plainString(v[1])
+	agent, okAgent := plainString(v[2])
+	return pane, source, agent, okPane && okSource && okAgent
 }
 
 // plainOptString reads an optional plain string: nil for an absent value.
