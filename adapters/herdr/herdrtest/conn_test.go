@@ -13,13 +13,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// watchDeadlines sets h's server to report every deadline a connection
-// sets, and returns where they arrive (true a read deadline, false a
-// write deadline).
+// watchDeadlines sets h's server to report the deadlines connections set,
+// the first 64, and returns where they arrive (true a read deadline, false
+// a write deadline).
 func watchDeadlines(h *Herdr, line, write time.Duration) <-chan bool {
 	set := make(chan bool, 64)
 	h.srv.mu.Lock()
-	h.srv.onDeadline = func(read bool) { set <- read }
+	h.srv.onDeadline = func(read bool) {
+		select {
+		case set <- read:
+		default: // a writer that keeps waiting is not held up here
+		}
+	}
 	if line > 0 {
 		h.srv.lineTimeout = line
 	}

@@ -311,7 +311,7 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lim limits, rr *requestRe
 		_ = c.SetReadDeadline(time.Time{})
 	}
 	cli := s.isCLI(pid)
-	w := timedWriter{c, raw, lim.write, lim.onDeadline}
+	w := &timedWriter{c: c, raw: raw, d: lim.write, onDeadline: lim.onDeadline}
 	s.mu.Lock()
 	f := s.fault
 	s.mu.Unlock()
@@ -460,27 +460,34 @@ func (r *lineReader) Read(p []byte) (int, error) {
 }
 
 // timedWriter writes to c with a fresh deadline of d for each write, as a
-// socket send timeout applies to each send. What the socket takes at once
-// is written without one (writeNow): a send that does not block cannot
-// time out, and a deadline is a runtime timer (see lineReader).
+// socket send timeout applies to each send. Until a write must wait, what
+// the socket takes at once is written without one (writeNow): a send that
+// does not block cannot time out, and a deadline is a runtime timer (see
+// lineReader). From the first write that waits on, every write sets its
+// deadline first, so that the deadline of one never cuts the next short.
 type timedWriter struct {
 	c          net.Conn
 	raw        syscall.RawConn // nil: every write has its deadline
 	d          time.Duration
 	onDeadline func(read bool) // server.onDeadline
+	armed      bool            // a write deadline was set on c
 }
 
-func (w timedWriter) Write(p []byte) (int, error) {
-	n, done, err := writeNow(w.raw, p)
-	if done {
-		return n, err
+func (w *timedWriter) Write(p []byte) (int, error) {
+	done := 0
+	if !w.armed {
+		n, ok, err := writeNow(w.raw, p)
+		if ok {
+			return n, err
+		}
+		done, w.armed = n, true
 	}
 	if w.onDeadline != nil {
 		w.onDeadline(false)
 	}
 	_ = w.c.SetWriteDeadline(time.Now().Add(w.d))
-	m, err := w.c.Write(p[n:])
-	return n + m, err
+	m, err := w.c.Write(p[done:])
+	return done + m, err
 }
 
 // garbageLine is what a socket client gets under the Garbage fault:
