@@ -8,7 +8,9 @@ import "strconv"
 // no escape in a key) whose values are plain strings and a plain seq is
 // therefore read here without a decoder; anything else, null included,
 // takes the decoder's path, which decides every error. wire_test.go's
-// TestPlainParamsAreDecoded holds the two paths to the same result.
+// TestPlainParamsAreDecoded holds the two paths to the same result. The
+// server's most frequent answer, ok with a plain id, is written by hand
+// for the same reason (TestOKLineIsMarshalled).
 
 var reportAgentKeys = []string{"pane_id", "source", "agent", "state", "message", "seq", "agent_session_id", "agent_session_path", "resume_argv"}
 
@@ -93,4 +95,17 @@ func plainOptUint(v []byte) (*uint64, bool) {
 		return nil, false
 	}
 	return &n, true
+}
+
+// appendOKLine appends r's line, newline included, and reports true when r
+// is an ok answer whose id encoding/json writes as it is.
+func (r Response) appendOKLine(b []byte) ([]byte, bool) {
+	if r.Error != nil || string(r.Result) != string(okResult) {
+		return b, false
+	}
+	b, ok := appendString(append(b, `{"id":`...), r.ID, true)
+	if !ok {
+		return b, false
+	}
+	return append(b, `,"result":{"type":"ok"}}`+"\n"...), true
 }

@@ -621,6 +621,9 @@ func NewError(id string, code ErrorCode, message string) Response {
 
 // Line returns the response as one JSON line ending in a newline.
 func (r Response) Line() []byte {
+	if b, ok := r.appendOKLine(nil); ok {
+		return b
+	}
 	b, err := marshal(r)
 	if err != nil {
 		// Only a result that is not valid JSON can fail; NewSuccess and OK

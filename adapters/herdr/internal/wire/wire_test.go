@@ -463,3 +463,23 @@ func checkPlainParams[T any, P interface {
 		t.Errorf("Decode: params (-got +want):\n%s", diff)
 	}
 }
+
+// TestOKLineIsMarshalled holds the ok answer written by hand to
+// encoding/json's, for plain ids and the ones left to encoding/json.
+func TestOKLineIsMarshalled(t *testing.T) {
+	for _, id := range []string{"", "cli:request", "api-client:status", `q"uote`, `back\slash`, "tab\t", "é", "<a&b>", "ls\u2028", "bad \xff"} {
+		want, err := marshal(OK(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := OK(id).Line(); string(got) != string(want)+"\n" {
+			t.Errorf("id %q: line %q, want %q", id, got, string(want)+"\n")
+		}
+	}
+	if _, ok := OK("x").appendOKLine(nil); !ok {
+		t.Error("a plain ok answer is not written by hand")
+	}
+	if _, ok := NewError("x", CodeInvalidRequest, "m").appendOKLine(nil); ok {
+		t.Error("an error answer is written as ok")
+	}
+}
