@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/panestate/panestate/adapters/herdr/internal/wire"
@@ -48,14 +49,17 @@ type server struct {
 	// STREAM_WRITE_TIMEOUT, 5 s (src/api/server.rs:31,159-161); tests
 	// shorten it.
 	writeTimeout time.Duration
-	cliPIDs      map[int]bool // fake CLI processes seen in the log: pid → still running
-	hold         *Hold        // the hold in force, or nil
-	queue        []*turn      // held agent requests and those behind them, in arrival order
-	logOff       int64
-	ln           net.Listener
-	quit         chan struct{} // closed when the listener stops
-	conns        map[net.Conn]struct{}
-	closed       bool
+	// onDeadline, when set (by tests), is called as a connection sets a
+	// read (true) or a write deadline.
+	onDeadline func(read bool)
+	cliPIDs    map[int]bool // fake CLI processes seen in the log: pid → still running
+	hold       *Hold        // the hold in force, or nil
+	queue      []*turn      // held agent requests and those behind them, in arrival order
+	logOff     int64
+	ln         net.Listener
+	quit       chan struct{} // closed when the listener stops
+	conns      map[net.Conn]struct{}
+	closed     bool
 }
 
 // record is one request the server received, from any client.
@@ -199,8 +203,13 @@ func (s *server) unlistenLocked() {
 	removeSocket(s.socket)
 }
 
+// accept hands each connection to an idle worker (a connection
+// goroutine done with its last one), or starts one. A worker keeps the
+// stack its last request grew, where a fresh goroutine would grow it again
+// for each request; the workers end with the listener.
 func (s *server) accept(ln net.Listener, quit chan struct{}) {
 	defer s.wg.Done()
+	idle := make(chan conn)
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -222,17 +231,57 @@ func (s *server) accept(ln net.Listener, quit chan struct{}) {
 			continue
 		}
 		s.conns[c] = struct{}{}
-		lineTimeout, writeTimeout := s.lineTimeout, s.writeTimeout
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.serve(c, quit, lineTimeout, writeTimeout)
+		job := conn{c, limits{s.lineTimeout, s.writeTimeout, s.onDeadline}}
+		select {
+		case idle <- job:
+			s.mu.Unlock()
+		default:
+			s.wg.Add(1)
+			s.mu.Unlock()
+			go s.work(job, idle, quit)
+		}
 	}
+}
+
+// conn is an accepted connection and its limits.
+type conn struct {
+	c   net.Conn
+	lim limits
+}
+
+// work serves job, then the connections accept hands it, until the
+// listener stops.
+func (s *server) work(job conn, idle <-chan conn, quit chan struct{}) {
+	defer s.wg.Done()
+	var r requestReader
+	r.br = bufio.NewReaderSize(&r.lr, 4096)
+	for {
+		s.serve(job.c, quit, job.lim, &r)
+		select {
+		case job = <-idle:
+		case <-quit:
+			return
+		}
+	}
+}
+
+// requestReader is a worker's reader of request lines, kept from one
+// connection to the next: wire.ReadRequestLine reads through br itself
+// rather than a buffer of its own for each request.
+type requestReader struct {
+	lr lineReader
+	br *bufio.Reader // reads lr; as large as wire.ReadRequestLine's own
+}
+
+// limits are a connection's timeouts, as they were when it was accepted.
+type limits struct {
+	line, write time.Duration
+	onDeadline  func(read bool) // server.onDeadline
 }
 
 // serve is one connection: one request line, at most one response
 // (CONTRACT §2.1).
-func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout, writeTimeout time.Duration) {
-	defer s.wg.Done()
+func (s *server) serve(c net.Conn, quit chan struct{}, lim limits, rr *requestReader) {
 	defer func() {
 		_ = c.Close()
 		s.mu.Lock()
@@ -246,8 +295,10 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout, writeTimeout
 	if unreachable && !s.isCLI(pid) {
 		return // closed unread: no answer
 	}
-	_ = c.SetReadDeadline(time.Now().Add(lineTimeout))
-	line, err := wire.ReadRequestLine(c)
+	raw := rawConn(c)
+	rr.lr = lineReader{c: c, raw: raw, deadline: time.Now().Add(lim.line), onDeadline: lim.onDeadline}
+	rr.br.Reset(&rr.lr)
+	line, err := wire.ReadRequestLine(rr.br)
 	if err != nil {
 		return // too slow, too long, no newline, not UTF-8: no response
 	}
@@ -256,9 +307,11 @@ func (s *server) serve(c net.Conn, quit chan struct{}, lineTimeout, writeTimeout
 	if len(line) == 0 {
 		return // an empty line gets no response
 	}
-	_ = c.SetReadDeadline(time.Time{})
+	if rr.lr.armed {
+		_ = c.SetReadDeadline(time.Time{})
+	}
 	cli := s.isCLI(pid)
-	w := timedWriter{c, writeTimeout}
+	w := &timedWriter{c: c, raw: raw, d: lim.write, onDeadline: lim.onDeadline}
 	s.mu.Lock()
 	f := s.fault
 	s.mu.Unlock()
@@ -373,16 +426,68 @@ func (s *server) openHeadLocked() {
 // timeout set on every connection: src/api/server.rs:31,159-161).
 const responseWriteTimeout = 5 * time.Second
 
-// timedWriter writes to c with a fresh deadline of d for each write, as a
-// socket send timeout applies to each send.
-type timedWriter struct {
-	c net.Conn
-	d time.Duration
+// lineReader reads a request line from c within the line timeout, which
+// ends at deadline. Its first read takes what has already arrived without
+// a deadline (readNow): a deadline is a runtime timer, and arming one can
+// wake another thread, the dearest step of a request on a small machine.
+// Only when it must wait does it set the deadline, the same instant it
+// would have set at the start, so the line timeout is unchanged.
+type lineReader struct {
+	c        net.Conn
+	raw      syscall.RawConn // nil: every read waits with the deadline
+	deadline time.Time
+	tried    bool // the first read was made without a deadline
+	armed    bool // the deadline is set on c
+	// onDeadline is server.onDeadline.
+	onDeadline func(read bool)
 }
 
-func (w timedWriter) Write(p []byte) (int, error) {
+func (r *lineReader) Read(p []byte) (int, error) {
+	if !r.tried {
+		r.tried = true
+		if n, done, err := readNow(r.raw, p); done {
+			return n, err
+		}
+	}
+	if !r.armed {
+		r.armed = true
+		if r.onDeadline != nil {
+			r.onDeadline(true)
+		}
+		_ = r.c.SetReadDeadline(r.deadline)
+	}
+	return r.c.Read(p)
+}
+
+// timedWriter writes to c with a fresh deadline of d for each write, as a
+// socket send timeout applies to each send. Until a write must wait, what
+// the socket takes at once is written without one (writeNow): a send that
+// does not block cannot time out, and a deadline is a runtime timer (see
+// lineReader). From the first write that waits on, every write sets its
+// deadline first, so that the deadline of one never cuts the next short.
+type timedWriter struct {
+	c          net.Conn
+	raw        syscall.RawConn // nil: every write has its deadline
+	d          time.Duration
+	onDeadline func(read bool) // server.onDeadline
+	armed      bool            // a write deadline was set on c
+}
+
+func (w *timedWriter) Write(p []byte) (int, error) {
+	done := 0
+	if !w.armed {
+		n, ok, err := writeNow(w.raw, p)
+		if ok {
+			return n, err
+		}
+		done, w.armed = n, true
+	}
+	if w.onDeadline != nil {
+		w.onDeadline(false)
+	}
 	_ = w.c.SetWriteDeadline(time.Now().Add(w.d))
-	return w.c.Write(p)
+	m, err := w.c.Write(p[done:])
+	return done + m, err
 }
 
 // garbageLine is what a socket client gets under the Garbage fault:
@@ -431,12 +536,14 @@ func (s *server) handle(line []byte, pid int, cli bool, start time.Time, recordO
 		rec.code, rec.exit = resp.Error.Code, 1
 		return received{rec, resp}
 	}
-	rec.id, rec.method, rec.params, rec.pane = req.ID, req.Method, req.Params, paneOf(req)
 	if recordOnly {
+		rec.id, rec.method, rec.params, rec.pane = req.ID, req.Method, req.Params, paneOf(req)
 		rec.exit = 1
 		return received{rec: rec}
 	}
-	resp := s.dispatchLocked(req, rec)
+	ap := decodeAgentParams(req)
+	rec.id, rec.method, rec.params, rec.pane = req.ID, req.Method, req.Params, paneOfAgent(req, ap.ar)
+	resp := s.dispatchLocked(req, rec, ap)
 	rec.exit = 0
 	if resp.Error != nil {
 		rec.code, rec.exit = resp.Error.Code, 1
@@ -477,8 +584,66 @@ func invalidParams(err error) wire.Response {
 	return wire.NewError("", wire.CodeInvalidRequest, "invalid request: "+err.Error())
 }
 
-// dispatchLocked answers a decoded request. s.mu is held.
-func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
+// paneOfAgent is paneOf(req) for a request whose agent params decoded as
+// ar (nil for another method or params that did not decode), without a
+// second decoding where the answer is sure to be ar.pane: the params have
+// no escape, and "pane_id" comes once in them (in any case: paneOf's
+// decoder matches keys regardless of case) and "target" never. The agent
+// params then have their one pane_id key, with a string value, and
+// paneOf finds that same key and nothing else.
+func paneOfAgent(req wire.Request, ar *agentRequest) string {
+	if ar != nil && onePaneID(req.Params) {
+		return ar.pane
+	}
+	return paneOf(req)
+}
+
+// onePaneID reports whether params have no escape, "pane_id" once (in any
+// case) and "target" never (see paneOfAgent).
+func onePaneID(params []byte) bool {
+	return bytes.IndexByte(params, '\\') < 0 && quotedCount(params, "pane_id") == 1 && quotedCount(params, "target") == 0
+}
+
+// quotedCount counts the places where word, quoted, is in data, in any
+// case.
+func quotedCount(data []byte, word string) int {
+	n := 0
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '"')
+		if j < 0 {
+			return n
+		}
+		i += j + 1
+		if end := i + len(word); end < len(data) && data[end] == '"' && bytes.EqualFold(data[i:end], []byte(word)) {
+			n++
+		}
+	}
+}
+
+// agentParams are an agent method's params, decoded once for the record
+// and for dispatchLocked.
+type agentParams struct {
+	ar  *agentRequest // nil for another method, or when err is set
+	err error
+}
+
+// decodeAgentParams decodes req's params when req is one of the three
+// agent methods.
+func decodeAgentParams(req wire.Request) agentParams {
+	switch req.Method {
+	case wire.MethodReportAgent, wire.MethodReleaseAgent, wire.MethodReportAgentSession:
+		ar, err := decodeAgentRequest(req)
+		if err != nil {
+			return agentParams{err: err}
+		}
+		return agentParams{ar: ar}
+	}
+	return agentParams{}
+}
+
+// dispatchLocked answers a decoded request, the params of an agent method
+// decoded as ap. s.mu is held.
+func (s *server) dispatchLocked(req wire.Request, rec *record, ap agentParams) wire.Response {
 	st := s.st
 	if s.fault.FailAll {
 		return wire.NewError(req.ID, wire.CodeServerUnavailable, "server is shutting down")
@@ -500,7 +665,7 @@ func (s *server) dispatchLocked(req wire.Request, rec *record) wire.Response {
 		resp, _ := wire.NewSuccess(req.ID, wire.Pong{Type: wire.ResultPong, Version: s.v.name, Protocol: protocol, Capabilities: capabilities})
 		return resp
 	case wire.MethodReportAgent, wire.MethodReleaseAgent, wire.MethodReportAgentSession:
-		ar, err := decodeAgentRequest(req)
+		ar, err := ap.ar, ap.err
 		if err != nil {
 			return invalidParams(err)
 		}

@@ -199,6 +199,11 @@ func (r Request) Decode(dst any) error {
 	if len(bytes.TrimSpace(r.Params)) == 0 || r.Params[0] != '{' {
 		return fmt.Errorf("invalid type for params of %s: expected an object", r.Method)
 	}
+	// What json.Unmarshal would do for plain params (plain.go), without
+	// its own pass over them.
+	if p, ok := dst.(interface{ decodePlain([]byte) bool }); ok && p.decodePlain(r.Params) {
+		return nil
+	}
 	return json.Unmarshal(r.Params, dst)
 }
 
@@ -220,6 +225,9 @@ type ReportAgentParams struct {
 
 // UnmarshalJSON requires pane_id, source, agent and state.
 func (p *ReportAgentParams) UnmarshalJSON(data []byte) error {
+	if p.decodePlain(data) {
+		return nil
+	}
 	data, err := strictObject(data, "pane_id", "source", "agent", "state", "message", "seq", "agent_session_id", "agent_session_path", "resume_argv")
 	if err != nil {
 		return err
@@ -262,6 +270,9 @@ type ReleaseAgentParams struct {
 
 // UnmarshalJSON requires pane_id, source and agent.
 func (p *ReleaseAgentParams) UnmarshalJSON(data []byte) error {
+	if p.decodePlain(data) {
+		return nil
+	}
 	data, err := strictObject(data, "pane_id", "source", "agent", "seq")
 	if err != nil {
 		return err
@@ -610,6 +621,9 @@ func NewError(id string, code ErrorCode, message string) Response {
 
 // Line returns the response as one JSON line ending in a newline.
 func (r Response) Line() []byte {
+	if b, ok := r.appendOKLine(nil); ok {
+		return b
+	}
 	b, err := marshal(r)
 	if err != nil {
 		// Only a result that is not valid JSON can fail; NewSuccess and OK

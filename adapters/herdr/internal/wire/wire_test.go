@@ -386,3 +386,100 @@ func TestAgentStateText(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainParamsAreDecoded holds the report and release params read
+// without a decoder (decodePlain) to the decoder's reading of the same
+// params with a space in them, which takes the decoder's path: the same
+// params, or the same error.
+func TestPlainParamsAreDecoded(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		params string
+		plain  bool // read without a decoder
+	}{
+		{"report", `{"pane_id":"w1:p1","source":"custom:a","agent":"a","state":"working","seq":17}`, true},
+		{"report_all_fields", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"blocked","message":"m","seq":0,"agent_session_id":"i","agent_session_path":"/p"}`, true},
+		{"report_keys_reordered", `{"state":"idle","seq":18446744073709551615,"agent":"a","source":"s","pane_id":"w1:p1"}`, true},
+		{"report_unicode", `{"pane_id":"w1:p1","source":"s","agent":"é→","state":"idle","message":"🙂"}`, true},
+		{"report_resume_argv", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","resume_argv":["a","b"]}`, false},
+		{"report_seq_overflow", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","seq":18446744073709551616}`, false},
+		{"report_seq_negative", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","seq":-1}`, false},
+		{"report_seq_fraction", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","seq":1.5}`, false},
+		{"report_seq_exponent", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","seq":1e3}`, false},
+		{"report_seq_string", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","seq":"7"}`, false},
+		{"report_seq_null", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","seq":null}`, false},
+		{"report_message_null", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","message":null}`, false},
+		{"report_message_escaped", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","message":"a\"b"}`, false},
+		{"report_message_html", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","message":"<b>"}`, false},
+		{"report_state_done", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"done"}`, false},
+		{"report_state_number", `{"pane_id":"w1:p1","source":"s","agent":"a","state":1}`, false},
+		{"report_no_state", `{"pane_id":"w1:p1","source":"s","agent":"a"}`, false},
+		{"report_no_agent", `{"pane_id":"w1:p1","source":"s","state":"idle"}`, false},
+		{"report_pane_null", `{"pane_id":null,"source":"s","agent":"a","state":"idle"}`, false},
+		{"report_agent_number", `{"pane_id":"w1:p1","source":"s","agent":5,"state":"idle"}`, false},
+		{"report_unknown_key", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","x":1}`, false},
+		{"report_duplicate_key", `{"pane_id":"w1:p1","pane_id":"w1:p2","source":"s","agent":"a","state":"idle"}`, false},
+		{"release", `{"pane_id":"w1:p1","source":"s","agent":"a","seq":4}`, true},
+		{"release_no_seq", `{"pane_id":"w1:p1","source":"s","agent":"a"}`, true},
+		{"release_no_source", `{"pane_id":"w1:p1","agent":"a"}`, false},
+		{"release_seq_negative", `{"pane_id":"w1:p1","source":"s","agent":"a","seq":-4}`, false},
+		{"release_state", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle"}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.HasPrefix(tc.name, "release") {
+				checkPlainParams[ReleaseAgentParams](t, tc.params, tc.plain)
+			} else {
+				checkPlainParams[ReportAgentParams](t, tc.params, tc.plain)
+			}
+		})
+	}
+}
+
+// checkPlainParams checks params decoded as a T, by json.Unmarshal and by
+// Request.Decode: read without a decoder when plain, and to the same
+// result as with a space in them.
+func checkPlainParams[T any, P interface {
+	*T
+	decodePlain([]byte) bool
+}](t *testing.T, params string, plain bool) {
+	t.Helper()
+	if got := P(new(T)).decodePlain([]byte(params)); got != plain {
+		t.Errorf("read without a decoder: %v, want %v", got, plain)
+	}
+	var got, want T
+	gotErr, wantErr := json.Unmarshal([]byte(params), &got), json.Unmarshal([]byte("{ "+params[1:]), &want)
+	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+		t.Fatalf("error %v, want %v", gotErr, wantErr)
+	}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("params (-got +want):\n%s", diff)
+	}
+	// And Request.Decode, which skips json.Unmarshal for plain params.
+	var viaDecode T
+	if err := (Request{Method: "m", Params: json.RawMessage(params)}).Decode(&viaDecode); fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("Decode: error %v, want %v", err, wantErr)
+	}
+	if diff := cmp.Diff(viaDecode, want); diff != "" {
+		t.Errorf("Decode: params (-got +want):\n%s", diff)
+	}
+}
+
+// TestOKLineIsMarshalled holds the ok answer written by hand to
+// encoding/json's, for plain ids and the ones left to encoding/json.
+func TestOKLineIsMarshalled(t *testing.T) {
+	for _, id := range []string{"", "cli:request", "api-client:status", `q"uote`, `back\slash`, "tab\t", "é", "<a&b>", "ls\u2028", "bad \xff"} {
+		want, err := marshal(OK(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := OK(id).Line(); string(got) != string(want)+"\n" {
+			t.Errorf("id %q: line %q, want %q", id, got, string(want)+"\n")
+		}
+	}
+	if _, ok := OK("x").appendOKLine(nil); !ok {
+		t.Error("a plain ok answer is not written by hand")
+	}
+	if _, ok := NewError("x", CodeInvalidRequest, "m").appendOKLine(nil); ok {
+		t.Error("an error answer is written as ok")
+	}
+}
