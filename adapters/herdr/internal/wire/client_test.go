@@ -309,28 +309,32 @@ func TestDoGuarded(t *testing.T) {
 // Closed ends it with its error, in a read the server never answers and in
 // a write it never reads.
 func TestGuardBoundsTheExchange(t *testing.T) {
-	hold := func(c net.Conn) { io.Copy(io.Discard, c) }           // reads, never answers
-	stall := func(c net.Conn) { <-t.Context().Done(); c.Close() } // never reads
 	big := Request{ID: "x", Method: MethodReportAgent, Params: []byte(`{"pad":"` + strings.Repeat("a", MaxRequestLine-64) + `"}`)}
 	small := Request{ID: IDStatus, Method: MethodPing, Params: []byte("{}")}
 	for _, tc := range []struct {
 		name     string
-		handle   func(net.Conn)
+		stall    bool // the server never reads (else it reads and never answers)
 		req      Request
 		ctxAfter time.Duration // ctx's own deadline; 0: none
 		deadline time.Duration // the Guard's; 0: none
 		cancel   bool          // cancel the Guard's Closed after 20 ms
 		want     error
 	}{
-		{"deadline_in_read", hold, small, 0, 50 * time.Millisecond, false, context.DeadlineExceeded},
-		{"deadline_in_write", stall, big, 0, 50 * time.Millisecond, false, context.DeadlineExceeded},
-		{"ctx_deadline_earlier", hold, small, 50 * time.Millisecond, time.Hour, false, context.DeadlineExceeded},
-		{"guard_deadline_earlier", hold, small, time.Hour, 50 * time.Millisecond, false, context.DeadlineExceeded},
-		{"closed_in_read", hold, small, 0, time.Hour, true, context.Canceled},
-		{"closed_in_write", stall, big, 0, time.Hour, true, context.Canceled},
+		{"deadline_in_read", false, small, 0, 50 * time.Millisecond, false, context.DeadlineExceeded},
+		{"deadline_in_write", true, big, 0, 50 * time.Millisecond, false, context.DeadlineExceeded},
+		{"ctx_deadline_earlier", false, small, 50 * time.Millisecond, time.Hour, false, context.DeadlineExceeded},
+		{"guard_deadline_earlier", false, small, time.Hour, 50 * time.Millisecond, false, context.DeadlineExceeded},
+		{"closed_in_read", false, small, 0, time.Hour, true, context.Canceled},
+		{"closed_in_write", true, big, 0, time.Hour, true, context.Canceled},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := listen(t, tc.handle)
+			done := make(chan struct{}) // the exchange is over: a stalled server may go
+			handle := func(c net.Conn) { io.Copy(io.Discard, c) }
+			if tc.stall {
+				handle = func(net.Conn) { <-done }
+			}
+			s := listen(t, handle)
+			defer close(done) // before listen's cleanup waits for the handler
 			ctx := t.Context()
 			if tc.ctxAfter > 0 {
 				var cancel context.CancelFunc

@@ -66,7 +66,11 @@ func exchange(ctx context.Context, socket string, line []byte, deadline time.Tim
 // fdConn is a connected Unix stream socket in blocking mode, used by one
 // goroutine: only interrupt may run concurrently with its other methods.
 // It implements net.Conn so that a [Guard]'s Peer can read the peer's
-// credentials from it; its deadlines are the socket's timeouts.
+// credentials from it; its deadlines are the socket's timeouts. It reads and
+// writes with package syscall's calls, as package net does underneath: under
+// the race detector these mark what passes through a socket as
+// synchronised, with a server of the same process too (x/sys/unix keeps a
+// mark of its own, which package net's side never sees).
 type fdConn struct {
 	fd       int
 	path     string
@@ -149,7 +153,7 @@ func (c *fdConn) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	for {
-		n, err := unix.Read(c.fd, p)
+		n, err := syscall.Read(c.fd, p) // syscall's, not unix's: see fdConn
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -171,7 +175,7 @@ func (c *fdConn) Write(p []byte) (int, error) {
 		if err := c.beforeCall(); err != nil {
 			return w, err
 		}
-		n, err := unix.Write(c.fd, p[w:])
+		n, err := syscall.Write(c.fd, p[w:])
 		if err == unix.EINTR {
 			continue
 		}
