@@ -50,3 +50,18 @@ func ExampleWithdrawn() {
 	// <nil>
 	// report: adapter: report withdrawn before it was sent
 }
+
+// An adapter that must act on a withdrawal while it waits (end a wait for
+// its turn, say) registers a function instead of watching the channel in a
+// goroutine of its own: nothing runs unless the withdrawal comes.
+func ExampleAfterWithdraw() {
+	ctx, withdraw := adapter.WithWithdraw(context.Background())
+	wait, endWait := context.WithCancel(ctx)
+	stop := adapter.AfterWithdraw(ctx, endWait)
+	defer stop()
+	withdraw()
+	<-wait.Done() // the wait ends: withdrawn
+	fmt.Println(context.Cause(wait))
+	// Output:
+	// context canceled
+}

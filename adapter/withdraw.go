@@ -13,8 +13,28 @@ var ErrWithdrawn = errors.New("adapter: report withdrawn before it was sent")
 type withdrawKey struct{}
 
 type withdrawal struct {
-	once sync.Once
+	mu   sync.Mutex
 	ch   chan struct{}
+	done bool
+	fns  map[*func()]struct{} // AfterWithdraw's, not yet run
+}
+
+// raise withdraws: Withdrawn's channel closes and every function
+// registered with AfterWithdraw starts, each in its own goroutine.
+func (w *withdrawal) raise() {
+	w.mu.Lock()
+	if w.done {
+		w.mu.Unlock()
+		return
+	}
+	w.done = true
+	close(w.ch)
+	fns := w.fns
+	w.fns = nil
+	w.mu.Unlock()
+	for f := range fns {
+		go (*f)()
+	}
 }
 
 // WithWithdraw returns a copy of ctx that carries a withdrawal signal, and
@@ -24,7 +44,7 @@ type withdrawal struct {
 // already have reached the workspace is still waited for.
 func WithWithdraw(ctx context.Context) (context.Context, func()) {
 	w := &withdrawal{ch: make(chan struct{})}
-	return context.WithValue(ctx, withdrawKey{}, w), func() { w.once.Do(func() { close(w.ch) }) }
+	return context.WithValue(ctx, withdrawKey{}, w), w.raise
 }
 
 // Withdrawn returns a channel that is closed when the report being delivered
@@ -44,4 +64,44 @@ func Withdrawn(ctx context.Context) <-chan struct{} {
 		return w.ch
 	}
 	return nil
+}
+
+// AfterWithdraw arranges for f to run in its own goroutine once the report
+// being delivered under ctx is withdrawn, as [context.AfterFunc] does for a
+// cancellation: at once if it already is. It costs no goroutine until
+// then, where watching [Withdrawn]'s channel would cost one per report.
+// Calling stop keeps f from running; it returns true when it did so, and
+// false when f has already been started or stop was called before. When
+// ctx carries no withdrawal signal, f never runs.
+//
+// AfterWithdraw and stop may be called concurrently with each other and
+// with the withdrawal.
+func AfterWithdraw(ctx context.Context, f func()) (stop func() bool) {
+	w, ok := ctx.Value(withdrawKey{}).(*withdrawal)
+	if !ok {
+		var once sync.Once
+		return func() (stopped bool) {
+			once.Do(func() { stopped = true })
+			return stopped
+		}
+	}
+	key := &f
+	w.mu.Lock()
+	if w.done {
+		w.mu.Unlock()
+		go f()
+		return func() bool { return false }
+	}
+	if w.fns == nil {
+		w.fns = make(map[*func()]struct{})
+	}
+	w.fns[key] = struct{}{}
+	w.mu.Unlock()
+	return func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		_, ok := w.fns[key]
+		delete(w.fns, key)
+		return ok
+	}
 }

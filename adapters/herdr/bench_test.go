@@ -233,7 +233,8 @@ func remoteServer(b *testing.B, transport, kind string) *fixture {
 // is the adapter's Report over a fresh connection, and "floor" is the bare
 // round trip the socket report cannot go below: dial, write one
 // pane.report_agent line (with a fresh seq, from a source of its own),
-// read the answer, close. "echo" is the same round trip to a bare server in
+// read the answer, close, through the client the report uses
+// (wire.RoundTrip). "echo" is the same round trip to a bare server in
 // another process that answers without reading the request (echoMain):
 // what the emulated server's own work adds to the floor. The targets:
 // socket at most 1.3 times floor, at most 100 allocations per socket
@@ -275,8 +276,8 @@ func BenchmarkTransport(b *testing.B) {
 	})
 	// The ratios, measured op by op in one loop so that every transport
 	// sees the same load: a socket report, a floor round trip and an echo
-	// round trip each iteration, a CLI report (on a second pane) every
-	// 16th.
+	// round trip each iteration, in turns, a CLI report (on a second pane)
+	// every 16th.
 	b.Run("interleaved", func(b *testing.B) {
 		f := remoteFixture(b, "socket")
 		rt := newRoundTrip(f)
@@ -294,22 +295,29 @@ func BenchmarkTransport(b *testing.B) {
 			}
 		}
 		reports := []adapter.Report{working, idle}
-		var sockT, floorT, echoT, cliT time.Duration
+		// The three round trips take turns at going first, so that none
+		// always follows the same one (or the CLI's process exit).
+		ops := [3]func(i int){
+			func(i int) {
+				if err := sock.Report(ctx, reports[i%2]); err != nil {
+					b.Fatal(err)
+				}
+			},
+			func(i int) { rt.do(b, i) },
+			func(i int) { echo.do(b, i) },
+		}
+		var spent [3]time.Duration
+		var cliT time.Duration
 		var clis int
 		for i := 0; b.Loop(); i++ {
-			start := time.Now()
-			if err := sock.Report(ctx, reports[i%2]); err != nil {
-				b.Fatal(err)
+			for k := range ops {
+				j := (i + k) % len(ops)
+				start := time.Now()
+				ops[j](i)
+				spent[j] += time.Since(start)
 			}
-			sockT += time.Since(start)
-			start = time.Now()
-			rt.do(b, i)
-			floorT += time.Since(start)
-			start = time.Now()
-			echo.do(b, i)
-			echoT += time.Since(start)
 			if i%16 == 0 {
-				start = time.Now()
+				start := time.Now()
 				if err := cli.Report(ctx, reports[(i/16)%2]); err != nil {
 					b.Fatal(err)
 				}
@@ -317,6 +325,7 @@ func BenchmarkTransport(b *testing.B) {
 				clis++
 			}
 		}
+		sockT, floorT, echoT := spent[0], spent[1], spent[2]
 		if floorT > 0 && echoT > 0 && clis > 0 {
 			n := float64(b.N)
 			b.ReportMetric(float64(sockT)/float64(floorT), "socket/floor")
@@ -332,12 +341,12 @@ func BenchmarkTransport(b *testing.B) {
 
 // roundTrip is the bare pane.report_agent exchange of the floor: dial,
 // write one line (a fresh seq, a source of its own), read the answer,
-// close.
+// close, with the client the socket report itself uses (wire.RoundTrip),
+// so that only what the report adds to it is measured.
 type roundTrip struct {
 	socket, pane string
 	seq          uint64
 	line         []byte
-	buf          [4096]byte
 }
 
 func newRoundTrip(f *fixture) *roundTrip {
@@ -354,24 +363,12 @@ func (rt *roundTrip) do(b *testing.B, i int) {
 	line = strconv.AppendUint(line, rt.seq, 10)
 	line = append(line, "}}\n"...)
 	rt.line = line
-	conn, err := wire.Dial(context.Background(), rt.socket)
+	resp, err := wire.RoundTrip(context.Background(), rt.socket, line, wire.Guard{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer conn.Close()
-	if _, err := conn.Write(line); err != nil {
-		b.Fatal(err)
-	}
-	n := 0
-	for !bytes.Contains(rt.buf[:n], []byte("\n")) {
-		m, err := conn.Read(rt.buf[n:])
-		if err != nil {
-			b.Fatal(err)
-		}
-		n += m
-	}
-	if !bytes.Contains(rt.buf[:n], []byte(`"ok"`)) {
-		b.Fatalf("floor: %s", rt.buf[:n])
+	if !bytes.Contains(resp, []byte(`"ok"`)) {
+		b.Fatalf("floor: %s", resp)
 	}
 }
 

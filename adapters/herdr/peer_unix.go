@@ -5,11 +5,12 @@ package herdr
 import (
 	"errors"
 	"net"
+	"syscall"
 )
 
 // withFD runs f with the descriptor of the Unix socket c.
 func withFD(c net.Conn, f func(fd int) error) error {
-	uc, ok := c.(*net.UnixConn)
+	uc, ok := c.(syscall.Conn) // a *net.UnixConn, or the blocking one of package wire
 	if !ok {
 		return errors.New("not a unix socket")
 	}

@@ -88,8 +88,9 @@ type waitKey struct{}
 // yet sent is then dropped, one that may have left is waited for. The
 // waits before a request is sent (the gate, the pane's turn and file lock)
 // use the context [waitContext] finds in call, which also ends on
-// withdrawal. stop must be called before the Report returns: it ends the
-// goroutine that follows the registry's withdrawal, when there is one.
+// withdrawal. stop must be called before the Report returns: it stops
+// following the registry's withdrawal (which costs no goroutine unless the
+// withdrawal comes: [adapter.AfterWithdraw]).
 func withdrawable(ctx context.Context) (call context.Context, withdraw, stop func()) {
 	outer := adapter.Withdrawn(ctx)
 	inner, raise := adapter.WithWithdraw(ctx)
@@ -105,16 +106,8 @@ func withdrawable(ctx context.Context) (call context.Context, withdraw, stop fun
 		return call, withdraw, endWait
 	default:
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		select {
-		case <-outer:
-			withdraw()
-		case <-wait.Done(): // withdrawn here, or stopped
-		}
-	}()
-	return call, withdraw, func() { endWait(); <-done }
+	stopWatch := adapter.AfterWithdraw(ctx, withdraw) // no goroutine until it is
+	return call, withdraw, func() { stopWatch(); endWait() }
 }
 
 // waitContext returns the context for the waits before a request of ctx is

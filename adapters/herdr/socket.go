@@ -65,9 +65,8 @@ func (req *request) wireRequest() wire.Request {
 // returns [errWithdrawn]; once written, the answer is waited for until ctx,
 // closed or deadline ends, whatever the withdrawal.
 func (t *socketTransport) send(ctx, closed context.Context, deadline time.Time, req *request) error {
-	cctx, cancel := callContext(ctx, closed, deadline)
-	defer cancel()
-	resp, err := wire.DoGuarded(cctx, t.path, req.wireRequest(), wire.Guard{Stop: adapter.Withdrawn(ctx), Peer: t.peer})
+	resp, err := wire.DoGuarded(ctx, t.path, req.wireRequest(),
+		wire.Guard{Stop: adapter.Withdrawn(ctx), Peer: t.peer, Deadline: deadline, Closed: closed})
 	if errors.Is(err, wire.ErrNotSent) {
 		return errWithdrawn
 	}
@@ -86,9 +85,7 @@ func (t *socketTransport) send(ctx, closed context.Context, deadline time.Time, 
 
 // ping asks the server for its version and protocol.
 func (t *socketTransport) ping(ctx, closed context.Context, deadline time.Time) (pong, error) {
-	cctx, cancel := callContext(ctx, closed, deadline)
-	defer cancel()
-	p, err := wire.PingGuarded(cctx, t.path, wire.Guard{Peer: t.peer})
+	p, err := wire.PingGuarded(ctx, t.path, wire.Guard{Peer: t.peer, Deadline: deadline, Closed: closed})
 	if err != nil {
 		return pong{}, socketError(ctx, closed, OpReport, err)
 	}

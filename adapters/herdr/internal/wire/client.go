@@ -86,16 +86,24 @@ func Do(ctx context.Context, socket string, req Request) (Response, error) {
 // sent because its Guard's Stop channel was closed first.
 var ErrNotSent = errors.New("wire: request not sent")
 
-// Guard is what [DoGuarded] checks before it writes a request. The zero
-// value checks nothing.
+// Guard is what [DoGuarded] checks before it writes a request, and the
+// bounds it keeps besides ctx's. The zero value checks nothing and adds no
+// bound.
 type Guard struct {
 	// Stop, once closed, keeps the request from being written. Nil never
 	// closes.
 	Stop <-chan struct{}
 	// Peer, when set, is called with the connection once it is made and
 	// before anything is written; an error from it is returned as it is,
-	// wrapped, and nothing is written. It checks who the server is.
+	// wrapped, and nothing is written. It checks who the server is, and
+	// must neither keep the connection nor read, write or close it.
 	Peer func(net.Conn) error
+	// Deadline, when not zero, bounds the exchange as a deadline of ctx
+	// would. It costs no timer: the connection's own timeouts keep it.
+	Deadline time.Time
+	// Closed, when not nil, ends the exchange as a cancellation of ctx
+	// would, with its error.
+	Closed context.Context
 }
 
 // DoGuarded is [Do] with the checks of g before the request is written:
@@ -104,45 +112,15 @@ type Guard struct {
 // server, its error. Either way the server has seen nothing of the
 // request. Once the write has started, closing g.Stop changes nothing: the
 // server may have the request, so its answer is waited for as in Do, until
-// ctx ends.
+// ctx or g.Closed ends or the deadline passes.
 func DoGuarded(ctx context.Context, socket string, req Request, g Guard) (Response, error) {
 	line, err := req.Line()
 	if err != nil {
 		return Response{}, err
 	}
-	if closed(g.Stop) {
-		return Response{}, fmt.Errorf("wire: %s: %w", req.Method, ErrNotSent)
-	}
-	conn, err := Dial(ctx, socket)
+	resp, err := RoundTrip(ctx, socket, line, g)
 	if err != nil {
-		return Response{}, err
-	}
-	defer conn.Close()
-	if g.Peer != nil {
-		if err := g.Peer(conn); err != nil {
-			return Response{}, fmt.Errorf("wire: %s: %w", req.Method, err)
-		}
-	}
-	if closed(g.Stop) { // the last moment before anything leaves
-		return Response{}, fmt.Errorf("wire: %s: %w", req.Method, ErrNotSent)
-	}
-	if d, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(d)
-	}
-	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-		defer stop()
-	}
-	if _, err := conn.Write(line); err != nil {
-		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
-			// The server closed before reading: no answer will come.
-			err = fmt.Errorf("%w (%w)", ErrEmptyResponse, err)
-		}
-		return Response{}, exchangeError(ctx, "send", req.Method, err)
-	}
-	resp, err := readResponse(conn, MaxResponse)
-	if err != nil {
-		return Response{}, exchangeError(ctx, "read", req.Method, err)
+		return Response{}, exchangeError(ctx, g, req.Method, err)
 	}
 	r, err := DecodeResponse(resp)
 	if err != nil {
@@ -150,6 +128,49 @@ func DoGuarded(ctx context.Context, socket string, req Request, g Guard) (Respon
 	}
 	return r, nil
 }
+
+// RoundTrip writes line, one request line with its newline, on a new
+// connection to the server at socket and returns the response line,
+// without its newline and undecoded, under the checks and bounds of g and
+// ctx as [DoGuarded] keeps them. Its errors are not yet wrapped with the
+// method: a [*ConnectError], [ErrNotSent], the Peer check's error, or a
+// failure to send or read.
+func RoundTrip(ctx context.Context, socket string, line []byte, g Guard) ([]byte, error) {
+	if closed(g.Stop) {
+		return nil, ErrNotSent
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &ConnectError{Socket: socket, Err: err}
+	}
+	if g.Closed != nil && g.Closed.Err() != nil {
+		return nil, &ConnectError{Socket: socket, Err: g.Closed.Err()}
+	}
+	if socket == "" {
+		return nil, &ConnectError{Socket: socket, Err: os.ErrNotExist}
+	}
+	return exchange(ctx, socket, line, deadline(ctx, g), g)
+}
+
+// deadline is the earlier of ctx's deadline and g's; zero for none.
+func deadline(ctx context.Context, g Guard) time.Time {
+	d, ok := ctx.Deadline()
+	switch {
+	case !ok:
+		return g.Deadline
+	case g.Deadline.IsZero() || d.Before(g.Deadline):
+		return d
+	}
+	return g.Deadline
+}
+
+// stageError is a failure to send the request or to read its answer.
+type stageError struct {
+	stage string // "send" or "read"
+	err   error
+}
+
+func (e *stageError) Error() string { return e.stage + ": " + e.err.Error() }
+func (e *stageError) Unwrap() error { return e.err }
 
 // closed reports whether ch is closed; a nil ch never is.
 func closed(ch <-chan struct{}) bool {
@@ -161,18 +182,37 @@ func closed(ch <-chan struct{}) bool {
 	}
 }
 
-func exchangeError(ctx context.Context, op string, m Method, err error) error {
+// exchangeError wraps a failed round trip's error with the method, and
+// reports a deadline or an interruption as the context's error that caused
+// it: ctx's, g.Closed's, or the deadline's.
+func exchangeError(ctx context.Context, g Guard, m Method, err error) error {
+	var ce *ConnectError
+	if errors.As(err, &ce) {
+		return err
+	}
+	var se *stageError
+	if !errors.As(err, &se) {
+		return fmt.Errorf("wire: %s: %w", m, err)
+	}
+	err = se.err
+	if se.stage == "send" && (errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) {
+		// The server closed before reading: no answer will come.
+		err = fmt.Errorf("%w (%w)", ErrEmptyResponse, err)
+	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		// The connection's deadline is the context's: report it as such,
 		// even when the connection noticed a moment before the context.
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return fmt.Errorf("wire: %s %s: %w", op, m, ctxErr)
+			return fmt.Errorf("wire: %s %s: %w", se.stage, m, ctxErr)
 		}
-		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
-			return fmt.Errorf("wire: %s %s: %w", op, m, context.DeadlineExceeded)
+		if g.Closed != nil && g.Closed.Err() != nil {
+			return fmt.Errorf("wire: %s %s: %w", se.stage, m, g.Closed.Err())
+		}
+		if d := deadline(ctx, g); !d.IsZero() && !time.Now().Before(d) {
+			return fmt.Errorf("wire: %s %s: %w", se.stage, m, context.DeadlineExceeded)
 		}
 	}
-	return fmt.Errorf("wire: %s %s: %w", op, m, err)
+	return fmt.Errorf("wire: %s %s: %w", se.stage, m, err)
 }
 
 // Err returns r.Error as an error, or nil for a success response.

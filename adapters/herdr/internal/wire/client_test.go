@@ -303,3 +303,61 @@ func TestDoGuarded(t *testing.T) {
 		}
 	})
 }
+
+// TestGuardBoundsTheExchange: a Guard's Deadline bounds the exchange as a
+// deadline of ctx would, the earlier of the two winning, and a cancelled
+// Closed ends it with its error, in a read the server never answers and in
+// a write it never reads.
+func TestGuardBoundsTheExchange(t *testing.T) {
+	big := Request{ID: "x", Method: MethodReportAgent, Params: []byte(`{"pad":"` + strings.Repeat("a", MaxRequestLine-64) + `"}`)}
+	small := Request{ID: IDStatus, Method: MethodPing, Params: []byte("{}")}
+	for _, tc := range []struct {
+		name     string
+		stall    bool // the server never reads (else it reads and never answers)
+		req      Request
+		ctxAfter time.Duration // ctx's own deadline; 0: none
+		deadline time.Duration // the Guard's; 0: none
+		cancel   bool          // cancel the Guard's Closed after 20 ms
+		want     error
+	}{
+		{"deadline_in_read", false, small, 0, 50 * time.Millisecond, false, context.DeadlineExceeded},
+		{"deadline_in_write", true, big, 0, 50 * time.Millisecond, false, context.DeadlineExceeded},
+		{"ctx_deadline_earlier", false, small, 50 * time.Millisecond, time.Hour, false, context.DeadlineExceeded},
+		{"guard_deadline_earlier", false, small, time.Hour, 50 * time.Millisecond, false, context.DeadlineExceeded},
+		{"closed_in_read", false, small, 0, time.Hour, true, context.Canceled},
+		{"closed_in_write", true, big, 0, time.Hour, true, context.Canceled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			done := make(chan struct{}) // the exchange is over: a stalled server may go
+			handle := func(c net.Conn) { io.Copy(io.Discard, c) }
+			if tc.stall {
+				handle = func(net.Conn) { <-done }
+			}
+			s := listen(t, handle)
+			defer close(done) // before listen's cleanup waits for the handler
+			ctx := t.Context()
+			if tc.ctxAfter > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.ctxAfter)
+				defer cancel()
+			}
+			g := Guard{}
+			if tc.deadline > 0 {
+				g.Deadline = time.Now().Add(tc.deadline)
+			}
+			closed, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			g.Closed = closed
+			if tc.cancel {
+				timer := time.AfterFunc(20*time.Millisecond, cancel)
+				defer timer.Stop()
+			}
+			_, err := DoGuarded(ctx, s.socket, tc.req, g)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("DoGuarded = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func nowPlusMs(ms int) time.Time { return time.Now().Add(time.Duration(ms) * time.Millisecond) }

@@ -1,0 +1,132 @@
+//go:build unix
+
+package wire
+
+import (
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestExchangeSocketIsBlockingAndNotInherited: the connection a Peer check
+// sees is a blocking socket marked close-on-exec, so that a CLI or hook
+// started meanwhile never inherits it, and its RemoteAddr is the socket's
+// path (what a check by the file's owner reads).
+func TestExchangeSocketIsBlockingAndNotInherited(t *testing.T) {
+	s := listen(t, answer(`{"id":"x","result":{"type":"ok"}}`+"\n"))
+	var flags, fdFlags int
+	var remote string
+	peer := func(c net.Conn) error {
+		remote = c.RemoteAddr().String()
+		raw, err := c.(syscall.Conn).SyscallConn()
+		if err != nil {
+			return err
+		}
+		var ferr error
+		if err := raw.Control(func(fd uintptr) {
+			if flags, ferr = unix.FcntlInt(fd, unix.F_GETFL, 0); ferr == nil {
+				fdFlags, ferr = unix.FcntlInt(fd, unix.F_GETFD, 0)
+			}
+		}); err != nil {
+			return err
+		}
+		return ferr
+	}
+	if _, err := DoGuarded(t.Context(), s.socket, Request{ID: "x", Method: MethodPing, Params: []byte("{}")}, Guard{Peer: peer}); err != nil {
+		t.Fatal(err)
+	}
+	if flags&unix.O_NONBLOCK != 0 {
+		t.Errorf("the socket is non-blocking (flags %#x)", flags)
+	}
+	if fdFlags&unix.FD_CLOEXEC == 0 {
+		t.Errorf("the socket is not close-on-exec (fd flags %#x)", fdFlags)
+	}
+	if remote != s.socket {
+		t.Errorf("RemoteAddr = %q, want %q", remote, s.socket)
+	}
+}
+
+// TestInterruptAfterCloseLeavesTheNextSocketAlone: a cancellation that
+// fires after the exchange closed its socket must not shut down another
+// connection that was given the same descriptor number since.
+func TestInterruptAfterCloseLeavesTheNextSocketAlone(t *testing.T) {
+	s := listen(t, answer(`{"id":"x","result":{"type":"ok"}}`+"\n"))
+	old, err := dialFD(s.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.close()
+	next, err := dialFD(s.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.close()
+	if next.fd != old.fd {
+		t.Fatalf("the next socket got descriptor %d, not the closed one's %d: the test proves nothing", next.fd, old.fd)
+	}
+	old.interrupt() // late: the exchange it belonged to is over
+	if _, err := next.Write([]byte(`{"id":"x","method":"ping","params":{}}` + "\n")); err != nil {
+		t.Fatalf("write on the next socket: %v", err)
+	}
+	resp, err := readResponse(next, MaxResponse)
+	if err != nil {
+		t.Fatalf("read on the next socket: %v", err)
+	}
+	if string(resp) != `{"id":"x","result":{"type":"ok"}}` {
+		t.Errorf("answer %q", resp)
+	}
+}
+
+// TestExchangesCloseTheirSockets: no outcome of an exchange leaves its
+// descriptor open: answered, refused by the Peer check, stopped, not
+// answered by the deadline, cancelled.
+func TestExchangesCloseTheirSockets(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("counts /proc/self/fd")
+	}
+	open := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
+	}
+	// The servers run in this process: each connection's server side is
+	// closed and counted done before descriptors are counted.
+	var served sync.WaitGroup
+	counted := func(h func(net.Conn)) func(net.Conn) {
+		return func(c net.Conn) {
+			defer served.Done()
+			defer c.Close()
+			h(c)
+		}
+	}
+	ok := listen(t, counted(answer(`{"id":"x","result":{"type":"ok"}}`+"\n")))
+	hold := listen(t, counted(func(c net.Conn) { io.Copy(io.Discard, c) }))
+	ping := Request{ID: "x", Method: MethodPing, Params: []byte("{}")}
+	refuse := func(net.Conn) error { return io.ErrUnexpectedEOF }
+	stopped := make(chan struct{})
+	close(stopped)
+	run := func() {
+		served.Add(3) // a stopped exchange never connects
+		Do(t.Context(), ok.socket, ping)
+		DoGuarded(t.Context(), ok.socket, ping, Guard{Peer: refuse})
+		DoGuarded(t.Context(), ok.socket, ping, Guard{Stop: stopped})
+		DoGuarded(t.Context(), hold.socket, ping, Guard{Deadline: nowPlusMs(5)})
+		served.Wait()
+	}
+	run() // the servers' own descriptors are open by now
+	before := open()
+	for range 20 {
+		run()
+	}
+	if after := open(); after != before {
+		t.Errorf("%d descriptors open after 80 exchanges, %d before", after, before)
+	}
+}
