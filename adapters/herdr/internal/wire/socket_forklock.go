@@ -1,3 +1,5 @@
+//go:build darwin || aix
+
 package wire
 
 import (
@@ -7,7 +9,7 @@ import (
 )
 
 // newSocket returns a non-blocking Unix stream socket that a child process
-// does not inherit. macOS has no flags for that in socket(2): the
+// does not inherit. macOS and AIX have no flags for that in socket(2): the
 // descriptor is marked close-on-exec under the fork lock, so that no
 // process started meanwhile inherits it, as package net does.
 func newSocket() (int, error) {
