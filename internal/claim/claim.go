@@ -94,6 +94,26 @@ const (
 // the pane file's lock for a moment, held it past the wait's deadline.
 var ErrBusy = errors.New("claim: waiting for another call on the pane")
 
+// StuckError is the error, wrapping ErrBusy, of a call that found the pane
+// file's lock held at every try until its bound (Begin: the wait; a later
+// number of a call in flight: its deadline) and could not take the file
+// over: a process stopped in the moment it holds the lock (Ctrl-Z,
+// SIGSTOP) keeps it for as long as it stays stopped. Begin takes the file
+// over on Unix, and returns this error where a pane file is not taken
+// over (Windows, see takeOver); Call.Seq returns it on every system, since
+// a number not written in the pane file could be taken again by the
+// process that takes the file over next.
+type StuckError struct {
+	Path string        // the pane file
+	Held time.Duration // how long the lock was found held, at every try
+}
+
+func (e *StuckError) Error() string {
+	return fmt.Sprintf("claim: pane file %s: its lock was held for %v by a process that does not move (stopped?)", e.Path, e.Held.Round(time.Millisecond))
+}
+
+func (e *StuckError) Unwrap() error { return ErrBusy }
+
 // maxMarkAhead is how far a sequence mark read from a pane file may be
 // beyond the clock. A mark further ahead is corrupt or planted (taking it
 // would exhaust the 64-bit range and burn the pane), and is ignored with
@@ -693,8 +713,10 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 					continue
 				case err == errNoTakeOver && now.Before(wait):
 					// Not done here (Windows): wait for the lock to the end.
+				case err == errNoTakeOver:
+					return &StuckError{Path: f.Name(), Held: now.Sub(heldSince)}
 				default:
-					return ErrBusy // not done here, or lost twice
+					return ErrBusy // lost twice, or the fresh file failed (FileErr)
 				}
 			}
 		} else {
@@ -784,7 +806,7 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 // the fresh one was in place (the stopped process can change old no
 // more). It returns the fresh file, locked, with call.rec and call.f set.
 func (c *Claim) takeOver(call *Call, old *os.File) (*os.File, error) {
-	nf, err := takeOver(old.Name(), old)
+	nf, err := takeOverFile(old.Name(), old)
 	if err != nil {
 		if err != errTakenOver && err != errNoTakeOver {
 			call.FileErr = err
@@ -819,6 +841,11 @@ func (c *Claim) takeOver(call *Call, old *os.File) (*os.File, error) {
 	call.f, call.rec = nf, rec
 	return nf, nil
 }
+
+// takeOverFile is takeOver, and a seam for the tests, which make it fail
+// with errNoTakeOver to see on Unix what a call does where a pane file is
+// not taken over (Windows).
+var takeOverFile = takeOver
 
 // reopen opens the pane file again, after old was found replaced (taken
 // over by another process), and makes it the process's pane file.
@@ -921,12 +948,24 @@ func inc(n uint64) uint64 {
 // or a release's short wait ran out): a number above the other process's
 // would put this call's later exchange after that process's, undoing the
 // fence. The claim is fenced; the caller sends nothing more in this call.
+// A later number is refused with a *StuckError (ErrBusy) when the pane
+// file's lock stays held until the call's deadline (a process stopped in
+// the moment it holds it): a number that is not in the pane file could be
+// taken again by the process that takes the file over next. The caller
+// sends nothing more in this call either; nothing else changes.
 func (call *Call) Seq() (seq uint64, saturated bool, err error) {
 	switch {
 	case !call.seqUsed:
 		call.seqUsed = true
 		seq = call.rec.seq
-	case call.f != nil && call.relock():
+	case call.f != nil:
+		// Never a number from memory: one not written in the pane file
+		// could be taken again by the process that takes the file over
+		// next (a process stopped holding the lock keeps it past the
+		// call's deadline), and sent after it.
+		if err := call.relock(call.deadline); err != nil {
+			return 0, false, err
+		}
 		if b := call.rec.busy; call.lost || !b.IsZero() && b != call.tok {
 			call.unlockFile()
 			call.c.supersede(true)
@@ -998,7 +1037,7 @@ func (call *Call) End(delivered bool) {
 		return // Begin let the call lock go
 	}
 	released := delivered && call.op == Release
-	if call.f != nil && (released || !call.held) && call.relock() {
+	if call.f != nil && (released || !call.held) && call.relock(time.Now().Add(endWait)) == nil {
 		switch {
 		case call.lost, call.rec.busy != call.tok:
 			// Another process took the pane while this call was in flight.
@@ -1042,16 +1081,23 @@ func (call *Call) unlockCall() {
 	}
 }
 
-// relock takes the file's lock again and rereads the record, waiting at
-// most the call's deadline plus a moment. A file that another process
-// took over meanwhile sets lost, and is not read.
-func (call *Call) relock() bool {
-	stop := time.Now().Add(time.Second)
+// endWait is how long End waits for the pane file's lock, to clear the
+// call's mark (see End). Past it the mark stays: the other processes wait
+// for the call until its deadline, or find its call lock free.
+const endWait = time.Second
+
+// relock takes the file's lock again and rereads the record, waiting
+// until stop at most: a *StuckError when the lock was still held then (a
+// process stopped in the moment it holds it), whose file the caller does
+// not read or write. A file that another process took over meanwhile sets
+// lost, and is not read.
+func (call *Call) relock(stop time.Time) error {
 	backoff := 50 * time.Microsecond
+	start := time.Now()
 	for {
 		ok, err := filelock.TryLockFile(call.f)
 		if err != nil {
-			return false
+			return &fileError{Path: call.f.Name(), Err: err}
 		}
 		if ok {
 			break
@@ -1062,18 +1108,18 @@ func (call *Call) relock() bool {
 			// Nothing is read or written (unlocking a lock not held does
 			// nothing).
 			call.lost = true
-			return true
+			return nil
 		}
-		if time.Now().After(stop) {
-			return false
+		if now := time.Now(); !now.Before(stop) {
+			return &StuckError{Path: call.f.Name(), Held: now.Sub(start)}
 		}
-		time.Sleep(backoff) // another process holds the lock for a moment
+		time.Sleep(min(backoff, time.Until(stop))) // another process holds the lock for a moment
 		backoff = min(2*backoff, 10*time.Millisecond)
 	}
 	if replaced(call.f) {
 		// Another process took the file over while this one was stopped.
 		call.lost = true
-		return true
+		return nil
 	}
 	var b [recordLen + 1]byte
 	n, _ := readRecordBytes(call.f, b[:])
@@ -1082,7 +1128,7 @@ func (call *Call) relock() bool {
 		rec = record{seq: call.rec.seq}
 	}
 	call.rec = rec
-	return true
+	return nil
 }
 
 // free gives the pane up within the process, if c holds it.
@@ -1293,15 +1339,19 @@ func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 		return "", false, false
 	}
 	var b [recordLen + 1]byte
-	n, _ := readRecordBytes(f, b[:])
+	n, err := readRecordBytes(f, b[:])
 	if replacedRecord(b[:n]) {
 		// Taken over by another process: the look goes to the file in
 		// its place.
-		var err error
 		if f, err = c.reopen(f); err != nil {
 			return "", false, false
 		}
-		n, _ = readRecordBytes(f, b[:])
+		n, err = readRecordBytes(f, b[:])
+	}
+	if n == 0 && err != nil && err != io.EOF {
+		// Not an empty file: a read that failed (on Windows, while
+		// another process holds the file's lock) tells nothing.
+		return "", false, false
 	}
 	rec, err := parseRecord(b[:n])
 	if err != nil {

@@ -98,9 +98,23 @@
 // in flight that finds it so when it takes its next number gets
 // ErrOvertaken. A process that takes the old file's lock between the
 // rename and the tombstone finds the file replaced by its fstat, and its
-// call is refused like the stopped one's. Outside Unix a file is not taken over (on
-// Windows, a file open elsewhere cannot be renamed over): the calls fail
-// with ErrBusy until the stopped process resumes.
+// call is refused like the stopped one's.
+//
+// Outside Unix a file is not taken over. On Windows every process opens the
+// pane file without FILE_SHARE_DELETE (os.OpenFile's sharing, and that of
+// the versions already running), so a rename over it fails while the
+// stopped process has it open; and its LockFileEx lock keeps the record
+// from being read by any other handle. There a call waits for the lock no
+// longer than its wait (a release: its budget) and fails with a
+// [StuckError] (ErrBusy), and so does every call until the stopped process
+// resumes; a look of the OnFree watch whose read fails tells nothing.
+//
+// A later number of a call in flight ([Call.Seq]) is taken under the lock
+// too, which it waits for until the call's deadline; past that it is
+// refused with a StuckError, on every system, and the call sends nothing
+// more. It is never taken from the process's memory alone: a number that
+// is not in the pane file could be taken again by the process that takes
+// the file over next, and reach the workspace after that one's.
 //
 // Beside the pane file, a second file of the same name ending in .call
 // carries the call lock: Begin takes it (without waiting) as it writes the
