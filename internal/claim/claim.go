@@ -534,10 +534,10 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		call.rec.locked = call.lockCall()
 		wrote = call.write()
 		// Checked after the write, before the lock goes: a process that
-		// takes the file over reads its record once the fresh file is in
-		// place, so a call that finds its file still in place here has
-		// its number in what that process reads, and gets past it.
-		lost := replaced(call.f)
+		// takes the file over marks it before it copies its record, so a
+		// call that finds no mark here has its number in the copy, and
+		// gets past it.
+		lost := takenOver(call.f)
 		if !lost && opts.OnLocked != nil {
 			opts.OnLocked("written")
 		}
@@ -650,10 +650,13 @@ const takeOverGrace = 100 * time.Millisecond
 // file in its place (takeOver), copies into it the record the stopped
 // process left, which then can no longer change, and goes on with the
 // fresh file as if it had locked it. The stopped process, once resumed,
-// finds its file replaced before it lets the lock go and sends nothing of
+// finds its file marked before it lets the lock go and sends nothing of
 // that call; what it wrote before it stopped is in the record copied, so
 // this call's number is above the stopped one's. A file found replaced by
-// another process (here, or by its own take-over) is opened again.
+// another process (here, or by its own take-over) is opened again; one
+// found marked but not replaced (a take-over under way, or whose taker
+// died before its rename) is waited for as a lock held, and used once the
+// taker's names are stale (see clearDeadTakeOver).
 func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, opts BeginOptions) error {
 	backoff := 100 * time.Microsecond
 	start := time.Now()
@@ -733,16 +736,36 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 					return nil
 				}
 				if replacedRecord(b[:n]) {
-					// Taken over by another process (see takeOver) while
-					// this one waited, or while it was stopped: the path
-					// names another file.
-					filelock.UnlockFile(f)
-					if f, err = c.reopen(f); err != nil {
-						call.FileErr = err
-						return nil
+					keep := recordPart(b[:n])
+					switch {
+					case replaced(f):
+						// Taken over by another process (see takeOver)
+						// while this one waited, or while it was
+						// stopped: the path names another file.
+						filelock.UnlockFile(f)
+						if f, err = c.reopen(f); err != nil {
+							call.FileErr = err
+							return nil
+						}
+						heldSince = time.Time{}
+						continue
+					case clearDeadTakeOver(f.Name(), f, len(keep)):
+						// Its taker died (or stopped) before its rename:
+						// the file is the pane file still.
+						n = len(keep)
+					default:
+						// A take-over under way, renaming within
+						// microseconds: waited for as a lock held.
+						filelock.UnlockFile(f)
+						if !now.Before(wait) {
+							return ErrBusy
+						}
+						if err := pause(ctx, closed, backoff); err != nil {
+							return err
+						}
+						backoff = min(2*backoff, 10*time.Millisecond, pollInterval)
+						continue
 					}
-					heldSince = time.Time{}
-					continue
 				}
 				var perr error
 				rec, perr = parseRecord(b[:n])
@@ -786,25 +809,34 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 				return errYield
 			}
 		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-closed.Done():
-			t.Stop()
-			return adapter.ErrClosed
-		case <-t.C:
+		if err := pause(ctx, closed, backoff); err != nil {
+			return err
 		}
 		backoff = min(2*backoff, 10*time.Millisecond, pollInterval)
+	}
+}
+
+// pause waits for d, or returns ctx's error or adapter.ErrClosed when ctx
+// or closed ends first.
+func pause(ctx, closed context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-closed.Done():
+		return adapter.ErrClosed
+	case <-t.C:
+		return nil
 	}
 }
 
 // takeOver takes over the pane file old, whose lock a process kept past
 // the bound (see lockFile): the fresh file that takeOver put in its place
 // becomes the process's pane file, holding the record read from old once
-// the fresh one was in place (the stopped process can change old no
-// more). It returns the fresh file, locked, with call.rec and call.f set.
+// the fresh one was in place (a number the stopped process writes into old
+// after the mark is never sent; reading it again only raises the mark).
+// It returns the fresh file, locked, with call.rec and call.f set.
 func (c *Claim) takeOver(call *Call, old *os.File) (*os.File, error) {
 	nf, err := takeOverFile(old.Name(), old)
 	if err != nil {
@@ -815,13 +847,7 @@ func (c *Claim) takeOver(call *Call, old *os.File) (*os.File, error) {
 	}
 	var b [recordLen + 1]byte
 	n, _ := readRecordBytes(old, b[:])
-	if replacedRecord(b[:n]) {
-		// Without the tombstone, and the gap before it after an earlier
-		// version's shorter record.
-		for n = recordLen; n > 0 && b[n-1] == 0; n-- {
-		}
-	}
-	rec, perr := parseRecord(b[:n])
+	rec, perr := parseRecord(recordPart(b[:n]))
 	if perr != nil {
 		// Torn or corrupt: the stopped process's mark is lost, and the
 		// number comes from the clock and this process's marks, as for
@@ -973,7 +999,7 @@ func (call *Call) Seq() (seq uint64, saturated bool, err error) {
 		}
 		seq = call.take()
 		call.write()
-		if replaced(call.f) {
+		if takenOver(call.f) {
 			// Taken over while this process held the lock (see Begin).
 			call.unlockFile()
 			call.lost = true
@@ -1116,13 +1142,18 @@ func (call *Call) relock(stop time.Time) error {
 		time.Sleep(min(backoff, time.Until(stop))) // another process holds the lock for a moment
 		backoff = min(2*backoff, 10*time.Millisecond)
 	}
-	if replaced(call.f) {
-		// Another process took the file over while this one was stopped.
-		call.lost = true
-		return nil
-	}
 	var b [recordLen + 1]byte
 	n, _ := readRecordBytes(call.f, b[:])
+	if replacedRecord(b[:n]) {
+		keep := recordPart(b[:n])
+		if replaced(call.f) || !clearDeadTakeOver(call.f.Name(), call.f, len(keep)) {
+			// Another process took the file over (or is taking it over)
+			// while this one was stopped, or since its last number.
+			call.lost = true
+			return nil
+		}
+		n = len(keep)
+	}
 	rec, err := parseRecord(b[:n])
 	if err != nil {
 		rec = record{seq: call.rec.seq}
