@@ -1371,13 +1371,19 @@ func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 	}
 	var b [recordLen + 1]byte
 	n, err := readRecordBytes(f, b[:])
-	if replacedRecord(b[:n]) {
+	switch {
+	case !replacedRecord(b[:n]):
+	case replaced(f):
 		// Taken over by another process: the look goes to the file in
 		// its place.
 		if f, err = c.reopen(f); err != nil {
 			return "", false, false
 		}
 		n, err = readRecordBytes(f, b[:])
+	default:
+		// Marked by a take-over under way, or whose taker died before
+		// its rename: the record is still the pane's.
+		n = len(recordPart(b[:n]))
 	}
 	if n == 0 && err != nil && err != io.EOF {
 		// Not an empty file: a read that failed (on Windows, while

@@ -182,3 +182,31 @@ func TestTakerKilledMidwayCostsNoCall(t *testing.T) {
 		})
 	}
 }
+
+// TestWatchReadsAMarkedPaneFile: a look of the OnFree watch at a pane file
+// marked by a take-over that has not renamed (under way, or its taker
+// killed) still reads the record there: here, another process holding
+// the pane. It opened the path again, found the same marked file, and
+// learned nothing, at each look until a call cleared the mark.
+func TestWatchReadsAMarkedPaneFile(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	c := New(k, Options{Dir: dir}) // no watch of its own, looking at once
+	defer c.Close()
+	do(t, c, Report)
+	path := plant(t, dir, k, 1000, false, time.Time{})
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt([]byte{tombstone}, int64(recordLen)); err != nil {
+		t.Fatal(err)
+	}
+	c.l.mu.Lock()
+	pf := c.l.file
+	c.l.mu.Unlock()
+	by, _, known := c.heldBy(pf)
+	if !known || by != byOtherProcess {
+		t.Errorf("heldBy on a marked pane file = %q, known %v; want %q, known", by, known, byOtherProcess)
+	}
+}

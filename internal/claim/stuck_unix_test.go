@@ -132,7 +132,7 @@ func TestLaterNumberWhileTheLockIsStuck(t *testing.T) {
 // read fails on a descriptor opened for writing only.
 func TestUnreadablePaneFileTellsTheWatchNothing(t *testing.T) {
 	k, dir := newKey(t), stateDir(t)
-	c := New(k, Options{Dir: dir, OnFree: func() {}})
+	c := New(k, Options{Dir: dir}) // no watch of its own, looking at once
 	defer c.Close()
 	if call := do(t, c, Report); !call.Send {
 		t.Fatal("report not sent")
