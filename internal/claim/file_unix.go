@@ -218,7 +218,9 @@ func takeOver(path string, old *os.File) (*os.File, error) {
 	step("copied")
 	if err := syscall.Rename(tmp, path); err != nil {
 		if unlinkIfSame(gate, nf) {
-			old.Truncate(int64(len(keep))) // still old's taker: the mark goes
+			// Still old's taker: the mark goes.
+			n, _ := readRecordBytes(old, b[:])
+			old.Truncate(int64(len(recordPart(b[:n]))))
 		}
 		drop()
 		return nil, &fileError{Path: path, Err: err}
@@ -254,11 +256,15 @@ func clearDeadTakeOver(path string, f *os.File, keep int) bool {
 	if fstat(f, &st) != nil || st.Nlink == 0 {
 		return false
 	}
+	// The mark goes first, the names are looked at after: a taker that
+	// links its name after that look marks the file after this clears it.
+	if f.Truncate(int64(keep)) != nil {
+		return false
+	}
 	gate := takeName(path, &st)
 	if _, err := os.Lstat(gate); err == nil && !clearStaleTake(path, gate) {
-		return false // a running taker's
-	}
-	if f.Truncate(int64(keep)) != nil {
+		// A running taker's: its mark stays.
+		f.WriteAt([]byte{tombstone}, int64(recordLen))
 		return false
 	}
 	if replaced(f) {
@@ -329,8 +335,9 @@ const staleTake = 10 * takeOverAfter
 
 // clearStaleTake removes gate, the take-over name of the file at path,
 // and the fresh file it names, when gate was last written more than
-// staleTake ago (the fresh file is written before it is linked, and not
-// after), and reports whether it did: the caller links its own then.
+// staleTake ago (the fresh file is last written, with its copy of the
+// record, microseconds after it is linked), and reports whether it did:
+// the caller links its own then.
 func clearStaleTake(path, gate string) bool {
 	fi, err := os.Lstat(gate)
 	if err != nil {
