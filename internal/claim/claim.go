@@ -1057,13 +1057,20 @@ func (call *Call) unlockFile() {
 // under the pane file's lock, and when another process took the pane while
 // it was in flight, the claim is fenced at once; otherwise the claim
 // learns it at its next call or look at the file.
+//
+// End waits for the pane file's lock until the call's deadline, or for
+// takeOverAfter once that has passed (a running process holds the lock
+// for microseconds): a process stopped holding it keeps End no longer.
+// The record is then left as it is: the other processes take the call's
+// mark for a call that did not end by its deadline, and a released
+// holder's for a live process's claim until this process exits.
 func (call *Call) End(delivered bool) {
 	c, l := call.c, call.c.l
 	if !call.Send {
 		return // Begin let the call lock go
 	}
 	released := delivered && call.op == Release
-	if call.f != nil && (released || !call.held) && call.relock(time.Now().Add(endWait)) == nil {
+	if call.f != nil && (released || !call.held) && call.relock(call.endStop()) == nil {
 		switch {
 		case call.lost, call.rec.busy != call.tok:
 			// Another process took the pane while this call was in flight.
@@ -1089,6 +1096,16 @@ func (call *Call) End(delivered bool) {
 	}
 }
 
+// endStop is how long End waits for the pane file's lock: until the
+// call's deadline, or takeOverAfter from now once that has passed.
+func (call *Call) endStop() time.Time {
+	stop := time.Now().Add(takeOverAfter)
+	if call.deadline.After(stop) {
+		return call.deadline
+	}
+	return stop
+}
+
 // lockCall takes the call lock, if the call does not hold it yet, without
 // waiting, and reports whether the call holds it.
 func (call *Call) lockCall() bool {
@@ -1106,11 +1123,6 @@ func (call *Call) unlockCall() {
 		call.held = false
 	}
 }
-
-// endWait is how long End waits for the pane file's lock, to clear the
-// call's mark (see End). Past it the mark stays: the other processes wait
-// for the call until its deadline, or find its call lock free.
-const endWait = time.Second
 
 // relock takes the file's lock again and rereads the record, waiting
 // until stop at most: a *StuckError when the lock was still held then (a

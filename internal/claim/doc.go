@@ -129,7 +129,11 @@
 // refused with a StuckError, on every system, and the call sends nothing
 // more. It is never taken from the process's memory alone: a number that
 // is not in the pane file could be taken again by the process that takes
-// the file over next, and reach the workspace after that one's.
+// the file over next, and reach the workspace after that one's. End, when
+// it clears the call's mark (a release's, or that of a call without the
+// call lock), waits for the lock until the call's deadline too (100 ms
+// once that has passed), and otherwise leaves the record as it is: the
+// others take the mark for a call that did not end by its deadline.
 //
 // Beside the pane file, a second file of the same name ending in .call
 // carries the call lock: Begin takes it (without waiting) as it writes the

@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // noTakeOver makes the package behave, for the test, as it does where a
@@ -154,4 +157,36 @@ func TestUnreadablePaneFileTellsTheWatchNothing(t *testing.T) {
 	if by, lost, known := c.heldBy(wo); known {
 		t.Errorf("heldBy on an unreadable pane file = %q, lost %v, known; want nothing known", by, lost)
 	}
+}
+
+// TestEndWaitsNoLongerThanTheCall: a delivered release whose End finds the
+// pane file's lock held by a process that does not move waits for it no
+// longer than the call's deadline (the release's budget), not a fixed
+// second beyond it, and leaves the record as it was. Fake time
+// (synctest): the lock is tried without blocking, and the waits between
+// tries are sleeps.
+func TestEndWaitsNoLongerThanTheCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k, dir := newKey(t), stateDir(t)
+		c := New(k, Options{Dir: dir})
+		defer c.Close()
+		do(t, c, Report)
+		now := time.Now()
+		until := now.Add(200 * time.Millisecond)
+		call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Release, Wait: until, Until: until,
+			Seq: true, ClockMs: uint64(now.UnixMilli())})
+		if err != nil || !call.Send {
+			t.Fatalf("release: Send %v, %v", call.Send, err)
+		}
+		path := filepath.Join(dir, FileName(k))
+		before := readRecord(t, path)
+		holdLock(t, path)
+		call.End(true)
+		if ended := time.Now(); ended.After(until) {
+			t.Errorf("End returned %v after the release's deadline", ended.Sub(until))
+		}
+		if diff := cmp.Diff(readRecord(t, path), before, cmp.AllowUnexported(record{}, token{})); diff != "" {
+			t.Errorf("pane file changed by an End that had no lock (-got +want):\n%s", diff)
+		}
+	})
 }
