@@ -94,6 +94,26 @@ const (
 // the pane file's lock for a moment, held it past the wait's deadline.
 var ErrBusy = errors.New("claim: waiting for another call on the pane")
 
+// StuckError is the error, wrapping ErrBusy, of a call that found the pane
+// file's lock held at every try until its bound (Begin: the wait; a later
+// number of a call in flight: its deadline) and could not take the file
+// over: a process stopped in the moment it holds the lock (Ctrl-Z,
+// SIGSTOP) keeps it for as long as it stays stopped. Begin takes the file
+// over on Unix, and returns this error where a pane file is not taken
+// over (Windows, see takeOver); Call.Seq returns it on every system, since
+// a number not written in the pane file could be taken again by the
+// process that takes the file over next.
+type StuckError struct {
+	Path string        // the pane file
+	Held time.Duration // how long the lock was found held, at every try
+}
+
+func (e *StuckError) Error() string {
+	return fmt.Sprintf("claim: pane file %s: its lock was held for %v by a process that does not move (stopped?)", e.Path, e.Held.Round(time.Millisecond))
+}
+
+func (e *StuckError) Unwrap() error { return ErrBusy }
+
 // maxMarkAhead is how far a sequence mark read from a pane file may be
 // beyond the clock. A mark further ahead is corrupt or planted (taking it
 // would exhaust the 64-bit range and burn the pane), and is ignored with
@@ -514,10 +534,10 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		call.rec.locked = call.lockCall()
 		wrote = call.write()
 		// Checked after the write, before the lock goes: a process that
-		// takes the file over reads its record once the fresh file is in
-		// place, so a call that finds its file still in place here has
-		// its number in what that process reads, and gets past it.
-		lost := replaced(call.f)
+		// takes the file over marks it before it copies its record, so a
+		// call that finds no mark here has its number in the copy, and
+		// gets past it.
+		lost := takenOver(call.f)
 		if !lost && opts.OnLocked != nil {
 			opts.OnLocked("written")
 		}
@@ -630,10 +650,13 @@ const takeOverGrace = 100 * time.Millisecond
 // file in its place (takeOver), copies into it the record the stopped
 // process left, which then can no longer change, and goes on with the
 // fresh file as if it had locked it. The stopped process, once resumed,
-// finds its file replaced before it lets the lock go and sends nothing of
+// finds its file marked before it lets the lock go and sends nothing of
 // that call; what it wrote before it stopped is in the record copied, so
 // this call's number is above the stopped one's. A file found replaced by
-// another process (here, or by its own take-over) is opened again.
+// another process (here, or by its own take-over) is opened again; one
+// found marked but not replaced (a take-over under way, or whose taker
+// died before its rename) is waited for as a lock held, and used once the
+// taker's names are stale (see clearDeadTakeOver).
 func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, opts BeginOptions) error {
 	backoff := 100 * time.Microsecond
 	start := time.Now()
@@ -693,8 +716,10 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 					continue
 				case err == errNoTakeOver && now.Before(wait):
 					// Not done here (Windows): wait for the lock to the end.
+				case err == errNoTakeOver:
+					return &StuckError{Path: f.Name(), Held: now.Sub(heldSince)}
 				default:
-					return ErrBusy // not done here, or lost twice
+					return ErrBusy // lost twice, or the fresh file failed (FileErr)
 				}
 			}
 		} else {
@@ -711,16 +736,36 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 					return nil
 				}
 				if replacedRecord(b[:n]) {
-					// Taken over by another process (see takeOver) while
-					// this one waited, or while it was stopped: the path
-					// names another file.
-					filelock.UnlockFile(f)
-					if f, err = c.reopen(f); err != nil {
-						call.FileErr = err
-						return nil
+					keep := recordPart(b[:n])
+					switch {
+					case replaced(f):
+						// Taken over by another process (see takeOver)
+						// while this one waited, or while it was
+						// stopped: the path names another file.
+						filelock.UnlockFile(f)
+						if f, err = c.reopen(f); err != nil {
+							call.FileErr = err
+							return nil
+						}
+						heldSince = time.Time{}
+						continue
+					case clearDeadTakeOver(f.Name(), f, len(keep)):
+						// Its taker died (or stopped) before its rename:
+						// the file is the pane file still.
+						n = len(keep)
+					default:
+						// A take-over under way, renaming within
+						// microseconds: waited for as a lock held.
+						filelock.UnlockFile(f)
+						if !now.Before(wait) {
+							return ErrBusy
+						}
+						if err := pause(ctx, closed, backoff); err != nil {
+							return err
+						}
+						backoff = min(2*backoff, 10*time.Millisecond, pollInterval)
+						continue
 					}
-					heldSince = time.Time{}
-					continue
 				}
 				var perr error
 				rec, perr = parseRecord(b[:n])
@@ -764,27 +809,36 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 				return errYield
 			}
 		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-closed.Done():
-			t.Stop()
-			return adapter.ErrClosed
-		case <-t.C:
+		if err := pause(ctx, closed, backoff); err != nil {
+			return err
 		}
 		backoff = min(2*backoff, 10*time.Millisecond, pollInterval)
+	}
+}
+
+// pause waits for d, or returns ctx's error or adapter.ErrClosed when ctx
+// or closed ends first.
+func pause(ctx, closed context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-closed.Done():
+		return adapter.ErrClosed
+	case <-t.C:
+		return nil
 	}
 }
 
 // takeOver takes over the pane file old, whose lock a process kept past
 // the bound (see lockFile): the fresh file that takeOver put in its place
 // becomes the process's pane file, holding the record read from old once
-// the fresh one was in place (the stopped process can change old no
-// more). It returns the fresh file, locked, with call.rec and call.f set.
+// the fresh one was in place (a number the stopped process writes into old
+// after the mark is never sent; reading it again only raises the mark).
+// It returns the fresh file, locked, with call.rec and call.f set.
 func (c *Claim) takeOver(call *Call, old *os.File) (*os.File, error) {
-	nf, err := takeOver(old.Name(), old)
+	nf, err := takeOverFile(old.Name(), old)
 	if err != nil {
 		if err != errTakenOver && err != errNoTakeOver {
 			call.FileErr = err
@@ -793,13 +847,7 @@ func (c *Claim) takeOver(call *Call, old *os.File) (*os.File, error) {
 	}
 	var b [recordLen + 1]byte
 	n, _ := readRecordBytes(old, b[:])
-	if replacedRecord(b[:n]) {
-		// Without the tombstone, and the gap before it after an earlier
-		// version's shorter record.
-		for n = recordLen; n > 0 && b[n-1] == 0; n-- {
-		}
-	}
-	rec, perr := parseRecord(b[:n])
+	rec, perr := parseRecord(recordPart(b[:n]))
 	if perr != nil {
 		// Torn or corrupt: the stopped process's mark is lost, and the
 		// number comes from the clock and this process's marks, as for
@@ -819,6 +867,11 @@ func (c *Claim) takeOver(call *Call, old *os.File) (*os.File, error) {
 	call.f, call.rec = nf, rec
 	return nf, nil
 }
+
+// takeOverFile is takeOver, and a seam for the tests, which make it fail
+// with errNoTakeOver to see on Unix what a call does where a pane file is
+// not taken over (Windows).
+var takeOverFile = takeOver
 
 // reopen opens the pane file again, after old was found replaced (taken
 // over by another process), and makes it the process's pane file.
@@ -921,12 +974,24 @@ func inc(n uint64) uint64 {
 // or a release's short wait ran out): a number above the other process's
 // would put this call's later exchange after that process's, undoing the
 // fence. The claim is fenced; the caller sends nothing more in this call.
+// A later number is refused with a *StuckError (ErrBusy) when the pane
+// file's lock stays held until the call's deadline (a process stopped in
+// the moment it holds it): a number that is not in the pane file could be
+// taken again by the process that takes the file over next. The caller
+// sends nothing more in this call either; nothing else changes.
 func (call *Call) Seq() (seq uint64, saturated bool, err error) {
 	switch {
 	case !call.seqUsed:
 		call.seqUsed = true
 		seq = call.rec.seq
-	case call.f != nil && call.relock():
+	case call.f != nil:
+		// Never a number from memory: one not written in the pane file
+		// could be taken again by the process that takes the file over
+		// next (a process stopped holding the lock keeps it past the
+		// call's deadline), and sent after it.
+		if err := call.relock(call.deadline); err != nil {
+			return 0, false, err
+		}
 		if b := call.rec.busy; call.lost || !b.IsZero() && b != call.tok {
 			call.unlockFile()
 			call.c.supersede(true)
@@ -934,7 +999,7 @@ func (call *Call) Seq() (seq uint64, saturated bool, err error) {
 		}
 		seq = call.take()
 		call.write()
-		if replaced(call.f) {
+		if takenOver(call.f) {
 			// Taken over while this process held the lock (see Begin).
 			call.unlockFile()
 			call.lost = true
@@ -992,13 +1057,20 @@ func (call *Call) unlockFile() {
 // under the pane file's lock, and when another process took the pane while
 // it was in flight, the claim is fenced at once; otherwise the claim
 // learns it at its next call or look at the file.
+//
+// End waits for the pane file's lock until the call's deadline, or for
+// takeOverAfter once that has passed (a running process holds the lock
+// for microseconds): a process stopped holding it keeps End no longer.
+// The record is then left as it is: the other processes take the call's
+// mark for a call that did not end by its deadline, and a released
+// holder's for a live process's claim until this process exits.
 func (call *Call) End(delivered bool) {
 	c, l := call.c, call.c.l
 	if !call.Send {
 		return // Begin let the call lock go
 	}
 	released := delivered && call.op == Release
-	if call.f != nil && (released || !call.held) && call.relock() {
+	if call.f != nil && (released || !call.held) && call.relock(call.endStop()) == nil {
 		switch {
 		case call.lost, call.rec.busy != call.tok:
 			// Another process took the pane while this call was in flight.
@@ -1024,6 +1096,16 @@ func (call *Call) End(delivered bool) {
 	}
 }
 
+// endStop is how long End waits for the pane file's lock: until the
+// call's deadline, or takeOverAfter from now once that has passed.
+func (call *Call) endStop() time.Time {
+	stop := time.Now().Add(takeOverAfter)
+	if call.deadline.After(stop) {
+		return call.deadline
+	}
+	return stop
+}
+
 // lockCall takes the call lock, if the call does not hold it yet, without
 // waiting, and reports whether the call holds it.
 func (call *Call) lockCall() bool {
@@ -1042,16 +1124,18 @@ func (call *Call) unlockCall() {
 	}
 }
 
-// relock takes the file's lock again and rereads the record, waiting at
-// most the call's deadline plus a moment. A file that another process
-// took over meanwhile sets lost, and is not read.
-func (call *Call) relock() bool {
-	stop := time.Now().Add(time.Second)
+// relock takes the file's lock again and rereads the record, waiting
+// until stop at most: a *StuckError when the lock was still held then (a
+// process stopped in the moment it holds it), whose file the caller does
+// not read or write. A file that another process took over meanwhile sets
+// lost, and is not read.
+func (call *Call) relock(stop time.Time) error {
 	backoff := 50 * time.Microsecond
+	start := time.Now()
 	for {
 		ok, err := filelock.TryLockFile(call.f)
 		if err != nil {
-			return false
+			return &fileError{Path: call.f.Name(), Err: err}
 		}
 		if ok {
 			break
@@ -1062,27 +1146,32 @@ func (call *Call) relock() bool {
 			// Nothing is read or written (unlocking a lock not held does
 			// nothing).
 			call.lost = true
-			return true
+			return nil
 		}
-		if time.Now().After(stop) {
-			return false
+		if now := time.Now(); !now.Before(stop) {
+			return &StuckError{Path: call.f.Name(), Held: now.Sub(start)}
 		}
-		time.Sleep(backoff) // another process holds the lock for a moment
+		time.Sleep(min(backoff, time.Until(stop))) // another process holds the lock for a moment
 		backoff = min(2*backoff, 10*time.Millisecond)
-	}
-	if replaced(call.f) {
-		// Another process took the file over while this one was stopped.
-		call.lost = true
-		return true
 	}
 	var b [recordLen + 1]byte
 	n, _ := readRecordBytes(call.f, b[:])
+	if replacedRecord(b[:n]) {
+		keep := recordPart(b[:n])
+		if replaced(call.f) || !clearDeadTakeOver(call.f.Name(), call.f, len(keep)) {
+			// Another process took the file over (or is taking it over)
+			// while this one was stopped, or since its last number.
+			call.lost = true
+			return nil
+		}
+		n = len(keep)
+	}
 	rec, err := parseRecord(b[:n])
 	if err != nil {
 		rec = record{seq: call.rec.seq}
 	}
 	call.rec = rec
-	return true
+	return nil
 }
 
 // free gives the pane up within the process, if c holds it.
@@ -1293,15 +1382,25 @@ func (c *Claim) heldBy(f *os.File) (by string, lost, known bool) {
 		return "", false, false
 	}
 	var b [recordLen + 1]byte
-	n, _ := readRecordBytes(f, b[:])
-	if replacedRecord(b[:n]) {
+	n, err := readRecordBytes(f, b[:])
+	switch {
+	case !replacedRecord(b[:n]):
+	case replaced(f):
 		// Taken over by another process: the look goes to the file in
 		// its place.
-		var err error
 		if f, err = c.reopen(f); err != nil {
 			return "", false, false
 		}
-		n, _ = readRecordBytes(f, b[:])
+		n, err = readRecordBytes(f, b[:])
+	default:
+		// Marked by a take-over under way, or whose taker died before
+		// its rename: the record is still the pane's.
+		n = len(recordPart(b[:n]))
+	}
+	if n == 0 && err != nil && err != io.EOF {
+		// Not an empty file: a read that failed (on Windows, while
+		// another process holds the file's lock) tells nothing.
+		return "", false, false
 	}
 	rec, err := parseRecord(b[:n])
 	if err != nil {

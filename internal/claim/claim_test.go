@@ -599,3 +599,15 @@ func TestWatchLooksOnlyBetweenCalls(t *testing.T) {
 		})
 	}
 }
+
+// beginWaiting is begin with a wait of five seconds.
+func beginWaiting(t *testing.T, c *Claim, op Op) *Call {
+	t.Helper()
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: op, Wait: now.Add(5 * time.Second),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+	if err != nil {
+		t.Fatalf("Begin(%s): %v", op, err)
+	}
+	return call
+}

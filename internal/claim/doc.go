@@ -72,35 +72,68 @@
 // A process stopped in that moment does not keep others out either. The
 // lock is tried without blocking; a call whose wait has passed (half its
 // budget, for a call whose wait and call share one: a release) after
-// finding the lock held at every try for 100 ms takes the file over: it
+// finding the lock held at every try for 100 ms takes the file over. It
 // creates a fresh file beside it (O_EXCL, O_NOFOLLOW, 0600, checked as the
-// pane file is), locks it, renames it over the pane file, and copies into
-// it the record the stopped process left, which that process can no longer
-// change where others look, so the call's number is above every number the
-// stopped process took. One process at a time takes one file over: before
-// the rename the fresh file is linked under a name made of the old file's
-// inode, which fails for a second process, and that one waits a moment more
-// for the new file's lock. A taker stopped or dead between that link and
-// its rename keeps no one out for long: its names, once a second old
-// (a running taker holds them for microseconds), are removed by the next
-// process that takes the file over, whose late rename then finds nothing
-// to rename; the fresh files of takers that died earlier go the same way. The stopped process, once resumed, finds its
-// file with no link left (fstat) before it lets the lock go, and sends
-// nothing of the call (Send is false); if it stopped after that look, its
+// pane file is) and locks it; links it under a name made of the old file's
+// inode, which fails for a second process (that one waits a moment more
+// for the new file's lock); marks the old file (a tombstone, one byte past
+// the record); copies the old record into the fresh file; renames the
+// fresh file over the pane file; and reads the old record once more, so
+// that its number is above every number the stopped process took.
+//
+// Every process looks for the mark (one pread) after it writes its number
+// and before it lets the lock go, and sends nothing of the call when it
+// finds it (Send is false, or ErrOvertaken for a later number): a number
+// that goes out was written before the mark, so it is in the copy, and a
+// taker killed at any step loses none. The stopped process, once resumed,
+// finds the mark and sends nothing; if it stopped after that look, its
 // number is in the copied record, below the taker's, and the workspace
-// ignores the late call. The process that took the file over then writes
-// a tombstone into the old file, one byte past the record: the other
-// processes that have it open find it in the read they make anyway after
-// taking its lock (and the OnFree watch in its look), and open the path
-// again. A process that finds the old file's lock held (the stopped
+// ignores the late call. The other processes that have the old file open
+// find the mark in the read they make anyway after taking its lock (and
+// the OnFree watch in its look) and, the file being replaced (fstat), open
+// the path again; one that finds the old file's lock held (the stopped
 // process keeps it) looks at the file (fstat) and, finding it replaced,
-// opens the path again at once rather than waiting for that lock; a call
-// in flight that finds it so when it takes its next number gets
-// ErrOvertaken. A process that takes the old file's lock between the
-// rename and the tombstone finds the file replaced by its fstat, and its
-// call is refused like the stopped one's. Outside Unix a file is not taken over (on
-// Windows, a file open elsewhere cannot be renamed over): the calls fail
-// with ErrBusy until the stopped process resumes.
+// opens the path again at once rather than waiting for that lock.
+//
+// A taker stopped or killed midway keeps no one out for long and costs at
+// most one call. Before its mark: its names (the fresh file and its link),
+// once a second old (a running taker holds them for microseconds), are
+// removed by the next process that takes the file over, whose late rename
+// then finds nothing to rename. Between its mark and its rename: the old
+// file is still the pane file; a process that finds the mark there waits
+// for the taker as for a lock held, and once the taker's names are a
+// second old removes them and the mark and makes its call on that file; a
+// process that wrote its number after the mark (the stopped one, resumed)
+// sends nothing of that one call and reports one stale_owner, and the pane
+// shows its state again at its next call. After its rename: nothing is
+// lost (the copy is in place); its link stays, naming the pane file, until
+// the next take-over. What is left: a copy torn by a write of the stopped
+// process in the same instant (a write the mark refuses), with the taker
+// killed before its second read, leaves a corrupt record, rewritten from
+// the clock and the process's own marks as any corrupt file: a mark ahead
+// of the clock is lost then, and a call numbered at or below a number sent
+// before is ignored by the workspace, which shows the state before it
+// until the next call numbered above.
+//
+// Outside Unix a file is not taken over. On Windows every process opens the
+// pane file without FILE_SHARE_DELETE (os.OpenFile's sharing, and that of
+// the versions already running), so a rename over it fails while the
+// stopped process has it open; and its LockFileEx lock keeps the record
+// from being read by any other handle. There a call waits for the lock no
+// longer than its wait (a release: its budget) and fails with a
+// [StuckError] (ErrBusy), and so does every call until the stopped process
+// resumes; a look of the OnFree watch whose read fails tells nothing.
+//
+// A later number of a call in flight ([Call.Seq]) is taken under the lock
+// too, which it waits for until the call's deadline; past that it is
+// refused with a StuckError, on every system, and the call sends nothing
+// more. It is never taken from the process's memory alone: a number that
+// is not in the pane file could be taken again by the process that takes
+// the file over next, and reach the workspace after that one's. End, when
+// it clears the call's mark (a release's, or that of a call without the
+// call lock), waits for the lock until the call's deadline too (100 ms
+// once that has passed), and otherwise leaves the record as it is: the
+// others take the mark for a call that did not end by its deadline.
 //
 // Beside the pane file, a second file of the same name ending in .call
 // carries the call lock: Begin takes it (without waiting) as it writes the

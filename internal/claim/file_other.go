@@ -63,5 +63,13 @@ func replaced(*os.File) bool { return false }
 // file's lock makes the others' calls fail with ErrBusy until it resumes.
 func takeOver(string, *os.File) (*os.File, error) { return nil, errNoTakeOver }
 
+// takenOver is always false: a pane file is never marked taken over here
+// (see takeOver).
+func takenOver(*os.File) bool { return false }
+
+// clearDeadTakeOver clears a mark that no take-over wrote here (see
+// takeOver), keeping the record's keep bytes.
+func clearDeadTakeOver(_ string, f *os.File, keep int) bool { return f.Truncate(int64(keep)) == nil }
+
 // readRecordBytes reads the start of f into b.
 func readRecordBytes(f *os.File, b []byte) (int, error) { return f.ReadAt(b, 0) }

@@ -139,18 +139,28 @@ func fstat(f *os.File, st *syscall.Stat_t) error {
 // past the caller's bound (a process stopped in the moment it holds it),
 // with a fresh file, and returns that file, locked, holding a copy of
 // old's record (the caller reads old again once the new file is in place:
-// see Claim.lockFile). The fresh file is created beside path under a
+// see Claim.takeOver). The fresh file is created beside path under a
 // random name with O_EXCL and O_NOFOLLOW, 0600, checked as every pane file
-// is, and renamed over path. The holder of old learns that it lost the
-// file from replaced (one fstat before it lets the lock go), and sends
-// nothing of the call it was making.
+// is, and renamed over path.
 //
-// One process at a time takes one file over: before the rename, the
-// fresh file is linked under a name made of old's device and inode
-// (link(2) fails when the name exists), and the path is checked to still
-// name old; the name is removed after the rename. Another process that
-// decided to take old over at the same moment gets errTakenOver, as does
-// one whose path already names another file.
+// One process at a time takes one file over: the fresh file is first
+// linked under a name made of old's device and inode (link(2) fails when
+// the name exists), and the path is checked to still name old; the name
+// is removed after the rename. Another process that decided to take old
+// over at the same moment gets errTakenOver, as does one whose path
+// already names another file.
+//
+// Then old is marked (the tombstone, one byte past the record), and only
+// then copied and renamed over. The holder of old looks for the mark
+// after it writes its number (takenOver: the read costs what the fstat it
+// replaces did) and sends nothing when it finds it; so a number it sends
+// was written before the mark, and is in the copy. A taker killed at any
+// step leaves no number sent outside the pane file: before its rename,
+// old is still the pane file; after it, the fresh file holds the copy.
+// A mark whose taker died before its rename is cleared by the next
+// process that finds it, once the take-over's names are stale (see
+// clearDeadTakeOver); after the rename, the mark is what tells the other
+// processes that have old open to open the path again.
 func takeOver(path string, old *os.File) (*os.File, error) {
 	var st syscall.Stat_t
 	if err := fstat(old, &st); err != nil {
@@ -174,12 +184,6 @@ func takeOver(path string, old *os.File) (*os.File, error) {
 		drop()
 		return nil, &fileError{Path: tmp, Err: errors.Join(errors.New("cannot lock a file just created"), err)}
 	}
-	// A first copy of the record, for the readers that look without the
-	// lock (an OnFree watch) between the rename and the caller's write.
-	var b [recordLen + 1]byte
-	if n, _ := readRecordBytes(old, b[:]); n > 0 {
-		nf.WriteAt(b[:min(n, recordLen)], 0)
-	}
 	gate := takeName(path, &st)
 	err = syscall.Link(tmp, gate)
 	if errors.Is(err, syscall.EEXIST) && clearStaleTake(path, gate) {
@@ -198,18 +202,88 @@ func takeOver(path string, old *os.File) (*os.File, error) {
 		drop()
 		return nil, errTakenOver
 	}
-	if err := syscall.Rename(tmp, path); err != nil {
+	if _, err := old.WriteAt([]byte{tombstone}, int64(recordLen)); err != nil {
 		unlinkIfSame(gate, nf)
 		drop()
 		return nil, &fileError{Path: path, Err: err}
 	}
+	step("marked")
+	// The copy, for the readers that look without the lock (an OnFree
+	// watch) until the caller writes its own record, and for the pane
+	// file itself should this process die before.
+	var b [recordLen + 1]byte
+	n, _ := readRecordBytes(old, b[:])
+	keep := recordPart(b[:n])
+	nf.WriteAt(keep, 0)
+	step("copied")
+	if err := syscall.Rename(tmp, path); err != nil {
+		if unlinkIfSame(gate, nf) {
+			// Still old's taker: the mark goes.
+			n, _ := readRecordBytes(old, b[:])
+			old.Truncate(int64(len(recordPart(b[:n]))))
+		}
+		drop()
+		return nil, &fileError{Path: path, Err: err}
+	}
+	step("renamed")
 	unlinkIfSame(gate, nf)
 	removeLeftovers(path)
-	// Mark the old file, for the processes that have it open: they find
-	// the mark in the record they read after taking its lock, and open the
-	// path again without an fstat per call (see Claim.lockFile).
-	old.WriteAt([]byte{tombstone}, int64(recordLen))
 	return nf, nil
+}
+
+// takenOver reports whether the pane file f, whose lock the caller holds
+// and into which it wrote its number, is marked taken over (see
+// takeOver): a take-over is under way, or was done (or its taker died
+// midway), and the caller sends nothing of its call. It costs one pread.
+func takenOver(f *os.File) bool {
+	var b [recordLen + 1]byte
+	n, _ := readRecordBytes(f, b[:])
+	return replacedRecord(b[:n])
+}
+
+// clearDeadTakeOver is for the pane file f at path, whose lock the caller
+// holds, found marked taken over (see takeOver) while path still names
+// it: a taker marks the file before its copy and its rename, so it is
+// under way (for microseconds), or was stopped or died before its
+// rename. When the take-over's names are gone or older than staleTake, it
+// removes them (the stopped taker's late rename then finds nothing to
+// rename), clears the mark (keeping the record's keep bytes), and reports
+// true: f is the pane file, to be used. It reports false for a take-over
+// under way, and for one whose rename came first after all (the mark
+// stays).
+func clearDeadTakeOver(path string, f *os.File, keep int) bool {
+	var st syscall.Stat_t
+	if fstat(f, &st) != nil || st.Nlink == 0 {
+		return false
+	}
+	// The mark goes first, the names are looked at after: a taker that
+	// links its name after that look marks the file after this clears it.
+	if f.Truncate(int64(keep)) != nil {
+		return false
+	}
+	gate := takeName(path, &st)
+	if _, err := os.Lstat(gate); err == nil && !clearStaleTake(path, gate) {
+		// A running taker's: its mark stays.
+		f.WriteAt([]byte{tombstone}, int64(recordLen))
+		return false
+	}
+	if replaced(f) {
+		// Renamed before its fresh file was removed: the mark stays, for
+		// the other processes that have f open.
+		f.WriteAt([]byte{tombstone}, int64(recordLen))
+		return false
+	}
+	return true
+}
+
+// takeOverStep, when set, is called by takeOver between its steps, with
+// the step just done: for the tests, which kill a taking process there.
+var takeOverStep func(step string)
+
+func step(s string) {
+	if takeOverStep != nil {
+		takeOverStep(s)
+	}
 }
 
 // readRecordBytes reads the start of f into b with one pread: os.File's
@@ -261,8 +335,9 @@ const staleTake = 10 * takeOverAfter
 
 // clearStaleTake removes gate, the take-over name of the file at path,
 // and the fresh file it names, when gate was last written more than
-// staleTake ago (the fresh file is written before it is linked, and not
-// after), and reports whether it did: the caller links its own then.
+// staleTake ago (the fresh file is last written, with its copy of the
+// record, microseconds after it is linked), and reports whether it did:
+// the caller links its own then.
 func clearStaleTake(path, gate string) bool {
 	fi, err := os.Lstat(gate)
 	if err != nil {
@@ -288,15 +363,15 @@ func clearStaleTake(path, gate string) bool {
 	return err == nil || errors.Is(err, syscall.ENOENT)
 }
 
-// unlinkIfSame removes the take-over name gate if it still names f: a
-// taker that resumes after another removed its stale name must not remove
-// the name the other linked since.
-func unlinkIfSame(gate string, f *os.File) {
+// unlinkIfSame removes the take-over name gate if it still names f, and
+// reports whether it did: a taker that resumes after another removed its
+// stale name must not remove the name the other linked since.
+func unlinkIfSame(gate string, f *os.File) bool {
 	var gs, fs syscall.Stat_t
 	if syscall.Lstat(gate, &gs) != nil || fstat(f, &fs) != nil || gs.Dev != fs.Dev || gs.Ino != fs.Ino {
-		return
+		return false
 	}
-	syscall.Unlink(gate)
+	return syscall.Unlink(gate) == nil
 }
 
 // removeLeftovers removes, after a take-over of the file at path, what

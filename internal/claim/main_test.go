@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/panestate/panestate/internal/claim"
 	"github.com/panestate/panestate/internal/testenv"
 )
 
@@ -13,5 +14,6 @@ import (
 func TestMain(m *testing.M) {
 	testenv.ClearHerdr()
 	testenv.ClearTmux()
+	claim.TakerChild() // in a child that takes a pane file over, killed midway
 	goleak.VerifyTestMain(m)
 }

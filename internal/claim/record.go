@@ -42,6 +42,20 @@ const tombstone = 'x'
 // room for one byte past the record, ends with the tombstone.
 func replacedRecord(b []byte) bool { return len(b) == recordLen+1 && b[recordLen] == tombstone }
 
+// recordPart returns the record of b, read as replacedRecord's: without
+// the tombstone, and without the gap before it after an earlier version's
+// shorter record.
+func recordPart(b []byte) []byte {
+	if !replacedRecord(b) {
+		return b[:min(len(b), recordLen)]
+	}
+	n := recordLen
+	for n > 0 && b[n-1] == 0 {
+		n--
+	}
+	return b[:n]
+}
+
 // field is one fixed-width field of the record.
 type field struct {
 	width int
