@@ -526,6 +526,10 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 		return fmt.Errorf("herdr: %s: waiting for the pane: %w", op, errWithdrawn)
 	}
 	ce := &CallError{Op: op, Kind: adapter.KindTimeout, Exit: -1, Err: errWaitTimeout}
+	var stuck *claim.StuckError
+	if errors.As(err, &stuck) { // the pane file's lock, not another call, kept it
+		ce.Err = stuck
+	}
 	a.diag(ce.Kind, "%s: %s", op, ce.Detail())
 	return ce
 }
@@ -565,8 +569,18 @@ func (a *Adapter) exchange(ctx context.Context, call *claim.Call, op Op, r adapt
 			}
 			return a.finish(op, r, 0, nil, errWithdrawn)
 		}
-		seq, overtaken := a.takeSeq(call)
-		if overtaken != nil {
+		seq, seqErr := a.takeSeq(call)
+		var stuck *claim.StuckError
+		if errors.As(seqErr, &stuck) {
+			// The pane file's lock stayed held to the call's deadline: a
+			// number not written there may not go out. What was
+			// delivered stays delivered.
+			if delivered {
+				return nil
+			}
+			return a.finish(op, r, 0, nil, &CallError{Op: op, Kind: adapter.KindTimeout, Exit: -1, Err: stuck})
+		}
+		if seqErr != nil {
 			// Another process took the call over while this process
 			// was stopped: nothing more of this call may go after its.
 			a.staleOwner(op, "another process")

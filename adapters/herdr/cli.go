@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/claim"
 	"github.com/panestate/panestate/internal/cmdrun"
 )
 
@@ -58,7 +59,10 @@ type CallError struct {
 // never quotes what Herdr wrote.
 func (e *CallError) Detail() string {
 	var run *cmdrun.Error
+	var stuck *claim.StuckError
 	switch {
+	case errors.As(e.Err, &stuck):
+		return "the pane file's lock is held by a process that does not move (stopped?)"
 	case e.Kind == adapter.KindTimeout && errors.Is(e.Err, errWaitTimeout):
 		return "another call on the pane did not finish in time"
 	case e.Kind == adapter.KindTimeout && errors.Is(e.Err, errNoTimeLeft):

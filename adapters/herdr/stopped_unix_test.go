@@ -3,10 +3,15 @@
 package herdr
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/internal/claim"
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 )
@@ -185,5 +190,28 @@ func resumedIsFenced(t *testing.T, f *fixture, other *child) {
 	}
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
 		t.Errorf("after the resumed process: status %q, want this one's blocked", info.AgentStatus)
+	}
+}
+
+// TestStuckPaneFileSaysSo: a wait that ends because the pane file's lock
+// stayed held by a process that does not move (claim.StuckError: where the
+// file is not taken over, Windows) is a timeout whose diagnostic and error
+// say so, not "another call on the pane did not finish in time"; and its
+// error still matches claim.ErrBusy.
+func TestStuckPaneFileSaysSo(t *testing.T) {
+	f := newFixtureOn(t, "socket", herdrtest.Options{})
+	a := f.open(t)
+	err := a.waitFailed(t.Context(), OpReport, &claim.StuckError{Path: "/state/pane", Held: 2 * time.Second})
+	var ce *CallError
+	if !errors.As(err, &ce) || ce.Kind != adapter.KindTimeout || !errors.Is(err, claim.ErrBusy) {
+		t.Fatalf("waitFailed = %v, want a timeout CallError wrapping claim.ErrBusy", err)
+	}
+	const want = "the pane file's lock is held by a process that does not move (stopped?)"
+	if ce.Detail() != want {
+		t.Errorf("Detail = %q, want %q", ce.Detail(), want)
+	}
+	got := f.diags.all()
+	if len(got) != 1 || got[0].Kind != adapter.KindTimeout || !strings.Contains(got[0].Detail, want) {
+		t.Errorf("diagnostics %+v, want one timeout saying %q", got, want)
 	}
 }
