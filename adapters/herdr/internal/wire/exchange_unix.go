@@ -11,8 +11,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // exchange writes line on a new connection to the Unix socket at socket
@@ -66,11 +64,12 @@ func exchange(ctx context.Context, socket string, line []byte, deadline time.Tim
 // fdConn is a connected Unix stream socket in blocking mode, used by one
 // goroutine: only interrupt may run concurrently with its other methods.
 // It implements net.Conn so that a [Guard]'s Peer can read the peer's
-// credentials from it; its deadlines are the socket's timeouts. It reads and
-// writes with package syscall's calls, as package net does underneath: under
-// the race detector these mark what passes through a socket as
-// synchronised, with a server of the same process too (x/sys/unix keeps a
-// mark of its own, which package net's side never sees).
+// credentials from it; its deadlines are the socket's timeouts. It uses
+// package syscall only (the package takes no outside module on Unix), and
+// reads and writes as package net does underneath: under the race detector
+// syscall.Read and Write mark what passes through a socket as synchronised,
+// with a server of the same process too (x/sys/unix keeps a mark of its
+// own, which package net's side never sees).
 type fdConn struct {
 	fd       int
 	path     string
@@ -92,11 +91,11 @@ func dialFD(path string) (*fdConn, error) {
 		return nil, os.NewSyscallError("socket", err)
 	}
 	if err := connect(fd, path); err != nil {
-		_ = unix.Close(fd)
+		_ = syscall.Close(fd)
 		return nil, &net.OpError{Op: "dial", Net: "unix", Addr: &net.UnixAddr{Name: path, Net: "unix"}, Err: os.NewSyscallError("connect", err)}
 	}
-	if err := unix.SetNonblock(fd, false); err != nil {
-		_ = unix.Close(fd)
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		_ = syscall.Close(fd)
 		return nil, os.NewSyscallError("fcntl", err)
 	}
 	return &fdConn{fd: fd, path: path}, nil
@@ -104,8 +103,8 @@ func dialFD(path string) (*fdConn, error) {
 
 func connect(fd int, path string) error {
 	for {
-		err := unix.Connect(fd, &unix.SockaddrUnix{Name: path})
-		if err != unix.EINTR {
+		err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path})
+		if err != syscall.EINTR {
 			return err
 		}
 	}
@@ -121,11 +120,11 @@ func (c *fdConn) setDeadline(t time.Time) error {
 // (zero would mean none).
 func (c *fdConn) setTimeouts(d time.Duration) error {
 	d = max(d, time.Microsecond)
-	tv := unix.NsecToTimeval(d.Nanoseconds())
-	if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+	tv := syscall.NsecToTimeval(d.Nanoseconds())
+	if err := syscall.SetsockoptTimeval(c.fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv); err != nil {
 		return os.NewSyscallError("setsockopt", err)
 	}
-	if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
+	if err := syscall.SetsockoptTimeval(c.fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv); err != nil {
 		return os.NewSyscallError("setsockopt", err)
 	}
 	c.timeo = d
@@ -155,7 +154,7 @@ func (c *fdConn) Read(p []byte) (int, error) {
 	for {
 		n, err := syscall.Read(c.fd, p) // syscall's, not unix's: see fdConn
 		switch {
-		case err == unix.EINTR:
+		case err == syscall.EINTR:
 			continue
 		case err != nil:
 			return 0, c.failed("read", err)
@@ -176,7 +175,7 @@ func (c *fdConn) Write(p []byte) (int, error) {
 			return w, err
 		}
 		n, err := syscall.Write(c.fd, p[w:])
-		if err == unix.EINTR {
+		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
@@ -190,7 +189,7 @@ func (c *fdConn) Write(p []byte) (int, error) {
 // failed turns a failed read or write into its error: the deadline's when
 // the timeout expired or the exchange was interrupted.
 func (c *fdConn) failed(op string, err error) error {
-	if err == unix.EAGAIN || c.wasInterrupted() {
+	if err == syscall.EAGAIN || c.wasInterrupted() {
 		return os.ErrDeadlineExceeded
 	}
 	return os.NewSyscallError(op, err)
@@ -206,7 +205,7 @@ func (c *fdConn) interrupt() {
 		return
 	}
 	c.interrupted = true
-	_ = unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	_ = syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
 }
 
 func (c *fdConn) wasInterrupted() bool {
@@ -220,7 +219,7 @@ func (c *fdConn) close() {
 	defer c.mu.Unlock()
 	if !c.closed {
 		c.closed = true
-		_ = unix.Close(c.fd)
+		_ = syscall.Close(c.fd)
 	}
 }
 

@@ -2,10 +2,10 @@
 
 package wire
 
-import "golang.org/x/sys/unix"
+import "syscall"
 
 // newSocket returns a non-blocking Unix stream socket that a child process
 // does not inherit.
 func newSocket() (int, error) {
-	return unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+	return syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC|syscall.SOCK_NONBLOCK, 0)
 }

@@ -2,11 +2,7 @@
 
 package wire
 
-import (
-	"syscall"
-
-	"golang.org/x/sys/unix"
-)
+import "syscall"
 
 // newSocket returns a non-blocking Unix stream socket that a child process
 // does not inherit. macOS and AIX have no flags for that in socket(2): the
@@ -14,16 +10,16 @@ import (
 // process started meanwhile inherits it, as package net does.
 func newSocket() (int, error) {
 	syscall.ForkLock.RLock()
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err == nil {
-		unix.CloseOnExec(fd)
+		syscall.CloseOnExec(fd)
 	}
 	syscall.ForkLock.RUnlock()
 	if err != nil {
 		return -1, err
 	}
-	if err := unix.SetNonblock(fd, true); err != nil {
-		_ = unix.Close(fd)
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		_ = syscall.Close(fd)
 		return -1, err
 	}
 	return fd, nil
