@@ -151,6 +151,51 @@ func RoundTrip(ctx context.Context, socket string, line []byte, g Guard) ([]byte
 	return exchange(ctx, socket, line, deadline(ctx, g), g)
 }
 
+// exchangeConn is a connection as [exchange] drives it; dialExchange, per
+// system, makes one.
+type exchangeConn interface {
+	net.Conn
+	bound(deadline time.Time) error // every later read and write ends by deadline
+	interrupt()                     // ends a blocked read or write now; may run concurrently
+}
+
+// exchange writes line on a new connection to socket and reads the
+// response line, under the checks and bounds of g, ctx and deadline.
+func exchange(ctx context.Context, socket string, line []byte, deadline time.Time, g Guard) ([]byte, error) {
+	c, err := dialExchange(ctx, socket)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if g.Peer != nil {
+		if err := g.Peer(c); err != nil {
+			return nil, err
+		}
+	}
+	if closed(g.Stop) { // the last moment before anything leaves
+		return nil, ErrNotSent
+	}
+	if !deadline.IsZero() {
+		if err := c.bound(deadline); err != nil {
+			return nil, err
+		}
+	}
+	for _, done := range []context.Context{ctx, g.Closed} {
+		if done != nil && done.Done() != nil {
+			stop := context.AfterFunc(done, c.interrupt)
+			defer stop()
+		}
+	}
+	if _, err := c.Write(line); err != nil {
+		return nil, &stageError{"send", err}
+	}
+	resp, err := readResponse(c, MaxResponse)
+	if err != nil {
+		return nil, &stageError{"read", err}
+	}
+	return resp, nil
+}
+
 // deadline is the earlier of ctx's deadline and g's; zero for none.
 func deadline(ctx context.Context, g Guard) time.Time {
 	d, ok := ctx.Deadline()

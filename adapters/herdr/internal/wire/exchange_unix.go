@@ -13,52 +13,25 @@ import (
 	"time"
 )
 
-// exchange writes line on a new connection to the Unix socket at socket
-// and reads the response line.
+// dialExchange connects to the Unix socket at socket for one exchange.
 //
-// It does so with blocking system calls on the calling goroutine's thread,
-// not through the runtime's network poller: a report is one short exchange,
-// and the poller would add, for each one, two epoll_ctl calls, a park and a
-// wake-up of the goroutine (a futex wake of another thread when the answer
-// comes), and runtime timers for the deadline, each of which may wake the
-// poller. On a small virtual machine a wake-up of another thread is the
-// dearest thing in the exchange (docs/benchmarks.md, BenchmarkTransport).
-// The deadline is the socket's own send and receive timeouts instead
-// (SO_SNDTIMEO, SO_RCVTIMEO, as Herdr bounds its own sends), and ctx and
-// g.Closed end a blocked exchange by shutting the socket down.
-func exchange(ctx context.Context, socket string, line []byte, deadline time.Time, g Guard) ([]byte, error) {
+// The exchange is made with blocking system calls on the calling
+// goroutine's thread, not through the runtime's network poller: a report is
+// one short exchange, and the poller would add, for each one, two epoll_ctl
+// calls, a park and a wake-up of the goroutine (a futex wake of another
+// thread when the answer comes), and runtime timers for the deadline, each
+// of which may wake the poller. On a small virtual machine a wake-up of
+// another thread is the dearest thing in the exchange (docs/benchmarks.md,
+// BenchmarkTransport). The deadline is the socket's own send and receive
+// timeouts instead (SO_SNDTIMEO, SO_RCVTIMEO, as Herdr bounds its own
+// sends), and ctx and g.Closed end a blocked exchange by shutting the
+// socket down.
+func dialExchange(_ context.Context, socket string) (exchangeConn, error) {
 	c, err := dialFD(socket)
 	if err != nil {
 		return nil, &ConnectError{Socket: socket, Err: err}
 	}
-	defer c.close()
-	if g.Peer != nil {
-		if err := g.Peer(c); err != nil {
-			return nil, err
-		}
-	}
-	if closed(g.Stop) { // the last moment before anything leaves
-		return nil, ErrNotSent
-	}
-	if !deadline.IsZero() {
-		if err := c.setDeadline(deadline); err != nil {
-			return nil, err
-		}
-	}
-	for _, done := range []context.Context{ctx, g.Closed} {
-		if done != nil && done.Done() != nil {
-			stop := context.AfterFunc(done, c.interrupt)
-			defer stop()
-		}
-	}
-	if _, err := c.Write(line); err != nil {
-		return nil, &stageError{"send", err}
-	}
-	resp, err := readResponse(c, MaxResponse)
-	if err != nil {
-		return nil, &stageError{"read", err}
-	}
-	return resp, nil
+	return c, nil
 }
 
 // fdConn is a connected Unix stream socket in blocking mode, used by one
@@ -110,8 +83,8 @@ func connect(fd int, path string) error {
 	}
 }
 
-// setDeadline bounds every later read and write by t.
-func (c *fdConn) setDeadline(t time.Time) error {
+// bound bounds every later read and write by t.
+func (c *fdConn) bound(t time.Time) error {
 	c.deadline = t
 	return c.setTimeouts(time.Until(t))
 }

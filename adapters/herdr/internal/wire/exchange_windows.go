@@ -4,42 +4,23 @@ package wire
 
 import (
 	"context"
+	"net"
 	"time"
 )
 
-// exchange writes line on a new connection to the named pipe of socket
-// and reads the response line, through package net's connection: its
-// deadline is the connection's, and ctx and g.Closed end a blocked
-// exchange by moving that deadline to the past.
-func exchange(ctx context.Context, socket string, line []byte, deadline time.Time, g Guard) ([]byte, error) {
+// dialExchange connects to the named pipe of socket for one exchange,
+// through package net's connection: its deadline is the connection's, and
+// ctx and g.Closed end a blocked exchange by moving that deadline to the
+// past.
+func dialExchange(ctx context.Context, socket string) (exchangeConn, error) {
 	conn, err := Dial(ctx, socket)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close()
-	if g.Peer != nil {
-		if err := g.Peer(conn); err != nil {
-			return nil, err
-		}
-	}
-	if closed(g.Stop) { // the last moment before anything leaves
-		return nil, ErrNotSent
-	}
-	if !deadline.IsZero() {
-		_ = conn.SetDeadline(deadline)
-	}
-	for _, done := range []context.Context{ctx, g.Closed} {
-		if done != nil && done.Done() != nil {
-			stop := context.AfterFunc(done, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-			defer stop()
-		}
-	}
-	if _, err := conn.Write(line); err != nil {
-		return nil, &stageError{"send", err}
-	}
-	resp, err := readResponse(conn, MaxResponse)
-	if err != nil {
-		return nil, &stageError{"read", err}
-	}
-	return resp, nil
+	return pipeConn{conn}, nil
 }
+
+type pipeConn struct{ net.Conn }
+
+func (c pipeConn) bound(t time.Time) error { return c.SetDeadline(t) }
+func (c pipeConn) interrupt()              { _ = c.SetDeadline(time.Unix(1, 0)) }
