@@ -148,12 +148,18 @@ func (c *fdConn) beforeCall() error {
 	return nil
 }
 
+// sysRead is syscall.Read (not unix.Read: see fdConn); a test replaces it.
+var sysRead = syscall.Read
+
 func (c *fdConn) Read(p []byte) (int, error) {
-	if err := c.beforeCall(); err != nil {
-		return 0, err
-	}
 	for {
-		n, err := syscall.Read(c.fd, p) // syscall's, not unix's: see fdConn
+		// Before each call, the one after an EINTR too: the timeout
+		// starts over with each call, so a signal that kept coming would
+		// otherwise keep the read going past the deadline.
+		if err := c.beforeCall(); err != nil {
+			return 0, err
+		}
+		n, err := sysRead(c.fd, p)
 		switch {
 		case err == unix.EINTR:
 			continue

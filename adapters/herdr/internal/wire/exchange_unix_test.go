@@ -3,6 +3,7 @@
 package wire
 
 import (
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -128,5 +130,40 @@ func TestExchangesCloseTheirSockets(t *testing.T) {
 	}
 	if after := open(); after != before {
 		t.Errorf("%d descriptors open after 80 exchanges, %d before", after, before)
+	}
+}
+
+// TestReadKeepsTheDeadlineAcrossInterrupts: a read interrupted by a signal
+// (EINTR, which a socket timeout turns a restart into) is not simply made
+// again: the timeout would start over, and a signal that keeps coming (a
+// child's SIGCHLD, the profiler's SIGPROF) would keep the exchange waiting
+// past its deadline for ever. The deadline is checked again first.
+func TestReadKeepsTheDeadlineAcrossInterrupts(t *testing.T) {
+	s := listen(t, func(c net.Conn) { io.Copy(io.Discard, c) }) // never answers
+	c, err := dialFD(s.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	if err := c.setDeadline(time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	sysRead = func(fd int, p []byte) (int, error) {
+		calls++
+		if calls > 1 {
+			return copy(p, "x"), nil
+		}
+		// The signal came when the deadline had passed.
+		c.deadline = time.Now().Add(-time.Second)
+		return -1, syscall.EINTR
+	}
+	t.Cleanup(func() { sysRead = syscall.Read })
+	n, err := c.Read(make([]byte, 8))
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("Read after an interrupt past the deadline = %d, %v; want %v", n, err, os.ErrDeadlineExceeded)
+	}
+	if calls != 1 {
+		t.Errorf("%d reads made, want 1: the one interrupted", calls)
 	}
 }
