@@ -163,6 +163,23 @@ func deadline(ctx context.Context, g Guard) time.Time {
 	return g.Deadline
 }
 
+// dialContext returns ctx bounded also by deadline (none when zero) and
+// ended by closed (none when nil), for a dial that may wait: a named
+// pipe's, while every instance of it is busy. cancel releases its timer.
+func dialContext(ctx context.Context, deadline time.Time, closed context.Context) (dctx context.Context, cancel context.CancelFunc) {
+	dctx, cancel = ctx, func() {}
+	if !deadline.IsZero() {
+		dctx, cancel = context.WithDeadline(ctx, deadline)
+	}
+	if closed == nil || closed.Done() == nil {
+		return dctx, cancel
+	}
+	dctx, cancelClosed := context.WithCancelCause(dctx)
+	stop := context.AfterFunc(closed, func() { cancelClosed(context.Cause(closed)) })
+	end := cancel
+	return dctx, func() { stop(); cancelClosed(nil); end() }
+}
+
 // stageError is a failure to send the request or to read its answer.
 type stageError struct {
 	stage string // "send" or "read"

@@ -361,3 +361,35 @@ func TestGuardBoundsTheExchange(t *testing.T) {
 }
 
 func nowPlusMs(ms int) time.Time { return time.Now().Add(time.Duration(ms) * time.Millisecond) }
+
+// TestDialContextKeepsTheGuardsBounds: a dial that may wait (Windows: a
+// named pipe whose instances are all busy) ends at the Guard's deadline
+// and when its Closed context ends, as the exchange after it does, not
+// only with the caller's ctx.
+func TestDialContextKeepsTheGuardsBounds(t *testing.T) {
+	closedCtx, closeIt := context.WithCancel(t.Context())
+	closeIt()
+	for _, tc := range []struct {
+		name     string
+		deadline time.Time
+		closed   context.Context
+		want     error // nil: still open
+	}{
+		{"no_bound", time.Time{}, nil, nil},
+		{"deadline_passed", time.Now().Add(-time.Second), nil, context.DeadlineExceeded},
+		{"deadline_ahead", time.Now().Add(time.Hour), nil, nil},
+		{"closed", time.Time{}, closedCtx, context.Canceled},
+		{"closed_never", time.Time{}, context.Background(), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dctx, cancel := dialContext(t.Context(), tc.deadline, tc.closed)
+			if tc.want != nil {
+				<-dctx.Done()
+			}
+			if err := dctx.Err(); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+				t.Errorf("dial context's error %v, want %v", err, tc.want)
+			}
+			cancel()
+		})
+	}
+}

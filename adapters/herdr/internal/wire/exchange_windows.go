@@ -10,9 +10,13 @@ import (
 // exchange writes line on a new connection to the named pipe of socket
 // and reads the response line, through package net's connection: its
 // deadline is the connection's, and ctx and g.Closed end a blocked
-// exchange by moving that deadline to the past.
+// exchange by moving that deadline to the past. The dial waits while every
+// instance of the pipe is busy, so it is bounded by the deadline and
+// g.Closed too ([dialContext]).
 func exchange(ctx context.Context, socket string, line []byte, deadline time.Time, g Guard) ([]byte, error) {
-	conn, err := Dial(ctx, socket)
+	dctx, cancel := dialContext(ctx, deadline, g.Closed)
+	conn, err := Dial(dctx, socket)
+	cancel()
 	if err != nil {
 		return nil, err
 	}
