@@ -148,7 +148,13 @@ func RoundTrip(ctx context.Context, socket string, line []byte, g Guard) ([]byte
 	if socket == "" {
 		return nil, &ConnectError{Socket: socket, Err: os.ErrNotExist}
 	}
-	return exchange(ctx, socket, line, deadline(ctx, g), g)
+	d := deadline(ctx, g)
+	if !d.IsZero() && !time.Now().Before(d) {
+		// As ctx.Err() would say of a deadline of ctx, before any
+		// connection: the server sees nothing.
+		return nil, &ConnectError{Socket: socket, Err: context.DeadlineExceeded}
+	}
+	return exchange(ctx, socket, line, d, g)
 }
 
 // deadline is the earlier of ctx's deadline and g's; zero for none.

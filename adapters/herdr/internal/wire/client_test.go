@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -391,5 +392,31 @@ func TestDialContextKeepsTheGuardsBounds(t *testing.T) {
 			}
 			cancel()
 		})
+	}
+}
+
+// TestPassedDeadlineConnectsToNothing: a Guard deadline that has already
+// passed fails the exchange as a passed ctx deadline does, with a
+// *ConnectError wrapping context.DeadlineExceeded, before any connection:
+// the server sees nothing, not a connection closed without a line.
+func TestPassedDeadlineConnectsToNothing(t *testing.T) {
+	var conns atomic.Int32
+	s := listen(t, func(c net.Conn) {
+		conns.Add(1)
+		answer(`{"id":"x","result":{"type":"ok"}}` + "\n")(c)
+	})
+	ping := Request{ID: "x", Method: MethodPing, Params: []byte("{}")}
+	_, err := DoGuarded(t.Context(), s.socket, ping, Guard{Deadline: time.Now().Add(-time.Millisecond)})
+	var ce *ConnectError
+	if !errors.As(err, &ce) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v (%T), want a *ConnectError wrapping %v", err, err, context.DeadlineExceeded)
+	}
+	if _, err := Do(t.Context(), s.socket, ping); err != nil { // a connection the server does see
+		t.Fatal(err)
+	}
+	s.ln.Close()
+	s.wg.Wait()
+	if n := conns.Load(); n != 1 {
+		t.Errorf("the server saw %d connections, want 1: the exchange after the one past its deadline", n)
 	}
 }
