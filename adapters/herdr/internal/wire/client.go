@@ -99,7 +99,8 @@ type Guard struct {
 	// must neither keep the connection nor read, write or close it.
 	Peer func(net.Conn) error
 	// Deadline, when not zero, bounds the exchange as a deadline of ctx
-	// would. It costs no timer: the connection's own timeouts keep it.
+	// would. On Unix it costs no timer: the socket's own timeouts keep
+	// it (on Windows, package net's deadline and a timer for the dial).
 	Deadline time.Time
 	// Closed, when not nil, ends the exchange as a cancellation of ctx
 	// would, with its error.
