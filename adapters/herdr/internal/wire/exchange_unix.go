@@ -148,8 +148,9 @@ func (c *fdConn) beforeCall() error {
 	return nil
 }
 
-// sysRead is syscall.Read (not unix.Read: see fdConn); a test replaces it.
-var sysRead = syscall.Read
+// sysRead and sysWrite are syscall.Read and syscall.Write (not unix's:
+// see fdConn); tests replace them.
+var sysRead, sysWrite = syscall.Read, syscall.Write
 
 func (c *fdConn) Read(p []byte) (int, error) {
 	for {
@@ -161,7 +162,7 @@ func (c *fdConn) Read(p []byte) (int, error) {
 		}
 		n, err := sysRead(c.fd, p)
 		switch {
-		case err == unix.EINTR:
+		case err == unix.EINTR, err == unix.EAGAIN && c.early():
 			continue
 		case err != nil:
 			return 0, c.failed("read", err)
@@ -181,8 +182,8 @@ func (c *fdConn) Write(p []byte) (int, error) {
 		if err := c.beforeCall(); err != nil {
 			return w, err
 		}
-		n, err := syscall.Write(c.fd, p[w:])
-		if err == unix.EINTR {
+		n, err := sysWrite(c.fd, p[w:])
+		if err == unix.EINTR || err == unix.EAGAIN && c.early() {
 			continue
 		}
 		if err != nil {
@@ -191,6 +192,15 @@ func (c *fdConn) Write(p []byte) (int, error) {
 		w += n
 	}
 	return w, nil
+}
+
+// early reports whether a socket timeout (EAGAIN) came before the
+// deadline: the kernel counts a timeout in its ticks, and may end a call
+// up to one tick early (Linux's schedule_timeout). The call is then made
+// again for what is left, so that the exchange reports a timeout only once
+// the deadline has passed, as its caller can tell.
+func (c *fdConn) early() bool {
+	return !c.deadline.IsZero() && time.Now().Before(c.deadline) && !c.wasInterrupted()
 }
 
 // failed turns a failed read or write into its error: the deadline's when

@@ -167,3 +167,45 @@ func TestReadKeepsTheDeadlineAcrossInterrupts(t *testing.T) {
 		t.Errorf("%d reads made, want 1: the one interrupted", calls)
 	}
 }
+
+// TestTimeoutBeforeTheDeadlineIsNotTheEnd: a socket timeout counts in the
+// kernel's ticks, and one that ends a read or write a moment before the
+// deadline (EAGAIN with the deadline still ahead) does not end the
+// exchange: the call is made again for what is left, so that a timeout is
+// reported only once the deadline has passed, as the caller can tell it.
+func TestTimeoutBeforeTheDeadlineIsNotTheEnd(t *testing.T) {
+	s := listen(t, func(c net.Conn) { io.Copy(io.Discard, c) })
+	for _, tc := range []struct {
+		name string
+		call func(c *fdConn) (int, error)
+		hook func(f func(int, []byte) (int, error))
+	}{
+		{"read", func(c *fdConn) (int, error) { return c.Read(make([]byte, 8)) },
+			func(f func(int, []byte) (int, error)) { sysRead = f }},
+		{"write", func(c *fdConn) (int, error) { return c.Write([]byte("x")) },
+			func(f func(int, []byte) (int, error)) { sysWrite = f }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := dialFD(s.socket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.close()
+			if err := c.setDeadline(time.Now().Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			tc.hook(func(fd int, p []byte) (int, error) {
+				calls++
+				if calls == 1 {
+					return -1, syscall.EAGAIN // the timeout, early
+				}
+				return 1, nil
+			})
+			t.Cleanup(func() { sysRead, sysWrite = syscall.Read, syscall.Write })
+			if n, err := tc.call(c); n != 1 || err != nil {
+				t.Errorf("after a timeout an hour before the deadline: %d, %v; want 1, nil", n, err)
+			}
+		})
+	}
+}
