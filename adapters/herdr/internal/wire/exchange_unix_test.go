@@ -139,15 +139,7 @@ func TestExchangesCloseTheirSockets(t *testing.T) {
 // child's SIGCHLD, the profiler's SIGPROF) would keep the exchange waiting
 // past its deadline for ever. The deadline is checked again first.
 func TestReadKeepsTheDeadlineAcrossInterrupts(t *testing.T) {
-	s := listen(t, func(c net.Conn) { io.Copy(io.Discard, c) }) // never answers
-	c, err := dialFD(s.socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
-	if err := c.setDeadline(time.Now().Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
+	c := silentConn(t, listen(t, func(c net.Conn) { io.Copy(io.Discard, c) }))
 	calls := 0
 	sysRead = func(fd int, p []byte) (int, error) {
 		calls++
@@ -186,14 +178,7 @@ func TestTimeoutBeforeTheDeadlineIsNotTheEnd(t *testing.T) {
 			func(f func(int, []byte) (int, error)) { sysWrite = f }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := dialFD(s.socket)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.close()
-			if err := c.setDeadline(time.Now().Add(time.Hour)); err != nil {
-				t.Fatal(err)
-			}
+			c := silentConn(t, s)
 			calls := 0
 			tc.hook(func(fd int, p []byte) (int, error) {
 				calls++
@@ -208,4 +193,19 @@ func TestTimeoutBeforeTheDeadlineIsNotTheEnd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// silentConn connects to s with a deadline an hour away, closed when the
+// test ends.
+func silentConn(t *testing.T, s *server) *fdConn {
+	t.Helper()
+	c, err := dialFD(s.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.close)
+	if err := c.setDeadline(time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
