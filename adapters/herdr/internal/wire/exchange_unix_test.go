@@ -209,3 +209,37 @@ func silentConn(t *testing.T, s *server) *fdConn {
 	}
 	return c
 }
+
+// TestServerGoneBeforeTheAnswerIsAnEmptyResponse: whichever way the
+// blocking exchange learns that the server closed with the request unread
+// (EPIPE or ECONNRESET on the write, ECONNRESET on the read), the error is
+// ErrEmptyResponse with the system's error, as through package net.
+func TestServerGoneBeforeTheAnswerIsAnEmptyResponse(t *testing.T) {
+	s := listen(t, func(c net.Conn) { io.Copy(io.Discard, c) })
+	ping := Request{ID: "x", Method: MethodPing, Params: []byte("{}")}
+	fail := func(errno syscall.Errno) func(int, []byte) (int, error) {
+		return func(int, []byte) (int, error) { return -1, errno }
+	}
+	for _, tc := range []struct {
+		name  string
+		write bool // the write fails, else the read
+		errno syscall.Errno
+	}{
+		{"write_epipe", true, syscall.EPIPE},
+		{"write_econnreset", true, syscall.ECONNRESET},
+		{"read_econnreset", false, syscall.ECONNRESET},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.write {
+				sysWrite = fail(tc.errno)
+			} else {
+				sysRead = fail(tc.errno)
+			}
+			t.Cleanup(func() { sysRead, sysWrite = syscall.Read, syscall.Write })
+			_, err := DoGuarded(t.Context(), s.socket, ping, Guard{Deadline: time.Now().Add(time.Hour)})
+			if !errors.Is(err, ErrEmptyResponse) || !errors.Is(err, tc.errno) {
+				t.Errorf("DoGuarded = %v, want %v with %v", err, ErrEmptyResponse, tc.errno)
+			}
+		})
+	}
+}
