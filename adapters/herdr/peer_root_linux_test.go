@@ -39,10 +39,11 @@ func listenMain(path string) int {
 	return 0
 }
 
-// TestPeerCheckRefusesAnotherUsersServer: run as root, the test starts a
-// server as the user nobody (uid 65534), and the platform's real check
-// (SO_PEERCRED) refuses it, naming its uid.
-func TestPeerCheckRefusesAnotherUsersServer(t *testing.T) {
+// foreignServer starts, as the user nobody (uid 65534), a server that
+// reads every connection and never answers, and returns its socket. The
+// test must run as root.
+func foreignServer(t *testing.T) string {
+	t.Helper()
 	if os.Getuid() != 0 {
 		t.Skip("needs root to start a server as another user")
 	}
@@ -78,10 +79,18 @@ func TestPeerCheckRefusesAnotherUsersServer(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { stdin.Close(); _ = cmd.Wait() }()
 	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
 		t.Fatalf("the server as nobody did not start: %q %v", line, err)
 	}
+	t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
+	return sock
+}
+
+// TestPeerCheckRefusesAnotherUsersServer: run as root, the test starts a
+// server as the user nobody (uid 65534), and the platform's real check
+// (SO_PEERCRED) refuses it, naming its uid.
+func TestPeerCheckRefusesAnotherUsersServer(t *testing.T) {
+	sock := foreignServer(t)
 	conn, err := wire.Dial(t.Context(), sock)
 	if err != nil {
 		t.Fatal(err)
@@ -90,5 +99,18 @@ func TestPeerCheckRefusesAnotherUsersServer(t *testing.T) {
 	var fe *foreignServerError
 	if err := peerCheck()(conn); !errors.As(err, &fe) || fe.uid != 65534 || fe.own != 0 {
 		t.Fatalf("peer check of nobody's server = %v, want it refused as uid 65534", err)
+	}
+}
+
+// TestExchangeRefusesAnotherUsersServer: the same refusal on the path a
+// report takes, package wire's blocking exchange (whose connection is not
+// a *net.UnixConn), with the check's own error.
+func TestExchangeRefusesAnotherUsersServer(t *testing.T) {
+	sock := foreignServer(t)
+	req := wire.Request{ID: idRequest, Method: wire.MethodPing, Params: []byte("{}")}
+	_, err := wire.DoGuarded(t.Context(), sock, req, wire.Guard{Peer: peerCheck()})
+	var fe *foreignServerError
+	if !errors.As(err, &fe) || fe.uid != 65534 || fe.own != 0 {
+		t.Fatalf("exchange with nobody's server = %v, want it refused as uid 65534", err)
 	}
 }

@@ -189,6 +189,28 @@ func TestChecklistWire(t *testing.T) {
 			t.Errorf("got %q, want the connection closed without a response", got)
 		}
 	})
+	t.Run("26_a_trickled_line_is_dropped", func(t *testing.T) {
+		// The line timeout bounds the whole line, not each read: a client
+		// that sends a byte every 5 ms, each read finding one at once, is
+		// dropped when the line's time is up.
+		h := StartT(t, Options{})
+		h.srv.mu.Lock()
+		h.srv.lineTimeout = 20 * time.Millisecond
+		h.srv.mu.Unlock()
+		c := dialRaw(t, h)
+		line := `{"id":"r1","method":"ping","params":{}}` + "\n" // 40 bytes: 200 ms at least
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for i := range len(line) {
+			<-tick.C
+			if _, err := io.WriteString(c, line[i:i+1]); err != nil {
+				break // dropped already
+			}
+		}
+		if got, _ := io.ReadAll(c); len(got) != 0 {
+			t.Errorf("got %q, want the connection closed without a response", got)
+		}
+	})
 }
 
 // TestPong checks the ping answer of each version (CONTRACT §2.4,

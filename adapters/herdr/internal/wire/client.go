@@ -99,7 +99,8 @@ type Guard struct {
 	// must neither keep the connection nor read, write or close it.
 	Peer func(net.Conn) error
 	// Deadline, when not zero, bounds the exchange as a deadline of ctx
-	// would. It costs no timer: the connection's own timeouts keep it.
+	// would. On Unix it costs no timer: the socket's own timeouts keep
+	// it (on Windows, package net's deadline and a timer for the dial).
 	Deadline time.Time
 	// Closed, when not nil, ends the exchange as a cancellation of ctx
 	// would, with its error.
@@ -148,7 +149,13 @@ func RoundTrip(ctx context.Context, socket string, line []byte, g Guard) ([]byte
 	if socket == "" {
 		return nil, &ConnectError{Socket: socket, Err: os.ErrNotExist}
 	}
-	return exchange(ctx, socket, line, deadline(ctx, g), g)
+	d := deadline(ctx, g)
+	if !d.IsZero() && !time.Now().Before(d) {
+		// As ctx.Err() would say of a deadline of ctx, before any
+		// connection: the server sees nothing.
+		return nil, &ConnectError{Socket: socket, Err: context.DeadlineExceeded}
+	}
+	return exchange(ctx, socket, line, d, g)
 }
 
 // exchangeConn is a connection as [exchange] drives it; dialExchange, per
@@ -162,7 +169,7 @@ type exchangeConn interface {
 // exchange writes line on a new connection to socket and reads the
 // response line, under the checks and bounds of g, ctx and deadline.
 func exchange(ctx context.Context, socket string, line []byte, deadline time.Time, g Guard) ([]byte, error) {
-	c, err := dialExchange(ctx, socket)
+	c, err := dialExchange(ctx, socket, deadline, g.Closed)
 	if err != nil {
 		return nil, err
 	}
@@ -206,6 +213,23 @@ func deadline(ctx context.Context, g Guard) time.Time {
 		return d
 	}
 	return g.Deadline
+}
+
+// dialContext returns ctx bounded also by deadline (none when zero) and
+// ended by closed (none when nil), for a dial that may wait: a named
+// pipe's, while every instance of it is busy. cancel releases its timer.
+func dialContext(ctx context.Context, deadline time.Time, closed context.Context) (dctx context.Context, cancel context.CancelFunc) {
+	dctx, cancel = ctx, func() {}
+	if !deadline.IsZero() {
+		dctx, cancel = context.WithDeadline(ctx, deadline)
+	}
+	if closed == nil || closed.Done() == nil {
+		return dctx, cancel
+	}
+	dctx, cancelClosed := context.WithCancelCause(dctx)
+	stop := context.AfterFunc(closed, func() { cancelClosed(context.Cause(closed)) })
+	end := cancel
+	return dctx, func() { stop(); cancelClosed(nil); end() }
 }
 
 // stageError is a failure to send the request or to read its answer.

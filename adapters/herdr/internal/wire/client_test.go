@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -361,3 +362,61 @@ func TestGuardBoundsTheExchange(t *testing.T) {
 }
 
 func nowPlusMs(ms int) time.Time { return time.Now().Add(time.Duration(ms) * time.Millisecond) }
+
+// TestDialContextKeepsTheGuardsBounds: a dial that may wait (Windows: a
+// named pipe whose instances are all busy) ends at the Guard's deadline
+// and when its Closed context ends, as the exchange after it does, not
+// only with the caller's ctx.
+func TestDialContextKeepsTheGuardsBounds(t *testing.T) {
+	closedCtx, closeIt := context.WithCancel(t.Context())
+	closeIt()
+	for _, tc := range []struct {
+		name     string
+		deadline time.Time
+		closed   context.Context
+		want     error // nil: still open
+	}{
+		{"no_bound", time.Time{}, nil, nil},
+		{"deadline_passed", time.Now().Add(-time.Second), nil, context.DeadlineExceeded},
+		{"deadline_ahead", time.Now().Add(time.Hour), nil, nil},
+		{"closed", time.Time{}, closedCtx, context.Canceled},
+		{"closed_never", time.Time{}, context.Background(), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dctx, cancel := dialContext(t.Context(), tc.deadline, tc.closed)
+			if tc.want != nil {
+				<-dctx.Done()
+			}
+			if err := dctx.Err(); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+				t.Errorf("dial context's error %v, want %v", err, tc.want)
+			}
+			cancel()
+		})
+	}
+}
+
+// TestPassedDeadlineConnectsToNothing: a Guard deadline that has already
+// passed fails the exchange as a passed ctx deadline does, with a
+// *ConnectError wrapping context.DeadlineExceeded, before any connection:
+// the server sees nothing, not a connection closed without a line.
+func TestPassedDeadlineConnectsToNothing(t *testing.T) {
+	var conns atomic.Int32
+	s := listen(t, func(c net.Conn) {
+		conns.Add(1)
+		answer(`{"id":"x","result":{"type":"ok"}}` + "\n")(c)
+	})
+	ping := Request{ID: "x", Method: MethodPing, Params: []byte("{}")}
+	_, err := DoGuarded(t.Context(), s.socket, ping, Guard{Deadline: time.Now().Add(-time.Millisecond)})
+	var ce *ConnectError
+	if !errors.As(err, &ce) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v (%T), want a *ConnectError wrapping %v", err, err, context.DeadlineExceeded)
+	}
+	if _, err := Do(t.Context(), s.socket, ping); err != nil { // a connection the server does see
+		t.Fatal(err)
+	}
+	s.ln.Close()
+	s.wg.Wait()
+	if n := conns.Load(); n != 1 {
+		t.Errorf("the server saw %d connections, want 1: the exchange after the one past its deadline", n)
+	}
+}

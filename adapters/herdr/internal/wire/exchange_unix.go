@@ -26,7 +26,7 @@ import (
 // timeouts instead (SO_SNDTIMEO, SO_RCVTIMEO, as Herdr bounds its own
 // sends), and ctx and g.Closed end a blocked exchange by shutting the
 // socket down.
-func dialExchange(_ context.Context, socket string) (exchangeConn, error) {
+func dialExchange(_ context.Context, socket string, _ time.Time, _ context.Context) (exchangeConn, error) {
 	c, err := dialFD(socket)
 	if err != nil {
 		return nil, &ConnectError{Socket: socket, Err: err}
@@ -120,14 +120,21 @@ func (c *fdConn) beforeCall() error {
 	return nil
 }
 
+// sysRead and sysWrite are syscall.Read and syscall.Write (not unix's:
+// see fdConn); tests replace them.
+var sysRead, sysWrite = syscall.Read, syscall.Write
+
 func (c *fdConn) Read(p []byte) (int, error) {
-	if err := c.beforeCall(); err != nil {
-		return 0, err
-	}
 	for {
-		n, err := syscall.Read(c.fd, p) // syscall's, not unix's: see fdConn
+		// Before each call, the one after an EINTR too: the timeout
+		// starts over with each call, so a signal that kept coming would
+		// otherwise keep the read going past the deadline.
+		if err := c.beforeCall(); err != nil {
+			return 0, err
+		}
+		n, err := sysRead(c.fd, p)
 		switch {
-		case err == syscall.EINTR:
+		case err == syscall.EINTR, err == syscall.EAGAIN && c.early():
 			continue
 		case err != nil:
 			return 0, c.failed("read", err)
@@ -147,8 +154,8 @@ func (c *fdConn) Write(p []byte) (int, error) {
 		if err := c.beforeCall(); err != nil {
 			return w, err
 		}
-		n, err := syscall.Write(c.fd, p[w:])
-		if err == syscall.EINTR {
+		n, err := sysWrite(c.fd, p[w:])
+		if err == syscall.EINTR || err == syscall.EAGAIN && c.early() {
 			continue
 		}
 		if err != nil {
@@ -157,6 +164,15 @@ func (c *fdConn) Write(p []byte) (int, error) {
 		w += n
 	}
 	return w, nil
+}
+
+// early reports whether a socket timeout (EAGAIN) came before the
+// deadline: the kernel counts a timeout in its ticks, and may end a call
+// up to one tick early (Linux's schedule_timeout). The call is then made
+// again for what is left, so that the exchange reports a timeout only once
+// the deadline has passed, as its caller can tell.
+func (c *fdConn) early() bool {
+	return !c.deadline.IsZero() && time.Now().Before(c.deadline) && !c.wasInterrupted()
 }
 
 // failed turns a failed read or write into its error: the deadline's when

@@ -10,10 +10,13 @@ import (
 
 // dialExchange connects to the named pipe of socket for one exchange,
 // through package net's connection: its deadline is the connection's, and
-// ctx and g.Closed end a blocked exchange by moving that deadline to the
-// past.
-func dialExchange(ctx context.Context, socket string) (exchangeConn, error) {
-	conn, err := Dial(ctx, socket)
+// ctx and closed end a blocked exchange by moving that deadline to the
+// past. The dial waits while every instance of the pipe is busy, so it is
+// bounded by deadline and closed too ([dialContext]).
+func dialExchange(ctx context.Context, socket string, deadline time.Time, closed context.Context) (exchangeConn, error) {
+	dctx, cancel := dialContext(ctx, deadline, closed)
+	conn, err := Dial(dctx, socket)
+	cancel()
 	if err != nil {
 		return nil, err
 	}
