@@ -361,7 +361,6 @@ func TestGuardBoundsTheExchange(t *testing.T) {
 	}
 }
 
-func nowPlusMs(ms int) time.Time { return time.Now().Add(time.Duration(ms) * time.Millisecond) }
 
 // TestDialContextKeepsTheGuardsBounds: a dial that may wait (Windows: a
 // named pipe whose instances are all busy) ends at the Guard's deadline

@@ -120,7 +120,7 @@ func TestExchangesCloseTheirSockets(t *testing.T) {
 		Do(t.Context(), ok.socket, ping)
 		DoGuarded(t.Context(), ok.socket, ping, Guard{Peer: refuse})
 		DoGuarded(t.Context(), ok.socket, ping, Guard{Stop: stopped})
-		DoGuarded(t.Context(), hold.socket, ping, Guard{Deadline: nowPlusMs(5)})
+		DoGuarded(t.Context(), hold.socket, ping, Guard{Deadline: time.Now().Add(5 * time.Millisecond)})
 		served.Wait()
 	}
 	run() // the servers' own descriptors are open by now
