@@ -361,7 +361,6 @@ func TestGuardBoundsTheExchange(t *testing.T) {
 	}
 }
 
-
 // TestDialContextKeepsTheGuardsBounds: a dial that may wait (Windows: a
 // named pipe whose instances are all busy) ends at the Guard's deadline
 // and when its Closed context ends, as the exchange after it does, not
