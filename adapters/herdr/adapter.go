@@ -131,6 +131,19 @@ var (
 // withdraws a Report in flight in the same way. After Close, Report returns
 // [adapter.ErrClosed].
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
+	// The registry's withdrawal means reporting stops: once this Report
+	// returns, the pane is not wanted any more (no take-back), whether or
+	// not the release follows in its budget. Checked at the end, after the
+	// call's own want.
+	if stopping := adapter.Withdrawn(ctx); stopping != nil {
+		defer func() {
+			select {
+			case <-stopping:
+				a.forget()
+			default:
+			}
+		}()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ctx, withdraw, stop := withdrawable(ctx)
@@ -155,6 +168,15 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 		a.mu.Unlock()
 	}()
 	return a.deliver(ctx, OpReport, r, false)
+}
+
+// forget stops wanting the pane without a release: the last report asked
+// for is not taken back by the claim's OnFree watch, which ends.
+func (a *Adapter) forget() {
+	a.mu.Lock()
+	a.wanted = false
+	a.mu.Unlock()
+	a.claim.Forget()
 }
 
 // reassert is the claim's OnFree: the pane a newer claim took from this

@@ -1240,6 +1240,13 @@ func (c *Claim) want(superseded bool) {
 	}
 }
 
+// Forget records that the pane is no longer wanted, without a release:
+// reporting stopped (the host detached) and the release did not follow.
+// The OnFree watch ends and no OnFree is due, so the pane is never taken
+// back for a host that has stopped reporting; a later report wants it
+// again. It is safe for concurrent use.
+func (c *Claim) Forget() { c.unwant() }
+
 // unwant records a Release of c (sent or refused): the watch ends and no
 // OnFree is due.
 func (c *Claim) unwant() {

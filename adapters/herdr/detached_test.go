@@ -1,0 +1,86 @@
+package herdr
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/panestate/panestate/adapter"
+	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+)
+
+// TestDetachedAdapterDoesNotTakeThePaneBack: two registries of one process
+// on one pane. The older one's Detach withdrew its report in flight, the
+// report landed, and the release did not follow (its budget ran out: the
+// adapter is left unreleased until the next Detach). The older adapter
+// must not take the pane back once a newer one has released it: the host
+// that owns it has stopped reporting. Its pane watch ends, and no take-back
+// is sent.
+func TestDetachedAdapterDoesNotTakeThePaneBack(t *testing.T) {
+	forTransports(t, testDetachedAdapterDoesNotTakeThePaneBack)
+}
+
+func testDetachedAdapterDoesNotTakeThePaneBack(t *testing.T, transport string) {
+	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
+	older := f.open(t)
+	back := make(chan struct{}, 1)
+	older.onBack = func() { back <- struct{}{} }
+
+	// The registry's Detach: the report in flight is withdrawn, and is
+	// waited for because it has left.
+	hold := f.h.Hold()
+	ctx, withdraw := adapter.WithWithdraw(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- older.Report(ctx, working) }()
+	if err := hold.Held(t.Context(), 1); err != nil {
+		hold.Resume()
+		t.Fatal(err)
+	}
+	withdraw()
+	hold.Resume()
+	if err := <-done; err != nil {
+		t.Fatalf("withdrawn Report in flight = %v, want it delivered", err)
+	}
+	// No Release: the budget ran out. The pane watch ends.
+	waitNoPaneWatch(t)
+
+	newer := f.open(t)
+	if err := newer.Report(t.Context(), idle); err != nil {
+		t.Fatal(err)
+	}
+	if err := newer.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := newer.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// No watch of the older adapter is left to call its OnFree.
+	select {
+	case <-back:
+		t.Fatal("the detached adapter took the pane back")
+	default:
+	}
+	if info, _ := f.h.Agent("w1:p1"); info.Found {
+		t.Errorf("after the newer adapter released the pane it shows %+v, want it released", info)
+	}
+}
+
+// waitNoPaneWatch waits until no claim's OnFree watch runs in the process
+// (the fixture's other adapters are closed or have none), failing after a
+// bound meant only for a broken build.
+func waitNoPaneWatch(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n := runtime.Stack(buf, true)
+		if !bytes.Contains(buf[:n], []byte("claim.(*Claim).watchLoop")) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a pane watch still runs after the host stopped reporting:\n%s", buf[:n])
+		}
+		time.Sleep(5 * time.Millisecond) // polls for a goroutine's end, as goleak does
+	}
+}
