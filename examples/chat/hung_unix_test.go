@@ -64,8 +64,15 @@ func quitHung(tb testing.TB, i int) (time.Duration, result) {
 	env = append(env, hungWorkspaces[i].setup(tb, h, home)...)
 	pr, pw := io.Pipe()
 	done := make(chan result, 1)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(detachAtEnd(tb, context.Background()))
 	defer cancel()
+	// Before detachAtEnd's cleanup: Herdr answers again, so that the
+	// release it makes is answered and the adapter closed.
+	tb.Cleanup(func() {
+		if err := h.SetFault(herdrtest.Fault{}); err != nil {
+			tb.Error(err)
+		}
+	})
 	go func() {
 		var stdout, stderr bytes.Buffer
 		code := run(ctx, []string{"--project", tb.TempDir(), "-q", "-v"}, pr, &stdout, &stderr, env)
