@@ -414,6 +414,13 @@ func TestHerdrDetachWithASlowOrHungHerdr(t *testing.T) {
 // detaching, releases the pane.
 func TestHerdrDisableDuringASlowCallThenDetach(t *testing.T) {
 	f := newHerdrFixture(t, true)
+	// The test proves the order, not a speed: two 500 ms calls plus two
+	// CLI starts fit the default budget on an idle machine, not on a
+	// loaded one (as in TestHerdrDetachWithASlowOrHungHerdr).
+	opts := herdrOptions(f.h, f.home, f.hook)
+	opts.StaticSettings = false
+	opts.ReleaseTimeout = 10 * time.Second
+	f.reg = mustNew(t, opts)
 	if err := f.reg.Attach(t.Context(), f.store); err != nil {
 		t.Fatal(err)
 	}
