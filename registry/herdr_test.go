@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr"
@@ -413,6 +414,13 @@ func TestHerdrDetachWithASlowOrHungHerdr(t *testing.T) {
 // detaching, releases the pane.
 func TestHerdrDisableDuringASlowCallThenDetach(t *testing.T) {
 	f := newHerdrFixture(t, true)
+	// The test proves the order, not a speed: two 500 ms calls plus two
+	// CLI starts fit the default budget on an idle machine, not on a
+	// loaded one (as in TestHerdrDetachWithASlowOrHungHerdr).
+	opts := herdrOptions(f.h, f.home, f.hook)
+	opts.StaticSettings = false
+	opts.ReleaseTimeout = 10 * time.Second
+	f.reg = mustNew(t, opts)
 	if err := f.reg.Attach(t.Context(), f.store); err != nil {
 		t.Fatal(err)
 	}
@@ -498,5 +506,63 @@ func TestTwoRegistriesOnOnePane(t *testing.T) {
 	}
 	if info, _ := h.Agent(h.Pane); info.Found {
 		t.Errorf("after both detached the pane shows %+v, want it released", info)
+	}
+}
+
+// lineWriter sends every line written to it that contains want on c.
+type lineWriter struct {
+	want string
+	c    chan string
+}
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	if line := string(p); strings.Contains(line, w.want) {
+		w.c <- line
+	}
+	return len(p), nil
+}
+
+// A Herdr adapter still inside its Report when the release budget runs out
+// (a loaded machine, or an adapter that ignores its cancelled ctx) is left
+// unreleased and open, its claim still holding the pane, until the next
+// Detach: that Detach releases the pane and closes the adapter, which ends
+// the claim's watch of the pane. A host that runs the registry inside a
+// longer-lived process (examples/chat's tests) relies on it.
+func TestHerdrReportPastTheBudgetIsReleasedByTheNextDetach(t *testing.T) {
+	t.Parallel()
+	f := newHerdrFixture(t, false)
+	f.hook.hold = make(chan struct{})
+	unreleased := lineWriter{want: "adapter not released", c: make(chan string, 1)}
+	opts := herdrOptions(f.h, f.home, f.hook)
+	opts.Logger = hclog.New(&hclog.LoggerOptions{Output: unreleased, Level: hclog.Warn})
+	f.reg = mustNew(t, opts)
+	if err := f.reg.Attach(t.Context(), f.store); err != nil {
+		t.Fatal(err)
+	}
+	f.hook.next(t, "held", nil) // idle, at attach
+	f.hook.hold <- struct{}{}
+	f.store.AgentStart()
+	f.hook.next(t, "held", func(r adapter.Report, err error) bool { return r.State == adapter.StateWorking && err == nil })
+	if err := f.reg.Detach(context.Background()); err == nil {
+		t.Error("Detach returned nil with a report still in flight past the budget")
+	}
+	close(f.hook.hold) // the report returns, the budget spent
+	line := <-unreleased.c
+	if !strings.Contains(line, "release: not attempted") {
+		t.Errorf("the adapter was left unreleased for another reason: %s", line)
+	}
+	if got := f.reg.Explain().Adapters[0].Lifecycle; got != LifecycleUnreleased {
+		t.Errorf("lifecycle %s after the first Detach; want %s", got, LifecycleUnreleased)
+	}
+	if info, err := f.h.Agent(f.h.Pane); err != nil || !info.Found {
+		t.Fatalf("pane %+v (%v) after the first Detach; want it still claimed", info, err)
+	}
+	if err := f.reg.Detach(context.Background()); err != nil {
+		t.Errorf("second Detach: %v", err)
+	}
+	f.hook.next(t, "release", func(_ adapter.Report, err error) bool { return err == nil })
+	f.hook.next(t, "close", nil) // the claim's watch has ended: Close waits for it
+	if info, err := f.h.Agent(f.h.Pane); err != nil || info.Found {
+		t.Errorf("pane %+v (%v) after the second Detach; want it released", info, err)
 	}
 }

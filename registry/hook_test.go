@@ -19,10 +19,16 @@ type hookDriver struct {
 	// gate, when set, holds every Report until it is closed: the test
 	// decides how long a call is in flight.
 	gate chan struct{}
+	// hold, when set, holds every Report after the wrapped one has
+	// returned, whatever its ctx, until it is closed: an adapter that
+	// ignores its cancelled ctx past the release budget. "held" is sent
+	// when a Report starts to wait for it.
+	hold chan struct{}
 }
 
 // hookEvent is one call: "enter" when Report starts, then "report" (with
-// the report) when it returns, or "release" when Release returns.
+// the report) when it returns ("held" before, when hold is set), "release"
+// when Release returns, "close" when Close returns.
 type hookEvent struct {
 	call string
 	rep  adapter.Report
@@ -38,7 +44,7 @@ func (h *hookDriver) Open(ctx context.Context, p adapter.Params) (adapter.Adapte
 	if err != nil {
 		return nil, err
 	}
-	return &hookAdapter{a: a, events: h.events, gate: h.gate}, nil
+	return &hookAdapter{a: a, events: h.events, gate: h.gate, hold: h.hold}, nil
 }
 
 func (h *hookDriver) Settings() (bool, []string) {
@@ -70,6 +76,7 @@ type hookAdapter struct {
 	a      adapter.Adapter
 	events chan hookEvent
 	gate   chan struct{}
+	hold   chan struct{}
 }
 
 func (h *hookAdapter) Report(ctx context.Context, r adapter.Report) error {
@@ -82,6 +89,10 @@ func (h *hookAdapter) Report(ctx context.Context, r adapter.Report) error {
 		}
 	}
 	err := h.a.Report(ctx, r)
+	if h.hold != nil {
+		h.events <- hookEvent{call: "held", rep: r, err: err}
+		<-h.hold
+	}
 	h.events <- hookEvent{call: "report", rep: r, err: err}
 	return err
 }
@@ -92,10 +103,14 @@ func (h *hookAdapter) Release(ctx context.Context) error {
 	return err
 }
 
-func (h *hookAdapter) Close(ctx context.Context) error { return optional.Close(ctx, h.a) }
-func (h *hookAdapter) SetSession(id session.Identity)  { optional.SetSession(h.a, id) }
-func (h *hookAdapter) Details() map[string]string      { return optional.Details(h.a) }
-func (h *hookAdapter) OwnsPane() bool                  { return optional.OwnsPane(h.a) }
+func (h *hookAdapter) Close(ctx context.Context) error {
+	err := optional.Close(ctx, h.a)
+	h.events <- hookEvent{call: "close", err: err}
+	return err
+}
+func (h *hookAdapter) SetSession(id session.Identity) { optional.SetSession(h.a, id) }
+func (h *hookAdapter) Details() map[string]string     { return optional.Details(h.a) }
+func (h *hookAdapter) OwnsPane() bool                 { return optional.OwnsPane(h.a) }
 func (h *hookAdapter) RefreshInterval(r adapter.Report) time.Duration {
 	return optional.RefreshInterval(h.a, r)
 }

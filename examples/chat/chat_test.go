@@ -22,6 +22,7 @@ import (
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/internal/testenv"
+	"github.com/panestate/panestate/registry"
 	"github.com/panestate/panestate/session"
 )
 
@@ -99,8 +100,30 @@ func (w *world) runLoud(t *testing.T, input string, args ...string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	args = append([]string{"--project", w.project}, args...)
-	code := run(t.Context(), args, strings.NewReader(input), &stdout, &stderr, w.env)
+	code := run(detachAtEnd(t, t.Context()), args, strings.NewReader(input), &stdout, &stderr, w.env)
 	return result{code, stdout.String(), stderr.String()}
+}
+
+// detachAtEnd returns ctx for a run of the chat host in the test's
+// process, and detaches that run's registry again when the test ends. A
+// registry keeps an adapter whose release did not fit in its budget (a hung
+// workspace, or a report still in flight when the budget ran out on a
+// loaded machine) open for its next Detach, and the Herdr adapter's claim
+// goes on watching the pane meanwhile: the chat host's own process exits,
+// the test's does not, so the test makes that next Detach. A registry with
+// nothing left returns at once.
+func detachAtEnd(tb testing.TB, ctx context.Context) context.Context {
+	regs := make(chan *registry.Registry, 1)
+	tb.Cleanup(func() {
+		select {
+		case reg := <-regs:
+			if err := reg.Detach(context.Background()); err != nil {
+				tb.Logf("detaching the chat host's registry again: %v", err)
+			}
+		default: // run ended before its Detach (bad flags, a failed Attach)
+		}
+	})
+	return context.WithValue(ctx, detachedKey{}, func(r *registry.Registry) { regs <- r })
 }
 
 // chat is a chat host running in-process, fed one line at a time.
@@ -115,13 +138,20 @@ func (w *world) start(t *testing.T, args ...string) *chat {
 	pr, pw := io.Pipe()
 	c := &chat{in: pw, done: make(chan result, 1)}
 	args = append([]string{"--project", w.project, "-q", "-v"}, args...)
+	ctx := detachAtEnd(t, t.Context())
+	ran := make(chan struct{})
 	go func() {
+		defer close(ran)
 		var stdout, stderr bytes.Buffer
-		code := run(t.Context(), args, pr, &stdout, &stderr, w.env)
+		code := run(ctx, args, pr, &stdout, &stderr, w.env)
 		pr.Close()
 		c.done <- result{code, stdout.String(), stderr.String()}
 	}()
-	t.Cleanup(func() { pw.Close() })
+	// Before detachAtEnd's cleanup: the host must have returned.
+	t.Cleanup(func() {
+		pw.Close()
+		<-ran
+	})
 	return c
 }
 

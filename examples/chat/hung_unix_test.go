@@ -21,6 +21,9 @@ import (
 var hungWorkspaces = []struct {
 	name  string
 	setup func(tb testing.TB, h *herdrtest.Herdr, home string) []string // the extra environment
+	// heal makes the workspace answer again, for the test's own Detach at
+	// its end (detachAtEnd).
+	heal func(tb testing.TB, h *herdrtest.Herdr, home string)
 }{
 	{"herdr hung, ignoring SIGTERM", func(tb testing.TB, h *herdrtest.Herdr, home string) []string {
 		writeFile(tb, filepath.Join(home, ".chat", "agent", "settings.json"), `{"herdr":{"timeout":"60s"}}`)
@@ -28,19 +31,28 @@ var hungWorkspaces = []struct {
 			tb.Fatal(err)
 		}
 		return nil
-	}},
+	}, healHerdr},
 	{"tmux hung, ignoring SIGTERM", func(tb testing.TB, h *herdrtest.Herdr, home string) []string {
 		// A fake tmux on PATH that never answers; the emulated Herdr
 		// beside it stays healthy.
 		bin := filepath.Join(home, "bin")
-		writeFile(tb, filepath.Join(bin, "tmux"), "#!/bin/sh\ntrap '' TERM\nsleep 20\n")
+		writeFile(tb, filepath.Join(bin, "tmux"), "#!/bin/sh\n[ -e \"$0.ok\" ] && exit 0\ntrap '' TERM\nsleep 20\n")
 		if err := os.Chmod(filepath.Join(bin, "tmux"), 0o755); err != nil {
 			tb.Fatal(err)
 		}
 		writeFile(tb, filepath.Join(home, ".chat", "agent", "settings.json"), `{"tmux":{"timeout":"60s"}}`)
 		return []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
 			"TMUX=" + filepath.Join(home, "tmux.sock") + ",1,0", "TMUX_PANE=%1"}
+	}, func(tb testing.TB, h *herdrtest.Herdr, home string) {
+		writeFile(tb, filepath.Join(home, "bin", "tmux.ok"), "")
+		healHerdr(tb, h, home)
 	}},
+}
+
+func healHerdr(tb testing.TB, h *herdrtest.Herdr, _ string) {
+	if err := h.SetFault(herdrtest.Fault{}); err != nil {
+		tb.Error(err)
+	}
 }
 
 func writeFile(tb testing.TB, path, content string) {
@@ -64,8 +76,11 @@ func quitHung(tb testing.TB, i int) (time.Duration, result) {
 	env = append(env, hungWorkspaces[i].setup(tb, h, home)...)
 	pr, pw := io.Pipe()
 	done := make(chan result, 1)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(detachAtEnd(tb, context.Background()))
 	defer cancel()
+	// Before detachAtEnd's cleanup: the workspace answers again, so that
+	// the release it makes is answered and the adapter closed.
+	tb.Cleanup(func() { hungWorkspaces[i].heal(tb, h, home) })
 	go func() {
 		var stdout, stderr bytes.Buffer
 		code := run(ctx, []string{"--project", tb.TempDir(), "-q", "-v"}, pr, &stdout, &stderr, env)
