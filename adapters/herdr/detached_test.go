@@ -1,13 +1,11 @@
 package herdr
 
 import (
-	"bytes"
-	"runtime"
 	"testing"
-	"time"
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/testenv"
 )
 
 // TestDetachedAdapterDoesNotTakeThePaneBack: two registries of one process
@@ -43,7 +41,7 @@ func testDetachedAdapterDoesNotTakeThePaneBack(t *testing.T, transport string) {
 		t.Fatalf("withdrawn Report in flight = %v, want it delivered", err)
 	}
 	// No Release: the budget ran out. The pane watch ends.
-	waitNoPaneWatch(t)
+	testenv.WaitNoGoroutineIn(t, "claim.(*Claim).watchLoop")
 
 	newer := f.open(t)
 	if err := newer.Report(t.Context(), idle); err != nil {
@@ -63,24 +61,5 @@ func testDetachedAdapterDoesNotTakeThePaneBack(t *testing.T, transport string) {
 	}
 	if info, _ := f.h.Agent("w1:p1"); info.Found {
 		t.Errorf("after the newer adapter released the pane it shows %+v, want it released", info)
-	}
-}
-
-// waitNoPaneWatch waits until no claim's OnFree watch runs in the process
-// (the fixture's other adapters are closed or have none), failing after a
-// bound meant only for a broken build.
-func waitNoPaneWatch(t *testing.T) {
-	t.Helper()
-	buf := make([]byte, 1<<20)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		n := runtime.Stack(buf, true)
-		if !bytes.Contains(buf[:n], []byte("claim.(*Claim).watchLoop")) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a pane watch still runs after the host stopped reporting:\n%s", buf[:n])
-		}
-		time.Sleep(5 * time.Millisecond) // polls for a goroutine's end, as goleak does
 	}
 }

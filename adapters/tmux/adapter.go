@@ -85,6 +85,18 @@ var (
 // repeated, only a recognised code such as [CodePaneNotFound]. The registry
 // tries again later. After Close, Report returns [adapter.ErrClosed].
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
+	// The registry's withdrawal means reporting stops: once this Report
+	// returns, the pane is not wanted any more (no take-back), whether or
+	// not the release follows in its budget.
+	if stopping := adapter.Withdrawn(ctx); stopping != nil {
+		defer func() {
+			select {
+			case <-stopping:
+				a.forget()
+			default:
+			}
+		}()
+	}
 	if err := a.gate.Enter(ctx); err != nil {
 		return err
 	}
@@ -106,6 +118,15 @@ func (a *Adapter) report(ctx context.Context, r adapter.Report) error {
 		a.log.Debug("tmux pane options set", "pane", a.pane, "state", r.State.String())
 	}
 	return err
+}
+
+// forget stops wanting the pane without a release: the last report asked
+// for is not taken back by the claim's OnFree watch, which ends.
+func (a *Adapter) forget() {
+	a.mu.Lock()
+	a.wanted = false
+	a.mu.Unlock()
+	a.claim.Forget()
 }
 
 // reassert is the claim's OnFree: the pane this adapter was refused is

@@ -168,3 +168,46 @@ func TestWithdrawnBeforeSendIsDropped(t *testing.T) {
 		}
 	})
 }
+
+// TestDetachedAdapterDoesNotTakeThePaneBack: two adapters of one process on
+// one pane. The older one's host detached: its report in flight was
+// withdrawn, landed, and no release followed (the budget ran out; the
+// adapter is left open until the next Detach). Once a newer adapter has
+// released the pane, the older one must not take it back: its pane watch
+// ends, and the pane keeps no option.
+func TestDetachedAdapterDoesNotTakeThePaneBack(t *testing.T) {
+	f := newHoldFixture(t)
+	back := make(chan struct{}, 1)
+	f.a.onBack = func() { back <- struct{}{} }
+	ctx, withdraw := adapter.WithWithdraw(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- f.a.Report(ctx, working) }()
+	w := f.started(t, done)
+	withdraw()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("withdrawn Report in flight = %v, want it delivered", err)
+	}
+	testenv.WaitNoGoroutineIn(t, "claim.(*Claim).watchLoop")
+
+	newer := openT(t, params(f.srv.paneEnv(f.pane), "", nil))
+	if err := newer.Report(t.Context(), blocked); err != nil {
+		t.Fatal(err)
+	}
+	if err := newer.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := newer.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-back:
+		t.Fatal("the detached adapter took the pane back")
+	default:
+	}
+	if got := f.srv.options(t, f.pane); len(got) != 0 {
+		t.Errorf("after the newer adapter released the pane it has %v, want no option", got)
+	}
+}
