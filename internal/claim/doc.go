@@ -97,7 +97,8 @@
 //
 // A taker stopped or killed midway keeps no one out for long and costs at
 // most one call. Before its mark: its names (the fresh file and its link),
-// once a second old (a running taker holds them for microseconds), are
+// once a second old or dated a second ahead of the clock (set back since;
+// a running taker holds them for microseconds), are
 // removed by the next process that takes the file over, whose late rename
 // then finds nothing to rename. Between its mark and its rename: the old
 // file is still the pane file; a process that finds the mark there waits

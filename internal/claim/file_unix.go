@@ -333,6 +333,20 @@ func takeName(path string, st *syscall.Stat_t) string {
 // and takes nothing over.
 const staleTake = 10 * takeOverAfter
 
+// staleName reports whether a take-over's name (the gate, a fresh file)
+// whose information is fi is a dead or stopped taker's: last written more
+// than staleTake ago, or more than staleTake ahead of the clock. A file's
+// time comes from the clock the kernel read when it was written, so a
+// time ahead of it means the clock was set back since (by hand, or a step
+// of NTP); without the second bound, a taker that died before that would
+// keep the pane for as long as the clock was set back. A running taker's
+// names judged stale all the same cost it its take-over only (its rename
+// finds nothing to rename).
+func staleName(fi os.FileInfo) bool {
+	age := time.Since(fi.ModTime())
+	return age >= staleTake || age <= -staleTake
+}
+
 // clearStaleTake removes gate, the take-over name of the file at path,
 // and the fresh file it names, when gate was last written more than
 // staleTake ago (the fresh file is last written, with its copy of the
@@ -344,7 +358,7 @@ func clearStaleTake(path, gate string) bool {
 		return true // gone meanwhile: try again
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || time.Since(fi.ModTime()) < staleTake {
+	if !ok || !staleName(fi) {
 		return false
 	}
 	dir, base := filepath.Split(path)
@@ -402,7 +416,7 @@ func removeLeftovers(path string) {
 		p := filepath.Join(dir, n)
 		if take && n != current {
 			syscall.Unlink(p)
-		} else if fi, err := os.Lstat(p); err == nil && time.Since(fi.ModTime()) >= staleTake {
+		} else if fi, err := os.Lstat(p); err == nil && staleName(fi) {
 			syscall.Unlink(p)
 		}
 	}

@@ -276,7 +276,8 @@ func TestOthersMoveToTheFreshFile(t *testing.T) {
 // than staleTake; the names, and fresh files of takers that died before
 // linking, are removed, and the stopped taker's late rename finds nothing
 // to rename. Names younger than that are a running taker's and are left
-// alone.
+// alone; names dated ahead of the clock by more than staleTake (the clock
+// was set back) are not.
 func TestStaleTakeOverNamesAreCleared(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -291,6 +292,10 @@ func TestStaleTakeOverNamesAreCleared(t *testing.T) {
 		{name: "taker stopped between its link and its rename", linked: true, age: time.Hour},
 		{name: "taker died before its link", age: time.Hour},
 		{name: "a running taker's names", linked: true, want: errTakenOver},
+		// The system clock stepped back an hour since the taker died: its
+		// names, dated ahead of the clock, would keep the pane for that
+		// hour.
+		{name: "names dated ahead of the clock", linked: true, age: -time.Hour},
 		{name: "taker died after its rename", done: true},
 	}
 	for _, tt := range tests {
