@@ -202,6 +202,7 @@ func takeOver(path string, old *os.File) (*os.File, error) {
 		drop()
 		return nil, errTakenOver
 	}
+	step("linked")
 	if _, err := old.WriteAt([]byte{tombstone}, int64(recordLen)); err != nil {
 		unlinkIfSame(gate, nf)
 		drop()
@@ -245,7 +246,7 @@ func takenOver(f *os.File) bool {
 // holds, found marked taken over (see takeOver) while path still names
 // it: a taker marks the file before its copy and its rename, so it is
 // under way (for microseconds), or was stopped or died before its
-// rename. When the take-over's names are gone or older than staleTake, it
+// rename. When the take-over's names are gone or stale (staleName), it
 // removes them (the stopped taker's late rename then finds nothing to
 // rename), clears the mark (keeping the record's keep bytes), and reports
 // true: f is the pane file, to be used. It reports false for a take-over
@@ -348,10 +349,10 @@ func staleName(fi os.FileInfo) bool {
 }
 
 // clearStaleTake removes gate, the take-over name of the file at path,
-// and the fresh file it names, when gate was last written more than
-// staleTake ago (the fresh file is last written, with its copy of the
-// record, microseconds after it is linked), and reports whether it did:
-// the caller links its own then.
+// and the fresh file it names, when gate is stale (staleName: the fresh
+// file is created, and written with its copy of the record, microseconds
+// around its link), and reports whether it did: the caller links its own
+// then.
 func clearStaleTake(path, gate string) bool {
 	fi, err := os.Lstat(gate)
 	if err != nil {
@@ -389,10 +390,10 @@ func unlinkIfSame(gate string, f *os.File) bool {
 }
 
 // removeLeftovers removes, after a take-over of the file at path, what
-// takers that died midway left beside it: fresh files never renamed, more
-// than staleTake old, and take-over names of files that path no longer
+// takers that died midway left beside it: fresh files never renamed,
+// stale (staleName), and take-over names of files that path no longer
 // names (whatever their age: a taker of such a file fails its look at the
-// path), or more than staleTake old. A taker that died after its rename
+// path), or stale. A taker that died after its rename
 // left a name of the file it replaced, linking to the pane file, whose
 // time every call renews.
 func removeLeftovers(path string) {
