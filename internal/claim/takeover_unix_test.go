@@ -390,3 +390,76 @@ func TestLaterNumberOfACallTakenOverIsRefused(t *testing.T) {
 		t.Errorf("the overtaken call's next number: %d, %v (the take-over's is %d); want ErrOvertaken", got, err, seq)
 	}
 }
+
+// TestSlowTakerWhoseNamesWereClearedTakesNothing: a taker that is running
+// but slow (a loaded machine) between its mark and its rename, for longer
+// than staleTake, has its names and its mark cleared by a process that
+// finds the mark, which makes its call on the file; the slow taker's
+// rename then finds nothing to rename, and the pane file keeps that
+// call's number, with no mark.
+func TestSlowTakerWhoseNamesWereClearedTakesNothing(t *testing.T) {
+	for _, pauseAt := range []string{"marked", "copied"} {
+		t.Run("slow after it "+pauseAt, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			other := New(k, Options{Dir: dir + "/."}) // a process with the file open
+			defer other.Close()
+			do(t, other, Report)
+			path := filepath.Join(dir, FileName(k))
+			old := holdOpen(t, path)
+			var st syscall.Stat_t
+			if err := fstat(old, &st); err != nil {
+				t.Fatal(err)
+			}
+			paused, resume := make(chan struct{}), make(chan struct{})
+			takeOverStep = func(s string) {
+				if s == pauseAt {
+					close(paused)
+					<-resume
+				}
+			}
+			defer func() { takeOverStep = nil }()
+			done := make(chan error, 1)
+			go func() {
+				nf, err := takeOver(path, old)
+				if nf != nil {
+					nf.Close()
+				}
+				done <- err
+			}()
+			<-paused
+			// The taker has been slow for an hour: its names are as old.
+			then := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(takeName(path, &st), then, then); err != nil {
+				t.Fatal(err)
+			}
+			call := beginWaiting(t, other, Report)
+			seq, _, err := call.Seq()
+			call.End(call.Send)
+			if err != nil || !call.Send {
+				t.Fatalf("call on the file marked by the slow taker: Send %v (by %q), %v; want it made", call.Send, call.By, err)
+			}
+			close(resume)
+			if err := <-done; err == nil {
+				t.Error("the slow taker's take-over succeeded after its names were cleared")
+			}
+			var cur syscall.Stat_t
+			if err := syscall.Lstat(path, &cur); err != nil || cur.Ino != st.Ino {
+				t.Errorf("the pane file is inode %d (%v), want the old %d: the slow taker replaced it", cur.Ino, err, st.Ino)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if replacedRecord(b) {
+				t.Error("the pane file is marked taken over after the slow taker gave up")
+			}
+			if got := readRecord(t, path); got.seq != seq {
+				t.Errorf("pane file mark %d, want the call's %d", got.seq, seq)
+			}
+			want := []string{callFileName(k), FileName(k)}
+			if diff := cmp.Diff(dirNames(t, dir), want); diff != "" {
+				t.Errorf("state directory after the slow taker gave up (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
