@@ -4,6 +4,8 @@ package claim
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -461,5 +463,65 @@ func TestSlowTakerWhoseNamesWereClearedTakesNothing(t *testing.T) {
 				t.Errorf("state directory after the slow taker gave up (-got +want):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestTwoProcessesTakeOverAtOnce: two processes whose calls find the same
+// stuck pane file at the same moment each send with a number of its own,
+// above the stopped process's and apart from the other's (one takes the
+// file over, the other waits a moment for the lock of the file put in
+// place), or give up with ErrBusy; never one number twice.
+func TestTwoProcessesTakeOverAtOnce(t *testing.T) {
+	for i := range 10 {
+		k, dir := newKey(t), filepath.Join(t.TempDir(), "state")
+		mark := uint64(time.Now().Add(time.Hour).UnixMilli())
+		path := plant(t, dir, k, mark, false, time.Time{})
+		holdLock(t, path) // stopped for the whole round
+		claims := [2]*Claim{New(k, Options{Dir: dir}), New(k, Options{Dir: dir + "/."})}
+		var seqs [2]uint64
+		var errs [2]error
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for j, c := range claims {
+			defer c.Close()
+			wg.Go(func() {
+				<-start
+				now := time.Now()
+				call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report,
+					Wait: now.Add(300 * time.Millisecond), Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+				if err != nil {
+					errs[j] = err
+					return
+				}
+				defer call.End(call.Send)
+				if !call.Send {
+					errs[j] = fmt.Errorf("refused, by %q", call.By)
+					return
+				}
+				seqs[j], _, errs[j] = call.Seq()
+			})
+		}
+		close(start)
+		wg.Wait()
+		var sent []uint64
+		for j := range errs {
+			switch {
+			case errs[j] == nil:
+				sent = append(sent, seqs[j])
+			case !errors.Is(errs[j], ErrBusy):
+				t.Errorf("round %d: process %d: %v, want a number or ErrBusy", i, j, errs[j])
+			}
+		}
+		if len(sent) == 0 {
+			t.Errorf("round %d: neither process sent (%v)", i, errs)
+		}
+		if len(sent) == 2 && sent[0] == sent[1] {
+			t.Errorf("round %d: both processes sent number %d", i, sent[0])
+		}
+		for _, s := range sent {
+			if s <= mark {
+				t.Errorf("round %d: number %d, not above the stopped process's %d", i, s, mark)
+			}
+		}
 	}
 }
