@@ -113,7 +113,9 @@
 // the clock and the process's own marks as any corrupt file: a mark ahead
 // of the clock is lost then, and a call numbered at or below a number sent
 // before is ignored by the workspace, which shows the state before it
-// until the next call numbered above.
+// until the next call numbered above. Names dated more than a second ahead
+// of the clock count as a second old: the clock was set back since they
+// were made, and would otherwise keep the pane for as long as it was.
 //
 // Outside Unix a file is not taken over. On Windows every process opens the
 // pane file without FILE_SHARE_DELETE (os.OpenFile's sharing, and that of

@@ -1,6 +1,7 @@
 package claim
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -84,5 +85,54 @@ func TestMovingToATakenOverFileClosesTheOld(t *testing.T) {
 	other.Close()
 	if got, want := openFDs(t), opened-2; got != want {
 		t.Errorf("%d descriptors open after the moved claim closed, want %d", got, want)
+	}
+}
+
+// TestOvertakenCallClosesTheOldFile: a call that finds, after writing its
+// number, that another process took its pane file over while it held
+// the lock (stopped, or slow, there) sends nothing and moves to the file
+// put in place: one pane file open, not two, and none once its claim is
+// closed.
+func TestOvertakenCallClosesTheOldFile(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	before := openFDs(t)
+	c := New(k, Options{Dir: dir})
+	do(t, c, Report)
+	opened := openFDs(t)
+	path := filepath.Join(dir, FileName(k))
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Second),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli()),
+		OnLocked: func(stage string) {
+			if stage != "read" {
+				return
+			}
+			// Another process takes the file over meanwhile.
+			old, err := openNoFollow(path)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer old.Close()
+			nf, err := takeOver(path, old)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			nf.Close()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call.End(call.Send)
+	if call.Send {
+		t.Error("the overtaken call was let send")
+	}
+	if got := openFDs(t); got != opened {
+		t.Errorf("%d descriptors open after the overtaken call, want %d", got, opened)
+	}
+	c.Close()
+	if got := openFDs(t); got != before {
+		t.Errorf("%d descriptors open after the claim closed, want %d", got, before)
 	}
 }

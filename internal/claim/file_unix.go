@@ -202,6 +202,7 @@ func takeOver(path string, old *os.File) (*os.File, error) {
 		drop()
 		return nil, errTakenOver
 	}
+	step("linked")
 	if _, err := old.WriteAt([]byte{tombstone}, int64(recordLen)); err != nil {
 		unlinkIfSame(gate, nf)
 		drop()
@@ -245,7 +246,7 @@ func takenOver(f *os.File) bool {
 // holds, found marked taken over (see takeOver) while path still names
 // it: a taker marks the file before its copy and its rename, so it is
 // under way (for microseconds), or was stopped or died before its
-// rename. When the take-over's names are gone or older than staleTake, it
+// rename. When the take-over's names are gone or stale (staleName), it
 // removes them (the stopped taker's late rename then finds nothing to
 // rename), clears the mark (keeping the record's keep bytes), and reports
 // true: f is the pane file, to be used. It reports false for a take-over
@@ -333,18 +334,32 @@ func takeName(path string, st *syscall.Stat_t) string {
 // and takes nothing over.
 const staleTake = 10 * takeOverAfter
 
+// staleName reports whether a take-over's name (the gate, a fresh file)
+// whose information is fi is a dead or stopped taker's: last written more
+// than staleTake ago, or more than staleTake ahead of the clock. A file's
+// time comes from the clock the kernel read when it was written, so a
+// time ahead of it means the clock was set back since (by hand, or a step
+// of NTP); without the second bound, a taker that died before that would
+// keep the pane for as long as the clock was set back. A running taker's
+// names judged stale all the same cost it its take-over only (its rename
+// finds nothing to rename).
+func staleName(fi os.FileInfo) bool {
+	age := time.Since(fi.ModTime())
+	return age >= staleTake || age <= -staleTake
+}
+
 // clearStaleTake removes gate, the take-over name of the file at path,
-// and the fresh file it names, when gate was last written more than
-// staleTake ago (the fresh file is last written, with its copy of the
-// record, microseconds after it is linked), and reports whether it did:
-// the caller links its own then.
+// and the fresh file it names, when gate is stale (staleName: the fresh
+// file is created, and written with its copy of the record, microseconds
+// around its link), and reports whether it did: the caller links its own
+// then.
 func clearStaleTake(path, gate string) bool {
 	fi, err := os.Lstat(gate)
 	if err != nil {
 		return true // gone meanwhile: try again
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || time.Since(fi.ModTime()) < staleTake {
+	if !ok || !staleName(fi) {
 		return false
 	}
 	dir, base := filepath.Split(path)
@@ -375,10 +390,10 @@ func unlinkIfSame(gate string, f *os.File) bool {
 }
 
 // removeLeftovers removes, after a take-over of the file at path, what
-// takers that died midway left beside it: fresh files never renamed, more
-// than staleTake old, and take-over names of files that path no longer
+// takers that died midway left beside it: fresh files never renamed,
+// stale (staleName), and take-over names of files that path no longer
 // names (whatever their age: a taker of such a file fails its look at the
-// path), or more than staleTake old. A taker that died after its rename
+// path), or stale. A taker that died after its rename
 // left a name of the file it replaced, linking to the pane file, whose
 // time every call renews.
 func removeLeftovers(path string) {
@@ -402,7 +417,7 @@ func removeLeftovers(path string) {
 		p := filepath.Join(dir, n)
 		if take && n != current {
 			syscall.Unlink(p)
-		} else if fi, err := os.Lstat(p); err == nil && time.Since(fi.ModTime()) >= staleTake {
+		} else if fi, err := os.Lstat(p); err == nil && staleName(fi) {
 			syscall.Unlink(p)
 		}
 	}

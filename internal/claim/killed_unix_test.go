@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,8 +21,9 @@ import (
 )
 
 // takerEnv tells a child of the test binary to be a taking process (see
-// TakerChild): the pane file's path, the step to be killed at, and
-// whether the holder writes, separated by newlines.
+// TakerChild): the pane file's path, the step to be killed at, and the
+// steps at which the holder writes its number and looks for the mark
+// (empty: it does not), separated by newlines.
 const takerEnv = "CLAIM_TEST_TAKER"
 
 // TakerChild is, in a child of the test binary started by killedTaker
@@ -34,15 +36,19 @@ func TakerChild() {
 		return
 	}
 	parts := strings.Split(spec, "\n")
-	path, killAt, holderWrites := parts[0], parts[1], parts[2] == "1"
+	path, killAt, h := parts[0], parts[1], holder{writeAt: parts[2], lookAt: parts[3]}
 	old, err := openNoFollow(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
+	var seq uint64
 	takeOverStep = func(s string) {
-		if s == "copied" && holderWrites {
-			holderWrite(old)
+		if s == h.writeAt {
+			seq = holderWrite(old)
+		}
+		if s == h.lookAt && seq != 0 && !takenOver(old) {
+			fmt.Printf("sent %d\n", seq)
 		}
 		if s == killAt {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
@@ -54,14 +60,19 @@ func TakerChild() {
 	os.Exit(3)
 }
 
-// holderWrite is what the process that holds the lock of the pane file f
-// does in the moment a taker copies its record: it writes its next
-// number, looks for a take-over as Begin does, and sends the number
-// (printed "sent N") when it finds none.
-func holderWrite(f *os.File) {
+// holder is when the process that holds the pane file's lock (slow, not
+// stopped) does what Begin does under it, in the steps of a take-over
+// (see takeOverStep): writes its next number (writeAt), then looks for
+// the mark and sends the number unless it finds it (lookAt, the same step
+// or a later one). Empty steps: it does nothing.
+type holder struct{ writeAt, lookAt string }
+
+// holderWrite writes the next number into the pane file f, as the process
+// that holds its lock does, and returns it.
+func holderWrite(f *os.File) uint64 {
 	var b [recordLen + 1]byte
 	n, _ := readRecordBytes(f, b[:])
-	rec, err := parseRecord(b[:min(n, recordLen)])
+	rec, err := parseRecord(recordPart(b[:n]))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "holder:", err)
 		os.Exit(2)
@@ -73,24 +84,17 @@ func holderWrite(f *os.File) {
 		fmt.Fprintln(os.Stderr, "holder:", err)
 		os.Exit(2)
 	}
-	if !takenOver(f) {
-		fmt.Printf("sent %d\n", rec.seq)
-	}
+	return rec.seq
 }
 
 // killedTaker runs a take-over of the pane file at path in a child
-// process, killed after step killAt. With holderWrites, the process that
-// holds the file's lock (slow, not stopped) writes its next number once
-// the taker has copied the record, and sends it unless it finds the
-// take-over: killedTaker returns what it sent.
-func killedTaker(t *testing.T, path, killAt string, holderWrites bool) (sent []uint64) {
+// process, killed after step killAt, while the process that holds the
+// file's lock does what h says; it returns the numbers that process sent
+// (it printed "sent N").
+func killedTaker(t *testing.T, path, killAt string, h holder) (sent []uint64) {
 	t.Helper()
-	w := "0"
-	if holderWrites {
-		w = "1"
-	}
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), takerEnv+"="+path+"\n"+killAt+"\n"+w)
+	cmd.Env = append(os.Environ(), takerEnv+"="+path+"\n"+killAt+"\n"+h.writeAt+"\n"+h.lookAt)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -110,36 +114,54 @@ func killedTaker(t *testing.T, path, killAt string, holderWrites bool) (sent []u
 }
 
 // TestTakerKilledMidwayLosesNoNumber: a process killed (SIGKILL) in the
-// middle of taking the pane file over loses no number that the process
-// holding the old file's lock (slow, not stopped) sent: it writes its
-// number just after the taker copied the record, and sends it unless it
-// finds the take-over. A later call numbers above every number sent. The
-// marks are an hour ahead of the clock, so that the numbers come from the
-// file.
+// middle of taking the pane file over loses no number, whatever the
+// process holding the old file's lock (slow, not stopped) did meanwhile:
+// a number it wrote and sent before the taker's mark, one it wrote before
+// the mark and looked for the mark after (it sends nothing), one it wrote
+// after. A later call numbers above the file's mark and every number the
+// holder sent. The mark is an hour ahead of the clock, so that the
+// numbers come from the file.
 func TestTakerKilledMidwayLosesNoNumber(t *testing.T) {
-	for _, killAt := range []string{"marked", "copied", "renamed"} {
-		t.Run("killed after it "+killAt, func(t *testing.T) {
-			k, dir := newKey(t), stateDir(t)
-			mark := uint64(time.Now().Add(time.Hour).UnixMilli())
-			path := plant(t, dir, k, mark, false, time.Time{})
-			slow := holdLock(t, path)
-			sent := killedTaker(t, path, killAt, true)
-			filelock.UnlockFile(slow) // the holder ends its call
-
-			c := New(k, Options{Dir: dir})
-			defer c.Close()
-			call := beginWaiting(t, c, Report)
-			seq, _, err := call.Seq()
-			call.End(call.Send)
-			if err != nil || !call.Send {
-				t.Fatalf("call after the killed take-over: Send %v, %v", call.Send, err)
-			}
-			for _, s := range sent {
-				if seq <= s {
-					t.Errorf("seq %d, not above %d, which the holder sent (the copied mark is %d)", seq, s, mark)
+	tests := []struct {
+		name     string
+		h        holder
+		wantSent bool
+	}{
+		{name: "holder sent before the mark", h: holder{"linked", "linked"}, wantSent: true},
+		{name: "holder wrote before the mark, looked after it", h: holder{"linked", "marked"}},
+		{name: "holder wrote before the mark, looked after the copy", h: holder{"linked", "copied"}},
+		{name: "holder wrote after the mark", h: holder{"marked", "marked"}},
+		{name: "holder wrote after the copy", h: holder{"copied", "copied"}},
+	}
+	steps := []string{"linked", "marked", "copied", "renamed"}
+	for _, tt := range tests {
+		for _, killAt := range steps[slices.Index(steps, tt.h.lookAt):] {
+			t.Run(tt.name+"/killed after it "+killAt, func(t *testing.T) {
+				k, dir := newKey(t), stateDir(t)
+				mark := uint64(time.Now().Add(time.Hour).UnixMilli())
+				path := plant(t, dir, k, mark, false, time.Time{})
+				slow := holdLock(t, path)
+				sent := killedTaker(t, path, killAt, tt.h)
+				filelock.UnlockFile(slow) // the holder ends its call
+				if got := len(sent) > 0; got != tt.wantSent {
+					t.Errorf("holder sent %v, want a number sent %v", sent, tt.wantSent)
 				}
-			}
-		})
+
+				c := New(k, Options{Dir: dir})
+				defer c.Close()
+				call := beginWaiting(t, c, Report)
+				seq, _, err := call.Seq()
+				call.End(call.Send)
+				if err != nil || !call.Send {
+					t.Fatalf("call after the killed take-over: Send %v, %v", call.Send, err)
+				}
+				for _, s := range append(sent, mark) {
+					if seq <= s {
+						t.Errorf("seq %d, not above %d (the holder sent %v; the file's mark was %d)", seq, s, sent, mark)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -160,7 +182,7 @@ func TestTakerKilledMidwayCostsNoCall(t *testing.T) {
 			do(t, other, Report)
 			path := filepath.Join(dir, FileName(k))
 			stopped := holdLock(t, path)
-			killedTaker(t, path, killAt, false)
+			killedTaker(t, path, killAt, holder{})
 			filelock.UnlockFile(stopped) // the stopped process resumes
 
 			call := beginWaiting(t, other, Report)

@@ -4,6 +4,8 @@ package claim
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -276,7 +278,8 @@ func TestOthersMoveToTheFreshFile(t *testing.T) {
 // than staleTake; the names, and fresh files of takers that died before
 // linking, are removed, and the stopped taker's late rename finds nothing
 // to rename. Names younger than that are a running taker's and are left
-// alone.
+// alone; names dated ahead of the clock by more than staleTake (the clock
+// was set back) are not.
 func TestStaleTakeOverNamesAreCleared(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -291,6 +294,10 @@ func TestStaleTakeOverNamesAreCleared(t *testing.T) {
 		{name: "taker stopped between its link and its rename", linked: true, age: time.Hour},
 		{name: "taker died before its link", age: time.Hour},
 		{name: "a running taker's names", linked: true, want: errTakenOver},
+		// The system clock stepped back an hour since the taker died: its
+		// names, dated ahead of the clock, would keep the pane for that
+		// hour.
+		{name: "names dated ahead of the clock", linked: true, age: -time.Hour},
 		{name: "taker died after its rename", done: true},
 	}
 	for _, tt := range tests {
@@ -383,5 +390,138 @@ func TestLaterNumberOfACallTakenOverIsRefused(t *testing.T) {
 	inFlight.End(true)
 	if err != ErrOvertaken {
 		t.Errorf("the overtaken call's next number: %d, %v (the take-over's is %d); want ErrOvertaken", got, err, seq)
+	}
+}
+
+// TestSlowTakerWhoseNamesWereClearedTakesNothing: a taker that is running
+// but slow (a loaded machine) between its mark and its rename, for longer
+// than staleTake, has its names and its mark cleared by a process that
+// finds the mark, which makes its call on the file; the slow taker's
+// rename then finds nothing to rename, and the pane file keeps that
+// call's number, with no mark.
+func TestSlowTakerWhoseNamesWereClearedTakesNothing(t *testing.T) {
+	for _, pauseAt := range []string{"marked", "copied"} {
+		t.Run("slow after it "+pauseAt, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			other := New(k, Options{Dir: dir + "/."}) // a process with the file open
+			defer other.Close()
+			do(t, other, Report)
+			path := filepath.Join(dir, FileName(k))
+			old := holdOpen(t, path)
+			var st syscall.Stat_t
+			if err := fstat(old, &st); err != nil {
+				t.Fatal(err)
+			}
+			paused, resume := make(chan struct{}), make(chan struct{})
+			takeOverStep = func(s string) {
+				if s == pauseAt {
+					close(paused)
+					<-resume
+				}
+			}
+			defer func() { takeOverStep = nil }()
+			done := make(chan error, 1)
+			go func() {
+				nf, err := takeOver(path, old)
+				if nf != nil {
+					nf.Close()
+				}
+				done <- err
+			}()
+			<-paused
+			// The taker has been slow for an hour: its names are as old.
+			then := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(takeName(path, &st), then, then); err != nil {
+				t.Fatal(err)
+			}
+			call := beginWaiting(t, other, Report)
+			seq, _, err := call.Seq()
+			call.End(call.Send)
+			if err != nil || !call.Send {
+				t.Fatalf("call on the file marked by the slow taker: Send %v (by %q), %v; want it made", call.Send, call.By, err)
+			}
+			close(resume)
+			if err := <-done; err == nil {
+				t.Error("the slow taker's take-over succeeded after its names were cleared")
+			}
+			var cur syscall.Stat_t
+			if err := syscall.Lstat(path, &cur); err != nil || cur.Ino != st.Ino {
+				t.Errorf("the pane file is inode %d (%v), want the old %d: the slow taker replaced it", cur.Ino, err, st.Ino)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if replacedRecord(b) {
+				t.Error("the pane file is marked taken over after the slow taker gave up")
+			}
+			if got := readRecord(t, path); got.seq != seq {
+				t.Errorf("pane file mark %d, want the call's %d", got.seq, seq)
+			}
+			want := []string{callFileName(k), FileName(k)}
+			if diff := cmp.Diff(dirNames(t, dir), want); diff != "" {
+				t.Errorf("state directory after the slow taker gave up (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestTwoProcessesTakeOverAtOnce: two processes whose calls find the same
+// stuck pane file at the same moment each send with a number of its own,
+// above the stopped process's and apart from the other's (one takes the
+// file over, the other waits a moment for the lock of the file put in
+// place), or give up with ErrBusy; never one number twice.
+func TestTwoProcessesTakeOverAtOnce(t *testing.T) {
+	for i := range 10 {
+		k, dir := newKey(t), filepath.Join(t.TempDir(), "state")
+		mark := uint64(time.Now().Add(time.Hour).UnixMilli())
+		path := plant(t, dir, k, mark, false, time.Time{})
+		holdLock(t, path) // stopped for the whole round
+		claims := [2]*Claim{New(k, Options{Dir: dir}), New(k, Options{Dir: dir + "/."})}
+		var seqs [2]uint64
+		var errs [2]error
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for j, c := range claims {
+			defer c.Close()
+			wg.Go(func() {
+				<-start
+				now := time.Now()
+				call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report,
+					Wait: now.Add(300 * time.Millisecond), Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+				if err != nil {
+					errs[j] = err
+					return
+				}
+				defer call.End(call.Send)
+				if !call.Send {
+					errs[j] = fmt.Errorf("refused, by %q", call.By)
+					return
+				}
+				seqs[j], _, errs[j] = call.Seq()
+			})
+		}
+		close(start)
+		wg.Wait()
+		var sent []uint64
+		for j := range errs {
+			switch {
+			case errs[j] == nil:
+				sent = append(sent, seqs[j])
+			case !errors.Is(errs[j], ErrBusy):
+				t.Errorf("round %d: process %d: %v, want a number or ErrBusy", i, j, errs[j])
+			}
+		}
+		if len(sent) == 0 {
+			t.Errorf("round %d: neither process sent (%v)", i, errs)
+		}
+		if len(sent) == 2 && sent[0] == sent[1] {
+			t.Errorf("round %d: both processes sent number %d", i, sent[0])
+		}
+		for _, s := range sent {
+			if s <= mark {
+				t.Errorf("round %d: number %d, not above the stopped process's %d", i, s, mark)
+			}
+		}
 	}
 }
