@@ -133,17 +133,8 @@ var (
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	// The registry's withdrawal means reporting stops: once this Report
 	// returns, the pane is not wanted any more (no take-back), whether or
-	// not the release follows in its budget. Checked at the end, after the
-	// call's own want.
-	if stopping := adapter.Withdrawn(ctx); stopping != nil {
-		defer func() {
-			select {
-			case <-stopping:
-				a.forget()
-			default:
-			}
-		}()
-	}
+	// not the release follows in its budget.
+	defer calls.OnStopped(ctx, a.forget)()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ctx, withdraw, stop := withdrawable(ctx)

@@ -136,3 +136,33 @@ func TestGateWithdrawnWaiterGivesUp(t *testing.T) {
 	}
 	g.Leave()
 }
+
+// TestOnStopped: the deferred function calls f only when ctx's report was
+// withdrawn by the time it runs.
+func TestOnStopped(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		carries, raise bool
+		want           int
+	}{
+		{"withdrawn", true, true, 1},
+		{"not_withdrawn", true, false, 0},
+		{"no_signal", false, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, withdraw := t.Context(), func() {}
+			if tc.carries {
+				ctx, withdraw = adapter.WithWithdraw(ctx)
+			}
+			n := 0
+			done := calls.OnStopped(ctx, func() { n++ })
+			if tc.raise {
+				withdraw()
+			}
+			done()
+			if n != tc.want {
+				t.Errorf("f called %d times, want %d", n, tc.want)
+			}
+		})
+	}
+}
