@@ -124,6 +124,9 @@ func (c *fdConn) beforeCall() error {
 // see fdConn); tests replace them.
 var sysRead, sysWrite = syscall.Read, syscall.Write
 
+// sysShutdown is syscall.Shutdown; tests replace it.
+var sysShutdown = syscall.Shutdown
+
 func (c *fdConn) Read(p []byte) (int, error) {
 	for {
 		// Before each call, the one after an EINTR too: the timeout
@@ -194,7 +197,7 @@ func (c *fdConn) interrupt() {
 		return
 	}
 	c.interrupted = true
-	_ = syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+	_ = sysShutdown(c.fd, syscall.SHUT_RDWR)
 }
 
 func (c *fdConn) wasInterrupted() bool {
