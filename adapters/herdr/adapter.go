@@ -134,7 +134,7 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	// The registry's withdrawal means reporting stops: once this Report
 	// returns, the pane is not wanted any more (no take-back), whether or
 	// not the release follows in its budget.
-	defer calls.OnStopped(ctx, a.forget)()
+	defer calls.IfStopped(adapter.Withdrawn(ctx), a.forget)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ctx, withdraw, stop := withdrawable(ctx)

@@ -137,9 +137,9 @@ func TestGateWithdrawnWaiterGivesUp(t *testing.T) {
 	g.Leave()
 }
 
-// TestOnStopped: the deferred function calls f only when ctx's report was
-// withdrawn by the time it runs.
-func TestOnStopped(t *testing.T) {
+// TestIfStopped: f runs only when the report was withdrawn by the time
+// the deferred call runs, and the deferred call allocates nothing.
+func TestIfStopped(t *testing.T) {
 	for _, tc := range []struct {
 		name           string
 		carries, raise bool
@@ -155,14 +155,28 @@ func TestOnStopped(t *testing.T) {
 				ctx, withdraw = adapter.WithWithdraw(ctx)
 			}
 			n := 0
-			done := calls.OnStopped(ctx, func() { n++ })
-			if tc.raise {
-				withdraw()
+			report := func() {
+				defer calls.IfStopped(adapter.Withdrawn(ctx), func() { n++ })
+				if tc.raise {
+					withdraw()
+				}
 			}
-			done()
+			report()
 			if n != tc.want {
 				t.Errorf("f called %d times, want %d", n, tc.want)
 			}
 		})
 	}
+	ctx, _ := adapter.WithWithdraw(t.Context())
+	stopping := adapter.Withdrawn(ctx)
+	var f forgetter
+	if allocs := testing.AllocsPerRun(100, func() {
+		defer calls.IfStopped(stopping, f.forget)
+	}); allocs != 0 {
+		t.Errorf("deferred IfStopped allocates %v times, want 0", allocs)
+	}
 }
+
+type forgetter struct{ n int }
+
+func (f *forgetter) forget() { f.n++ }
