@@ -49,7 +49,11 @@ func WithWithdraw(ctx context.Context) (context.Context, func()) {
 
 // Withdrawn returns a channel that is closed when the report being delivered
 // under ctx has been withdrawn: reporting is stopping (Detach, the adapter
-// turned off) and a release will follow once Report returns. It returns nil
+// turned off), and a release follows once Report returns if the release
+// budget allows (otherwise the adapter is left open until the next
+// Detach). An adapter that sends its last report again by itself later
+// (takes its pane back) must stop wanting the pane once a Report of its
+// was withdrawn. It returns nil
 // (a channel that never closes) when ctx carries no withdrawal signal.
 //
 // The rule that keeps a pane from being claimed after its release: a request

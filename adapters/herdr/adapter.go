@@ -131,21 +131,24 @@ var (
 // withdraws a Report in flight in the same way. After Close, Report returns
 // [adapter.ErrClosed].
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
-	// The registry's withdrawal means reporting stops: once this Report
-	// returns, the pane is not wanted any more (no take-back), whether or
-	// not the release follows in its budget.
-	defer calls.IfStopped(adapter.Withdrawn(ctx), a.forget)
+	// The registry's withdrawal means reporting stops: once this Report is
+	// done, the pane is not wanted any more (no take-back), whether or not
+	// the release follows in its budget. Under the gate, so that a
+	// take-back waiting for it finds the pane unwanted.
+	stopping := adapter.Withdrawn(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ctx, withdraw, stop := withdrawable(ctx)
 	defer stop()
 	if err := a.gate.Enter(ctx); err != nil {
+		calls.IfStopped(stopping, a.forget)
 		if errors.Is(err, adapter.ErrWithdrawn) {
 			return fmt.Errorf("herdr: %s: %w", OpReport, errWithdrawn)
 		}
 		return err
 	}
 	defer a.gate.Leave()
+	defer calls.IfStopped(stopping, a.forget) // before Leave
 	if !r.Valid() {
 		return fmt.Errorf("herdr: invalid report %s", r)
 	}

@@ -85,14 +85,17 @@ var (
 // repeated, only a recognised code such as [CodePaneNotFound]. The registry
 // tries again later. After Close, Report returns [adapter.ErrClosed].
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
-	// The registry's withdrawal means reporting stops: once this Report
-	// returns, the pane is not wanted any more (no take-back), whether or
-	// not the release follows in its budget.
-	defer calls.IfStopped(adapter.Withdrawn(ctx), a.forget)
+	// The registry's withdrawal means reporting stops: once this Report is
+	// done, the pane is not wanted any more (no take-back), whether or not
+	// the release follows in its budget. Under the gate, so that a
+	// take-back waiting for it finds the pane unwanted.
+	stopping := adapter.Withdrawn(ctx)
 	if err := a.gate.Enter(ctx); err != nil {
+		calls.IfStopped(stopping, a.forget)
 		return err
 	}
 	defer a.gate.Leave()
+	defer calls.IfStopped(stopping, a.forget) // before Leave
 	if !r.Valid() {
 		return fmt.Errorf("tmux: invalid report %s", r)
 	}
