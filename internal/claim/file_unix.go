@@ -64,15 +64,37 @@ func openChecked(path string, flags int) (*os.File, error) {
 	if err == nil {
 		err = checkOwner(fi, "file", 0o600)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); err == nil && ok && st.Nlink > 1 && !takeInProgress(path, st) {
-		// A hard link to a file elsewhere (which would be overwritten).
-		err = fmt.Errorf("has %d links, a hard link; refusing it", st.Nlink)
+	if st, ok := fi.Sys().(*syscall.Stat_t); err == nil && ok && st.Nlink > 1 {
+		step("open-stat")
+		err = oneLink(f, path, st)
 	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
+}
+
+// oneLink refuses the file f at path, whose information st gave it more
+// than one link, unless the second is a take-over's name (takeInProgress)
+// or is gone by the time the directory was read: a taker removes that name
+// right after its rename, and a process opening the fresh file in that
+// moment saw two links in its fstat but no name in its directory read.
+// Refusing it there left the call without the pane file, sending a number
+// from the clock below the mark it copied.
+func oneLink(f *os.File, path string, st *syscall.Stat_t) error {
+	if takeInProgress(path, st) {
+		return nil
+	}
+	var now syscall.Stat_t
+	if err := fstat(f, &now); err != nil {
+		return err
+	}
+	if now.Nlink > 1 {
+		// A hard link to a file elsewhere (which would be overwritten).
+		return fmt.Errorf("has %d links, a hard link; refusing it", now.Nlink)
+	}
+	return nil
 }
 
 // takeInProgress reports whether the second link of the file at path,

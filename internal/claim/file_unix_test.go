@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestPaneFileRefused: a symbolic link planted at the pane file's path, a
@@ -192,4 +193,60 @@ func TestFreshPaneFileOpenedMidTakeOver(t *testing.T) {
 		t.Fatalf("open mid take-over: %v", err)
 	}
 	f.Close()
+}
+
+// TestOpenedAsATakerRemovesItsName: a process that opens the pane file in
+// the moment a taker, just after its rename, removes its take-over name
+// sees two links in its fstat and no take-over name in the directory. The
+// file is the pane file all the same, not a planted hard link: refusing
+// it left the call without the file, sending a number from its clock
+// below the stopped process's mark (seen under load, in
+// TestTwoProcessesTakeOverAtOnce). A hard link that stays is refused.
+func TestOpenedAsATakerRemovesItsName(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		remove bool // the taker removes its name between the fstat and the directory read
+		want   string
+	}{
+		{name: "name removed meanwhile", remove: true},
+		{name: "link that stays", want: "hard link"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			path := plant(t, dir, k, 1000, false, time.Time{})
+			gate := path + ".take-1-2"
+			if err := os.Link(path, gate); err != nil {
+				t.Fatal(err)
+			}
+			looked := false
+			takeOverStep = func(s string) {
+				if s == "open-stat" {
+					looked = true
+					if tt.remove {
+						os.Remove(gate)
+					}
+				}
+			}
+			defer func() { takeOverStep = nil }()
+			if !tt.remove {
+				// Another name than a take-over's, as a planted link has.
+				if err := os.Rename(gate, filepath.Join(dir, "elsewhere")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f, err := openNoFollow(path)
+			if f != nil {
+				f.Close()
+			}
+			if !looked {
+				t.Fatal("the open did not see two links")
+			}
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("open: %v, want the pane file", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("open: %v, want an error saying %q", err, tt.want)
+			}
+		})
+	}
 }

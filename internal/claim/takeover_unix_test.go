@@ -479,7 +479,7 @@ func TestTwoProcessesTakeOverAtOnce(t *testing.T) {
 		holdLock(t, path) // stopped for the whole round
 		claims := [2]*Claim{New(k, Options{Dir: dir}), New(k, Options{Dir: dir + "/."})}
 		var seqs [2]uint64
-		var errs [2]error
+		var errs, fileErrs [2]error
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		for j, c := range claims {
@@ -494,6 +494,7 @@ func TestTwoProcessesTakeOverAtOnce(t *testing.T) {
 					return
 				}
 				defer call.End(call.Send)
+				fileErrs[j] = call.FileErr
 				if !call.Send {
 					errs[j] = fmt.Errorf("refused, by %q", call.By)
 					return
@@ -518,9 +519,9 @@ func TestTwoProcessesTakeOverAtOnce(t *testing.T) {
 		if len(sent) == 2 && sent[0] == sent[1] {
 			t.Errorf("round %d: both processes sent number %d", i, sent[0])
 		}
-		for _, s := range sent {
-			if s <= mark {
-				t.Errorf("round %d: number %d, not above the stopped process's %d", i, s, mark)
+		for j := range errs {
+			if errs[j] == nil && seqs[j] <= mark {
+				t.Errorf("round %d: process %d: number %d, not above the stopped process's %d (pane file: %v)", i, j, seqs[j], mark, fileErrs[j])
 			}
 		}
 	}
