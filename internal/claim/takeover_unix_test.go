@@ -526,3 +526,114 @@ func TestTwoProcessesTakeOverAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// takenOverBy takes the pane file at path over as another process does
+// (see takeOver), through a file of its own, and writes into the fresh
+// file the last number that process sent, mark, with its release (the pane
+// is free); it lets the fresh file's lock go. With stopped, a
+// process stopped in the moment it holds the old file's lock keeps it.
+func takenOverBy(t *testing.T, path string, mark uint64, stopped bool) {
+	t.Helper()
+	old := holdOpen(t, path)
+	if stopped {
+		old = holdLock(t, path)
+	}
+	nf, err := takeOver(path, old)
+	if err != nil {
+		t.Fatalf("take-over by another process: %v", err)
+	}
+	t.Cleanup(func() { nf.Close() })
+	var b [recordLen]byte
+	(&record{seq: mark}).marshal(&b)
+	if _, err := nf.WriteAt(b[:], 0); err != nil {
+		t.Fatal(err)
+	}
+	filelock.UnlockFile(nf)
+}
+
+// TestCallAfterATakeOverItCannotFollowIsRefused: a process whose pane file
+// another process took over, and which cannot open the file put in its
+// place (here the directory was opened to the group since), does not make
+// its call without the pane file: its number, from the clock and its own
+// marks, may be at or below the number the taker sent (Herdr would ignore
+// this report) or above it without being in the file (Herdr would ignore
+// the taker's next one). Begin refuses the call with a ReopenError
+// (ErrBusy: the adapter reports a timeout), and the call after it, once
+// the file can be opened again, is numbered above the taker's. The taker's
+// number is ahead of the clock, as it is when its own marks were.
+func TestCallAfterATakeOverItCannotFollowIsRefused(t *testing.T) {
+	tests := []struct {
+		name    string
+		stopped bool // a stopped process keeps the old file's lock
+		// during: the file is taken over while the claim's own call holds
+		// its lock (that call is refused as overtaken, stale_owner); the
+		// call after it is the one that must not go without the file
+		during bool
+	}{
+		{name: "old file marked, its lock free"},
+		{name: "old file's lock kept by a stopped process", stopped: true},
+		{name: "taken over during the claim's own call", during: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			c := New(k, Options{Dir: dir})
+			defer c.Close()
+			do(t, c, Report)
+			path := filepath.Join(dir, FileName(k))
+			mark := uint64(time.Now().Add(10 * time.Minute).UnixMilli())
+			takeOver := func() {
+				takenOverBy(t, path, mark, tt.stopped)
+				if err := os.Chmod(dir, 0o750); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.during {
+				now := time.Now()
+				call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Second),
+					Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli()),
+					OnLocked: func(stage string) {
+						if stage == "read" {
+							takeOver()
+						}
+					}})
+				if err != nil {
+					t.Fatalf("the call overtaken: %v", err)
+				}
+				call.End(call.Send)
+				if call.Send {
+					t.Fatal("the call overtaken while it held the lock was sent")
+				}
+			} else {
+				takeOver()
+			}
+
+			now := time.Now()
+			call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Second),
+				Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+			if err == nil {
+				seq, _, _ := call.Seq()
+				call.End(call.Send)
+				t.Fatalf("call after the take-over: Send %v, number %d (the taker's %d), pane file: %v; want it refused with ErrBusy",
+					call.Send, seq, mark, call.FileErr)
+			}
+			var re *ReopenError
+			if !errors.Is(err, ErrBusy) || !errors.As(err, &re) || re.Path != path {
+				t.Fatalf("call after the take-over: %v, want a ReopenError (ErrBusy) naming %s", err, path)
+			}
+
+			if err := os.Chmod(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			call = begin(t, c, Report)
+			seq, _, err := call.Seq()
+			call.End(call.Send)
+			if err != nil || !call.Send || call.FileErr != nil {
+				t.Fatalf("call once the file opens again: Send %v, %v, pane file: %v", call.Send, err, call.FileErr)
+			}
+			if seq <= mark {
+				t.Errorf("call once the file opens again: number %d, not above the taker's %d", seq, mark)
+			}
+		})
+	}
+}
