@@ -90,9 +90,10 @@
 // number is in the copied record, below the taker's, and the workspace
 // ignores the late call. The other processes that have the old file open
 // find the mark in the read they make anyway after taking its lock (and
-// the OnFree watch in its look) and, the file being replaced (fstat), open
+// the OnFree watch in its look) and, the file being replaced (fstat, and lstat of
+// the path: a file replaced may keep a dead taker's take-over name), open
 // the path again; one that finds the old file's lock held (the stopped
-// process keeps it) looks at the file (fstat) and, finding it replaced,
+// process keeps it) looks at the file (the same two) and, finding it replaced,
 // opens the path again at once rather than waiting for that lock. A
 // process that cannot open, lock or read the file put in place (its
 // directory was opened to others since, a link planted there, no

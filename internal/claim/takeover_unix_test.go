@@ -637,3 +637,108 @@ func TestCallAfterATakeOverItCannotFollowIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestReplacedFileStillLinkedIsNotThePaneFile: a file that a take-over
+// replaced may keep a link: the take-over name of a taker that died after
+// renaming that file into place (it names that file until the next
+// take-over removes it), when the next taker dies (or stops) after its own
+// rename and before it removes such leftovers. Its mark, found by a
+// process that has it open, is not a dead taker's to clear: the path names
+// another file, the one holding the taker's number, and the call goes
+// there, numbered above it, rather than on the old file with its old mark.
+func TestReplacedFileStillLinkedIsNotThePaneFile(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	do(t, c, Report)
+	path := filepath.Join(dir, FileName(k))
+	// The first taker renamed this file into place and died before it
+	// removed its name.
+	if err := os.Link(path, path+".take-1-2"); err != nil {
+		t.Fatal(err)
+	}
+	// The next taker marked it and renamed its fresh file over it, with
+	// the number it sent, and died before it removed the leftovers.
+	if _, err := holdOpen(t, path).WriteAt([]byte{tombstone}, int64(recordLen)); err != nil {
+		t.Fatal(err)
+	}
+	mark := uint64(time.Now().Add(10 * time.Minute).UnixMilli())
+	var b [recordLen]byte
+	(&record{seq: mark}).marshal(&b)
+	fresh := filepath.Join(dir, "fresh")
+	if err := os.WriteFile(fresh, b[:], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(fresh, path); err != nil {
+		t.Fatal(err)
+	}
+
+	call := begin(t, c, Report)
+	seq, _, err := call.Seq()
+	call.End(call.Send)
+	if err != nil || !call.Send {
+		t.Fatalf("call after the take-over: Send %v, %v", call.Send, err)
+	}
+	if seq <= mark {
+		t.Errorf("number %d, not above the taker's %d: the call went on the replaced file", seq, mark)
+	}
+	if got := readRecord(t, path); got.seq != seq {
+		t.Errorf("pane file mark %d, want the call's %d", got.seq, seq)
+	}
+}
+
+// TestTakeOverOfATakersFileIsWaitedFor: a process that took the pane file
+// over has the fresh file open as its pane file; when another process is
+// taking that one over in turn (its mark and its take-over name are there,
+// a moment old), this process's call waits for it as every process does,
+// rather than taking the mark for a dead taker's, clearing it and
+// numbering its call in the file being replaced (where the taker's copy
+// may not have its number). Here the taker never renames: the call gives
+// up at its wait, and the mark stays.
+func TestTakeOverOfATakersFileIsWaitedFor(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	path := plant(t, dir, k, 1000, false, time.Time{})
+	stopped := holdLock(t, path)
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(300 * time.Millisecond),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+	if err != nil || !call.Send {
+		t.Fatalf("take-over: %v", err)
+	}
+	call.End(true)
+	filelock.UnlockFile(stopped)
+
+	// Another process is taking the fresh file over: it linked its own
+	// fresh file under the take-over name and marked the pane file.
+	f := holdOpen(t, path)
+	var st syscall.Stat_t
+	if err := fstat(f, &st); err != nil {
+		t.Fatal(err)
+	}
+	next := filepath.Join(dir, FileName(k)+".0123456789abcdef.new")
+	if err := os.WriteFile(next, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(next, takeName(path, &st)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{tombstone}, int64(recordLen)); err != nil {
+		t.Fatal(err)
+	}
+
+	now = time.Now()
+	call, err = c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(50 * time.Millisecond),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+	if err == nil {
+		call.End(call.Send)
+		t.Fatalf("call while another process takes the file over: Send %v, want ErrBusy at its wait", call.Send)
+	}
+	if !errors.Is(err, ErrBusy) {
+		t.Fatalf("call while another process takes the file over: %v, want ErrBusy", err)
+	}
+	if !takenOver(f) {
+		t.Error("the taker's mark was cleared")
+	}
+}
