@@ -891,10 +891,21 @@ func (c *Claim) takeOver(call *Call, old *os.File) (*os.File, error) {
 	var b [recordLen + 1]byte
 	n, _ := readRecordBytes(old, b[:])
 	rec, perr := parseRecord(recordPart(b[:n]))
-	if perr != nil {
-		// Torn or corrupt: the stopped process's mark is lost, and the
-		// number comes from the clock and this process's marks, as for
-		// any corrupt file.
+	// The copy in nf, read from old before the rename: when this second
+	// read is torn by the stopped process's write (resumed in that
+	// instant; the number it writes is never sent, it finds the mark), the
+	// copy still holds the mark of what it sent.
+	n, _ = readRecordBytes(nf, b[:])
+	cp, cerr := parseRecord(recordPart(b[:n]))
+	switch {
+	case perr == nil && cerr == nil:
+		rec.seq = max(rec.seq, cp.seq)
+	case cerr == nil:
+		rec = cp
+	case perr != nil:
+		// Torn or corrupt both times: the stopped process's mark is lost,
+		// and the number comes from the clock and this process's marks,
+		// as for any corrupt file.
 		call.FileErr = &fileError{Path: old.Name(), Err: errors.New("is corrupt; rewriting it")}
 		rec = record{}
 	}

@@ -79,7 +79,9 @@
 // for the new file's lock); marks the old file (a tombstone, one byte past
 // the record); copies the old record into the fresh file; renames the
 // fresh file over the pane file; and reads the old record once more, so
-// that its number is above every number the stopped process took.
+// that its number is above every number the stopped process took (above
+// the copy's too: a second read torn by the stopped process's write,
+// resumed in that instant, loses nothing).
 //
 // Every process looks for the mark (one pread) after it writes its number
 // and before it lets the lock go, and sends nothing of the call when it

@@ -433,6 +433,13 @@ func unlinkIfSame(gate string, f *os.File) bool {
 // path), or stale. A taker that died after its rename
 // left a name of the file it replaced, linking to the pane file, whose
 // time every call renews.
+//
+// The directory is listed before the path is looked at: a take-over name
+// listed that is not the current file's is that of a file the path no
+// longer named at the look, after the listing; that file's one taker (the
+// name's holder) renamed already, and no other can pass its look at the
+// path any more. Listed after the look, a name could be that of a taker
+// that passed its own look in between, whose exclusion would go.
 func removeLeftovers(path string) {
 	dir, base := filepath.Split(path)
 	entries, err := os.ReadDir(dir)
@@ -444,6 +451,7 @@ func removeLeftovers(path string) {
 	if syscall.Lstat(path, &st) == nil {
 		current = filepath.Base(takeName(path, &st))
 	}
+	step("leftovers-path")
 	for _, e := range entries {
 		n := e.Name()
 		rest, ok := strings.CutPrefix(n, base+".")

@@ -742,3 +742,104 @@ func TestTakeOverOfATakersFileIsWaitedFor(t *testing.T) {
 		t.Error("the taker's mark was cleared")
 	}
 }
+
+// TestLeftoversKeepARunningTakersName: a taker removes, after its rename,
+// the take-over names of files the path no longer names. The path may
+// change after it looked (it stops there, say): two more take-overs, the
+// second one past its look at the path and before its rename. That one's
+// name is not a leftover, and stays (the directory is listed before the
+// path is looked at): otherwise a fourth process could take the same file
+// over beside it, and both would number their calls from one copy.
+func TestLeftoversKeepARunningTakersName(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	path := plant(t, dir, k, 1000, false, time.Time{})
+	var next *os.File // the file put in place meanwhile, being taken over
+	looked := false
+	takeOverStep = func(s string) {
+		if s != "leftovers-path" || looked {
+			return
+		}
+		looked = true
+		// Another process takes the pane file over meanwhile...
+		nf, err := takeOver(path, holdOpen(t, path))
+		if err != nil {
+			t.Errorf("second take-over: %v", err)
+			return
+		}
+		next = nf
+		t.Cleanup(func() { nf.Close() })
+		// ...and a third is taking that one over: its fresh file linked
+		// under its take-over name, its look at the path done.
+		var st syscall.Stat_t
+		if err := fstat(nf, &st); err != nil {
+			t.Error(err)
+			return
+		}
+		fresh := path + ".0123456789abcdef.new"
+		if err := os.WriteFile(fresh, nil, 0o600); err != nil {
+			t.Error(err)
+			return
+		}
+		if err := os.Link(fresh, takeName(path, &st)); err != nil {
+			t.Error(err)
+		}
+	}
+	defer func() { takeOverStep = nil }()
+	nf, err := takeOver(path, holdOpen(t, path))
+	if err != nil {
+		t.Fatalf("first take-over: %v", err)
+	}
+	nf.Close()
+	if next == nil {
+		t.Fatal("the take-over did not look at the path before removing leftovers")
+	}
+	takeOverStep = nil
+	again, err := takeOver(path, holdOpen(t, path))
+	if err == nil {
+		again.Close()
+		t.Fatal("a fourth process took the pane file over beside the third")
+	}
+	if err != errTakenOver {
+		t.Fatalf("fourth take-over: %v, want errTakenOver", err)
+	}
+}
+
+// TestTornSecondReadKeepsTheCopiedMark: a taker reads the stopped
+// process's record twice: once to copy it into the fresh file, once more
+// after the rename (a number the stopped process wrote between its last
+// look and the mark raises the mark). When that second read is torn (the
+// process, resumed, writes its record in the same instant: that number is
+// never sent, it finds the mark) the number is still above the mark the
+// copy holds, not taken from the clock alone.
+func TestTornSecondReadKeepsTheCopiedMark(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	mark := uint64(time.Now().Add(10 * time.Minute).UnixMilli())
+	path := plant(t, dir, k, mark, false, time.Time{})
+	stopped := holdLock(t, path)
+	takeOverStep = func(s string) {
+		if s == "renamed" {
+			// A record torn by the resumed process's write.
+			if _, err := stopped.WriteAt([]byte("c2 torn"), 0); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer func() { takeOverStep = nil }()
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	took := false
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(300 * time.Millisecond),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli()), OnTakeOver: func() { took = true }})
+	if err != nil || !took {
+		t.Fatalf("Begin: %v (took over %v), want a take-over", err, took)
+	}
+	seq, _, err := call.Seq()
+	call.End(call.Send)
+	if err != nil || !call.Send {
+		t.Fatalf("call: Send %v, %v", call.Send, err)
+	}
+	if seq <= mark {
+		t.Errorf("number %d, not above the copied mark %d (pane file: %v)", seq, mark, call.FileErr)
+	}
+}
