@@ -114,6 +114,25 @@ func (e *StuckError) Error() string {
 
 func (e *StuckError) Unwrap() error { return ErrBusy }
 
+// ReopenError is Begin's error, wrapping ErrBusy and why, for a call
+// whose pane file another process took over (see the package doc) and
+// which could not open, lock or read the file put in its place. The
+// call is not made: numbered without the pane file, from the clock and
+// this process's own marks, it could go out at or below a number the
+// taker sent (the workspace would ignore it) or above it without being in
+// the file (the workspace would ignore the taker's next call). The next
+// call tries the path again.
+type ReopenError struct {
+	Path string // the pane file
+	Err  error
+}
+
+func (e *ReopenError) Error() string {
+	return "claim: pane file " + e.Path + " taken over by another process, not opened again: " + e.Err.Error()
+}
+
+func (e *ReopenError) Unwrap() []error { return []error{ErrBusy, e.Err} }
+
 // maxMarkAhead is how far a sequence mark read from a pane file may be
 // beyond the clock. A mark further ahead is corrupt or planted (taking it
 // would exhaust the 64-bit range and burn the pane), and is ignored with
@@ -422,8 +441,11 @@ type BeginOptions struct {
 // claim up here (it never clears a newer claim's state).
 //
 // Begin returns ctx's error when ctx ends, [adapter.ErrClosed] when closed
-// ends first, and ErrBusy when opts.Wait passes while this process's call
-// on the pane is in flight. Otherwise the caller must call End.
+// ends first, ErrBusy when opts.Wait passes while this process's call on
+// the pane is in flight (a [StuckError] when a pane file's lock kept it),
+// and a [ReopenError] (ErrBusy too) when another process took the pane
+// file over and the file it put in place cannot be used. Otherwise the
+// caller must call End.
 func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, error) {
 	l := c.l
 	call := &Call{c: c, op: opts.Op}
@@ -641,7 +663,9 @@ const takeOverGrace = 100 * time.Millisecond
 
 // lockFile takes the pane file's lock and reads the record, waiting while
 // another process's call is in flight (see Begin). call.f is left nil, with
-// FileErr set, when the file cannot be read.
+// FileErr set, when the file cannot be locked or read; when the file is one
+// another process's take-over put in place, that is a ReopenError instead
+// (see unusable).
 //
 // The lock is tried without blocking. When the wait has passed (for a
 // release, half its budget) and the lock was found held at every try for
@@ -670,12 +694,15 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 	}
 	stuck := min(takeOverAfter, takeAt.Sub(start)/2)
 	var heldSince time.Time // the first of the tries in a row that found the lock held
+	path := f.Name()
+	// reopened: f is the file another process put in place of the one the
+	// call started with (or one replaced before this call: see Begin).
+	reopened := false
 	for {
 		took := false
 		ok, err := filelock.TryLockFile(f)
 		if err != nil {
-			call.FileErr = &fileError{Path: f.Name(), Err: err}
-			return nil
+			return c.unusable(call, f, err, reopened)
 		}
 		now := time.Now()
 		if !ok && replaced(f) {
@@ -683,9 +710,9 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 			// the old file's lock does not move: the lock of the file in
 			// its place is the one to wait for, not that one.
 			if f, err = c.reopen(f); err != nil {
-				call.FileErr = err
-				return nil
+				return &ReopenError{Path: path, Err: err}
 			}
+			reopened = true
 			heldSince = time.Time{}
 			continue
 		}
@@ -709,9 +736,9 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 					// the lock of the file it put in place.
 					wait = now.Add(takeOverGrace)
 					if f, err = c.reopen(f); err != nil {
-						call.FileErr = err
-						return nil
+						return &ReopenError{Path: path, Err: err}
 					}
+					reopened = true
 					heldSince = time.Time{}
 					continue
 				case err == errNoTakeOver && now.Before(wait):
@@ -732,8 +759,7 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 				n, err := readRecordBytes(f, b[:])
 				if n == 0 && err != nil && !errors.Is(err, io.EOF) {
 					filelock.UnlockFile(f)
-					call.FileErr = &fileError{Path: f.Name(), Err: err}
-					return nil
+					return c.unusable(call, f, err, reopened)
 				}
 				if replacedRecord(b[:n]) {
 					keep := recordPart(b[:n])
@@ -744,9 +770,9 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 						// stopped: the path names another file.
 						filelock.UnlockFile(f)
 						if f, err = c.reopen(f); err != nil {
-							call.FileErr = err
-							return nil
+							return &ReopenError{Path: path, Err: err}
 						}
+						reopened = true
 						heldSince = time.Time{}
 						continue
 					case clearDeadTakeOver(f.Name(), f, len(keep)):
@@ -816,6 +842,23 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 	}
 }
 
+// unusable is lockFile's answer when the pane file f cannot be locked or
+// read (err). A file this process has used since it opened it, or opened
+// first in this call, is left: the call goes on without it (FileErr, the
+// adapter's persist_failed), as every process does that cannot use it. A
+// file put in place by another process's take-over (reopened) is not: the
+// other processes number their calls in it, and a number from the clock and
+// this process's marks alone may go out at or below theirs, or above
+// theirs without being in the file; the call is refused (ReopenError).
+func (c *Claim) unusable(call *Call, f *os.File, err error, reopened bool) error {
+	ferr := &fileError{Path: f.Name(), Err: err}
+	if reopened {
+		return &ReopenError{Path: f.Name(), Err: ferr}
+	}
+	call.FileErr = ferr
+	return nil
+}
+
 // pause waits for d, or returns ctx's error or adapter.ErrClosed when ctx
 // or closed ends first.
 func pause(ctx, closed context.Context, d time.Duration) error {
@@ -848,10 +891,21 @@ func (c *Claim) takeOver(call *Call, old *os.File) (*os.File, error) {
 	var b [recordLen + 1]byte
 	n, _ := readRecordBytes(old, b[:])
 	rec, perr := parseRecord(recordPart(b[:n]))
-	if perr != nil {
-		// Torn or corrupt: the stopped process's mark is lost, and the
-		// number comes from the clock and this process's marks, as for
-		// any corrupt file.
+	// The copy in nf, read from old before the rename: when this second
+	// read is torn by the stopped process's write (resumed in that
+	// instant; the number it writes is never sent, it finds the mark), the
+	// copy still holds the mark of what it sent.
+	n, _ = readRecordBytes(nf, b[:])
+	cp, cerr := parseRecord(recordPart(b[:n]))
+	switch {
+	case perr == nil && cerr == nil:
+		rec.seq = max(rec.seq, cp.seq)
+	case cerr == nil:
+		rec = cp
+	case perr != nil:
+		// Torn or corrupt both times: the stopped process's mark is lost,
+		// and the number comes from the clock and this process's marks,
+		// as for any corrupt file.
 		call.FileErr = &fileError{Path: old.Name(), Err: errors.New("is corrupt; rewriting it")}
 		rec = record{}
 	}

@@ -79,7 +79,9 @@
 // for the new file's lock); marks the old file (a tombstone, one byte past
 // the record); copies the old record into the fresh file; renames the
 // fresh file over the pane file; and reads the old record once more, so
-// that its number is above every number the stopped process took.
+// that its number is above every number the stopped process took (above
+// the copy's too: a second read torn by the stopped process's write,
+// resumed in that instant, loses nothing).
 //
 // Every process looks for the mark (one pread) after it writes its number
 // and before it lets the lock go, and sends nothing of the call when it
@@ -90,10 +92,20 @@
 // number is in the copied record, below the taker's, and the workspace
 // ignores the late call. The other processes that have the old file open
 // find the mark in the read they make anyway after taking its lock (and
-// the OnFree watch in its look) and, the file being replaced (fstat), open
+// the OnFree watch in its look) and, the file being replaced (fstat, and lstat of
+// the path: a file replaced may keep a dead taker's take-over name), open
 // the path again; one that finds the old file's lock held (the stopped
-// process keeps it) looks at the file (fstat) and, finding it replaced,
-// opens the path again at once rather than waiting for that lock.
+// process keeps it) looks at the file (the same two) and, finding it replaced,
+// opens the path again at once rather than waiting for that lock. A
+// process that cannot open, lock or read the file put in place (its
+// directory was opened to others since, a link planted there, no
+// descriptor left) does not make its call without it, as it would with a
+// file refused from the start: the others number their calls in that file,
+// and a number from the clock and this process's marks alone could go out
+// at or below the taker's (the workspace ignores it) or above it without
+// being in the file (the workspace ignores the taker's next call). Begin
+// fails with a [ReopenError] (ErrBusy), and the next call tries the path
+// again.
 //
 // A taker stopped or killed midway keeps no one out for long and costs at
 // most one call. Before its mark: its names (the fresh file and its link),
@@ -155,7 +167,8 @@
 // regular 0600 file of this user with one link (two while a take-over
 // renames it into place). Anything else is refused with an error
 // naming the pane file (the adapter reports persist_failed), and the claim
-// then holds within the process only. A sequence mark more than a year
+// then holds within the process only; a file that replaced, by a take-over,
+// one this process used is not gone without (see above: Begin fails). A sequence mark more than a year
 // beyond the clock is corrupt (or planted) and ignored, so that no file can
 // push a pane's numbers to 2^64-1.
 //

@@ -41,7 +41,13 @@ func openNoFollow(path string) (*os.File, error) { return openChecked(path, 0) }
 
 // openChecked is openNoFollow with extra open flags (O_EXCL for a file
 // that must be new).
-func openChecked(path string, flags int) (*os.File, error) {
+func openChecked(path string, flags int) (*os.File, error) { return openCheckedAs(path, path, flags) }
+
+// openCheckedAs is openChecked, naming the file it returns name: a
+// take-over's fresh file, opened under a name of its own, is named by the
+// pane file's path, which it takes (its Name is what replaced and
+// clearDeadTakeOver look the path up by).
+func openCheckedAs(path, name string, flags int) (*os.File, error) {
 	var fd int
 	var err error
 	for {
@@ -56,7 +62,7 @@ func openChecked(path string, flags int) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), path)
+	f := os.NewFile(uintptr(fd), name)
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
 		err = errors.New("is not a regular file; refusing it")
@@ -133,14 +139,23 @@ func checkOwner(fi os.FileInfo, what string, want os.FileMode) error {
 
 // replaced reports whether f, an open pane file, is no longer the pane
 // file: another process took the pane over (see takeOver) by renaming a
-// fresh file over it, which left f with no link. It costs one fstat; a
-// file that cannot be looked at counts as not replaced.
+// fresh file over it. That leaves f with no link, or with one: the
+// take-over name of a taker that died after renaming f into place, until
+// the next take-over removes such leftovers (its taker may die or stop
+// before). So the path is looked up too. It costs one fstat and one lstat;
+// a file or path that cannot be looked at counts as not replaced.
 func replaced(f *os.File) bool {
-	var st syscall.Stat_t
+	var st, ps syscall.Stat_t
 	if fstat(f, &st) != nil {
 		return false
 	}
-	return st.Nlink == 0
+	if st.Nlink == 0 {
+		return true
+	}
+	if syscall.Lstat(f.Name(), &ps) != nil {
+		return false
+	}
+	return ps.Dev != st.Dev || ps.Ino != st.Ino
 }
 
 // fstat is syscall.Fstat on f's descriptor, without os.File.Fd (which
@@ -194,7 +209,7 @@ func takeOver(path string, old *os.File) (*os.File, error) {
 	var r [8]byte
 	rand.Read(r[:])
 	tmp := fmt.Sprintf("%s.%x.new", path, r)
-	nf, err := openChecked(tmp, syscall.O_EXCL)
+	nf, err := openCheckedAs(tmp, path, syscall.O_EXCL)
 	if err != nil {
 		return nil, &fileError{Path: tmp, Err: err}
 	}
@@ -276,7 +291,7 @@ func takenOver(f *os.File) bool {
 // stays).
 func clearDeadTakeOver(path string, f *os.File, keep int) bool {
 	var st syscall.Stat_t
-	if fstat(f, &st) != nil || st.Nlink == 0 {
+	if fstat(f, &st) != nil || replaced(f) {
 		return false
 	}
 	// The mark goes first, the names are looked at after: a taker that
@@ -418,6 +433,13 @@ func unlinkIfSame(gate string, f *os.File) bool {
 // path), or stale. A taker that died after its rename
 // left a name of the file it replaced, linking to the pane file, whose
 // time every call renews.
+//
+// The directory is listed before the path is looked at: a take-over name
+// listed that is not the current file's is that of a file the path no
+// longer named at the look, after the listing; that file's one taker (the
+// name's holder) renamed already, and no other can pass its look at the
+// path any more. Listed after the look, a name could be that of a taker
+// that passed its own look in between, whose exclusion would go.
 func removeLeftovers(path string) {
 	dir, base := filepath.Split(path)
 	entries, err := os.ReadDir(dir)
@@ -429,6 +451,7 @@ func removeLeftovers(path string) {
 	if syscall.Lstat(path, &st) == nil {
 		current = filepath.Base(takeName(path, &st))
 	}
+	step("leftovers-path")
 	for _, e := range entries {
 		n := e.Name()
 		rest, ok := strings.CutPrefix(n, base+".")

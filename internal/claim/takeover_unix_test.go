@@ -526,3 +526,320 @@ func TestTwoProcessesTakeOverAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// takenOverBy takes the pane file at path over as another process does
+// (see takeOver), through a file of its own, and writes into the fresh
+// file the last number that process sent, mark, with its release (the pane
+// is free); it lets the fresh file's lock go. With stopped, a
+// process stopped in the moment it holds the old file's lock keeps it.
+func takenOverBy(t *testing.T, path string, mark uint64, stopped bool) {
+	t.Helper()
+	old := holdOpen(t, path)
+	if stopped {
+		old = holdLock(t, path)
+	}
+	nf, err := takeOver(path, old)
+	if err != nil {
+		t.Fatalf("take-over by another process: %v", err)
+	}
+	t.Cleanup(func() { nf.Close() })
+	var b [recordLen]byte
+	(&record{seq: mark}).marshal(&b)
+	if _, err := nf.WriteAt(b[:], 0); err != nil {
+		t.Fatal(err)
+	}
+	filelock.UnlockFile(nf)
+}
+
+// TestCallAfterATakeOverItCannotFollowIsRefused: a process whose pane file
+// another process took over, and which cannot open the file put in its
+// place (here the directory was opened to the group since), does not make
+// its call without the pane file: its number, from the clock and its own
+// marks, may be at or below the number the taker sent (Herdr would ignore
+// this report) or above it without being in the file (Herdr would ignore
+// the taker's next one). Begin refuses the call with a ReopenError
+// (ErrBusy: the adapter reports a timeout), and the call after it, once
+// the file can be opened again, is numbered above the taker's. The taker's
+// number is ahead of the clock, as it is when its own marks were.
+func TestCallAfterATakeOverItCannotFollowIsRefused(t *testing.T) {
+	tests := []struct {
+		name    string
+		stopped bool // a stopped process keeps the old file's lock
+		// during: the file is taken over while the claim's own call holds
+		// its lock (that call is refused as overtaken, stale_owner); the
+		// call after it is the one that must not go without the file
+		during bool
+	}{
+		{name: "old file marked, its lock free"},
+		{name: "old file's lock kept by a stopped process", stopped: true},
+		{name: "taken over during the claim's own call", during: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, dir := newKey(t), stateDir(t)
+			c := New(k, Options{Dir: dir})
+			defer c.Close()
+			do(t, c, Report)
+			path := filepath.Join(dir, FileName(k))
+			mark := uint64(time.Now().Add(10 * time.Minute).UnixMilli())
+			takeOver := func() {
+				takenOverBy(t, path, mark, tt.stopped)
+				if err := os.Chmod(dir, 0o750); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.during {
+				now := time.Now()
+				call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Second),
+					Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli()),
+					OnLocked: func(stage string) {
+						if stage == "read" {
+							takeOver()
+						}
+					}})
+				if err != nil {
+					t.Fatalf("the call overtaken: %v", err)
+				}
+				call.End(call.Send)
+				if call.Send {
+					t.Fatal("the call overtaken while it held the lock was sent")
+				}
+			} else {
+				takeOver()
+			}
+
+			now := time.Now()
+			call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Second),
+				Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+			if err == nil {
+				seq, _, _ := call.Seq()
+				call.End(call.Send)
+				t.Fatalf("call after the take-over: Send %v, number %d (the taker's %d), pane file: %v; want it refused with ErrBusy",
+					call.Send, seq, mark, call.FileErr)
+			}
+			var re *ReopenError
+			if !errors.Is(err, ErrBusy) || !errors.As(err, &re) || re.Path != path {
+				t.Fatalf("call after the take-over: %v, want a ReopenError (ErrBusy) naming %s", err, path)
+			}
+
+			if err := os.Chmod(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			call = begin(t, c, Report)
+			seq, _, err := call.Seq()
+			call.End(call.Send)
+			if err != nil || !call.Send || call.FileErr != nil {
+				t.Fatalf("call once the file opens again: Send %v, %v, pane file: %v", call.Send, err, call.FileErr)
+			}
+			if seq <= mark {
+				t.Errorf("call once the file opens again: number %d, not above the taker's %d", seq, mark)
+			}
+		})
+	}
+}
+
+// TestReplacedFileStillLinkedIsNotThePaneFile: a file that a take-over
+// replaced may keep a link: the take-over name of a taker that died after
+// renaming that file into place (it names that file until the next
+// take-over removes it), when the next taker dies (or stops) after its own
+// rename and before it removes such leftovers. Its mark, found by a
+// process that has it open, is not a dead taker's to clear: the path names
+// another file, the one holding the taker's number, and the call goes
+// there, numbered above it, rather than on the old file with its old mark.
+func TestReplacedFileStillLinkedIsNotThePaneFile(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	do(t, c, Report)
+	path := filepath.Join(dir, FileName(k))
+	// The first taker renamed this file into place and died before it
+	// removed its name.
+	if err := os.Link(path, path+".take-1-2"); err != nil {
+		t.Fatal(err)
+	}
+	// The next taker marked it and renamed its fresh file over it, with
+	// the number it sent, and died before it removed the leftovers.
+	if _, err := holdOpen(t, path).WriteAt([]byte{tombstone}, int64(recordLen)); err != nil {
+		t.Fatal(err)
+	}
+	mark := uint64(time.Now().Add(10 * time.Minute).UnixMilli())
+	var b [recordLen]byte
+	(&record{seq: mark}).marshal(&b)
+	fresh := filepath.Join(dir, "fresh")
+	if err := os.WriteFile(fresh, b[:], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(fresh, path); err != nil {
+		t.Fatal(err)
+	}
+
+	call := begin(t, c, Report)
+	seq, _, err := call.Seq()
+	call.End(call.Send)
+	if err != nil || !call.Send {
+		t.Fatalf("call after the take-over: Send %v, %v", call.Send, err)
+	}
+	if seq <= mark {
+		t.Errorf("number %d, not above the taker's %d: the call went on the replaced file", seq, mark)
+	}
+	if got := readRecord(t, path); got.seq != seq {
+		t.Errorf("pane file mark %d, want the call's %d", got.seq, seq)
+	}
+}
+
+// TestTakeOverOfATakersFileIsWaitedFor: a process that took the pane file
+// over has the fresh file open as its pane file; when another process is
+// taking that one over in turn (its mark and its take-over name are there,
+// a moment old), this process's call waits for it as every process does,
+// rather than taking the mark for a dead taker's, clearing it and
+// numbering its call in the file being replaced (where the taker's copy
+// may not have its number). Here the taker never renames: the call gives
+// up at its wait, and the mark stays.
+func TestTakeOverOfATakersFileIsWaitedFor(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	path := plant(t, dir, k, 1000, false, time.Time{})
+	stopped := holdLock(t, path)
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(300 * time.Millisecond),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+	if err != nil || !call.Send {
+		t.Fatalf("take-over: %v", err)
+	}
+	call.End(true)
+	filelock.UnlockFile(stopped)
+
+	// Another process is taking the fresh file over: it linked its own
+	// fresh file under the take-over name and marked the pane file.
+	f := holdOpen(t, path)
+	var st syscall.Stat_t
+	if err := fstat(f, &st); err != nil {
+		t.Fatal(err)
+	}
+	next := filepath.Join(dir, FileName(k)+".0123456789abcdef.new")
+	if err := os.WriteFile(next, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(next, takeName(path, &st)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{tombstone}, int64(recordLen)); err != nil {
+		t.Fatal(err)
+	}
+
+	now = time.Now()
+	call, err = c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(50 * time.Millisecond),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+	if err == nil {
+		call.End(call.Send)
+		t.Fatalf("call while another process takes the file over: Send %v, want ErrBusy at its wait", call.Send)
+	}
+	if !errors.Is(err, ErrBusy) {
+		t.Fatalf("call while another process takes the file over: %v, want ErrBusy", err)
+	}
+	if !takenOver(f) {
+		t.Error("the taker's mark was cleared")
+	}
+}
+
+// TestLeftoversKeepARunningTakersName: a taker removes, after its rename,
+// the take-over names of files the path no longer names. The path may
+// change after it looked (it stops there, say): two more take-overs, the
+// second one past its look at the path and before its rename. That one's
+// name is not a leftover, and stays (the directory is listed before the
+// path is looked at): otherwise a fourth process could take the same file
+// over beside it, and both would number their calls from one copy.
+func TestLeftoversKeepARunningTakersName(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	path := plant(t, dir, k, 1000, false, time.Time{})
+	var next *os.File // the file put in place meanwhile, being taken over
+	looked := false
+	takeOverStep = func(s string) {
+		if s != "leftovers-path" || looked {
+			return
+		}
+		looked = true
+		// Another process takes the pane file over meanwhile...
+		nf, err := takeOver(path, holdOpen(t, path))
+		if err != nil {
+			t.Errorf("second take-over: %v", err)
+			return
+		}
+		next = nf
+		t.Cleanup(func() { nf.Close() })
+		// ...and a third is taking that one over: its fresh file linked
+		// under its take-over name, its look at the path done.
+		var st syscall.Stat_t
+		if err := fstat(nf, &st); err != nil {
+			t.Error(err)
+			return
+		}
+		fresh := path + ".0123456789abcdef.new"
+		if err := os.WriteFile(fresh, nil, 0o600); err != nil {
+			t.Error(err)
+			return
+		}
+		if err := os.Link(fresh, takeName(path, &st)); err != nil {
+			t.Error(err)
+		}
+	}
+	defer func() { takeOverStep = nil }()
+	nf, err := takeOver(path, holdOpen(t, path))
+	if err != nil {
+		t.Fatalf("first take-over: %v", err)
+	}
+	nf.Close()
+	if next == nil {
+		t.Fatal("the take-over did not look at the path before removing leftovers")
+	}
+	takeOverStep = nil
+	again, err := takeOver(path, holdOpen(t, path))
+	if err == nil {
+		again.Close()
+		t.Fatal("a fourth process took the pane file over beside the third")
+	}
+	if err != errTakenOver {
+		t.Fatalf("fourth take-over: %v, want errTakenOver", err)
+	}
+}
+
+// TestTornSecondReadKeepsTheCopiedMark: a taker reads the stopped
+// process's record twice: once to copy it into the fresh file, once more
+// after the rename (a number the stopped process wrote between its last
+// look and the mark raises the mark). When that second read is torn (the
+// process, resumed, writes its record in the same instant: that number is
+// never sent, it finds the mark) the number is still above the mark the
+// copy holds, not taken from the clock alone.
+func TestTornSecondReadKeepsTheCopiedMark(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	mark := uint64(time.Now().Add(10 * time.Minute).UnixMilli())
+	path := plant(t, dir, k, mark, false, time.Time{})
+	stopped := holdLock(t, path)
+	takeOverStep = func(s string) {
+		if s == "renamed" {
+			// A record torn by the resumed process's write.
+			if _, err := stopped.WriteAt([]byte("c2 torn"), 0); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer func() { takeOverStep = nil }()
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	took := false
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(300 * time.Millisecond),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli()), OnTakeOver: func() { took = true }})
+	if err != nil || !took {
+		t.Fatalf("Begin: %v (took over %v), want a take-over", err, took)
+	}
+	seq, _, err := call.Seq()
+	call.End(call.Send)
+	if err != nil || !call.Send {
+		t.Fatalf("call: Send %v, %v", call.Send, err)
+	}
+	if seq <= mark {
+		t.Errorf("number %d, not above the copied mark %d (pane file: %v)", seq, mark, call.FileErr)
+	}
+}
