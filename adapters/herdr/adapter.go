@@ -543,8 +543,12 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 	}
 	ce := &CallError{Op: op, Kind: adapter.KindTimeout, Exit: -1, Err: errWaitTimeout}
 	var stuck *claim.StuckError
-	if errors.As(err, &stuck) { // the pane file's lock, not another call, kept it
+	var reopen *claim.ReopenError
+	switch {
+	case errors.As(err, &stuck): // the pane file's lock, not another call, kept it
 		ce.Err = stuck
+	case errors.As(err, &reopen): // another process took the pane file over
+		ce.Err = reopen
 	}
 	a.diag(ce.Kind, "%s: %s", op, ce.Detail())
 	return ce

@@ -59,12 +59,9 @@ type CallError struct {
 // never quotes what Herdr wrote.
 func (e *CallError) Detail() string {
 	var run *cmdrun.Error
-	var stuck *claim.StuckError
 	switch {
-	case errors.As(e.Err, &stuck):
-		return "the pane file's lock is held by a process that does not move (stopped?)"
-	case e.Kind == adapter.KindTimeout && errors.Is(e.Err, errWaitTimeout):
-		return "another call on the pane did not finish in time"
+	case errors.Is(e.Err, claim.ErrBusy), e.Kind == adapter.KindTimeout && errors.Is(e.Err, errWaitTimeout):
+		return claim.BusyDetail(e.Err)
 	case e.Kind == adapter.KindTimeout && errors.Is(e.Err, errNoTimeLeft):
 		return "the deadline passed before the call could start"
 	case e.socket:

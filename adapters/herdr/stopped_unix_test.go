@@ -197,21 +197,36 @@ func resumedIsFenced(t *testing.T, f *fixture, other *child) {
 // stayed held by a process that does not move (claim.StuckError: where the
 // file is not taken over, Windows) is a timeout whose diagnostic and error
 // say so, not "another call on the pane did not finish in time"; and its
-// error still matches claim.ErrBusy.
+// error still matches claim.ErrBusy. So does a call refused because
+// another process took the pane file over and this one could not open the
+// file put in its place (claim.ReopenError).
 func TestStuckPaneFileSaysSo(t *testing.T) {
-	f := newFixtureOn(t, "socket", herdrtest.Options{})
-	a := f.open(t)
-	err := a.waitFailed(t.Context(), OpReport, &claim.StuckError{Path: "/state/pane", Held: 2 * time.Second})
-	var ce *CallError
-	if !errors.As(err, &ce) || ce.Kind != adapter.KindTimeout || !errors.Is(err, claim.ErrBusy) {
-		t.Fatalf("waitFailed = %v, want a timeout CallError wrapping claim.ErrBusy", err)
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{name: "lock held by a stopped process", err: &claim.StuckError{Path: "/state/pane", Held: 2 * time.Second},
+			want: "the pane file's lock is held by a process that does not move (stopped?)"},
+		{name: "taken over, not opened again", err: &claim.ReopenError{Path: "/state/pane", Err: syscall.EMFILE},
+			want: "the pane file was taken over by another process and could not be opened again"},
 	}
-	const want = "the pane file's lock is held by a process that does not move (stopped?)"
-	if ce.Detail() != want {
-		t.Errorf("Detail = %q, want %q", ce.Detail(), want)
-	}
-	got := f.diags.all()
-	if len(got) != 1 || got[0].Kind != adapter.KindTimeout || !strings.Contains(got[0].Detail, want) {
-		t.Errorf("diagnostics %+v, want one timeout saying %q", got, want)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixtureOn(t, "socket", herdrtest.Options{})
+			a := f.open(t)
+			err := a.waitFailed(t.Context(), OpReport, tt.err)
+			var ce *CallError
+			if !errors.As(err, &ce) || ce.Kind != adapter.KindTimeout || !errors.Is(err, claim.ErrBusy) {
+				t.Fatalf("waitFailed = %v, want a timeout CallError wrapping claim.ErrBusy", err)
+			}
+			if ce.Detail() != tt.want {
+				t.Errorf("Detail = %q, want %q", ce.Detail(), tt.want)
+			}
+			got := f.diags.all()
+			if len(got) != 1 || got[0].Kind != adapter.KindTimeout || !strings.Contains(got[0].Detail, tt.want) {
+				t.Errorf("diagnostics %+v, want one timeout saying %q", got, tt.want)
+			}
+		})
 	}
 }

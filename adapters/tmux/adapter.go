@@ -271,7 +271,7 @@ func (a *Adapter) deliver(ctx context.Context, op string, args []string) (sent b
 	call, err := a.claim.Begin(ctx, a.gate.Closing(), claim.BeginOptions{Op: cop, Wait: time.Now().Add(a.timeout), Budget: a.timeout})
 	switch {
 	case errors.Is(err, claim.ErrBusy):
-		a.diags.Emit(adapter.KindTimeout, "%s: waiting for another call on the pane", op)
+		a.diags.Emit(adapter.KindTimeout, "%s: %s", op, claim.BusyDetail(err))
 		return false, fmt.Errorf("tmux: %s: %w", op, err)
 	case errors.Is(err, adapter.ErrClosed):
 		return false, err

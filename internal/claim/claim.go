@@ -133,6 +133,23 @@ func (e *ReopenError) Error() string {
 
 func (e *ReopenError) Unwrap() []error { return []error{ErrBusy, e.Err} }
 
+// BusyDetail returns why a call failed with ErrBusy, in a few fixed words
+// for a diagnostic (no path, no system error): a pane file's lock held by
+// a process that does not move (StuckError), a pane file taken over by
+// another process and not opened again (ReopenError), or another call
+// that did not finish in time.
+func BusyDetail(err error) string {
+	var stuck *StuckError
+	var reopen *ReopenError
+	switch {
+	case errors.As(err, &stuck):
+		return "the pane file's lock is held by a process that does not move (stopped?)"
+	case errors.As(err, &reopen):
+		return "the pane file was taken over by another process and could not be opened again"
+	}
+	return "another call on the pane did not finish in time"
+}
+
 // maxMarkAhead is how far a sequence mark read from a pane file may be
 // beyond the clock. A mark further ahead is corrupt or planted (taking it
 // would exhaust the 64-bit range and burn the pane), and is ignored with

@@ -3,6 +3,7 @@ package claim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -610,4 +611,27 @@ func beginWaiting(t *testing.T, c *Claim, op Op) *Call {
 		t.Fatalf("Begin(%s): %v", op, err)
 	}
 	return call
+}
+
+// TestBusyDetail: each way a call fails with ErrBusy has its own few
+// fixed words for the diagnostic, naming no path and no system error.
+func TestBusyDetail(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{name: "stuck lock", err: fmt.Errorf("report: %w", &StuckError{Path: "/state/p", Held: time.Second}),
+			want: "the pane file's lock is held by a process that does not move (stopped?)"},
+		{name: "taken over, not opened again", err: &ReopenError{Path: "/state/p", Err: errors.New("too many open files")},
+			want: "the pane file was taken over by another process and could not be opened again"},
+		{name: "another call", err: ErrBusy, want: "another call on the pane did not finish in time"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := BusyDetail(tt.err); got != tt.want {
+				t.Errorf("BusyDetail(%v) = %q, want %q", tt.err, got, tt.want)
+			}
+		})
+	}
 }
