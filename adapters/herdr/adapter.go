@@ -55,8 +55,10 @@ type Adapter struct {
 	onOvertook func()
 	// tests: when set, a report's budget for its call once it has the
 	// pane (its wait stays the timeout), and a release's budget, in place
-	// of the settings': for tests of what a wait does, whose calls must
-	// not time out on a loaded machine
+	// of the settings': for tests of what a wait does, and for a test's
+	// setup calls, whose calls must not time out on a loaded machine. A
+	// test may change it, and the hooks above, between its own calls when
+	// no take-back can run.
 	callBudget time.Duration
 	maxRelease time.Duration
 
