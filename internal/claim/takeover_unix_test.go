@@ -608,33 +608,47 @@ func TestCallAfterATakeOverItCannotFollowIsRefused(t *testing.T) {
 				takeOver()
 			}
 
-			now := time.Now()
-			call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Second),
-				Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
-			if err == nil {
-				seq, _, _ := call.Seq()
-				call.End(call.Send)
-				t.Fatalf("call after the take-over: Send %v, number %d (the taker's %d), pane file: %v; want it refused with ErrBusy",
-					call.Send, seq, mark, call.FileErr)
-			}
-			var re *ReopenError
-			if !errors.Is(err, ErrBusy) || !errors.As(err, &re) || re.Path != path {
-				t.Fatalf("call after the take-over: %v, want a ReopenError (ErrBusy) naming %s", err, path)
-			}
-
+			refusedAsReopen(t, c, path, mark, "call after the take-over")
 			if err := os.Chmod(dir, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			call = begin(t, c, Report)
-			seq, _, err := call.Seq()
-			call.End(call.Send)
-			if err != nil || !call.Send || call.FileErr != nil {
-				t.Fatalf("call once the file opens again: Send %v, %v, pane file: %v", call.Send, err, call.FileErr)
-			}
-			if seq <= mark {
-				t.Errorf("call once the file opens again: number %d, not above the taker's %d", seq, mark)
-			}
+			madeAbove(t, c, mark, "call once the file opens again")
 		})
+	}
+}
+
+// refusedAsReopen makes a report of c and fails the test unless Begin
+// refuses it with a ReopenError (ErrBusy) naming path; what names the
+// call, mark the taker's number, for the messages.
+func refusedAsReopen(t *testing.T, c *Claim, path string, mark uint64, what string) {
+	t.Helper()
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Second),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+	if err == nil {
+		seq, _, _ := call.Seq()
+		call.End(call.Send)
+		t.Fatalf("%s: Send %v, number %d (the taker's %d), pane file: %v; want it refused with ErrBusy",
+			what, call.Send, seq, mark, call.FileErr)
+	}
+	var re *ReopenError
+	if !errors.Is(err, ErrBusy) || !errors.As(err, &re) || re.Path != path {
+		t.Fatalf("%s: %v, want a ReopenError (ErrBusy) naming %s", what, err, path)
+	}
+}
+
+// madeAbove makes a report of c and fails the test unless it is made on
+// the pane file, numbered above mark.
+func madeAbove(t *testing.T, c *Claim, mark uint64, what string) {
+	t.Helper()
+	call := begin(t, c, Report)
+	seq, _, err := call.Seq()
+	call.End(call.Send)
+	if err != nil || !call.Send || call.FileErr != nil {
+		t.Fatalf("%s: Send %v, %v, pane file: %v; want it made on the pane file", what, call.Send, err, call.FileErr)
+	}
+	if seq <= mark {
+		t.Errorf("%s: number %d, not above the taker's %d", what, seq, mark)
 	}
 }
 
@@ -905,29 +919,9 @@ func TestFollowedFileUnusableIsTriedAgainFromThePath(t *testing.T) {
 	if err := os.Chmod(dir, 0o750); err != nil {
 		t.Fatal(err)
 	}
-	now = time.Now()
-	call, err = c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Second),
-		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
-	if err == nil {
-		seq, _, _ := call.Seq()
-		call.End(call.Send)
-		t.Fatalf("call while the path cannot be opened: Send %v, number %d (the taker's %d), pane file: %v; want a ReopenError",
-			call.Send, seq, mark, call.FileErr)
-	}
-	if !errors.As(err, &re) || !errors.Is(err, ErrBusy) || re.Path != path {
-		t.Fatalf("call while the path cannot be opened: %v, want a ReopenError (ErrBusy) naming %s", err, path)
-	}
+	refusedAsReopen(t, c, path, mark, "call while the path cannot be opened")
 	if err := os.Chmod(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-
-	call = begin(t, c, Report)
-	seq, _, err := call.Seq()
-	call.End(call.Send)
-	if err != nil || !call.Send || call.FileErr != nil {
-		t.Fatalf("next call: Send %v, %v, pane file: %v; want it made on the pane file opened again", call.Send, err, call.FileErr)
-	}
-	if seq <= mark {
-		t.Errorf("next call: number %d, not above the taker's %d", seq, mark)
-	}
+	madeAbove(t, c, mark, "next call, the path opened again")
 }
