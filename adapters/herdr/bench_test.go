@@ -296,12 +296,15 @@ func BenchmarkTransport(b *testing.B) {
 		}
 		reports := []adapter.Report{working, idle}
 		// The three round trips go in each of their six orders in turn,
-		// so that each follows each of the others (and itself) equally
-		// often. Taking turns at going first in one fixed cycle did not:
-		// the floor then followed a socket report, on the same server,
-		// twice as often as the socket report followed the floor, and a
-		// server that has just answered answers the next connection
-		// sooner (its threads are still awake).
+		// so that the socket report and the floor, which share a server,
+		// come after the same mix of ops: each after the other equally
+		// often, and after the echo, itself and the CLI report equally
+		// often (the echo never follows itself, and the CLI report never
+		// follows a socket report: neither touches socket/floor). Taking
+		// turns at going first in one fixed cycle did not: the floor then
+		// followed a socket report twice as often as the socket report
+		// followed the floor, and a server that has just answered answers
+		// the next connection sooner (its threads are still awake).
 		ops := [3]func(i int){
 			func(i int) {
 				if err := sock.Report(ctx, reports[i%2]); err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -181,7 +182,12 @@ type lease struct {
 	// callErr is why the call lock's file was refused (a link planted in
 	// its place, say), told with every call as its FileErr.
 	callErr error
-	refs    int // the claims of the lease not closed: at 0, its files are closed
+	// followed is whether file (or, while file is nil, the file at the
+	// pane file's path) is one that another process's take-over put in
+	// place and no call of this process has locked and read yet: a call
+	// that cannot use it is refused (ReopenError), not made without it.
+	followed bool
+	refs     int // the claims of the lease not closed: at 0, its files are closed
 }
 
 // done ends the turn of the call (or look at the file) that has it. Once
@@ -502,7 +508,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	}
 	l.mu.Lock()
 	retired := l.holder != c.tok.Gen // a newer claim came while this one waited
-	f, cf, callErr := l.file, l.call, l.callErr
+	f, cf, callErr, followed := l.file, l.call, l.callErr, l.followed
 	l.mu.Unlock()
 	if retired {
 		call.By = byNewer
@@ -518,11 +524,19 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	if f == nil {
 		var err error
 		if f, err = openPaneFile(c.dir, c.key); err != nil {
+			if followed {
+				// The file a take-over put in place, not used yet (see
+				// unusable): the call is not made without it.
+				l.done()
+				return nil, &ReopenError{Path: filepath.Join(c.dir, FileName(c.key)), Err: err}
+			}
 			call.FileErr = err
 		} else {
 			// Without the call lock's file (a link planted in its place,
 			// say), calls clear their mark at End instead: slower, as safe.
-			cf, callErr = openCallFile(c.dir, c.key)
+			if cf == nil {
+				cf, callErr = openCallFile(c.dir, c.key)
+			}
 			l.mu.Lock()
 			l.file, l.call, l.callErr = f, cf, callErr
 			l.mu.Unlock()
@@ -533,7 +547,7 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	}
 	call.cf = cf
 	if f != nil {
-		if err := c.lockFile(ctx, closed, call, f, opts); err != nil {
+		if err := c.lockFile(ctx, closed, call, f, followed, opts); err != nil {
 			l.done()
 			if err == errYield {
 				c.yield()
@@ -544,6 +558,13 @@ func (c *Claim) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		}
 	}
 	if call.f != nil {
+		// The call has the file locked and read: one a take-over put in
+		// place is this process's pane file now, as any.
+		l.mu.Lock()
+		if l.file == call.f {
+			l.followed = false
+		}
+		l.mu.Unlock()
 		if opts.OnLocked != nil {
 			opts.OnLocked("read")
 		}
@@ -681,8 +702,9 @@ const takeOverGrace = 100 * time.Millisecond
 // lockFile takes the pane file's lock and reads the record, waiting while
 // another process's call is in flight (see Begin). call.f is left nil, with
 // FileErr set, when the file cannot be locked or read; when the file is one
-// another process's take-over put in place, that is a ReopenError instead
-// (see unusable).
+// another process's take-over put in place (reopened: found so in this
+// call, or in an earlier one that did not use it yet), that is a
+// ReopenError instead (see unusable).
 //
 // The lock is tried without blocking. When the wait has passed (for a
 // release, half its budget) and the lock was found held at every try for
@@ -698,7 +720,7 @@ const takeOverGrace = 100 * time.Millisecond
 // found marked but not replaced (a take-over under way, or whose taker
 // died before its rename) is waited for as a lock held, and used once the
 // taker's names are stale (see clearDeadTakeOver).
-func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, opts BeginOptions) error {
+func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, reopened bool, opts BeginOptions) error {
 	backoff := 100 * time.Microsecond
 	start := time.Now()
 	wait := opts.Wait
@@ -712,9 +734,6 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 	stuck := min(takeOverAfter, takeAt.Sub(start)/2)
 	var heldSince time.Time // the first of the tries in a row that found the lock held
 	path := f.Name()
-	// reopened: f is the file another process put in place of the one the
-	// call started with (or one replaced before this call: see Begin).
-	reopened := false
 	for {
 		took := false
 		ok, err := filelock.TryLockFile(f)
@@ -861,19 +880,29 @@ func (c *Claim) lockFile(ctx, closed context.Context, call *Call, f *os.File, op
 
 // unusable is lockFile's answer when the pane file f cannot be locked or
 // read (err). A file this process has used since it opened it, or opened
-// first in this call, is left: the call goes on without it (FileErr, the
-// adapter's persist_failed), as every process does that cannot use it. A
-// file put in place by another process's take-over (reopened) is not: the
-// other processes number their calls in it, and a number from the clock and
-// this process's marks alone may go out at or below theirs, or above
-// theirs without being in the file; the call is refused (ReopenError).
+// first, is left: the call goes on without it (FileErr, the adapter's
+// persist_failed), as every process does that cannot use it. A file put in
+// place by another process's take-over and not used yet (reopened) is not:
+// the other processes number their calls in it, and a number from the
+// clock and this process's marks alone may go out at or below theirs, or
+// above theirs without being in the file; the call is refused
+// (ReopenError). The file is closed and the lease left without one, still
+// followed: the next call opens the path again, and is refused the same
+// way until it can lock and read what it opens.
 func (c *Claim) unusable(call *Call, f *os.File, err error, reopened bool) error {
 	ferr := &fileError{Path: f.Name(), Err: err}
-	if reopened {
-		return &ReopenError{Path: f.Name(), Err: ferr}
+	if !reopened {
+		call.FileErr = ferr
+		return nil
 	}
-	call.FileErr = ferr
-	return nil
+	c.l.mu.Lock()
+	if c.l.file == f {
+		c.l.file = nil
+	}
+	c.l.followed = true
+	c.l.mu.Unlock()
+	f.Close()
+	return &ReopenError{Path: f.Name(), Err: ferr}
 }
 
 // pause waits for d, or returns ctx's error or adapter.ErrClosed when ctx
@@ -954,7 +983,7 @@ func (c *Claim) reopen(old *os.File) (*os.File, error) {
 	c.l.mu.Lock()
 	switch c.l.file {
 	case old, nil:
-		c.l.file = nf
+		c.l.file, c.l.followed = nf, true
 	default:
 		nf.Close() // opened again already
 		nf = c.l.file

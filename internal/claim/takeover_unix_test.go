@@ -608,33 +608,47 @@ func TestCallAfterATakeOverItCannotFollowIsRefused(t *testing.T) {
 				takeOver()
 			}
 
-			now := time.Now()
-			call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Second),
-				Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
-			if err == nil {
-				seq, _, _ := call.Seq()
-				call.End(call.Send)
-				t.Fatalf("call after the take-over: Send %v, number %d (the taker's %d), pane file: %v; want it refused with ErrBusy",
-					call.Send, seq, mark, call.FileErr)
-			}
-			var re *ReopenError
-			if !errors.Is(err, ErrBusy) || !errors.As(err, &re) || re.Path != path {
-				t.Fatalf("call after the take-over: %v, want a ReopenError (ErrBusy) naming %s", err, path)
-			}
-
+			refusedAsReopen(t, c, path, mark, "call after the take-over")
 			if err := os.Chmod(dir, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			call = begin(t, c, Report)
-			seq, _, err := call.Seq()
-			call.End(call.Send)
-			if err != nil || !call.Send || call.FileErr != nil {
-				t.Fatalf("call once the file opens again: Send %v, %v, pane file: %v", call.Send, err, call.FileErr)
-			}
-			if seq <= mark {
-				t.Errorf("call once the file opens again: number %d, not above the taker's %d", seq, mark)
-			}
+			madeAbove(t, c, mark, "call once the file opens again")
 		})
+	}
+}
+
+// refusedAsReopen makes a report of c and fails the test unless Begin
+// refuses it with a ReopenError (ErrBusy) naming path; what names the
+// call, mark the taker's number, for the messages.
+func refusedAsReopen(t *testing.T, c *Claim, path string, mark uint64, what string) {
+	t.Helper()
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Second),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli())})
+	if err == nil {
+		seq, _, _ := call.Seq()
+		call.End(call.Send)
+		t.Fatalf("%s: Send %v, number %d (the taker's %d), pane file: %v; want it refused with ErrBusy",
+			what, call.Send, seq, mark, call.FileErr)
+	}
+	var re *ReopenError
+	if !errors.Is(err, ErrBusy) || !errors.As(err, &re) || re.Path != path {
+		t.Fatalf("%s: %v, want a ReopenError (ErrBusy) naming %s", what, err, path)
+	}
+}
+
+// madeAbove makes a report of c and fails the test unless it is made on
+// the pane file, numbered above mark.
+func madeAbove(t *testing.T, c *Claim, mark uint64, what string) {
+	t.Helper()
+	call := begin(t, c, Report)
+	seq, _, err := call.Seq()
+	call.End(call.Send)
+	if err != nil || !call.Send || call.FileErr != nil {
+		t.Fatalf("%s: Send %v, %v, pane file: %v; want it made on the pane file", what, call.Send, err, call.FileErr)
+	}
+	if seq <= mark {
+		t.Errorf("%s: number %d, not above the taker's %d", what, seq, mark)
 	}
 }
 
@@ -842,4 +856,72 @@ func TestTornSecondReadKeepsTheCopiedMark(t *testing.T) {
 	if seq <= mark {
 		t.Errorf("number %d, not above the copied mark %d (pane file: %v)", seq, mark, call.FileErr)
 	}
+}
+
+// TestFollowedFileUnusableIsTriedAgainFromThePath: a process that found
+// its pane file taken over opens the file put in its place, and may then
+// fail to lock or read it (here its descriptor is closed under it, as a
+// stand-in for any error of the lock or the read). That call is refused
+// (ReopenError), and so is every later one until the pane file opens and
+// reads again: the next call opens the path afresh, rather than going on
+// the same descriptor and, finding it unusable too, making its call
+// without the pane file, numbered from the clock below the taker's.
+func TestFollowedFileUnusableIsTriedAgainFromThePath(t *testing.T) {
+	k, dir := newKey(t), stateDir(t)
+	c := New(k, Options{Dir: dir})
+	defer c.Close()
+	do(t, c, Report)
+	path := filepath.Join(dir, FileName(k))
+	mark := uint64(time.Now().Add(10 * time.Minute).UnixMilli())
+	takenOverBy(t, path, mark, false)
+	write := func(r record) {
+		t.Helper()
+		var b [recordLen]byte
+		r.marshal(&b)
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteAt(b[:], 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The taker's next call is in flight: the claim, once it followed the
+	// take-over, waits for it, and its descriptor fails meanwhile.
+	other := token{Process: 0xfeed, PID: os.Getppid(), Gen: 1}
+	write(record{seq: mark, holder: other, busy: other, until: uint64(time.Now().Add(time.Minute).UnixMilli())})
+	failed := false
+	now := time.Now()
+	call, err := c.Begin(t.Context(), context.Background(), BeginOptions{Op: Report, Wait: now.Add(time.Second),
+		Budget: time.Second, Seq: true, ClockMs: uint64(now.UnixMilli()),
+		OnWaitFile: func() {
+			if failed {
+				return
+			}
+			failed = true
+			c.l.mu.Lock()
+			c.l.file.Close()
+			c.l.mu.Unlock()
+			write(record{seq: mark}) // the taker's call ended and it released
+		}})
+	if err == nil {
+		call.End(call.Send)
+		t.Fatalf("call whose followed pane file failed: Send %v, pane file: %v; want a ReopenError", call.Send, call.FileErr)
+	}
+	var re *ReopenError
+	if !failed || !errors.As(err, &re) {
+		t.Fatalf("call whose followed pane file failed (failed %v): %v, want a ReopenError", failed, err)
+	}
+
+	// While the path cannot be opened (the directory opened to the group),
+	// the calls are refused the same way.
+	if err := os.Chmod(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	refusedAsReopen(t, c, path, mark, "call while the path cannot be opened")
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	madeAbove(t, c, mark, "next call, the path opened again")
 }
