@@ -638,8 +638,8 @@ func refusedAsReopen(t *testing.T, c *Claim, path string, mark uint64, what stri
 }
 
 // madeAbove makes a report of c and fails the test unless it is made on
-// the pane file, numbered above mark.
-func madeAbove(t *testing.T, c *Claim, mark uint64, what string) {
+// the pane file, numbered above mark; it returns the call's number.
+func madeAbove(t *testing.T, c *Claim, mark uint64, what string) uint64 {
 	t.Helper()
 	call := begin(t, c, Report)
 	seq, _, err := call.Seq()
@@ -650,6 +650,7 @@ func madeAbove(t *testing.T, c *Claim, mark uint64, what string) {
 	if seq <= mark {
 		t.Errorf("%s: number %d, not above the taker's %d", what, seq, mark)
 	}
+	return seq
 }
 
 // TestReplacedFileStillLinkedIsNotThePaneFile: a file that a take-over
@@ -687,15 +688,7 @@ func TestReplacedFileStillLinkedIsNotThePaneFile(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	call := begin(t, c, Report)
-	seq, _, err := call.Seq()
-	call.End(call.Send)
-	if err != nil || !call.Send {
-		t.Fatalf("call after the take-over: Send %v, %v", call.Send, err)
-	}
-	if seq <= mark {
-		t.Errorf("number %d, not above the taker's %d: the call went on the replaced file", seq, mark)
-	}
+	seq := madeAbove(t, c, mark, "call after the take-over (not on the replaced file)")
 	if got := readRecord(t, path); got.seq != seq {
 		t.Errorf("pane file mark %d, want the call's %d", got.seq, seq)
 	}
