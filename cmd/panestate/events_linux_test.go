@@ -20,7 +20,11 @@ func TestEventsReportsTheProtocolAndReleasesAtTheEnd(t *testing.T) {
 		line string
 		want herdrtest.Status
 	}{
-		{`{"op":"identity","session_id":"s1"}`, ""},
+		// The pane shows the attach's idle before the agent starts: a
+		// change published before the first delivery begins is merged
+		// with it (the newest state wins), so without this wait a loaded
+		// machine may never send that idle.
+		{`{"op":"identity","session_id":"s1"}`, herdrtest.StatusIdle},
 		{`{"op":"agent_start"}`, herdrtest.StatusWorking},
 		{`{"op":"dance"}`, herdrtest.StatusWorking},
 		{`{"op":"prompt_start","id":"p1","kind":"approval"}`, herdrtest.StatusBlocked},
