@@ -169,16 +169,40 @@ func (a *Adapter) Release(ctx context.Context) error {
 	a.wanted = false
 	a.mu.Unlock()
 	if err := a.gate.Enter(ctx); err != nil {
+		a.leaveRelease(ctx, err)
 		return err
 	}
 	defer a.gate.Leave()
 	sent, err := a.deliver(ctx, opRelease, a.releaseArgs())
+	a.leaveRelease(ctx, err)
 	if err != nil || !sent {
 		return err
 	}
 	a.setDelivered("released")
 	a.log.Debug("tmux pane options unset", "pane", a.pane)
 	return nil
+}
+
+// leaveRelease leaves the release to a tmux client that outlives the
+// call ([cmdrun.Runner.Leave]) when err says that the server did not
+// answer it: its ctx ended, before or during the call, or its deadline
+// passed. A server that does not answer may be stopped (SIGSTOP) with
+// this adapter's last report in its queue, which it runs once it runs
+// again, whether or not the client that sent it was killed since: tmux
+// serves its clients in the order they connected, so the clear left here
+// lands after it. Nothing is left while the pane is another claim's
+// (stale_owner), nor when the server answered (a refusal, a pane gone).
+func (a *Adapter) leaveRelease(ctx context.Context, err error) {
+	var ce *cmdrun.Error
+	unanswered := ctx.Err() != nil || errors.As(err, &ce) && ce.Kind == adapter.KindTimeout
+	if err == nil || !unanswered || errors.Is(err, claim.ErrBusy) || a.claim.Stale() {
+		return
+	}
+	if err := a.runner.Leave(a.releaseArgs()...); err != nil {
+		a.log.Debug("tmux release not left behind", "pane", a.pane, "error", err)
+		return
+	}
+	a.log.Debug("tmux release left to a client that waits for the server", "pane", a.pane)
 }
 
 // Close stops the adapter: an in-flight tmux call is killed and waited for
