@@ -156,7 +156,7 @@ type Detailer interface {
 
 // PaneOwner is implemented by adapters whose pane may be held by another
 // claim: a newer adapter of the same process, or another process in the
-// same pane (see package internal/claim). OwnsPane reports false while such
+// same pane (see package internal/owner). OwnsPane reports false while such
 // a claim holds the pane; the adapter then sends nothing, has emitted one
 // stale_owner diagnostic, and takes the pane back by itself once the other
 // claim released it or its process exited. It is there so that the
