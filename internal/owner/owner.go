@@ -174,6 +174,7 @@ type Owner struct {
 	stale    bool // a newer claim took the pane: the take-back is due once it is free
 	named    bool // the file named this claim after its last report
 	yielded  bool // the last take-back yielded to another process's call
+	bypassed bool // a report went past another process's lock, not yet let go
 	watching bool
 	kick     chan struct{}
 	stop     chan struct{}
@@ -445,6 +446,7 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	o.fenced = false
 	if opts.Op == Report {
 		o.named = wrote
+		o.bypassed = o.bypassed || c.Bypassed
 	}
 	o.mu.Unlock()
 	if opts.Op == Report {
@@ -733,9 +735,10 @@ func (o *Owner) takeBack() (adapter.Report, bool) {
 
 // look returns who else owns the pane as one look tells: ByNewer,
 // ByOtherProcess (the file names another live process), or "" (the pane is
-// o's or free). lost is whether the pane is free although the file named o
-// after its last report (another process took it and let it go between two
-// looks). known is false while a call of this process is in flight (the
+// o's or free). lost is whether the report wanted must go out again: the
+// pane is free although the file named o after its last report (another
+// process took it and let it go between two looks), or a holder that this
+// claim's report went past has let the lock go. known is false while a call of this process is in flight (the
 // file may not show it yet) or the record does not parse.
 func (o *Owner) look() (by string, lost, known bool) {
 	p := o.p
@@ -756,6 +759,21 @@ func (o *Owner) look() (by string, lost, known bool) {
 	p.mu.Unlock()
 	if f == nil {
 		return "", false, true
+	}
+	o.mu.Lock()
+	bypassed := o.bypassed
+	o.mu.Unlock()
+	if bypassed {
+		// A report went past a holder that did not move. Once that holder
+		// lets the lock go, its late call has returned: the report wanted
+		// goes out again after it (tmux has no numbers to drop it by).
+		if ok, err := filelock.TryLockFile(f); ok && err == nil {
+			filelock.UnlockFile(f)
+			o.mu.Lock()
+			o.bypassed = false
+			o.mu.Unlock()
+			return "", true, true
+		}
 	}
 	rec, ok := readRecord(f)
 	switch {

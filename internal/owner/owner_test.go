@@ -175,3 +175,31 @@ func ExampleFileName() {
 	fmt.Println(len(FileName(Key{Kind: "tmux", Server: "/tmp/tmux-1000/default,42", Pane: "%3"})))
 	// Output: 38
 }
+
+func TestReportIsSentAgainOnceABypassedHolderLetsGo(t *testing.T) {
+	// tmux has no sequence numbers: the late call of a holder that did not
+	// move lands after the report that went past it, so that report goes
+	// out again once the holder lets the lock go.
+	dir := filepath.Join(t.TempDir(), "state")
+	back := make(chan adapter.Report, 1)
+	o := New(key(t), Options{Dir: dir, Resend: func(r adapter.Report) { back <- r }})
+	defer o.Close()
+	call(t, o, Report, BeginOptions{}) // makes the file
+	f := writeLine(t, filepath.Join(dir, FileName(key(t))), record{seq: 9, owner: token{Process: 0xfeed, PID: os.Getppid(), Gen: 1}})
+	if ok, err := filelock.TryLockFile(f); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	o.Want(working)
+	if c := call(t, o, Report, BeginOptions{Wait: time.Now().Add(10 * time.Millisecond)}); !c.Bypassed || !c.Send {
+		t.Fatalf("report: Send %v Bypassed %v, want sent past the holder", c.Send, c.Bypassed)
+	}
+	select {
+	case <-back:
+		t.Fatal("sent again while the holder still has the lock")
+	default:
+	}
+	filelock.UnlockFile(f) // the holder resumed, and its call returned
+	if r := <-back; r != working {
+		t.Errorf("sent again %v, want %v", r, working)
+	}
+}
