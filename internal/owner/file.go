@@ -4,11 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 
 	"github.com/panestate/panestate/adapter"
 )
@@ -89,8 +89,22 @@ type record struct {
 //	o1 <seq:20> <process:16 hex> <pid:10> <gen:20>\n
 const recordLen = 2 + 1 + 20 + 1 + 16 + 1 + 10 + 1 + 20 + 1
 
+// fields are the record's fixed-width fields after the "o1" tag: width,
+// base.
+var fields = [4][2]int{{20, 10}, {16, 16}, {10, 10}, {20, 10}}
+
 func (r record) marshal() []byte {
-	return fmt.Appendf(nil, "o1 %020d %016x %010d %020d\n", r.seq, r.owner.Process, r.owner.PID, r.owner.Gen)
+	b := make([]byte, 0, recordLen)
+	b = append(b, "o1"...)
+	for i, v := range [4]uint64{r.seq, r.owner.Process, uint64(r.owner.PID), r.owner.Gen} {
+		digits := strconv.FormatUint(v, fields[i][1])
+		b = append(b, ' ')
+		for range fields[i][0] - len(digits) {
+			b = append(b, '0')
+		}
+		b = append(b, digits...)
+	}
+	return append(b, '\n')
 }
 
 // parseRecord parses b; an empty b is a free pane numbered 0.
@@ -98,12 +112,24 @@ func parseRecord(b []byte) (record, bool) {
 	if len(b) == 0 {
 		return record{}, true
 	}
-	var r record
-	if len(b) != recordLen || b[recordLen-1] != '\n' {
+	if len(b) != recordLen || string(b[:2]) != "o1" || b[recordLen-1] != '\n' {
 		return record{}, false
 	}
-	n, err := fmt.Sscanf(string(b), "o1 %020d %016x %010d %020d\n", &r.seq, &r.owner.Process, &r.owner.PID, &r.owner.Gen)
-	if err != nil || n != 4 || r.owner.PID < 0 || (r.owner.Process == 0) != r.owner.IsZero() {
+	var v [4]uint64
+	i := 2
+	for n, f := range fields {
+		if b[i] != ' ' {
+			return record{}, false
+		}
+		x, err := strconv.ParseUint(string(b[i+1:i+1+f[0]]), f[1], 64)
+		if err != nil {
+			return record{}, false
+		}
+		v[n] = x
+		i += 1 + f[0]
+	}
+	r := record{seq: v[0], owner: token{Process: v[1], PID: int(v[2]), Gen: v[3]}}
+	if v[2] > 1<<31-1 || (r.owner.Process == 0) != r.owner.IsZero() {
 		return record{}, false
 	}
 	return r, true
