@@ -166,19 +166,19 @@ type Owner struct {
 
 	claimed bool // in the pane's turn only: a report was sent since New or a Release
 
-	mu       sync.Mutex
-	fenced   bool // another process owns the pane
-	closed   bool
-	want     adapter.Report
-	wanted   bool // want is set, and neither Release nor Forget came since
-	stale    bool // a newer claim took the pane: the take-back is due once it is free
-	named    bool // the file named this claim after its last report
-	yielded  bool // the last take-back yielded to another process's call
-	bypassed bool // a report went past another process's lock, not yet let go
-	watching bool
-	kick     chan struct{}
-	stop     chan struct{}
-	wg       sync.WaitGroup
+	mu         sync.Mutex
+	staleOther bool // another process owns the pane
+	closed     bool
+	want       adapter.Report
+	wanted     bool // want is set, and neither Release nor Forget came since
+	due        bool // a newer claim took the pane: the take-back is due once it is free
+	named      bool // the file named this claim after its last report
+	yielded    bool // the last take-back yielded to another process's call
+	bypassed   bool // a report went past another process's lock, not yet let go
+	watching   bool
+	kick       chan struct{}
+	stop       chan struct{}
+	wg         sync.WaitGroup
 }
 
 // New returns a claim of k, newer than every claim made before it in this
@@ -217,7 +217,7 @@ func (s Status) String() string { return [...]string{"free", "owner", "stale", "
 // Status returns where the claim stands, as far as this process knows.
 func (o *Owner) Status() Status {
 	o.mu.Lock()
-	closed, fenced := o.closed, o.fenced
+	closed, staleOther := o.closed, o.staleOther
 	o.mu.Unlock()
 	o.p.mu.Lock()
 	gen := o.p.gen
@@ -229,7 +229,7 @@ func (o *Owner) Status() Status {
 		return StatusStale
 	case gen != o.tok.Gen:
 		return StatusFree
-	case fenced:
+	case staleOther:
 		return StatusStale
 	}
 	return StatusOwner
@@ -268,18 +268,18 @@ func (o *Owner) Wanted() (adapter.Report, bool) {
 func (o *Owner) Forget() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.wanted, o.stale, o.named = false, false, false
+	o.wanted, o.due, o.named = false, false, false
 	o.wake()
 }
 
-// supersede records that a newer claim took the pane (fenced: another
+// makeStale records that a newer claim took the pane (other: another
 // process's). The take-back is due once the pane is free again.
-func (o *Owner) supersede(fenced bool) {
+func (o *Owner) makeStale(other bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.fenced = o.fenced || fenced
-	if o.wanted && !o.stale {
-		o.stale = true
+	o.staleOther = o.staleOther || other
+	if o.wanted && !o.due {
+		o.due = true
 		o.wake()
 	}
 }
@@ -362,7 +362,7 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	p.gen, p.owner = o.tok.Gen, o
 	p.mu.Unlock()
 	if takes && prev != nil {
-		prev.supersede(false) // told at once, call or not
+		prev.makeStale(false) // told at once, call or not
 	}
 	if Trace.Claimed != nil {
 		Trace.Claimed(o)
@@ -371,10 +371,10 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		return nil, err
 	}
 	p.mu.Lock()
-	retired := p.gen != o.tok.Gen // a newer claim came meanwhile
+	newer := p.gen != o.tok.Gen // a newer claim came meanwhile
 	f := p.file
 	p.mu.Unlock()
-	if retired {
+	if newer {
 		o.refused(c, ByNewer, true)
 		return c, nil
 	}
@@ -400,7 +400,7 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 			c.f = nil
 			o.mu.Lock()
 			o.yielded = true
-			o.stale = o.wanted // due again at the next look
+			o.due = o.wanted // due again at the next look
 			o.mu.Unlock()
 			c.Yielded, c.Claimed, c.By = true, false, ByOtherProcess
 			p.done()
@@ -443,7 +443,7 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	}
 	c.Send = true
 	o.mu.Lock()
-	o.fenced = false
+	o.staleOther = false
 	if opts.Op == Report {
 		o.named = wrote
 		o.bypassed = o.bypassed || c.Bypassed
@@ -545,7 +545,7 @@ func (o *Owner) refused(c *Call, by string, inTurn bool) {
 		o.claimed = false
 		o.Forget()
 	} else {
-		o.supersede(by == ByOtherProcess)
+		o.makeStale(by == ByOtherProcess)
 	}
 	if inTurn {
 		o.p.done()
@@ -592,7 +592,7 @@ func (c *Call) Seq() (seq uint64, saturated bool, err error) {
 	if c.f != nil {
 		rec, ok := readRecord(c.f)
 		if ok && c.op == Report && rec.owner != c.o.tok && rec.owner.other() {
-			c.o.supersede(true)
+			c.o.makeStale(true)
 			return 0, false, ErrOvertaken
 		}
 		if ok {
@@ -697,12 +697,12 @@ func (o *Owner) watch() {
 			o.mu.Unlock()
 			return
 		}
-		due := o.stale
+		due := o.due
 		o.mu.Unlock()
 		switch by, lost, known := o.look(); {
 		case !known:
 		case by != "":
-			o.supersede(by == ByOtherProcess)
+			o.makeStale(by == ByOtherProcess)
 		case lost || due:
 			if r, ok := o.takeBack(); ok {
 				o.resend(r)
@@ -729,7 +729,7 @@ func (o *Owner) takeBack() (adapter.Report, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	ok := !o.closed && o.wanted
-	o.stale, o.named = false, false
+	o.due, o.named = false, false
 	return o.want, ok
 }
 
