@@ -83,8 +83,13 @@ type Adapter interface {
 	// adapter, never concurrently, never with a report equal to the last
 	// one delivered, except to refresh it (see [Refresher]), and at most
 	// once per 50 ms window for changes (newer changes merge). An adapter
-	// that replaces another (a settings change) gets no call before its
-	// predecessor's last call has returned. When reporting stops (Detach,
+	// that replaces another (a settings change) gets its first call once
+	// its predecessor has returned from its last call and closed, or once
+	// the predecessor's release budget (plus 100 ms) has passed, whichever
+	// comes first: a predecessor that ignores its cancelled ctx is not
+	// waited for past that, and its late call may then overlap the
+	// successor's (the built-in adapters order such calls on the pane
+	// themselves). When reporting stops (Detach,
 	// the adapter turned off or replaced) the report in flight is withdrawn
 	// ([Withdrawn]): a request not yet sent is dropped (return an error
 	// wrapping [ErrWithdrawn]), one that may have left the process is
@@ -156,7 +161,7 @@ type Detailer interface {
 
 // PaneOwner is implemented by adapters whose pane may be held by another
 // claim: a newer adapter of the same process, or another process in the
-// same pane (see package internal/claim). OwnsPane reports false while such
+// same pane (see package internal/owner). OwnsPane reports false while such
 // a claim holds the pane; the adapter then sends nothing, has emitted one
 // stale_owner diagnostic, and takes the pane back by itself once the other
 // claim released it or its process exited. It is there so that the

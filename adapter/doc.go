@@ -97,7 +97,8 @@
 // changes, retries a failed state with capped backoff, recovers a panic in
 // any of its methods into an adapter_panic diagnostic, bounds the release
 // at Detach with its release budget, and orders a replacing adapter's calls
-// after its predecessor's. The built-in adapters share further helpers
+// after its predecessor's (waiting for it at most its release budget). The
+// built-in adapters share further helpers
 // (pane claims across processes, a CLI runner, a call gate); they are
 // internal to this module, as database/sql/driver exports the contract
 // only.

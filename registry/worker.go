@@ -91,11 +91,10 @@ type worker struct {
 	// pred's budget has run out: calls for one pane never cross.
 	pred *worker
 
-	kickc    chan struct{} // capacity 1: a pending "something changed"
-	stopc    chan struct{} // closed by the first stop
-	returned chan struct{} // closed when no delivery is in flight any more, for good
-	decided  chan struct{} // closed when fate is decided
-	done     chan struct{} // closed when the adapter is released and closed, or left unreleased
+	kickc   chan struct{} // capacity 1: a pending "something changed"
+	stopc   chan struct{} // closed by the first stop
+	decided chan struct{} // closed when fate is decided
+	done    chan struct{} // closed when the adapter is released and closed, or left unreleased
 
 	mu       sync.Mutex // guards the fields below
 	stopped  bool
@@ -114,7 +113,7 @@ type worker struct {
 
 func newWorker(r *Registry, s *entry, a adapter.Adapter, src session.Source, gen uint64, pred *worker) *worker {
 	return &worker{r: r, s: s, a: a, src: src, gen: gen, pred: pred,
-		kickc: make(chan struct{}, 1), stopc: make(chan struct{}), returned: make(chan struct{}),
+		kickc: make(chan struct{}, 1), stopc: make(chan struct{}),
 		decided: make(chan struct{}), done: make(chan struct{})}
 }
 
@@ -193,7 +192,6 @@ func (w *worker) run() {
 		w.awaitPredecessor()
 	}
 	panicked := w.deliverLoop()
-	close(w.returned)
 	if panicked != "" {
 		w.r.retirePanicked(w, panicked)
 	}
@@ -299,7 +297,6 @@ func (w *worker) closeOnly() {
 // attempt ends; w itself is no longer used.
 func (w *worker) retryRelease(now time.Time) *worker {
 	n := newWorker(w.r, w.s, w.a, w.src, w.gen, nil)
-	close(n.returned) // nothing is delivered any more
 	n.closed = w.closed
 	n.stop(fateRelease, now)
 	w.r.addLive(n)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/internal/calls"
-	"github.com/panestate/panestate/internal/claim"
+	"github.com/panestate/panestate/internal/owner"
 	"github.com/panestate/panestate/session"
 )
 
@@ -39,28 +39,10 @@ type Adapter struct {
 	sock     *socketTransport     // nil when mode is cli
 	peer     func(net.Conn) error // refuses a server of another user; nil: no check (Windows)
 	stateDir string
-	claim    *claim.Claim       // this adapter's claim of the pane
+	owner    *owner.Owner       // this adapter's claim of the pane
 	gate     *calls.Gate        // one Report, Release or Close at a time
 	closing  context.Context    // gate.Closing(): cancelled by Close
 	diags    *calls.Diagnostics // once per kind and claim
-
-	onWait func() // tests: called once the claim is made, before waiting for the pane
-	onTurn func() // tests: called once no other call of this process is in flight on the pane
-	onBack func() // tests: called when reassert has run
-	// tests: called while a call holds the pane file's lock (see
-	// claim.BeginOptions.OnLocked)
-	onLocked func(stage string)
-	// tests: called when a call took the pane from another process's call
-	// that did not end in time, or took the pane file over
-	onOvertook func()
-	// tests: when set, a report's budget for its call once it has the
-	// pane (its wait stays the timeout), and a release's budget, in place
-	// of the settings': for tests of what a wait does, and for a test's
-	// setup calls, whose calls must not time out on a loaded machine. A
-	// test may change it, and the hooks above, between its own calls when
-	// no take-back can run.
-	callBudget time.Duration
-	maxRelease time.Duration
 
 	// Used only by the call in progress (under op).
 	pinged bool // the server answered a ping in this claim
@@ -73,8 +55,6 @@ type Adapter struct {
 	mu           sync.Mutex
 	abandon      context.CancelFunc // cancels the Report in flight, if any
 	withdraw     func()             // withdraws the Report in flight, if any
-	want         adapter.Report     // the last report asked for
-	wanted       bool               // want is set and no Release came since
 	rawIdent     session.Identity   // as last given
 	ident        session.Identity   // what may be sent: unusable parts dropped
 	identGen     uint64             // bumped when the identity changes
@@ -143,20 +123,20 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	ctx, withdraw, stop := withdrawable(ctx)
 	defer stop()
 	if err := a.gate.Enter(ctx); err != nil {
-		calls.IfStopped(stopping, a.forget)
+		calls.IfStopped(stopping, a.owner.Forget)
 		if errors.Is(err, adapter.ErrWithdrawn) {
 			return fmt.Errorf("herdr: %s: %w", OpReport, errWithdrawn)
 		}
 		return err
 	}
 	defer a.gate.Leave()
-	defer calls.IfStopped(stopping, a.forget) // before Leave
+	defer calls.IfStopped(stopping, a.owner.Forget) // before Leave
 	if !r.Valid() {
 		return fmt.Errorf("herdr: invalid report %s", r)
 	}
+	a.owner.Want(r)
 	a.mu.Lock()
 	a.abandon, a.withdraw = cancel, withdraw
-	a.want, a.wanted = r, true
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
@@ -166,23 +146,14 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	return a.deliver(ctx, OpReport, r, false)
 }
 
-// forget stops wanting the pane without a release: the last report asked
-// for is not taken back by the claim's OnFree watch, which ends.
-func (a *Adapter) forget() {
-	a.mu.Lock()
-	a.wanted = false
-	a.mu.Unlock()
-	a.claim.Forget()
-}
-
-// reassert is the claim's OnFree: the pane a newer claim took from this
+// takeBack is the owner's Resend: the pane a newer claim took from this
 // adapter is free again (the newer claim released it, was closed, or its
 // process exited), so the last report asked for goes out now rather than
-// at the next change. It runs on the claim's goroutine; a Release or Close since
-// the refusal cancels it.
-func (a *Adapter) reassert() {
-	if a.onBack != nil {
-		defer a.onBack()
+// at the next change. It runs on the owner's goroutine; a Release or Close
+// since cancels it.
+func (a *Adapter) takeBack(adapter.Report) {
+	if testHooks.tookBack != nil {
+		defer testHooks.tookBack(a)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -192,15 +163,13 @@ func (a *Adapter) reassert() {
 		return
 	}
 	defer a.gate.Leave()
-	a.mu.Lock()
-	r, ok := a.want, a.wanted
-	if ok {
-		a.abandon, a.withdraw = cancel, withdraw
-	}
-	a.mu.Unlock()
+	r, ok := a.owner.Wanted()
 	if !ok {
 		return
 	}
+	a.mu.Lock()
+	a.abandon, a.withdraw = cancel, withdraw
+	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
 		a.abandon, a.withdraw = nil, nil
@@ -211,10 +180,21 @@ func (a *Adapter) reassert() {
 	}
 }
 
+// testHooks are seams for this package's tests; zero in production.
+// tookBack is called when a take-back has run; callBudget, when set, is a
+// report's budget for its call once it has the pane (its wait stays the
+// timeout) and a release's budget, in place of the settings' (for tests of
+// what a wait does, and for setup calls that must not time out on a loaded
+// machine); maxRelease replaces MaxReleaseTimeout.
+var testHooks struct {
+	tookBack               func(*Adapter)
+	callBudget, maxRelease time.Duration
+}
+
 // OwnsPane reports false while another claim holds the pane: a newer
 // adapter of this process, or another process ([adapter.PaneOwner]). It is
 // safe for concurrent use.
-func (a *Adapter) OwnsPane() bool { return !a.claim.Stale() }
+func (a *Adapter) OwnsPane() bool { return !a.owner.Stale() }
 
 // MaxReleaseTimeout bounds the time Release spends, waiting for the pane
 // and calling Herdr together, whatever the "timeout" setting: a host that
@@ -224,15 +204,15 @@ const MaxReleaseTimeout = 1500 * time.Millisecond
 
 // releaseWait is Release's own wait: min(timeout, MaxReleaseTimeout).
 func (a *Adapter) releaseWait() time.Duration {
-	if a.maxRelease > 0 {
-		return a.maxRelease
+	if testHooks.maxRelease > 0 {
+		return testHooks.maxRelease
 	}
 	return min(a.timeout, MaxReleaseTimeout)
 }
 
 // Release hands the pane back (pane.release_agent, with a sequence number
 // above every earlier one) after any in-flight call for the pane has
-// finished, and once delivered frees the pane's lease. A Report of this
+// finished, and once delivered gives the pane up. A Report of this
 // adapter in flight is withdrawn ([adapter.Withdrawn]): if its request has
 // not left the process it is dropped at once; if it may have, it is waited
 // for within the release's budget, so that it cannot land after the
@@ -255,8 +235,8 @@ func (a *Adapter) releaseWait() time.Duration {
 // After Close, Release returns [adapter.ErrClosed].
 func (a *Adapter) Release(ctx context.Context) error {
 	ctx, _ = adapter.WithWithdraw(ctx) // a release is never withdrawn, whatever ctx carries
+	a.owner.Forget()
 	a.mu.Lock()
-	a.wanted = false
 	withdraw, abandon := a.withdraw, a.abandon
 	a.mu.Unlock()
 	if withdraw != nil {
@@ -277,10 +257,10 @@ func (a *Adapter) Release(ctx context.Context) error {
 // off), for the registry to report r again when nothing was delivered for
 // that long: Herdr forgets every custom reporter when its server restarts,
 // and the repeated report, with a fresh sequence number, puts the state
-// back. A repeated idle leaves Herdr's done status as it is. A retired or
+// back. A repeated idle leaves Herdr's done status as it is. A stale or
 // closed adapter returns 0. It is safe for concurrent use.
 func (a *Adapter) RefreshInterval(adapter.Report) time.Duration {
-	if a.gate.Closed() || a.claim.Status() == claim.Retired {
+	if a.gate.Closed() || a.owner.Stale() {
 		return 0
 	}
 	return a.refresh
@@ -289,12 +269,12 @@ func (a *Adapter) RefreshInterval(adapter.Report) time.Duration {
 // Close stops the adapter: an in-flight call is abandoned (a CLI child is
 // killed) and waited for (bounded by ctx), a Report or Release still
 // waiting for another adapter's call on the pane gives up with
-// [adapter.ErrClosed], and the pane's lease is freed without telling Herdr,
+// [adapter.ErrClosed], and the pane is given up without telling Herdr,
 // so that a successor may take over. Close is idempotent and safe for
 // concurrent use; after it, Report and Release return [adapter.ErrClosed].
 func (a *Adapter) Close(ctx context.Context) error {
 	err := a.gate.Close(ctx)
-	a.claim.Close() // frees the pane in the process; a no-op once freed
+	a.owner.Close() // frees the pane in the process; a no-op once freed
 	if err != nil {
 		return fmt.Errorf("herdr: close: %w", err)
 	}
@@ -378,17 +358,18 @@ func (a *Adapter) setIdentityLocked(id session.Identity) (dropped string) {
 // Details returns what the adapter knows, for registry.Explain: the pane,
 // source, agent label, binary, socket, timeout, refresh interval, the
 // transport setting and the transport in use, the server's version and
-// protocol from the last ping, the lease state (holder, retired, fenced,
-// free or closed), the last sequence number, operation and delivered
-// state, the persistence directory, the session identity and resume
+// protocol from the last ping, where the claim of the pane stands ("owner":
+// owner, stale, free or closed), the last sequence number, operation and
+// delivered state, the pane file's directory ("owner_file"), the session
+// identity and resume
 // command (none, pending, delivered), and a counter per diagnostic kind
 // ("diag.<kind>"). It is safe for concurrent use.
 func (a *Adapter) Details() map[string]string {
-	lease := a.claim.Status().String()
+	status := a.owner.Status().String()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.gate.Closed() {
-		lease = "closed"
+		status = "closed"
 	}
 	persist := a.stateDir
 	if persist == "" {
@@ -411,11 +392,11 @@ func (a *Adapter) Details() map[string]string {
 		"transport_used":  "(none yet)",
 		"server_version":  "(unknown)",
 		"server_protocol": "(unknown)",
-		"lease":           lease,
+		"owner":           status,
 		"last_seq":        strconv.FormatUint(a.lastSeq, 10),
 		"last_state":      "(none)",
 		"last_op":         "(none)",
-		"persist_dir":     persist,
+		"owner_file":      persist,
 		"session":         "none",
 		"resume":          "none",
 	}
@@ -456,37 +437,32 @@ func (a *Adapter) Details() map[string]string {
 // it past the deadline.
 var errWaitTimeout = errors.New("waiting for another call on the pane")
 
-// errYielded is deliver's error for a take-back that yielded to another
-// process's call in flight; the claim's watch sends it again later.
-var errYielded = errors.New("take-back yielded to another process's call")
-
 // errNoTimeLeft is the error inside the timeout CallError of a CLI call
 // whose deadline had passed before it could start (spent by an earlier
 // exchange of the same Report).
 var errNoTimeLeft = errors.New("no time left before the deadline")
 
-// deliver waits for the pane through the claim (this process's call in
-// flight, then another process's, which is taken over when it does not end
-// by its deadline), and makes the exchange when the claim may call. A
-// take-back (reassert) does not wait for another process's call: it yields,
-// and the claim's watch sends it again once the pane is free.
+// deliver waits for the pane through the owner (this process's call in
+// flight, then another process's, which is bypassed when it does not end
+// within the wait), and makes the exchange when the owner may. A take-back
+// does not wait for another process's call: it yields, and the owner's
+// goroutine sends it again once the pane is free.
 func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report, takeBack bool) error {
 	// A report may wait up to the timeout for the pane and then call for up
 	// to the timeout; a release has one budget for both.
 	now := time.Now()
 	budget := a.timeout
-	if a.callBudget > 0 {
-		budget = a.callBudget
+	if testHooks.callBudget > 0 {
+		budget = testHooks.callBudget
 	}
-	opts := claim.BeginOptions{Op: claim.Report, Wait: now.Add(a.timeout), Budget: budget,
-		Seq: true, ClockMs: clockMs(a.clock()), OnTurn: a.onTurn, OnClaim: a.onWait, Yield: takeBack,
-		OnLocked: a.onLocked, OnTakeOver: a.tookOver}
+	opts := owner.BeginOptions{Op: owner.Report, Wait: now.Add(a.timeout), Budget: budget,
+		ClockMs: clockMs(a.clock()), TakeBack: takeBack}
 	if op == OpRelease {
-		opts.Op = claim.Release
+		opts.Op = owner.Release
 		opts.Wait = now.Add(a.releaseWait())
 		opts.Until = opts.Wait
 	}
-	call, err := a.claim.Begin(waitContext(ctx), a.closing, opts) // withdrawal ends the wait too
+	call, err := a.owner.Begin(waitContext(ctx), a.closing, opts) // withdrawal ends the wait too
 	if err != nil {
 		return a.waitFailed(ctx, op, err)
 	}
@@ -502,31 +478,19 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report, takeBack
 	if call.MarkErr != nil {
 		a.diag(adapter.KindInvalidValue, "%v", call.MarkErr)
 	}
-	if call.Overtook {
-		a.log.Debug("herdr pane taken from a call that did not end by its deadline", "pane", a.pane)
-		if a.onOvertook != nil {
-			a.onOvertook()
-		}
+	if call.Bypassed {
+		a.diag(adapter.KindTimeout, "%s: the pane was held past the wait by a process that does not move (stopped?); sent with a higher sequence number", op)
 	}
-	if call.Yielded {
-		return errYielded
-	}
-	if !call.Send {
+	switch {
+	case call.Yielded:
+		return nil
+	case !call.Send:
 		a.staleOwner(op, call.By)
 		return nil
 	}
 	err = a.exchange(ctx, call, op, r, call.Deadline())
 	delivered = err == nil
 	return err
-}
-
-// tookOver logs that a call took the pane file over from a process that
-// kept its lock past the wait (stopped there, say).
-func (a *Adapter) tookOver() {
-	a.log.Debug("herdr pane file taken over from a process that held its lock past the wait", "pane", a.pane)
-	if a.onOvertook != nil {
-		a.onOvertook()
-	}
 }
 
 // waitFailed turns an error from waiting for the pane into Report's or
@@ -544,14 +508,6 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 		return fmt.Errorf("herdr: %s: waiting for the pane: %w", op, errWithdrawn)
 	}
 	ce := &CallError{Op: op, Kind: adapter.KindTimeout, Exit: -1, Err: errWaitTimeout}
-	var stuck *claim.StuckError
-	var reopen *claim.ReopenError
-	switch {
-	case errors.As(err, &stuck): // the pane file's lock, not another call, kept it
-		ce.Err = stuck
-	case errors.As(err, &reopen): // another process took the pane file over
-		ce.Err = reopen
-	}
 	a.diag(ce.Kind, "%s: %s", op, ce.Detail())
 	return ce
 }
@@ -562,7 +518,7 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 // held (so right after the first delivered report of a claim the same
 // report is sent again with it), and when Herdr refuses it the report is
 // sent again without it.
-func (a *Adapter) exchange(ctx context.Context, call *claim.Call, op Op, r adapter.Report, deadline time.Time) error {
+func (a *Adapter) exchange(ctx context.Context, call *owner.Call, op Op, r adapter.Report, deadline time.Time) error {
 	if isWithdrawn(ctx) {
 		return a.finish(op, r, 0, nil, errWithdrawn)
 	}
@@ -592,16 +548,6 @@ func (a *Adapter) exchange(ctx context.Context, call *claim.Call, op Op, r adapt
 			return a.finish(op, r, 0, nil, errWithdrawn)
 		}
 		seq, seqErr := a.takeSeq(call)
-		var stuck *claim.StuckError
-		if errors.As(seqErr, &stuck) {
-			// The pane file's lock stayed held to the call's deadline: a
-			// number not written there may not go out. What was
-			// delivered stays delivered.
-			if delivered {
-				return nil
-			}
-			return a.finish(op, r, 0, nil, &CallError{Op: op, Kind: adapter.KindTimeout, Exit: -1, Err: stuck})
-		}
 		if seqErr != nil {
 			// Another process took the call over while this process
 			// was stopped: nothing more of this call may go after its.
@@ -855,9 +801,9 @@ func (a *Adapter) resumeRefused(code string) {
 
 // takeSeq returns the sequence number of the next exchange, recorded in the
 // pane file before the exchange. At 2^64-1 it stays there, with one
-// diagnostic. It fails when another process took the call over (see
-// claim.Call.Seq).
-func (a *Adapter) takeSeq(call *claim.Call) (uint64, error) {
+// diagnostic. It fails when another process took the pane during the call
+// (see owner.Call.Seq).
+func (a *Adapter) takeSeq(call *owner.Call) (uint64, error) {
 	seq, saturated, err := call.Seq()
 	if err != nil {
 		return 0, err

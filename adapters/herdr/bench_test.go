@@ -20,7 +20,7 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/adapters/herdr/internal/wire"
-	"github.com/panestate/panestate/internal/claim"
+	"github.com/panestate/panestate/internal/owner"
 )
 
 // fakeBuild is the standalone fake herdr CLI (herdrtest/cmd/fakeherdr),
@@ -457,19 +457,18 @@ func BenchmarkOpenOutsideHerdrMarkerZero(b *testing.B) {
 	}
 }
 
-// BenchmarkNextSeq is the claim step of one delivery alone: wait for the
-// pane (this process's turn, the pane file's lock for a moment), read the
-// record, pick the number, take the call lock, write the record in place
-// (one write at offset 0, no new file, no rename, no fsync), and at End let
-// the call lock go (the pane file is not touched again).
+// BenchmarkNextSeq is the owner's step of one delivery alone: wait for the
+// pane (this process's turn, the pane file's lock), read the record, pick
+// the number, write the record in place (one write at offset 0, no new
+// file, no rename, no fsync), and at End let the lock go.
 func BenchmarkNextSeq(b *testing.B) {
 	f := newFixture(b, herdrtest.Options{})
 	a := f.open(b)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		call, err := a.claim.Begin(ctx, a.closing, claim.BeginOptions{Op: claim.Report, Wait: time.Now().Add(time.Second),
-			Budget: time.Second, Seq: true, ClockMs: clockMs(time.Now())})
+		call, err := a.owner.Begin(ctx, a.closing, owner.BeginOptions{Op: owner.Report, Wait: time.Now().Add(time.Second),
+			Budget: time.Second, ClockMs: clockMs(time.Now())})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/internal/claim"
 	"github.com/panestate/panestate/internal/cmdrun"
 )
 
@@ -60,8 +59,8 @@ type CallError struct {
 func (e *CallError) Detail() string {
 	var run *cmdrun.Error
 	switch {
-	case errors.Is(e.Err, claim.ErrBusy), e.Kind == adapter.KindTimeout && errors.Is(e.Err, errWaitTimeout):
-		return claim.BusyDetail(e.Err)
+	case e.Kind == adapter.KindTimeout && errors.Is(e.Err, errWaitTimeout):
+		return "another call on the pane did not finish in time"
 	case e.Kind == adapter.KindTimeout && errors.Is(e.Err, errNoTimeLeft):
 		return "the deadline passed before the call could start"
 	case e.socket:

@@ -95,7 +95,7 @@ func testReportUpdatesHerdr(t *testing.T, transport string) {
 		}
 	}
 	ex := a.Details()
-	for k, want := range map[string]string{"pane": "w1:p1", "source": "custom:panetest", "agent": "panetest", "lease": "holder", "last_state": "idle", "last_op": OpReport.String(), "timeout": "5s", "bin": f.h.Bin, "socket": f.h.Socket, "persist_dir": f.drv.StateDir} {
+	for k, want := range map[string]string{"pane": "w1:p1", "source": "custom:panetest", "agent": "panetest", "owner": "owner", "last_state": "idle", "last_op": OpReport.String(), "timeout": "5s", "bin": f.h.Bin, "socket": f.h.Socket, "owner_file": f.drv.StateDir} {
 		if ex[k] != want {
 			t.Errorf("Explain[%q] = %q, want %q", k, ex[k], want)
 		}
@@ -367,12 +367,12 @@ func testCloseWakesWaitForPane(t *testing.T, transport string) {
 	waitForHungCall(t, f)
 	succDone := make(chan error, 1)
 	waiting := make(chan struct{})
-	succ.onWait = func() { close(waiting) }
+	onClaimed(t, succ, func() { close(waiting) })
 	go func() { succDone <- succ.Report(context.Background(), idle) }()
 	// The successor claims the pane, then waits for the old child's turn to end.
 	<-waiting
-	if got := succ.Details()["lease"]; got != "holder" {
-		t.Fatalf("the waiting successor's lease %q, want holder", got)
+	if got := succ.Details()["owner"]; got != "owner" {
+		t.Fatalf("the waiting successor's owner %q, want owner", got)
 	}
 
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
@@ -549,8 +549,8 @@ func testCloseKillsInFlight(t *testing.T, transport string) {
 	if err := a.Release(t.Context()); !errors.Is(err, adapter.ErrClosed) {
 		t.Errorf("Release after Close = %v", err)
 	}
-	if got := a.Details()["lease"]; got != "closed" {
-		t.Errorf("lease %q, want closed", got)
+	if got := a.Details()["owner"]; got != "closed" {
+		t.Errorf("owner %q, want closed", got)
 	}
 }
 

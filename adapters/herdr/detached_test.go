@@ -23,7 +23,7 @@ func testDetachedAdapterDoesNotTakeThePaneBack(t *testing.T, transport string) {
 	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
 	older := f.open(t)
 	back := make(chan struct{}, 1)
-	older.onBack = func() { back <- struct{}{} }
+	onTakeBack(t, older, func() { back <- struct{}{} })
 
 	// The registry's Detach: the report in flight is withdrawn, and is
 	// waited for because it has left.
@@ -41,7 +41,7 @@ func testDetachedAdapterDoesNotTakeThePaneBack(t *testing.T, transport string) {
 		t.Fatalf("withdrawn Report in flight = %v, want it delivered", err)
 	}
 	// No Release: the budget ran out. The pane watch ends.
-	testenv.WaitNoGoroutineIn(t, "claim.(*Claim).watchLoop")
+	testenv.WaitNoGoroutineIn(t, "owner.(*Owner).watch")
 
 	newer := f.open(t)
 	if err := newer.Report(t.Context(), idle); err != nil {

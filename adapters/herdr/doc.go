@@ -89,17 +89,17 @@
 // invalid_value diagnostic. A failure to use the file is a persist_failed
 // diagnostic, never a failed report.
 //
-// The same file names the claim that holds the pane. Within a process each
-// pane has one lease: an adapter claims it at its first Report, and one
-// opened later (a successor, after a settings reload) retires the older
-// holder, waiting for its in-flight call and sending no release. Across
+// The same file names the claim that owns the pane. Within a process each
+// pane has one owner: an adapter claims it at its first Report, and one
+// opened later (a successor, after a settings reload) makes the older one
+// stale, waiting for its in-flight call and sending no release. Across
 // processes the newest claim wins too: a process whose pane another live
-// process has claimed since is fenced; its Report and Release send nothing
+// process has claimed since is stale; its Report and Release send nothing
 // and return nil, with one stale_owner diagnostic, so it never releases the
 // newer claim. Once the newer process has released the pane, or has exited,
 // the older one takes the pane back by itself, without waiting for a state
 // change: while it holds the pane its claim reads the pane file every
-// 200 ms (see package internal/claim).
+// 200 ms (see package internal/owner).
 //
 // # Refresh
 //
@@ -138,7 +138,7 @@
 // call on the pane, then hands
 // the pane back with a fresh sequence number, within a budget of its own:
 // min(timeout, [MaxReleaseTimeout]) for waiting and calling together. [Adapter.Close]
-// abandons any in-flight call and frees the lease without telling Herdr.
+// abandons any in-flight call and gives the pane up without telling Herdr.
 // Nothing runs between calls: the adapter has no goroutine, timer or
 // background process.
 package herdr

@@ -14,8 +14,8 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/internal/builtin"
 	"github.com/panestate/panestate/internal/calls"
-	"github.com/panestate/panestate/internal/claim"
 	"github.com/panestate/panestate/internal/cmdrun"
+	"github.com/panestate/panestate/internal/owner"
 )
 
 // Environment variables Herdr puts in every pane process.
@@ -274,7 +274,7 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		diags:    calls.NewDiagnostics(p.Name, p.Diagnose),
 	}
 	a.closing = a.gate.Closing()
-	a.claim = claim.New(claim.Key{Kind: "herdr", Server: socket, Pane: pane}, claim.Options{Dir: stateDir, OnFree: a.reassert})
+	a.owner = owner.New(owner.Key{Kind: "herdr", Server: socket, Pane: pane}, owner.Options{Dir: stateDir, Resend: a.takeBack})
 	a.peer = peerCheck()
 	if mode != transportCLI {
 		a.sock = &socketTransport{path: socket, peer: a.peer}
@@ -329,7 +329,7 @@ func (c config) identity(app string) (source, label string, err error) {
 
 // defaultStateDir derives the sequence-file directory from the captured
 // environment, or "" when there is nowhere to put it.
-func defaultStateDir(env adapter.Env) string { return claim.StateDir(env, "herdr") }
+func defaultStateDir(env adapter.Env) string { return owner.StateDir(env, "herdr") }
 
 // Check returns what Open would say, as [adapter.Checker] describes: the
 // same environment, host and conflict conditions as Open, in the same

@@ -18,9 +18,9 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
-	"github.com/panestate/panestate/internal/claim"
 	"github.com/panestate/panestate/internal/filelock"
 	"github.com/panestate/panestate/internal/optional"
+	"github.com/panestate/panestate/internal/owner"
 )
 
 // testClock is a settable clock.
@@ -90,13 +90,13 @@ func testSuccessorRetiresPredecessor(t *testing.T, transport string) {
 	if diff := cmp.Diff(f.diags.kinds(), map[adapter.Kind]int{adapter.KindStaleOwner: 1}); diff != "" {
 		t.Errorf("diagnostics (-got +want):\n%s", diff)
 	}
-	if got := old.Details(); got["lease"] != "retired" || got["diag.stale_owner"] != "3" {
-		t.Errorf("predecessor Explain lease %q stale %q", got["lease"], got["diag.stale_owner"])
+	if got := old.Details(); got["owner"] != "stale" || got["diag.stale_owner"] != "3" {
+		t.Errorf("predecessor Explain owner %q stale %q", got["owner"], got["diag.stale_owner"])
 	}
 	if err := old.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := succ.Details()["lease"]; got != "holder" {
+	if got := succ.Details()["owner"]; got != "owner" {
 		t.Errorf("closing the predecessor left the successor %q", got)
 	}
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus == "unknown" || !info.Found {
@@ -105,7 +105,7 @@ func testSuccessorRetiresPredecessor(t *testing.T, transport string) {
 	if err := succ.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := succ.Details()["lease"]; got != "free" {
+	if got := succ.Details()["owner"]; got != "free" {
 		t.Errorf("after Release the lease is %q", got)
 	}
 	calls := f.calls(t)
@@ -138,7 +138,7 @@ func testSuccessorWaitsForInFlightCall(t *testing.T, transport string) {
 	// must be over: abandoned at its one-second deadline, its timeout
 	// counted.
 	atTurn := make(chan string, 1)
-	succ.onTurn = func() { atTurn <- old.Details()["diag.timeout"] }
+	onTurn(t, succ, func() { atTurn <- old.Details()["diag.timeout"] })
 	if err := succ.Report(t.Context(), idle); err != nil {
 		t.Fatalf("successor: %v", err)
 	}
@@ -338,12 +338,12 @@ const (
 	childClockMs  = "PANESTATE_HERDR_TEST_CLOCK_MS" // unset: the real clock
 	childScript   = "PANESTATE_HERDR_TEST_SCRIPT"   // commands separated by ","; unset: read stdin
 	childSettings = "PANESTATE_HERDR_TEST_SETTINGS"
-	childOvertook = "PANESTATE_HERDR_TEST_OVERTOOK" // set: say "overtook" when a call takes the pane from a call not ended in time
+	childOvertook = "PANESTATE_HERDR_TEST_OVERTOOK" // set: say "overtook" when a call goes on past another process's that held the pane past the wait
 )
 
 // childMain runs in the re-executed test binary: another host process in
 // the same pane. It runs commands ("report <state>", "release",
-// "explain <key>", "hold <stage>") from $PANESTATE_HERDR_TEST_SCRIPT, or else one per line
+// "explain <key>") from $PANESTATE_HERDR_TEST_SCRIPT, or else one per line
 // from stdin, answering each on stdout with "ok" (or the Details value) or
 // "err <error>", and "stale" for each stale_owner diagnostic. It exits at
 // the end of the script or of stdin, closing the adapter without a release.
@@ -383,26 +383,8 @@ func childMain() int {
 	}
 	defer optional.Close(ctx, a)
 	sc := bufio.NewScanner(os.Stdin)
-	// "hold <stage>": the next call that reaches stage with the pane
-	// file's lock held says "locked" and waits there for a line on stdin,
-	// for the test to stop the process in that moment.
-	var holdMu sync.Mutex
-	var hold string
 	if os.Getenv(childOvertook) != "" {
-		a.(*Adapter).onOvertook = func() { say("overtook") }
-	}
-	a.(*Adapter).onLocked = func(stage string) {
-		holdMu.Lock()
-		armed := stage == hold
-		if armed {
-			hold = ""
-		}
-		holdMu.Unlock()
-		if !armed {
-			return
-		}
-		say("locked")
-		sc.Scan()
+		owner.Trace.Bypassed = func(*owner.Owner) { say("overtook") }
 	}
 	states := map[string]adapter.Report{"working": working, "blocked": blocked, "idle": idle}
 	run := func(cmd string) {
@@ -416,10 +398,6 @@ func childMain() int {
 		case "explain":
 			say(optional.Details(a)[arg])
 			return
-		case "hold":
-			holdMu.Lock()
-			hold = arg
-			holdMu.Unlock()
 		default:
 			err = errors.New("unknown command " + verb)
 		}
@@ -459,7 +437,7 @@ func testTwoProcessesOnePane(t *testing.T, transport string) {
 	f.drv.Clock = clock.Now
 	a := f.open(t)
 	back := make(chan struct{}, 1)
-	a.onBack = func() { back <- struct{}{} }
+	onTakeBack(t, a, func() { back <- struct{}{} })
 	if err := a.Report(t.Context(), working); err != nil {
 		t.Fatal(err)
 	}
@@ -619,42 +597,40 @@ func TestOpText(t *testing.T) {
 
 // paneFilePath is the pane file of f's pane, w1:p1.
 func paneFilePath(f *fixture) string {
-	return filepath.Join(f.drv.StateDir, claim.FileName(claim.Key{Kind: "herdr", Server: f.h.Socket, Pane: "w1:p1"}))
+	return filepath.Join(f.drv.StateDir, owner.FileName(owner.Key{Kind: "herdr", Server: f.h.Socket, Pane: "w1:p1"}))
 }
 
 // plantRecord writes a pane record naming another live process (the test
-// binary's parent) as the holder and, when busy, as making a call that
-// ends at until.
-func plantRecord(t *testing.T, path string, seq uint64, busy bool, until time.Time) {
+// binary's parent) as the owner and, when busy, holds the pane file's lock
+// until the test ends, as that process's call in flight would (flock locks
+// of two opens conflict within a process too).
+func plantRecord(t *testing.T, path string, seq uint64, busy bool) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	const other = 0xfeed
-	pid := os.Getppid()
-	var bp, bpid, bgen, buntil uint64
-	if busy {
-		bp, bpid, bgen, buntil = other, uint64(pid), 1, uint64(until.UnixMilli())
-	}
-	line := fmt.Sprintf("c1 %020d %016x %010d %020d %016x %010d %020d %020d\n", seq, other, pid, 1, bp, bpid, bgen, buntil)
-	// As a process does: under the file's lock, one write over the old
-	// record, then the length. os.WriteFile truncates first: an OnFree
-	// watch that read the file in between took the pane for free and
-	// sent a report, whose record then mixed with the planted one.
-	unlock, err := filelock.Lock(path)
+	line := fmt.Sprintf("o1 %020d %016x %010d %020d\n", seq, 0xfeed, os.Getppid(), 1)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unlock()
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	if _, err := f.WriteAt([]byte(line), 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(int64(len(line))); err != nil {
-		t.Fatal(err)
+	if !busy || planted[path] {
+		f.Close()
+		return
 	}
+	if ok, err := filelock.TryLockFile(f); !ok || err != nil {
+		t.Fatalf("lock the pane file: %v %v", ok, err)
+	}
+	planted[path] = true
+	t.Cleanup(func() {
+		delete(planted, path)
+		filelock.UnlockFile(f)
+		f.Close()
+	})
 }
+
+// planted names the pane files whose lock plantRecord holds.
+var planted = map[string]bool{}

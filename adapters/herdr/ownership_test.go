@@ -114,8 +114,8 @@ func TestNewerProcessFencesOlder(t *testing.T) {
 						t.Errorf("fenced Report = %v, want nil", err)
 					}
 				}
-				if got := older.Details()["lease"]; got != "fenced" {
-					t.Errorf("older lease %q, want fenced", got)
+				if got := older.Details()["owner"]; got != "stale" {
+					t.Errorf("older owner %q, want stale", got)
 				}
 				if err := older.Release(ctx); err != nil {
 					t.Errorf("fenced Release = %v, want nil", err)
@@ -147,8 +147,8 @@ func TestNewerProcessFencesOlder(t *testing.T) {
 				if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "idle" {
 					t.Errorf("after taking the pane back: status %q, want idle", info.AgentStatus)
 				}
-				if got := older.Details()["lease"]; got != "holder" {
-					t.Errorf("older lease %q, want holder", got)
+				if got := older.Details()["owner"]; got != "owner" {
+					t.Errorf("older owner %q, want owner", got)
 				}
 				if err := older.Release(ctx); err != nil {
 					t.Fatal(err)
@@ -287,7 +287,7 @@ func testCorruptMarkIgnored(t *testing.T, transport string) {
 	f := newFixtureOn(t, transport, herdrtest.Options{})
 	const T uint64 = 1_800_000_000_000
 	f.drv.Clock = (&testClock{now: time.UnixMilli(int64(T))}).Now
-	plantRecord(t, paneFilePath(f), math.MaxUint64-1, false, time.Time{})
+	plantRecord(t, paneFilePath(f), math.MaxUint64-1, false)
 	a := f.open(t)
 	for _, r := range []adapter.Report{working, idle, blocked} {
 		if err := a.Report(t.Context(), r); err != nil {
@@ -542,12 +542,12 @@ func TestWaitForAnotherProcessesCall(t *testing.T) {
 	a := f.open(t)
 	// The wait is what is tested: the calls themselves get a minute, so
 	// that a loaded machine does not time them out.
-	a.callBudget = time.Minute
+	setCallBudget(t, time.Minute)
 	if err := a.Report(t.Context(), working); err != nil { // makes the directory
 		t.Fatal(err)
 	}
 	mark := lastSeq(t, f) + 1000
-	plantRecord(t, paneFilePath(f), mark, true, time.Now().Add(time.Hour))
+	plantRecord(t, paneFilePath(f), mark, true)
 	// Bounded, so that a wait for the other call's deadline (an hour)
 	// fails here rather than hanging the test.
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -561,12 +561,12 @@ func TestWaitForAnotherProcessesCall(t *testing.T) {
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
 		t.Errorf("status %q, want blocked", info.AgentStatus)
 	}
-	if got := a.Details()["lease"]; got != "holder" {
-		t.Errorf("lease %q, want holder", got)
+	if got := a.Details()["owner"]; got != "owner" {
+		t.Errorf("owner %q, want owner", got)
 	}
 
 	// With a 60 s timeout, the caller's deadline ends the wait first.
-	plantRecord(t, paneFilePath(f), mark+10, true, time.Now().Add(time.Hour))
+	plantRecord(t, paneFilePath(f), mark+10, true)
 	f.set = `{"timeout":"60s"}`
 	b := f.open(t)
 	ctx, cancel = context.WithTimeout(t.Context(), 100*time.Millisecond)
@@ -578,8 +578,10 @@ func TestWaitForAnotherProcessesCall(t *testing.T) {
 	if got := len(f.calls(t)); got != 2 {
 		t.Errorf("%d calls, want 2", got)
 	}
-	if d := f.diags.all(); len(d) != 0 {
-		t.Errorf("diagnostics %v, want none", d)
+	// The holder that did not move is bypassed with one diagnostic, not
+	// one per call.
+	if d := f.diags.all(); len(d) != 1 || d[0].Kind != adapter.KindTimeout || !strings.Contains(d[0].Detail, "does not move") {
+		t.Errorf("diagnostics %v, want one timeout saying the holder does not move", d)
 	}
 }
 
@@ -592,9 +594,9 @@ func TestCloseEndsWaitForAnotherProcess(t *testing.T) {
 	if err := a.Report(t.Context(), working); err != nil {
 		t.Fatal(err)
 	}
-	plantRecord(t, paneFilePath(f), lastSeq(t, f)+1, true, time.Now().Add(time.Hour))
+	plantRecord(t, paneFilePath(f), lastSeq(t, f)+1, true)
 	waiting := make(chan struct{})
-	a.onWait = func() { close(waiting) }
+	onClaimed(t, a, func() { close(waiting) })
 	done := make(chan error, 1)
 	go func() { done <- a.Report(context.Background(), idle) }()
 	<-waiting
@@ -648,7 +650,7 @@ func testOlderAdapterTakesThePaneBack(t *testing.T, transport string) {
 	ctx := t.Context()
 	older := f.open(t)
 	back := make(chan struct{}, 1)
-	older.onBack = func() { back <- struct{}{} }
+	onTakeBack(t, older, func() { back <- struct{}{} })
 	if err := older.Report(ctx, working); err != nil {
 		t.Fatal(err)
 	}
@@ -663,8 +665,8 @@ func testOlderAdapterTakesThePaneBack(t *testing.T, transport string) {
 	if got := len(f.calls(t)); got != sent {
 		t.Errorf("the retired adapter made %d calls", got-sent)
 	}
-	if older.OwnsPane() || older.Details()["lease"] != "retired" {
-		t.Errorf("retired adapter: OwnsPane %v, lease %q", older.OwnsPane(), older.Details()["lease"])
+	if older.OwnsPane() || older.Details()["owner"] != "stale" {
+		t.Errorf("retired adapter: OwnsPane %v, owner %q", older.OwnsPane(), older.Details()["owner"])
 	}
 	select {
 	case <-back:
@@ -684,8 +686,8 @@ func testOlderAdapterTakesThePaneBack(t *testing.T, transport string) {
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
 		t.Errorf("after the newer adapter let go: status %q, want the older one's blocked", info.AgentStatus)
 	}
-	if !older.OwnsPane() || older.Details()["lease"] != "holder" {
-		t.Errorf("older adapter: OwnsPane %v, lease %q; want it to hold the pane", older.OwnsPane(), older.Details()["lease"])
+	if !older.OwnsPane() || older.Details()["owner"] != "owner" {
+		t.Errorf("older adapter: OwnsPane %v, owner %q; want it to hold the pane", older.OwnsPane(), older.Details()["owner"])
 	}
 	if got := f.diags.kinds()[adapter.KindStaleOwner]; got != 1 {
 		t.Errorf("%d stale_owner diagnostics, want 1", got)
@@ -711,7 +713,7 @@ func testReleaseDoesNotOvertakeTheHoldersCall(t *testing.T, transport string) {
 		t.Fatal(err)
 	}
 	mark := lastSeq(t, f) + 1000
-	plantRecord(t, paneFilePath(f), mark, true, time.Now().Add(time.Hour))
+	plantRecord(t, paneFilePath(f), mark, true)
 	if err := a.Release(t.Context()); err != nil {
 		t.Fatalf("Release while a newer holder's call is in flight = %v, want it refused (nil)", err)
 	}

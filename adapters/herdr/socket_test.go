@@ -361,25 +361,15 @@ func TestSocketTimeout(t *testing.T) {
 	f := sockFixture(t, s, `{"transport":"socket","timeout":"`+timeout.String()+`"}`)
 	a := f.open(t)
 	// The report before the one under test pings the server and is
-	// delivered: setup, which a loaded machine must not time out. A race
-	// build of it, with two busy loops beside it, once took over 200 ms
-	// for its ping and report (1 run in 200). So it gets a minute, and is
-	// held here past the timeout where it holds the pane file's lock,
-	// after its deadline is set, as such a machine holds it. Only the
-	// report under test has the timeout. No take-back runs in this test:
-	// the hooks are set between the test's own calls.
-	a.callBudget = time.Minute
-	stalled := false // read and set under the adapter's gate
-	a.onLocked = func(stage string) {
-		if stage == "written" && !stalled {
-			stalled = true
-			<-time.After(timeout + timeout/2) // a stall, not a synchronisation
-		}
-	}
+	// delivered: setup, which a loaded machine must not time out (a race
+	// build of it, with two busy loops beside it, once took over 200 ms for
+	// its ping and report): it gets a minute. Only the report under test
+	// has the timeout.
+	setCallBudget(t, time.Minute)
 	if err := a.Report(t.Context(), working); err != nil { // ping and report
 		t.Fatalf("the setup report, held past the timeout = %v, want it delivered", err)
 	}
-	a.callBudget = 0
+	testHooks.callBudget = 0
 	block := make(chan struct{})
 	defer close(block)
 	s.setAnswer(func(wire.Request) []byte { <-block; return nil })

@@ -3,15 +3,10 @@
 package herdr
 
 import (
-	"errors"
 	"io"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
-
-	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/internal/claim"
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 )
@@ -77,82 +72,6 @@ func testStoppedProcessDoesNotHoldThePane(t *testing.T, transport string) {
 	assertIncreasing(t, answered)
 }
 
-// TestStoppedHoldingThePaneFileIsTakenOver: another host process in the
-// pane is stopped (SIGSTOP) in the moment it holds the pane file's lock,
-// after reading the pane's number and before writing its own ("read"), or
-// after writing it, just before letting the lock go ("written"). A report
-// of this process still goes through: once its wait has passed it puts a
-// fresh pane file in place, with a number above any the stopped process
-// took. Resumed, the stopped process sends nothing of its call ("read":
-// it finds its file replaced) or sends it with its lower number, which
-// Herdr ignores ("written"); either way the pane keeps this process's
-// state, the stopped one is fenced, and the numbers Herdr took are in
-// arrival order.
-func TestStoppedHoldingThePaneFileIsTakenOver(t *testing.T) {
-	for _, stage := range []string{"read", "written"} {
-		t.Run(stage, func(t *testing.T) {
-			forTransports(t, func(t *testing.T, transport string) {
-				testStoppedHoldingThePaneFile(t, transport, stage)
-			})
-		})
-	}
-}
-
-func testStoppedHoldingThePaneFile(t *testing.T, transport, stage string) {
-	f := newFixtureOn(t, transport, herdrtest.Options{InView: []string{"w1:p1"}})
-	other := startChild(t, f, childSettings+`={"transport":"`+transport+`","timeout":"8s"}`)
-	if got := other.do(t, "report working"); got != "ok" {
-		t.Fatalf("other process: %s", got)
-	}
-	if got := other.do(t, "hold "+stage); got != "ok" {
-		t.Fatalf("other process: %s", got)
-	}
-	if got := other.do(t, "report idle"); got != "locked" {
-		t.Fatalf("other process: %q, want it to hold the pane file's lock", got)
-	}
-	resume := stopChild(t, other)
-
-	f.set = `{"timeout":"1500ms"}` // a CLI call of a race-built fake on a loaded machine fits
-	a := f.open(t)
-	if err := a.Report(t.Context(), blocked); err != nil {
-		t.Fatalf("Report while a stopped process holds the pane file's lock = %v, want the file taken over", err)
-	}
-	ours, _ := f.h.HighWater("w1:p1", "custom:panetest")
-	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
-		t.Fatalf("status %q, want blocked", info.AgentStatus)
-	}
-	before := len(f.calls(t))
-
-	resume()
-	if _, err := io.WriteString(other.in, "go\n"); err != nil {
-		t.Fatal(err)
-	}
-	if got := other.answer(t); got != "ok" {
-		t.Errorf("the stopped call: %q, want ok (sent and ignored, or refused)", got)
-	}
-	late := f.calls(t)[before:]
-	if want := map[string]int{"read": 0, "written": 1}[stage]; len(late) != want {
-		t.Errorf("the resumed process made %d calls, want %d", len(late), want)
-	}
-	for _, c := range late {
-		if c.Applied || seqOf(t, c) >= ours {
-			t.Errorf("the resumed process's call (seq %d, applied %v) was not refused below this one's %d", seqOf(t, c), c.Applied, ours)
-		}
-	}
-	resumedIsFenced(t, f, other)
-	if got := other.do(t, "explain lease"); got != "fenced" {
-		t.Errorf("the resumed process's lease: %q, want fenced", got)
-	}
-	other.exit(t)
-	var applied []herdrtest.Call
-	for _, c := range f.calls(t) {
-		if c.Applied {
-			applied = append(applied, c)
-		}
-	}
-	assertIncreasing(t, applied)
-}
-
 // stopChild stops c (SIGSTOP, as Ctrl-Z does) and returns the function that
 // resumes it (SIGCONT); a test that ends before resuming it resumes it at
 // cleanup.
@@ -190,43 +109,5 @@ func resumedIsFenced(t *testing.T, f *fixture, other *child) {
 	}
 	if info, _ := f.h.Agent("w1:p1"); info.AgentStatus != "blocked" {
 		t.Errorf("after the resumed process: status %q, want this one's blocked", info.AgentStatus)
-	}
-}
-
-// TestStuckPaneFileSaysSo: a wait that ends because the pane file's lock
-// stayed held by a process that does not move (claim.StuckError: where the
-// file is not taken over, Windows) is a timeout whose diagnostic and error
-// say so, not "another call on the pane did not finish in time"; and its
-// error still matches claim.ErrBusy. So does a call refused because
-// another process took the pane file over and this one could not open the
-// file put in its place (claim.ReopenError).
-func TestStuckPaneFileSaysSo(t *testing.T) {
-	tests := []struct {
-		name string
-		err  error
-		want string
-	}{
-		{name: "lock held by a stopped process", err: &claim.StuckError{Path: "/state/pane", Held: 2 * time.Second},
-			want: "the pane file's lock is held by a process that does not move (stopped?)"},
-		{name: "taken over, not opened again", err: &claim.ReopenError{Path: "/state/pane", Err: syscall.EMFILE},
-			want: "the pane file was taken over by another process and could not be opened again"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixtureOn(t, "socket", herdrtest.Options{})
-			a := f.open(t)
-			err := a.waitFailed(t.Context(), OpReport, tt.err)
-			var ce *CallError
-			if !errors.As(err, &ce) || ce.Kind != adapter.KindTimeout || !errors.Is(err, claim.ErrBusy) {
-				t.Fatalf("waitFailed = %v, want a timeout CallError wrapping claim.ErrBusy", err)
-			}
-			if ce.Detail() != tt.want {
-				t.Errorf("Detail = %q, want %q", ce.Detail(), tt.want)
-			}
-			got := f.diags.all()
-			if len(got) != 1 || got[0].Kind != adapter.KindTimeout || !strings.Contains(got[0].Detail, tt.want) {
-				t.Errorf("diagnostics %+v, want one timeout saying %q", got, tt.want)
-			}
-		})
 	}
 }

@@ -26,7 +26,7 @@ func testWithdrawnReportInFlightIsWaitedFor(t *testing.T, transport string) {
 	// What is tested is the order of the report and the release, not the
 	// release's budget: a CLI release of the race-built fake on a loaded
 	// machine may take longer than MaxReleaseTimeout.
-	a.maxRelease = time.Minute
+	setMaxRelease(t, time.Minute)
 	for i := range testenv.Iterations(50) {
 		r := working
 		if i%2 == 1 {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/internal/calls"
-	"github.com/panestate/panestate/internal/claim"
 	"github.com/panestate/panestate/internal/cmdrun"
+	"github.com/panestate/panestate/internal/owner"
 )
 
 // Operations, as they appear in diagnostics and Explain.
@@ -39,16 +39,16 @@ type Adapter struct {
 	runner   *cmdrun.Runner
 	gate     *calls.Gate        // one Report, Release or Close at a time
 	diags    *calls.Diagnostics // once per kind and claim
-	claim    *claim.Claim       // this adapter's claim of the pane
+	owner    *owner.Owner       // this adapter's claim of the pane
 	stateDir string             // the pane file's directory, or ""
-	onBack   func()             // tests: called when reassert has run
 
 	mu        sync.Mutex
-	want      adapter.Report // the last report asked for
-	wanted    bool           // want is set and no Release came since
-	lastOp    string         // op of the last call attempted
-	lastState string         // what the pane shows, as far as we know
+	lastOp    string // op of the last call attempted
+	lastState string // what the pane shows, as far as we know
 }
+
+// testTookBack, when set by a test, is called when a take-back has run.
+var testTookBack func(*Adapter)
 
 // Guards: Adapter implements the optional interfaces it means to.
 var (
@@ -91,23 +91,21 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	// take-back waiting for it finds the pane unwanted.
 	stopping := adapter.Withdrawn(ctx)
 	if err := a.gate.Enter(ctx); err != nil {
-		calls.IfStopped(stopping, a.forget)
+		calls.IfStopped(stopping, a.owner.Forget)
 		return err
 	}
 	defer a.gate.Leave()
-	defer calls.IfStopped(stopping, a.forget) // before Leave
+	defer calls.IfStopped(stopping, a.owner.Forget) // before Leave
 	if !r.Valid() {
 		return fmt.Errorf("tmux: invalid report %s", r)
 	}
-	a.mu.Lock()
-	a.want, a.wanted = r, true
-	a.mu.Unlock()
-	return a.report(ctx, r)
+	a.owner.Want(r)
+	return a.report(ctx, r, false)
 }
 
-// report delivers r through the claim, under the gate.
-func (a *Adapter) report(ctx context.Context, r adapter.Report) error {
-	sent, err := a.deliver(ctx, opReport, a.reportArgs(r))
+// report delivers r through the owner, under the gate.
+func (a *Adapter) report(ctx context.Context, r adapter.Report, takeBack bool) error {
+	sent, err := a.deliver(ctx, opReport, a.reportArgs(r), takeBack)
 	if sent && err == nil {
 		a.setDelivered(r.State.String())
 		a.log.Debug("tmux pane options set", "pane", a.pane, "state", r.State.String())
@@ -115,32 +113,19 @@ func (a *Adapter) report(ctx context.Context, r adapter.Report) error {
 	return err
 }
 
-// forget stops wanting the pane without a release: the last report asked
-// for is not taken back by the claim's OnFree watch, which ends.
-func (a *Adapter) forget() {
-	a.mu.Lock()
-	a.wanted = false
-	a.mu.Unlock()
-	a.claim.Forget()
-}
-
-// reassert is the claim's OnFree: the pane this adapter was refused is
-// free again (the newer claim released it, was closed, or its process
-// exited), so the last report asked for goes out now rather than at the
-// next change. It runs on the claim's goroutine; a Release or Close since
-// the refusal cancels it.
-func (a *Adapter) reassert() {
-	if a.onBack != nil {
-		defer a.onBack()
+// takeBack is the owner's Resend: the pane a newer claim took is free
+// again, so the last report asked for goes out now rather than at the next
+// change. It runs on the owner's goroutine; a Release or Close since
+// cancels it.
+func (a *Adapter) takeBack(adapter.Report) {
+	if testTookBack != nil {
+		defer testTookBack(a)
 	}
 	if err := a.gate.Enter(a.gate.Closing()); err != nil { // Close ends the wait
 		return
 	}
 	defer a.gate.Leave()
-	a.mu.Lock()
-	r, ok := a.want, a.wanted
-	a.mu.Unlock()
-	if ok && a.report(context.Background(), r) == nil {
+	if r, ok := a.owner.Wanted(); ok && a.report(context.Background(), r, true) == nil {
 		a.log.Debug("tmux pane taken back", "pane", a.pane)
 	}
 }
@@ -148,7 +133,7 @@ func (a *Adapter) reassert() {
 // OwnsPane reports false while another claim holds the pane: a newer
 // adapter of this process, or another process in the pane
 // ([adapter.PaneOwner]). It is safe for concurrent use.
-func (a *Adapter) OwnsPane() bool { return !a.claim.Stale() }
+func (a *Adapter) OwnsPane() bool { return !a.owner.Stale() }
 
 // Release unsets the pane's three options (set-option -p -u), in one tmux
 // invocation, so that formats showing them show nothing for this pane. It
@@ -165,14 +150,14 @@ func (a *Adapter) OwnsPane() bool { return !a.claim.Stale() }
 // [adapter.ErrClosed].
 func (a *Adapter) Release(ctx context.Context) error {
 	ctx, _ = adapter.WithWithdraw(ctx) // a release is never withdrawn, whatever ctx carries
-	a.mu.Lock()
-	a.wanted = false
-	a.mu.Unlock()
+	a.owner.Forget()
 	if err := a.gate.Enter(ctx); err != nil {
+		a.leaveRelease(ctx, err)
 		return err
 	}
 	defer a.gate.Leave()
-	sent, err := a.deliver(ctx, opRelease, a.releaseArgs())
+	sent, err := a.deliver(ctx, opRelease, a.releaseArgs(), false)
+	a.leaveRelease(ctx, err)
 	if err != nil || !sent {
 		return err
 	}
@@ -181,13 +166,35 @@ func (a *Adapter) Release(ctx context.Context) error {
 	return nil
 }
 
+// leaveRelease leaves the release to a tmux client that outlives the
+// call ([cmdrun.Runner.Leave]) when err says that the server did not
+// answer it: its ctx ended, before or during the call, or its deadline
+// passed. A server that does not answer may be stopped (SIGSTOP) with
+// this adapter's last report in its queue, which it runs once it runs
+// again, whether or not the client that sent it was killed since: tmux
+// serves its clients in the order they connected, so the clear left here
+// lands after it. Nothing is left while the pane is another claim's
+// (stale_owner), nor when the server answered (a refusal, a pane gone).
+func (a *Adapter) leaveRelease(ctx context.Context, err error) {
+	var ce *cmdrun.Error
+	unanswered := ctx.Err() != nil || errors.As(err, &ce) && ce.Kind == adapter.KindTimeout
+	if err == nil || !unanswered || errors.Is(err, owner.ErrBusy) || a.owner.Stale() {
+		return
+	}
+	if err := a.runner.Leave(a.releaseArgs()...); err != nil {
+		a.log.Debug("tmux release not left behind", "pane", a.pane, "error", err)
+		return
+	}
+	a.log.Debug("tmux release left to a client that waits for the server", "pane", a.pane)
+}
+
 // Close stops the adapter: an in-flight tmux call is killed and waited for
 // (bounded by ctx). The pane's options are left as they are; Release
 // clears them. Close is idempotent and safe for concurrent use; after it,
 // Report and Release return [adapter.ErrClosed].
 func (a *Adapter) Close(ctx context.Context) error {
 	err := a.gate.Close(ctx)
-	a.claim.Close() // frees the pane in the process: an older adapter may take it back
+	a.owner.Close() // frees the pane in the process: an older adapter may take it back
 	if err != nil {
 		return fmt.Errorf("tmux: close: %w", err)
 	}
@@ -197,7 +204,7 @@ func (a *Adapter) Close(ctx context.Context) error {
 // Details returns what the adapter knows, for registry.Explain: the pane,
 // socket, tmux executable, option names, agent label, timeout, the last
 // operation and state delivered, where the claim of the pane stands
-// ("owner": holder, retired, fenced, free or closed) and the directory of
+// ("owner": owner, stale, free or closed) and the directory of
 // its pane file ("owner_file"), and a counter per diagnostic kind
 // ("diag.<kind>"). It is safe for concurrent use.
 func (a *Adapter) Details() map[string]string {
@@ -212,7 +219,7 @@ func (a *Adapter) Details() map[string]string {
 		"timeout":    a.timeout.String(),
 		"last_op":    a.lastOp,
 		"last_state": a.lastState,
-		"owner":      a.claim.Status().String(),
+		"owner":      a.owner.Status().String(),
 		"owner_file": a.stateDir,
 	}
 	if a.stateDir == "" {
@@ -259,19 +266,19 @@ func (a *Adapter) releaseArgs() []string {
 	return args
 }
 
-// deliver makes one call through the claim: it waits for the pane (this
-// process's call in flight, then another process's, taken over when it
-// does not end by its deadline) and runs tmux when the claim may. sent is
-// false when the claim refused the call (one stale_owner diagnostic).
-func (a *Adapter) deliver(ctx context.Context, op string, args []string) (sent bool, err error) {
-	cop := claim.Report
+// deliver makes one call through the owner: it waits for the pane (this
+// process's call in flight, then another process's, bypassed when it does
+// not end within the timeout) and runs tmux when the owner may. sent is
+// false when the call was refused (one stale_owner diagnostic).
+func (a *Adapter) deliver(ctx context.Context, op string, args []string, takeBack bool) (sent bool, err error) {
+	oop := owner.Report
 	if op == opRelease {
-		cop = claim.Release
+		oop = owner.Release
 	}
-	call, err := a.claim.Begin(ctx, a.gate.Closing(), claim.BeginOptions{Op: cop, Wait: time.Now().Add(a.timeout), Budget: a.timeout})
+	call, err := a.owner.Begin(ctx, a.gate.Closing(), owner.BeginOptions{Op: oop, Wait: time.Now().Add(a.timeout), Budget: a.timeout, TakeBack: takeBack})
 	switch {
-	case errors.Is(err, claim.ErrBusy):
-		a.diags.Emit(adapter.KindTimeout, "%s: %s", op, claim.BusyDetail(err))
+	case errors.Is(err, owner.ErrBusy):
+		a.diags.Emit(adapter.KindTimeout, "%s: %v", op, err)
 		return false, fmt.Errorf("tmux: %s: %w", op, err)
 	case errors.Is(err, adapter.ErrClosed):
 		return false, err
@@ -286,7 +293,13 @@ func (a *Adapter) deliver(ctx context.Context, op string, args []string) (sent b
 	if call.FileErr != nil {
 		a.diags.Emit(adapter.KindPersistFailed, "%v", call.FileErr)
 	}
-	if !call.Send {
+	if call.Bypassed {
+		a.diags.Emit(adapter.KindTimeout, "%s: the pane was held past the %v timeout by a process that does not move (stopped?); going on without it", op, a.timeout)
+	}
+	switch {
+	case call.Yielded:
+		return false, nil
+	case !call.Send:
 		a.diags.Emit(adapter.KindStaleOwner, "%s not sent: pane %s is held by %s", op, a.pane, call.By)
 		return false, nil
 	}

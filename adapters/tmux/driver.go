@@ -16,8 +16,8 @@ import (
 	"github.com/panestate/panestate/adapter"
 	"github.com/panestate/panestate/internal/builtin"
 	"github.com/panestate/panestate/internal/calls"
-	"github.com/panestate/panestate/internal/claim"
 	"github.com/panestate/panestate/internal/cmdrun"
+	"github.com/panestate/panestate/internal/owner"
 )
 
 // Environment variables tmux puts in every pane process.
@@ -187,12 +187,12 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 		},
 		gate:     calls.NewGate(),
 		diags:    calls.NewDiagnostics(p.Name, p.Diagnose),
-		stateDir: claim.StateDir(p.Env, "tmux"),
+		stateDir: owner.StateDir(p.Env, "tmux"),
 	}
 	// The server part of the key is "<socket>,<server pid>": a server
 	// started again on the same socket numbers its panes afresh.
-	a.claim = claim.New(claim.Key{Kind: "tmux", Server: act.server, Pane: act.pane},
-		claim.Options{Dir: a.stateDir, OnFree: a.reassert})
+	a.owner = owner.New(owner.Key{Kind: "tmux", Server: act.server, Pane: act.pane},
+		owner.Options{Dir: a.stateDir, Resend: a.takeBack})
 	a.names = [3]string(optionNames(prefix))
 	if clamped != "" {
 		a.diags.Emit(adapter.KindInvalidValue, "%s", clamped)

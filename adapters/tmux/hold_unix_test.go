@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // holdThenRun is the fake's hold mode: a tmux client that is slow to reach
@@ -28,3 +30,12 @@ func holdThenRun() int {
 }
 
 func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
+
+// leftBehind reports whether this process was started by
+// cmdrun.Runner.Leave: in the session of the shell that started it, in
+// that shell's process group, where a call of cmdrun.Runner.Run is in a
+// process group of its own inside the test's session.
+func leftBehind() bool {
+	sid, err := unix.Getsid(0)
+	return err == nil && sid == unix.Getpgrp() && sid != os.Getpid()
+}

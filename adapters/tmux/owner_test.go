@@ -138,7 +138,7 @@ func TestTwoHostsInOnePane(t *testing.T) {
 			d := &diags{}
 			first := openT(t, params(s.paneEnv(pane), "", d))
 			back := make(chan struct{}, 1)
-			first.onBack = func() { back <- struct{}{} }
+			onTakeBack(t, first, func() { back <- struct{}{} })
 			if err := first.Report(t.Context(), working); err != nil {
 				t.Fatal(err)
 			}
@@ -152,8 +152,8 @@ func TestTwoHostsInOnePane(t *testing.T) {
 			if diff := cmp.Diff(s.options(t, pane), want("blocked", "Waiting for approval")); diff != "" {
 				t.Errorf("the refused host changed the pane (-got +want):\n%s", diff)
 			}
-			if first.OwnsPane() || first.Details()["owner"] != "fenced" {
-				t.Errorf("first host: OwnsPane %v, owner %q; want fenced", first.OwnsPane(), first.Details()["owner"])
+			if first.OwnsPane() || first.Details()["owner"] != "stale" {
+				t.Errorf("first host: OwnsPane %v, owner %q; want stale", first.OwnsPane(), first.Details()["owner"])
 			}
 			tt.quit(t, second)
 			<-back
@@ -187,7 +187,7 @@ func TestFirstHostComesBackWithoutReporting(t *testing.T) {
 			pane := s.panes(t)[0]
 			first := openT(t, params(s.paneEnv(pane), "", nil))
 			back := make(chan struct{}, 1)
-			first.onBack = func() { back <- struct{}{} }
+			onTakeBack(t, first, func() { back <- struct{}{} })
 			if err := first.Report(t.Context(), working); err != nil {
 				t.Fatal(err)
 			}
@@ -209,8 +209,8 @@ func TestFirstHostComesBackWithoutReporting(t *testing.T) {
 			if diff := cmp.Diff(s.options(t, pane), want("working", "")); diff != "" {
 				t.Errorf("after the second host quit (-got +want):\n%s", diff)
 			}
-			if !first.OwnsPane() || first.Details()["owner"] != "holder" {
-				t.Errorf("first host: OwnsPane %v, owner %q; want holder", first.OwnsPane(), first.Details()["owner"])
+			if !first.OwnsPane() || first.Details()["owner"] != "owner" {
+				t.Errorf("first host: OwnsPane %v, owner %q; want owner", first.OwnsPane(), first.Details()["owner"])
 			}
 		})
 	}
@@ -251,7 +251,7 @@ func TestTwoAdaptersOneProcess(t *testing.T) {
 	pane := s.panes(t)[0]
 	older := openT(t, params(s.paneEnv(pane), "", nil))
 	back := make(chan struct{}, 1)
-	older.onBack = func() { back <- struct{}{} }
+	onTakeBack(t, older, func() { back <- struct{}{} })
 	newer := openT(t, params(s.paneEnv(pane), "", nil))
 	if err := older.Report(t.Context(), working); err != nil {
 		t.Fatal(err)
@@ -262,8 +262,8 @@ func TestTwoAdaptersOneProcess(t *testing.T) {
 	if err := older.Report(t.Context(), idle); err != nil {
 		t.Fatal(err)
 	}
-	if got := older.Details()["owner"]; got != "retired" {
-		t.Errorf("older owner %q, want retired", got)
+	if got := older.Details()["owner"]; got != "stale" {
+		t.Errorf("older owner %q, want stale", got)
 	}
 	if diff := cmp.Diff(s.options(t, pane), want("blocked", "Waiting for approval")); diff != "" {
 		t.Errorf("(-got +want):\n%s", diff)

@@ -178,7 +178,7 @@ func TestWithdrawnBeforeSendIsDropped(t *testing.T) {
 func TestDetachedAdapterDoesNotTakeThePaneBack(t *testing.T) {
 	f := newHoldFixture(t)
 	back := make(chan struct{}, 1)
-	f.a.onBack = func() { back <- struct{}{} }
+	onTakeBack(t, f.a, func() { back <- struct{}{} })
 	ctx, withdraw := adapter.WithWithdraw(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- f.a.Report(ctx, working) }()
@@ -190,7 +190,7 @@ func TestDetachedAdapterDoesNotTakeThePaneBack(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("withdrawn Report in flight = %v, want it delivered", err)
 	}
-	testenv.WaitNoGoroutineIn(t, "claim.(*Claim).watchLoop")
+	testenv.WaitNoGoroutineIn(t, "owner.(*Owner).watch")
 
 	newer := openT(t, params(f.srv.paneEnv(f.pane), "", nil))
 	if err := newer.Report(t.Context(), blocked); err != nil {

@@ -347,7 +347,7 @@ func TestForbiddenImportFails(t *testing.T) {
 			name:  "tmux imports the registry",
 			lines: with("~/adapters/tmux", "~/registry"),
 			want: []string{
-				`adapters/tmux imports registry: rule "adapters/tmux" allows only adapter, session, internal/builtin, internal/cmdrun, internal/calls, internal/claim`,
+				`adapters/tmux imports registry: rule "adapters/tmux" allows only adapter, session, internal/builtin, internal/cmdrun, internal/calls, internal/owner`,
 				`adapters/tmux depends on registry (adapters/tmux -> registry): breaks "adapters import adapter and session"`,
 				`adapters/tmux depends on registry (adapters/tmux -> registry): breaks "only registry ties everything together"`,
 			},
@@ -356,7 +356,7 @@ func TestForbiddenImportFails(t *testing.T) {
 			name:  "tmux imports herdr",
 			lines: with("~/adapters/tmux", "~/adapters/herdr"),
 			want: []string{
-				`adapters/tmux imports adapters/herdr: rule "adapters/tmux" allows only adapter, session, internal/builtin, internal/cmdrun, internal/calls, internal/claim`,
+				`adapters/tmux imports adapters/herdr: rule "adapters/tmux" allows only adapter, session, internal/builtin, internal/cmdrun, internal/calls, internal/owner`,
 				`adapters/tmux depends on adapters/herdr (adapters/tmux -> adapters/herdr): breaks "an adapter never imports another adapter"`,
 			},
 		},

@@ -64,7 +64,7 @@ var rules = []rule{
 	{pkg: "internal/cmdrun", imports: []string{"adapter", "internal/builtin"}, modules: everywhere(modXSys)},
 	{pkg: "internal/calls", imports: []string{"adapter"}},
 	// Pane ownership: the pane file's lock and whether its holder runs.
-	{pkg: "internal/claim", imports: []string{"adapter", "internal/filelock", "internal/proc"}},
+	{pkg: "internal/owner", imports: []string{"adapter", "internal/filelock", "internal/proc"}},
 
 	{pkg: "reducer", imports: []string{"session", "adapter"}, banned: noIO,
 		bannedWhy: "the reducer does no I/O"},
@@ -91,8 +91,8 @@ var rules = []rule{
 	// The probe imports nothing of the module, so that a host may call it
 	// (raw mode through x/sys/unix).
 	{pkg: "adapters/progstatus/probe", modules: everywhere(modXSys)},
-	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "internal/builtin", "internal/cmdrun", "internal/calls", "internal/claim"}, modules: everywhere(modHclog)},
-	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "internal/builtin", "internal/cmdrun", "internal/calls", "internal/claim", "adapters/herdr/internal/...", "internal/filelock", "internal/proc"},
+	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "internal/builtin", "internal/cmdrun", "internal/calls", "internal/owner"}, modules: everywhere(modHclog)},
+	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "internal/builtin", "internal/cmdrun", "internal/calls", "internal/owner", "adapters/herdr/internal/...", "internal/filelock", "internal/proc"},
 		modules: append(everywhere(modHclog, modXSys), only("windows", modWinio))},
 	// Herdr's socket wire, shared by the adapter and the emulator: named
 	// pipes on Windows.

@@ -4,8 +4,11 @@ package cmdrun_test
 
 import (
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/panestate/panestate/internal/proc"
 )
@@ -22,4 +25,22 @@ func TestRunKillsGrandchildHoldingPipe(t *testing.T) {
 	}
 	pid := readPid(t, pidfile)
 	eventually(t, "the grandchild to be dead", func() bool { return !proc.Alive(pid) })
+}
+
+func TestLeaveOutlivesTheCallAndIsNotKilled(t *testing.T) {
+	// A call left behind runs on its own: Leave returns before it ends,
+	// it is not in a group the runner kills, and it is nobody's zombie.
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	r := helper(t)
+	if err := r.Leave(helperArg, "hang", pidfile); err != nil {
+		t.Fatalf("Leave = %v", err)
+	}
+	pid := readPid(t, pidfile)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	if !proc.Alive(pid) {
+		t.Fatal("the program left behind is not running")
+	}
+	if pgid, err := unix.Getpgid(pid); err != nil || pgid == unix.Getpgrp() {
+		t.Errorf("the program left behind is in the test's process group (%d, %v)", pgid, err)
+	}
 }

@@ -9,7 +9,7 @@ import (
 
 // WaitNoGoroutineIn waits until no goroutine of the process has fn (a
 // function name as stack traces print it, such as
-// "claim.(*Claim).watchLoop") on its stack, and fails t if one still does
+// "owner.(*Owner).watch") on its stack, and fails t if one still does
 // after a bound meant only for a broken build. It polls, as goleak does: a
 // goroutine's end has no channel to wait on.
 func WaitNoGoroutineIn(t testing.TB, fn string) {

@@ -158,18 +158,15 @@ func RoundTrip(ctx context.Context, socket string, line []byte, g Guard) ([]byte
 	return exchange(ctx, socket, line, d, g)
 }
 
-// exchangeConn is a connection as [exchange] drives it; dialExchange, per
-// system, makes one.
-type exchangeConn interface {
-	net.Conn
-	bound(deadline time.Time) error // every later read and write ends by deadline
-	interrupt()                     // ends a blocked read or write now; may run concurrently
-}
-
 // exchange writes line on a new connection to socket and reads the
-// response line, under the checks and bounds of g, ctx and deadline.
+// response line, under the checks and bounds of g, ctx and deadline: the
+// deadline is the connection's, and ctx and g.Closed end a blocked
+// exchange by moving it to the past. The dial is bounded by them too (a
+// named pipe's waits while every instance of it is busy).
 func exchange(ctx context.Context, socket string, line []byte, deadline time.Time, g Guard) ([]byte, error) {
-	c, err := dialExchange(ctx, socket, deadline, g.Closed)
+	dctx, cancel := dialContext(ctx, deadline, g.Closed)
+	c, err := Dial(dctx, socket)
+	cancel()
 	if err != nil {
 		return nil, err
 	}
@@ -183,13 +180,13 @@ func exchange(ctx context.Context, socket string, line []byte, deadline time.Tim
 		return nil, ErrNotSent
 	}
 	if !deadline.IsZero() {
-		if err := c.bound(deadline); err != nil {
+		if err := c.SetDeadline(deadline); err != nil {
 			return nil, err
 		}
 	}
 	for _, done := range []context.Context{ctx, g.Closed} {
 		if done != nil && done.Done() != nil {
-			stop := context.AfterFunc(done, c.interrupt)
+			stop := context.AfterFunc(done, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
 			defer stop()
 		}
 	}

@@ -41,11 +41,10 @@
 // [Do] sends one request on a new connection and reads one response of at
 // most [MaxResponse] bytes, within the deadline of its context;
 // [DoGuarded] adds the checks and bounds of a [Guard], and [RoundTrip] is
-// the same exchange of one line, undecoded. On Unix the exchange is made
-// with blocking system calls on the caller's thread, outside the runtime's
-// network poller: its deadline is the socket's own send and receive
-// timeouts, and a cancelled context shuts the socket down, so a report
-// starts no runtime timer and wakes no other thread (see exchange). [Ping] asks
+// the same exchange of one line, undecoded. The exchange is a plain
+// net.Conn: its deadline is the connection's, and a cancelled context
+// moves that deadline to the past. Requests and responses are written and
+// read by encoding/json. [Ping] asks
 // for the server's version and protocol. [Dial] connects: a Unix socket at
 // HERDR_SOCKET_PATH, or on Windows the named pipe `\\.\pipe\` followed by
 // that path, as Herdr's own Windows clients derive it (HERDR-0.9.md,

@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 	"time"
-	"unicode/utf8"
 )
 
 // Limits of the wire.
@@ -116,9 +115,6 @@ func NewRequest(id string, method Method, params any) (Request, error) {
 	if params == nil {
 		return Request{ID: id, Method: method, Params: json.RawMessage("{}")}, nil
 	}
-	if raw, ok := appendParams(make([]byte, 0, 256), params); ok {
-		return Request{ID: id, Method: method, Params: raw}, nil
-	}
 	raw, err := marshal(params)
 	if err != nil {
 		return Request{}, fmt.Errorf("wire: %s params: %w", method, err)
@@ -130,9 +126,6 @@ func NewRequest(id string, method Method, params any) (Request, error) {
 func (r Request) Line() ([]byte, error) {
 	if r.Params == nil {
 		r.Params = json.RawMessage("{}")
-	}
-	if b, ok := appendLine(make([]byte, 0, len(r.Params)+64), r.ID, r.Method, r.Params); ok {
-		return b, nil
 	}
 	b, err := marshal(r)
 	if err != nil {
@@ -152,21 +145,6 @@ func (r Request) Line() ([]byte, error) {
 // a missing params member is therefore an error here too. Also inferred:
 // the envelope rejects a second method or params as it does a second id.
 func DecodeRequest(line []byte) (Request, error) {
-	// A plain line, what a client sends, is read without a decoder: the
-	// same fields, the same values.
-	var v [3][]byte
-	if plainFields(line, requestKeys, v[:]) && v[2] != nil && string(v[2]) != "null" {
-		id, idOK := plainString(v[0])
-		method, methodOK := plainString(v[1])
-		if idOK && methodOK {
-			return Request{ID: id, Method: Method(method), Params: bytes.Clone(v[2])}, nil
-		}
-	}
-	return decodeRequest(line)
-}
-
-// decodeRequest is DecodeRequest with a decoder, for every line.
-func decodeRequest(line []byte) (Request, error) {
 	line, err := strictObject(line, requestKeys...)
 	if err != nil {
 		return Request{}, err
@@ -199,11 +177,6 @@ func (r Request) Decode(dst any) error {
 	if len(bytes.TrimSpace(r.Params)) == 0 || r.Params[0] != '{' {
 		return fmt.Errorf("invalid type for params of %s: expected an object", r.Method)
 	}
-	// What json.Unmarshal would do for plain params (plain.go), without
-	// its own pass over them.
-	if p, ok := dst.(interface{ decodePlain([]byte) bool }); ok && p.decodePlain(r.Params) {
-		return nil
-	}
 	return json.Unmarshal(r.Params, dst)
 }
 
@@ -225,9 +198,6 @@ type ReportAgentParams struct {
 
 // UnmarshalJSON requires pane_id, source, agent and state.
 func (p *ReportAgentParams) UnmarshalJSON(data []byte) error {
-	if p.decodePlain(data) {
-		return nil
-	}
 	data, err := strictObject(data, "pane_id", "source", "agent", "state", "message", "seq", "agent_session_id", "agent_session_path", "resume_argv")
 	if err != nil {
 		return err
@@ -270,9 +240,6 @@ type ReleaseAgentParams struct {
 
 // UnmarshalJSON requires pane_id, source and agent.
 func (p *ReleaseAgentParams) UnmarshalJSON(data []byte) error {
-	if p.decodePlain(data) {
-		return nil
-	}
 	data, err := strictObject(data, "pane_id", "source", "agent", "seq")
 	if err != nil {
 		return err
@@ -442,95 +409,7 @@ func (p *PaneCurrentParams) UnmarshalJSON(data []byte) error {
 // "duplicate field"), unknown fields are ignored, even twice, and nothing
 // but whitespace may follow the object (serde_json's "trailing
 // characters").
-//
-// A compact object of known fields only (plainObject), what a client
-// sends, is returned as it is: the same bytes the rebuilt object would
-// have, found without a decoder.
 func strictObject(data []byte, known ...string) ([]byte, error) {
-	if plainObject(data, known) {
-		return data, nil
-	}
-	return rebuildObject(data, known)
-}
-
-// plainObject reports whether rebuildObject would return data itself: data
-// is a valid JSON object with no whitespace outside strings, each of its
-// keys is one of known (at most 64), written without escapes, and none
-// comes twice, and nothing in it is a character json.Marshal escapes
-// (<, >, &, U+2028, U+2029).
-func plainObject(data []byte, known []string) bool {
-	return plainFields(data, known, nil)
-}
-
-// plainFields is plainObject, and when values is not nil (len(known) long)
-// it sets values[i] to the bytes of known[i]'s value, or nil when absent.
-func plainFields(data []byte, known []string, values [][]byte) bool {
-	if len(data) < 2 || data[0] != '{' || len(known) > 64 ||
-		bytes.ContainsAny(data, "<>&\u2028\u2029") || !json.Valid(data) {
-		return false
-	}
-	var seen uint64 // bit i: known[i] was a key
-	depth, key, field, from := 0, false, -1, 0
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; c {
-		case ' ', '\t', '\n', '\r':
-			return false
-		case '"':
-			j, escaped := i+1, false
-			for data[j] != '"' {
-				if data[j] == '\\' {
-					escaped = true
-					j++
-				}
-				j++
-			}
-			if depth == 1 && key {
-				k := -1
-				for n, name := range known {
-					if string(data[i+1:j]) == name {
-						k = n
-						break
-					}
-				}
-				if escaped || k < 0 || seen&(1<<k) != 0 {
-					return false
-				}
-				seen |= 1 << k
-				key, field, from = false, k, j+2 // past the quote and the colon
-			}
-			i = j
-		case '{', '[':
-			depth++
-			key = depth == 1
-		case '}', ']':
-			depth--
-			if depth == 0 && field >= 0 && values != nil {
-				values[field] = data[from:i]
-			}
-		case ',':
-			if depth == 1 {
-				if field >= 0 && values != nil {
-					values[field] = data[from:i]
-				}
-				key, field = true, -1
-			}
-		}
-	}
-	return true
-}
-
-// plainString returns the JSON string value v unquoted when it needs no
-// decoding: quoted, without escapes, valid UTF-8.
-func plainString(v []byte) (string, bool) {
-	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
-		return "", false
-	}
-	return string(v[1 : len(v)-1]), true
-}
-
-// rebuildObject is strictObject's decoder: it reads the object key by key
-// and returns the known fields marshalled again.
-func rebuildObject(data []byte, known []string) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
@@ -621,9 +500,6 @@ func NewError(id string, code ErrorCode, message string) Response {
 
 // Line returns the response as one JSON line ending in a newline.
 func (r Response) Line() []byte {
-	if b, ok := r.appendOKLine(nil); ok {
-		return b
-	}
 	b, err := marshal(r)
 	if err != nil {
 		// Only a result that is not valid JSON can fail; NewSuccess and OK
@@ -647,14 +523,6 @@ func (r Response) ResultType() string {
 // exactly one of a result object with a string type, or an error with a
 // string code.
 func DecodeResponse(line []byte) (Response, error) {
-	if r, ok := decodeOK(line); ok {
-		return r, nil
-	}
-	return decodeResponseJSON(line)
-}
-
-// decodeResponseJSON is DecodeResponse through encoding/json.
-func decodeResponseJSON(line []byte) (Response, error) {
 	var raw struct {
 		ID     *string         `json:"id"`
 		Result json.RawMessage `json:"result"`

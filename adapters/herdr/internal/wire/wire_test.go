@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -136,85 +135,6 @@ func TestDecodeRequest(t *testing.T) {
 // byte, of the object rebuildObject returns, and an object with anything the
 // decoder would change (whitespace, an escaped, unknown or repeated key, a
 // character json.Marshal escapes, trailing text) is left to the decoder.
-func TestPlainObjectIsTheRebuiltObject(t *testing.T) {
-	known := []string{"pane_id", "source", "agent", "state", "seq", "resume_argv", "message"}
-	for _, tc := range []struct {
-		name  string
-		data  string
-		plain bool
-	}{
-		{"report", `{"pane_id":"w1:p1","source":"custom:a","agent":"a","state":"idle","seq":17}`, true},
-		{"nested_values", `{"resume_argv":["a","{\"b\":[1,2]}",""],"message":"x,\"y\":{","seq":1.5e3}`, true},
-		{"empty", `{}`, true},
-		{"quote_escapes_in_value", `{"message":"\\\"","agent":"a"}`, true},
-		{"space_outside_strings", `{"pane_id": "p"}`, false},
-		{"space_at_end", `{"pane_id":"p"} `, false},
-		{"space_in_a_nested_value", `{"resume_argv":["a", "b"]}`, false},
-		{"unknown_key", `{"pane_id":"p","x":1}`, false},
-		{"key_in_another_case", `{"Pane_ID":"p"}`, false},
-		{"escaped_key", `{"pane\u005fid":"p"}`, false},
-		{"repeated_key", `{"seq":1,"seq":2}`, false},
-		{"html_character", `{"message":"a<b"}`, false},
-		{"line_separator", "{\"message\":\"a\u2028b\"}", false},
-		{"trailing_characters", `{"seq":1}{}`, false},
-		{"truncated", `{"seq":1`, false},
-		{"array", `["seq"]`, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := plainObject([]byte(tc.data), known); got != tc.plain {
-				t.Fatalf("plainObject = %v, want %v", got, tc.plain)
-			}
-			if !tc.plain {
-				return
-			}
-			rebuilt, err := rebuildObject([]byte(tc.data), known)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got, want map[string]json.RawMessage
-			if err := json.Unmarshal([]byte(tc.data), &got); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(rebuilt, &want); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(got, want); diff != "" {
-				t.Errorf("fields (-plain +rebuilt):\n%s", diff)
-			}
-		})
-	}
-}
-
-// TestDecodeRequestPlainLine holds DecodeRequest's reading of a plain line
-// to the decoder's reading of it: the same request, or the same error.
-func TestDecodeRequestPlainLine(t *testing.T) {
-	for _, tc := range []struct{ name, line string }{
-		{"report", `{"id":"cli:request","method":"pane.report_agent","params":{"pane_id":"w1:p1","source":"custom:a","agent":"a","state":"idle","seq":17}}`},
-		{"params_first", `{"params":{"resume_argv":["a","}{,\"",""]},"method":"pane.report_agent","id":"x"}`},
-		{"params_array", `{"id":"a","method":"m","params":[1,{"b":[]}]}`},
-		{"params_null", `{"id":"a","method":"ping","params":null}`},
-		{"params_missing", `{"id":"a","method":"ping"}`},
-		{"id_escaped", `{"id":"a\"b","method":"ping","params":{}}`},
-		{"method_escaped", `{"id":"a","method":"pi\u006eg","params":{}}`},
-		{"id_number", `{"id":1,"method":"ping","params":{}}`},
-		{"id_null", `{"id":null,"method":"ping","params":{}}`},
-		{"id_invalid_utf8", "{\"id\":\"a\xffb\",\"method\":\"ping\",\"params\":{}}"},
-		{"unicode", `{"id":"é","method":"ping","params":{"x":"→"}}`},
-		{"spaced", `{"id": "a", "method": "ping", "params": {}}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, gotErr := DecodeRequest([]byte(tc.line))
-			want, wantErr := decodeRequest([]byte(tc.line))
-			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
-				t.Fatalf("error %v, want %v", gotErr, wantErr)
-			}
-			if diff := cmp.Diff(got, want); diff != "" {
-				t.Errorf("request (-got +want):\n%s", diff)
-			}
-		})
-	}
-}
-
 func TestDecodeOtherParams(t *testing.T) {
 	decode := func(params string, dst any) error {
 		return Request{Method: "m", Params: json.RawMessage(params)}.Decode(dst)
@@ -384,102 +304,5 @@ func TestAgentStateText(t *testing.T) {
 		if s.Valid() {
 			t.Errorf("%q is valid", s)
 		}
-	}
-}
-
-// TestPlainParamsAreDecoded holds the report and release params read
-// without a decoder (decodePlain) to the decoder's reading of the same
-// params with a space in them, which takes the decoder's path: the same
-// params, or the same error.
-func TestPlainParamsAreDecoded(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		params string
-		plain  bool // read without a decoder
-	}{
-		{"report", `{"pane_id":"w1:p1","source":"custom:a","agent":"a","state":"working","seq":17}`, true},
-		{"report_all_fields", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"blocked","message":"m","seq":0,"agent_session_id":"i","agent_session_path":"/p"}`, true},
-		{"report_keys_reordered", `{"state":"idle","seq":18446744073709551615,"agent":"a","source":"s","pane_id":"w1:p1"}`, true},
-		{"report_unicode", `{"pane_id":"w1:p1","source":"s","agent":"é→","state":"idle","message":"🙂"}`, true},
-		{"report_resume_argv", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","resume_argv":["a","b"]}`, false},
-		{"report_seq_overflow", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","seq":18446744073709551616}`, false},
-		{"report_seq_negative", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","seq":-1}`, false},
-		{"report_seq_fraction", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","seq":1.5}`, false},
-		{"report_seq_exponent", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","seq":1e3}`, false},
-		{"report_seq_string", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","seq":"7"}`, false},
-		{"report_seq_null", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","seq":null}`, false},
-		{"report_message_null", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","message":null}`, false},
-		{"report_message_escaped", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","message":"a\"b"}`, false},
-		{"report_message_html", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","message":"<b>"}`, false},
-		{"report_state_done", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"done"}`, false},
-		{"report_state_number", `{"pane_id":"w1:p1","source":"s","agent":"a","state":1}`, false},
-		{"report_no_state", `{"pane_id":"w1:p1","source":"s","agent":"a"}`, false},
-		{"report_no_agent", `{"pane_id":"w1:p1","source":"s","state":"idle"}`, false},
-		{"report_pane_null", `{"pane_id":null,"source":"s","agent":"a","state":"idle"}`, false},
-		{"report_agent_number", `{"pane_id":"w1:p1","source":"s","agent":5,"state":"idle"}`, false},
-		{"report_unknown_key", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle","x":1}`, false},
-		{"report_duplicate_key", `{"pane_id":"w1:p1","pane_id":"w1:p2","source":"s","agent":"a","state":"idle"}`, false},
-		{"release", `{"pane_id":"w1:p1","source":"s","agent":"a","seq":4}`, true},
-		{"release_no_seq", `{"pane_id":"w1:p1","source":"s","agent":"a"}`, true},
-		{"release_no_source", `{"pane_id":"w1:p1","agent":"a"}`, false},
-		{"release_seq_negative", `{"pane_id":"w1:p1","source":"s","agent":"a","seq":-4}`, false},
-		{"release_state", `{"pane_id":"w1:p1","source":"s","agent":"a","state":"idle"}`, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if strings.HasPrefix(tc.name, "release") {
-				checkPlainParams[ReleaseAgentParams](t, tc.params, tc.plain)
-			} else {
-				checkPlainParams[ReportAgentParams](t, tc.params, tc.plain)
-			}
-		})
-	}
-}
-
-// checkPlainParams checks params decoded as a T, by json.Unmarshal and by
-// Request.Decode: read without a decoder when plain, and to the same
-// result as with a space in them.
-func checkPlainParams[T any, P interface {
-	*T
-	decodePlain([]byte) bool
-}](t *testing.T, params string, plain bool) {
-	t.Helper()
-	if got := P(new(T)).decodePlain([]byte(params)); got != plain {
-		t.Errorf("read without a decoder: %v, want %v", got, plain)
-	}
-	var got, want T
-	gotErr, wantErr := json.Unmarshal([]byte(params), &got), json.Unmarshal([]byte("{ "+params[1:]), &want)
-	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
-		t.Fatalf("error %v, want %v", gotErr, wantErr)
-	}
-	if diff := cmp.Diff(got, want); diff != "" {
-		t.Errorf("params (-got +want):\n%s", diff)
-	}
-	// And Request.Decode, which skips json.Unmarshal for plain params.
-	var viaDecode T
-	if err := (Request{Method: "m", Params: json.RawMessage(params)}).Decode(&viaDecode); fmt.Sprint(err) != fmt.Sprint(wantErr) {
-		t.Fatalf("Decode: error %v, want %v", err, wantErr)
-	}
-	if diff := cmp.Diff(viaDecode, want); diff != "" {
-		t.Errorf("Decode: params (-got +want):\n%s", diff)
-	}
-}
-
-// TestOKLineIsMarshalled holds the ok answer written by hand to
-// encoding/json's, for plain ids and the ones left to encoding/json.
-func TestOKLineIsMarshalled(t *testing.T) {
-	for _, id := range []string{"", "cli:request", "api-client:status", `q"uote`, `back\slash`, "tab\t", "é", "<a&b>", "ls\u2028", "bad \xff"} {
-		want, err := marshal(OK(id))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := OK(id).Line(); string(got) != string(want)+"\n" {
-			t.Errorf("id %q: line %q, want %q", id, got, string(want)+"\n")
-		}
-	}
-	if _, ok := OK("x").appendOKLine(nil); !ok {
-		t.Error("a plain ok answer is not written by hand")
-	}
-	if _, ok := NewError("x", CodeInvalidRequest, "m").appendOKLine(nil); ok {
-		t.Error("an error answer is written as ok")
 	}
 }

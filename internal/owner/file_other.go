@@ -1,6 +1,6 @@
 //go:build !unix
 
-package claim
+package owner
 
 import (
 	"errors"
@@ -52,24 +52,3 @@ func openNoFollow(path string) (*os.File, error) {
 	}
 	return f, nil
 }
-
-// replaced is always false: a pane file is never taken over here (see
-// takeOver).
-func replaced(*os.File) bool { return false }
-
-// takeOver is not done outside Unix: Windows locks (LockFileEx) keep the
-// locked range from other processes and a file open in another process
-// cannot be renamed over, so a process stopped while it holds the pane
-// file's lock makes the others' calls fail with ErrBusy until it resumes.
-func takeOver(string, *os.File) (*os.File, error) { return nil, errNoTakeOver }
-
-// takenOver is always false: a pane file is never marked taken over here
-// (see takeOver).
-func takenOver(*os.File) bool { return false }
-
-// clearDeadTakeOver clears a mark that no take-over wrote here (see
-// takeOver), keeping the record's keep bytes.
-func clearDeadTakeOver(_ string, f *os.File, keep int) bool { return f.Truncate(int64(keep)) == nil }
-
-// readRecordBytes reads the start of f into b.
-func readRecordBytes(f *os.File, b []byte) (int, error) { return f.ReadAt(b, 0) }
