@@ -22,7 +22,6 @@ func Anthropic(ctx context.Context, w http.ResponseWriter, r *http.Request, answ
 		return
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/v1/messages"):
 	default:
-		if debugUnknown != nil { debugUnknown(r) }
 		http.NotFound(w, r)
 		return
 	}
@@ -61,6 +60,19 @@ func Anthropic(ctx context.Context, w http.ResponseWriter, r *http.Request, answ
 		return
 	}
 	if rep.Stall {
+		if rep.Text != "" {
+			for _, ev := range []struct {
+				name string
+				data map[string]any
+			}{
+				{"content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}}},
+				{"content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": rep.Text}}},
+			} {
+				if s.Event(ev.name, ev.data) != nil {
+					return
+				}
+			}
+		}
 		Stall(ctx, r)
 		return
 	}
@@ -186,5 +198,3 @@ func anthropicContent(raw json.RawMessage) []anthropicBlock {
 	_ = json.Unmarshal(raw, &blocks)
 	return blocks
 }
-
-var debugUnknown func(*http.Request)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
@@ -49,10 +50,13 @@ func (c *claude) start(t *testing.T, args ...string) {
 	c.pane.WaitScreen(t, "mode on")
 }
 
-// prompt types text and Enter, and returns when tmux took the Enter.
+// prompt types text, waits until Claude Code shows it (an Enter that
+// comes with the text can be taken as part of a paste), then Enter, and
+// returns when tmux took the Enter.
 func (c *claude) prompt(t *testing.T, text string) time.Time {
 	t.Helper()
 	c.pane.Type(t, text)
+	c.pane.WaitScreen(t, text)
 	return c.pane.Keys(t, "Enter")
 }
 
@@ -85,6 +89,46 @@ func (c *claude) checkPrivate(t *testing.T, markers ...string) {
 			t.Errorf("%s reached the workspace: %q", m, leaks)
 		}
 	}
+}
+
+// watchTranscript returns a channel that gets the time the session's
+// transcript first holds text, seen through a file watch on Claude Code's
+// projects directory (a change wakes it, nothing polls), and is closed
+// when the test ends.
+func (c *claude) watchTranscript(t *testing.T, text string) <-chan time.Time {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(c.home.Dir, ".claude", "projects", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("transcripts: %q, want one", files)
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Add(filepath.Dir(files[0])); err != nil {
+		w.Close()
+		t.Fatal(err)
+	}
+	seen, stop, done := make(chan time.Time, 1), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer w.Close()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-w.Errors:
+			case ev := <-w.Events:
+				at := time.Now()
+				if b, err := os.ReadFile(files[0]); ev.Name == files[0] && err == nil && strings.Contains(string(b), text) {
+					seen <- at
+					return
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-done })
+	return seen
 }
 
 // ran reports whether the tool call of bashCall(marker) ran.
@@ -145,12 +189,19 @@ func TestClaudeCodeRejectedPermissionGoesIdle(t *testing.T) {
 			asked := c.prompt(t, "please make the file MARKPROMPT3")
 			c.pane.WaitScreen(t, "Do you want to proceed?")
 			c.pane.WaitState(t, asked, "blocked")
+			onDisk := c.watchTranscript(t, `"toolDenialKind":"user-rejected"`)
 			rejected := c.pane.Keys(t, "Escape")
 			idle := c.pane.WaitState(t, rejected, "idle")
-			took := idle.At.Sub(rejected)
-			t.Logf("%s: reject→idle %d ms", ws, took.Milliseconds())
-			if took > time.Second {
-				t.Errorf("the pane went idle %v after the rejection, want within 1 s", took)
+			var written time.Time
+			select {
+			case written = <-onDisk:
+			case <-time.After(WaitTimeout):
+				t.Fatal("the rejection never reached Claude Code's transcript")
+			}
+			t.Logf("%s: reject→idle %d ms; Claude Code had the rejection in its transcript %d ms after the Escape, the pane showed idle %d ms after that",
+				ws, idle.At.Sub(rejected).Milliseconds(), written.Sub(rejected).Milliseconds(), idle.At.Sub(written).Milliseconds())
+			if took := idle.At.Sub(written); took > time.Second {
+				t.Errorf("the pane went idle %v after the rejection reached the transcript, want within 1 s", took)
 			}
 			c.pane.WaitScreen(t, "Interrupted")
 			if c.ran("MARKCMD3") {
