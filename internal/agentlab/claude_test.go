@@ -53,11 +53,42 @@ func (c *claude) start(t *testing.T, args ...string) {
 // prompt types text, waits until Claude Code shows it (an Enter that
 // comes with the text can be taken as part of a paste), then Enter, and
 // returns when tmux took the Enter.
+// An Enter can be lost too under load: when the pane has not shown
+// working within two seconds of a prompt (not a command), Enter is
+// pressed again, at most three times; the time returned is the first's.
 func (c *claude) prompt(t *testing.T, text string) time.Time {
 	t.Helper()
 	c.pane.Type(t, text)
 	c.pane.WaitScreen(t, text)
-	return c.pane.Keys(t, "Enter")
+	first := c.pane.Keys(t, "Enter")
+	if strings.HasPrefix(text, "/") {
+		return first // a command: an Enter after it would reach a closed pane
+	}
+	for range 2 {
+		if c.showedWithin(t, first, "working", 2*time.Second) {
+			break
+		}
+		c.pane.Keys(t, "Enter")
+	}
+	return first
+}
+
+// showedWithin reports whether the pane showed state after since, waiting
+// at most d for it (polling its timeline every 50 ms).
+func (c *claude) showedWithin(t *testing.T, since time.Time, state string, d time.Duration) bool {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		for _, s := range c.pane.Timeline(t) {
+			if s.State == state && !s.At.Before(since) {
+				return true
+			}
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // answer presses key on the permission dialog and returns when tmux took
