@@ -246,6 +246,20 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		}
 	}
 	arm(token)
+	// While the pane waits for an approval, the agent's transcript is
+	// followed for a rejection, after which the agent fires no hook.
+	var transcript *rejectWatch
+	defer func() { transcript.close() }()
+	follow := func(e hook.Event) {
+		if pane.State != hook.StateApproval || e.Kind == hook.KindApproval {
+			transcript.close()
+			transcript = nil
+		}
+		if pane.State == hook.StateApproval && e.Kind == hook.KindApproval && e.Transcript != "" {
+			transcript = followTranscript(b.agent, e.Transcript)
+		}
+	}
+	follow(first)
 	for !pane.End {
 		select {
 		case <-ctx.Done():
@@ -257,6 +271,14 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		case <-watch.C:
 			if b.owner > 0 && !proc.Alive(b.owner) {
 				return tracker.Last()
+			}
+			if transcript != nil && transcript.rejected() {
+				// The turn ended with the rejection: the agent waits for a
+				// prompt.
+				transcript.close()
+				transcript = nil
+				pane, _ = tracker.Apply(hook.Event{Agent: b.agent, Kind: hook.KindTurnEnd, PID: b.owner, Time: eventTime()})
+				show(store, b.agent, &shown, pane)
 			}
 		case <-grace.C:
 			if p, changed := tracker.Expire(pending); changed {
@@ -271,6 +293,7 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 			pane, token = tracker.Apply(e)
 			show(store, b.agent, &shown, pane)
 			arm(token)
+			follow(e)
 		}
 	}
 	return tracker.Last()

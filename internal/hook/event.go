@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Agent names a supported coding agent, as the panestate command spells it.
@@ -141,6 +143,12 @@ type Event struct {
 	// monotonic clock (the same in every process, never set back): the
 	// bridge applies events in this order, whatever order they reach it in.
 	Time int64 `json:"time"`
+	// Transcript is the agent's local transcript file (the payload's
+	// transcript_path), kept only for an approval of an agent that
+	// records a rejection there ([Rejected]): the bridge reads that file
+	// to tell a rejected tool, after which the agent fires no hook. It is
+	// handed to the pane's bridge only, never to a workspace.
+	Transcript string `json:"transcript,omitempty"`
 }
 
 // maxSessionID bounds a session id that is kept.
@@ -174,6 +182,7 @@ type payload struct {
 	Source           string `json:"source"`
 	Reason           string `json:"reason"`
 	NotificationType string `json:"notification_type"`
+	TranscriptPath   string `json:"transcript_path"`
 }
 
 // ErrPayload is wrapped by the errors of Parse.
@@ -211,7 +220,22 @@ func Parse(agent Agent, b []byte) (Event, error) {
 	default:
 		return Event{}, fmt.Errorf("%w %q", ErrUnknownAgent, agent)
 	}
+	if e.Kind == KindApproval && recordsRejection(agent) && validTranscript(p.TranscriptPath) {
+		e.Transcript = p.TranscriptPath
+	}
 	return e, nil
+}
+
+// maxTranscript bounds a transcript path that is kept, so that an event
+// stays well within a line the bridge reads.
+const maxTranscript = 1024
+
+// validTranscript reports whether s looks like a transcript path: an
+// absolute, clean path of at most maxTranscript bytes, without control
+// characters.
+func validTranscript(s string) bool {
+	return s != "" && len(s) <= maxTranscript && filepath.IsAbs(s) && filepath.Clean(s) == s &&
+		!strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
 // claudeKind maps Claude Code's events (code.claude.com/docs/en/hooks).
