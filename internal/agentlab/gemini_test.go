@@ -1,0 +1,281 @@
+//go:build linux
+
+package agentlab
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// shellCall is Gemini CLI's shell tool making the file out-<marker>.txt in
+// the work directory: a command its policy asks the person about.
+func shellCall(marker string) ToolCall {
+	return ToolCall{Name: "run_shell_command", Input: map[string]any{"command": "touch out-" + marker + ".txt", "description": "Make a file"}}
+}
+
+// geminiReady is on Gemini CLI's screen once it takes a prompt.
+const geminiReady = "Type your message"
+
+// geminiDialog is on the screen while Gemini CLI asks to run a tool.
+const geminiDialog = "Allow execution of"
+
+// startGemini starts a pane of ws with Gemini CLI set up against model,
+// running gemini with args, and waits until it takes a prompt.
+func startGemini(t *testing.T, ws Workspace, model *ModelServer, args ...string) (*Pane, *Home, string) {
+	t.Helper()
+	bin := Binary(t, Gemini)
+	home := NewHome(t)
+	SetupGemini(t, home, model)
+	p := StartPane(t, ws, home, PaneOptions{})
+	p.Run(t, nil, append([]string{bin}, args...)...)
+	return p, home, bin
+}
+
+// prompt types text into the pane and, once it shows, Enter: an Enter
+// that comes with the text, as fast as a paste, is taken as a new line.
+// Keys typed while Gemini CLI still starts (a resumed session loads its
+// history after the prompt shows) are lost: the text is typed again when
+// it does not show within a second.
+func prompt(t *testing.T, p *Pane, text string) time.Time {
+	t.Helper()
+	deadline := time.Now().Add(WaitTimeout)
+	for {
+		p.Type(t, text)
+		for shown := time.Now().Add(time.Second); time.Now().Before(shown); time.Sleep(50 * time.Millisecond) {
+			if strings.Contains(p.Screen(t), text) {
+				return p.Keys(t, "Enter")
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%q did not appear in the pane within %v; it shows:\n%s", text, WaitTimeout, p.Screen(t))
+		}
+	}
+}
+
+// exitTwice ends Gemini CLI at its prompt with key pressed twice: once
+// until it asks for the second press (a first press while it still
+// finishes the turn's side requests cancels those instead), then again.
+// It returns when the second press was sent.
+func exitTwice(t *testing.T, p *Pane, key, again string) time.Time {
+	t.Helper()
+	deadline := time.Now().Add(WaitTimeout)
+	for !strings.Contains(p.Screen(t), again) {
+		if time.Now().After(deadline) {
+			t.Fatalf("gemini did not ask for a second %s; it shows:\n%s", key, p.Screen(t))
+		}
+		p.Keys(t, key)
+		time.Sleep(200 * time.Millisecond)
+	}
+	return p.Keys(t, key)
+}
+
+// noLeaks fails for every marker that reached the workspace.
+func noLeaks(t *testing.T, p *Pane, markers ...string) {
+	t.Helper()
+	for _, m := range markers {
+		if leaks := p.Leaks(t, m); len(leaks) > 0 {
+			t.Errorf("%s reached the workspace: %q", m, leaks)
+		}
+	}
+}
+
+// wantStates fails when the pane's timeline is not want.
+func wantStates(t *testing.T, p *Pane, want ...string) {
+	t.Helper()
+	if diff := cmp.Diff(States(p.Timeline(t)), want); diff != "" {
+		t.Errorf("the pane showed (-got +want):\n%s\ntimeline: %s", diff, p.Describe(t))
+	}
+}
+
+func TestGeminiHeadlessTurnWithATool(t *testing.T) {
+	for _, ws := range Workspaces {
+		t.Run(string(ws), func(t *testing.T) {
+			t.Parallel()
+			model := StartModel(t, GeminiAPI, ToolTurn(shellCall("MARKCMD1"), "Done MARKFINAL1."))
+			p, home, _ := startGemini(t, ws, model, "-p", "please make the file MARKPROMPT1", "--yolo")
+			if code := p.WaitExit(t); code != 0 {
+				t.Fatalf("gemini -p exited %d:\n%s", code, p.Screen(t))
+			}
+			p.WaitState(t, p.Started, "")
+			if _, err := os.Stat(filepath.Join(home.Work, "out-MARKCMD1.txt")); err != nil {
+				t.Errorf("the tool did not run: %v", err)
+			}
+			wantStates(t, p, "idle", "working", "idle", "released")
+			t.Logf("%s: %s", ws, p.Describe(t))
+			noLeaks(t, p, "MARKPROMPT1", "MARKCMD1", "MARKFINAL1")
+		})
+	}
+}
+
+// TestGeminiApprovedThenRejectedToolThenQuit: a turn whose tool the
+// person allows, then one whose tool they reject (Escape: Gemini CLI fires
+// no hook, the bridge reads the rejection in its transcript), then /quit.
+func TestGeminiApprovedThenRejectedToolThenQuit(t *testing.T) {
+	for _, ws := range Workspaces {
+		t.Run(string(ws), func(t *testing.T) {
+			t.Parallel()
+			model := StartModel(t, GeminiAPI, ToolTurn(shellCall("MARKCMD2"), "Done MARKFINAL2."))
+			p, home, _ := startGemini(t, ws, model)
+			p.WaitScreen(t, geminiReady)
+			p.WaitState(t, p.Started, "idle")
+
+			sent := prompt(t, p, "please make the file MARKPROMPT2")
+			p.WaitState(t, sent, "blocked")
+			p.WaitScreen(t, geminiDialog)
+			allowed := p.Keys(t, "Enter") // "1. Allow once"
+			p.WaitState(t, allowed, "working")
+			p.WaitState(t, allowed, "idle")
+			if _, err := os.Stat(filepath.Join(home.Work, "out-MARKCMD2.txt")); err != nil {
+				t.Errorf("the allowed tool did not run: %v", err)
+			}
+
+			model.SetScript(ToolTurn(shellCall("MARKCMD3"), "Done MARKFINAL3."))
+			sent = prompt(t, p, "please make the file MARKPROMPT3")
+			p.WaitState(t, sent, "blocked")
+			p.WaitScreen(t, geminiDialog)
+			rejected := p.Keys(t, "Escape")
+			idle := p.WaitState(t, rejected, "idle")
+			t.Logf("%s: rejected, idle %v later", ws, idle.At.Sub(rejected).Round(time.Millisecond))
+			if _, err := os.Stat(filepath.Join(home.Work, "out-MARKCMD3.txt")); err == nil {
+				t.Error("the rejected tool ran")
+			}
+
+			p.WaitScreen(t, geminiReady)
+			p.Type(t, "/quit")
+			p.WaitScreen(t, "Exit the cli") // its completion, which an Enter before it only fills in
+			quit := p.Keys(t, "Enter")
+			p.WaitState(t, quit, "")
+			if code := p.WaitExit(t); code != 0 {
+				t.Errorf("gemini exited %d after /quit", code)
+			}
+			wantStates(t, p, "idle", "working", "blocked", "working", "idle", "working", "blocked", "idle", "released")
+			t.Logf("%s: %s", ws, p.Describe(t))
+			noLeaks(t, p, "MARKPROMPT2", "MARKCMD2", "MARKFINAL2", "MARKPROMPT3", "MARKCMD3")
+		})
+	}
+}
+
+// TestGeminiResumeCommandResumesTheSession: the resume command Herdr got
+// for the pane (hook.Resume with the payload's session_id), run against
+// the same home, resumes that session: Gemini CLI sends the earlier turn
+// with the next prompt, and the pane gets the same command again. The
+// resumed session ends with Ctrl-C twice, a new one in tmux with Ctrl-D
+// twice.
+func TestGeminiResumeCommandResumesTheSession(t *testing.T) {
+	for _, ws := range Workspaces {
+		t.Run(string(ws), func(t *testing.T) {
+			t.Parallel()
+			model := StartModel(t, GeminiAPI, Text("Hello MARKFINAL4."))
+			p, _, bin := startGemini(t, ws, model)
+			p.WaitScreen(t, geminiReady)
+			sent := prompt(t, p, "first turn MARKPROMPT4")
+			p.WaitState(t, sent, "working")
+			p.WaitState(t, sent, "idle")
+			p.WaitScreen(t, "MARKFINAL4")
+			if ws == Tmux {
+				// tmux carries no resume command: end with Ctrl-D twice.
+				end := exitTwice(t, p, "C-d", "Press Ctrl+D again to exit.")
+				p.WaitState(t, end, "")
+				if code := p.WaitExit(t); code != 0 {
+					t.Errorf("gemini exited %d after Ctrl-D twice", code)
+				}
+				wantStates(t, p, "idle", "working", "idle", "released")
+				return
+			}
+			argv, ok := p.Herdr.ResumeArgv(p.Herdr.Pane)
+			if !ok || len(argv) != 3 || argv[0] != "gemini" || argv[1] != "--resume" {
+				t.Fatalf("resume argv = %q, want gemini --resume <id>", argv)
+			}
+			end := exitTwice(t, p, "C-c", "Press Ctrl+C again to exit.")
+			p.WaitState(t, end, "")
+			p.WaitExit(t)
+
+			asked := len(model.Requests())
+			resumed := time.Now()
+			p.Run(t, nil, append([]string{bin}, argv[1:]...)...)
+			p.WaitScreen(t, geminiReady)
+			p.WaitState(t, resumed, "idle")
+			if again, _ := p.Herdr.ResumeArgv(p.Herdr.Pane); !slices.Equal(again, argv) {
+				t.Errorf("after the resume the pane's resume argv = %q, want %q", again, argv)
+			}
+			sent = prompt(t, p, "second turn MARKPROMPT5")
+			p.WaitState(t, sent, "idle")
+			var history bool
+			for _, r := range model.Requests()[asked:] {
+				if strings.Contains(r.Prompt, "second turn MARKPROMPT5") && strings.Contains(string(r.Raw), "first turn MARKPROMPT4") {
+					history = true
+				}
+			}
+			if !history {
+				t.Errorf("the resumed session's turn did not carry the first turn: %q did not resume it", argv)
+			}
+			end = exitTwice(t, p, "C-c", "Press Ctrl+C again to exit.")
+			p.WaitState(t, end, "")
+			t.Logf("%s: %s", ws, p.Describe(t))
+			noLeaks(t, p, "MARKPROMPT4", "MARKFINAL4", "MARKPROMPT5")
+		})
+	}
+}
+
+// geminiAgent returns the process that runs Gemini CLI's session under
+// the pane's program: Gemini CLI starts itself again as a child node
+// process (its "relaunch", with a larger heap), which runs the hooks.
+func geminiAgent(t *testing.T, pane int) int {
+	t.Helper()
+	deadline := time.Now().Add(WaitTimeout)
+	for {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if err != nil {
+				continue
+			}
+			fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+			if len(fields) > 1 && fields[1] == strconv.Itoa(pane) {
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no child of the pane's gemini (%d)", pane)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestGeminiKilledMidTurnReleasesThePane: the agent (the relaunched child
+// that runs the session and its hooks) killed while the model streams
+// its reply: the pane is released, and the pane's gemini exits.
+func TestGeminiKilledMidTurnReleasesThePane(t *testing.T) {
+	for _, ws := range Workspaces {
+		t.Run(string(ws), func(t *testing.T) {
+			t.Parallel()
+			model := StartModel(t, GeminiAPI, func(r Request) Reply { return Reply{Stall: r.Tools > 0} })
+			p, _, _ := startGemini(t, ws, model)
+			p.WaitScreen(t, geminiReady)
+			sent := prompt(t, p, "a long one MARKPROMPT6")
+			p.WaitState(t, sent, "working")
+			agent := geminiAgent(t, p.PID(t))
+			killed := time.Now()
+			if err := syscall.Kill(agent, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			released := p.WaitState(t, killed, "")
+			t.Logf("%s: released %v after the SIGKILL", ws, released.At.Sub(killed).Round(time.Millisecond))
+			p.WaitExit(t)
+			wantStates(t, p, "idle", "working", "released")
+			noLeaks(t, p, "MARKPROMPT6")
+		})
+	}
+}
