@@ -197,6 +197,8 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 	store := session.NewStore()
 	var tracker hook.Tracker
 	var shown string
+	var tr transcript
+	tr.follow(first)
 	pane, token := tracker.Apply(first)
 	show(store, b.agent, &shown, pane)
 
@@ -246,20 +248,6 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		}
 	}
 	arm(token)
-	// While the pane waits for an approval, the agent's transcript is
-	// followed for a rejection, after which the agent fires no hook.
-	var transcript *rejectWatch
-	defer func() { transcript.close() }()
-	follow := func(e hook.Event) {
-		if pane.State != hook.StateApproval || e.Kind == hook.KindApproval {
-			transcript.close()
-			transcript = nil
-		}
-		if pane.State == hook.StateApproval && e.Kind == hook.KindApproval && e.Transcript != "" {
-			transcript = followTranscript(b.agent, e.Transcript)
-		}
-	}
-	follow(first)
 	for !pane.End {
 		select {
 		case <-ctx.Done():
@@ -272,13 +260,13 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 			if b.owner > 0 && !proc.Alive(b.owner) {
 				return tracker.Last()
 			}
-			if transcript != nil && transcript.rejected() {
-				// The turn ended with the rejection: the agent waits for a
-				// prompt.
-				transcript.close()
-				transcript = nil
-				pane, _ = tracker.Apply(hook.Event{Agent: b.agent, Kind: hook.KindTurnEnd, PID: b.owner, Time: eventTime()})
-				show(store, b.agent, &shown, pane)
+			if pane.State != hook.StateIdle {
+				// What no hook reports (a rejected permission) is in the
+				// records the agent appended since.
+				if p, changed := tracker.Observe(tr.scan()); changed {
+					pane = p
+					show(store, b.agent, &shown, pane)
+				}
 			}
 		case <-grace.C:
 			if p, changed := tracker.Expire(pending); changed {
@@ -290,10 +278,10 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 				continue // another agent in this pane (one the agent started)
 			}
 			idle.Reset(b.idle)
+			tr.follow(e)
 			pane, token = tracker.Apply(e)
 			show(store, b.agent, &shown, pane)
 			arm(token)
-			follow(e)
 		}
 	}
 	return tracker.Last()

@@ -4,97 +4,127 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"syscall"
 
 	"github.com/panestate/panestate/internal/hook"
 )
 
-// maxRecord bounds one transcript record the bridge looks at: a longer
-// line is skipped unread, up to its end.
-const maxRecord = 1 << 20
+// maxScan bounds what one scan reads of a transcript.
+const maxScan = 1 << 20
 
-// maxFollow bounds what the bridge reads of a transcript at one look.
-const maxFollow = 4 << 20
-
-// rejectWatch follows an agent's local transcript while the pane waits
-// for an approval, for the record of a rejection ([hook.Rejected]): the
-// agent fires no hook when the person rejects a tool. It reads only what
-// the agent appends after the approval, at most maxFollow at a look, one
-// record at a time; nothing it reads is kept, logged or sent.
-type rejectWatch struct {
-	agent    hook.Agent
-	f        *os.File
-	off      int64
-	line     []byte // the start of a record whose end has not been written yet
-	skipping bool   // inside a record longer than maxRecord
+// transcriptSize returns the size of the transcript file at path, or -1
+// when it is not a plain file of this user.
+func transcriptSize(path string) int64 {
+	f, err := openTranscript(path)
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
 }
 
-// followTranscript opens the transcript at path to watch what agent
-// appends to it from now on. It returns nil when path is not a plain file
-// of this user that opens without following a link.
-func followTranscript(agent hook.Agent, path string) *rejectWatch {
+// openTranscript opens the transcript at path read-only, not through a
+// link at its end, and only when it is a plain file owned by this user.
+func openTranscript(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || !ownedByMe(fi) {
-		f.Close()
-		return nil
+	if err == nil && (!fi.Mode().IsRegular() || !ownedByMe(fi)) {
+		err = os.ErrPermission
 	}
-	return &rejectWatch{agent: agent, f: f, off: fi.Size()}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
-// ownedByMe reports whether fi is of a file of this process's user.
+// ownedByMe reports whether fi's file belongs to this process's user.
 func ownedByMe(fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Getuid()
 }
 
-// close closes the transcript; w may be nil.
-func (w *rejectWatch) close() {
-	if w != nil {
-		w.f.Close()
+// transcript follows the records an agent appends to its session's
+// transcript after the last hook's event, for what no hook reports (a
+// rejected permission). It reads only complete records appended since
+// pos, at most maxScan bytes a scan, skips records longer than
+// hook.MaxRecord unread, and keeps nothing of what it reads.
+type transcript struct {
+	agent hook.Agent
+	path  string
+	pos   int64
+	skip  bool // in a record longer than hook.MaxRecord, skipped to its end
+}
+
+// follow takes the transcript of e, when it names one: reading starts at
+// e's offset, since what was written before the hook ran comes before e.
+func (t *transcript) follow(e hook.Event) {
+	switch {
+	case e.Transcript == "":
+	case e.Transcript != t.path:
+		*t = transcript{agent: e.Agent, path: e.Transcript, pos: e.Offset}
+	case e.Offset > t.pos:
+		t.pos, t.skip = e.Offset, false
 	}
 }
 
-// rejected reads what was appended since the last look and reports
-// whether a complete record of it is a rejection. A transcript that
-// shrank (the agent started it over) is read again from its start.
-func (w *rejectWatch) rejected() bool {
-	fi, err := w.f.Stat()
+// scan reads the records appended since the last scan and returns what
+// the last one that means something says (hook.TranscriptKind), or
+// hook.KindIgnore.
+func (t *transcript) scan() hook.Kind {
+	if t.path == "" {
+		return hook.KindIgnore
+	}
+	f, err := openTranscript(t.path)
 	if err != nil {
-		return false
+		return hook.KindIgnore
 	}
-	if fi.Size() < w.off {
-		w.off, w.line, w.skipping = 0, w.line[:0], false
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return hook.KindIgnore
 	}
-	buf := make([]byte, min(fi.Size()-w.off, maxFollow))
-	n, err := w.f.ReadAt(buf, w.off)
-	if err != nil && err != io.EOF {
-		return false
+	if fi.Size() < t.pos {
+		// Truncated or replaced: what it holds now says nothing of the
+		// turn the pane shows.
+		t.pos, t.skip = fi.Size(), false
+		return hook.KindIgnore
 	}
-	w.off += int64(n)
-	found := false
-	for rest := buf[:n]; len(rest) > 0; {
-		part, after, complete := bytes.Cut(rest, []byte{'\n'})
-		rest = after
-		switch {
-		case w.skipping:
-		case len(w.line)+len(part) > maxRecord:
-			w.skipping, w.line = true, w.line[:0]
-		default:
-			w.line = append(w.line, part...)
+	if fi.Size() == t.pos {
+		return hook.KindIgnore
+	}
+	buf := make([]byte, min(fi.Size()-t.pos, maxScan))
+	n, _ := f.ReadAt(buf, t.pos)
+	buf = buf[:n]
+	kind := hook.KindIgnore
+	for {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			break
 		}
-		if !complete {
-			continue // rest is empty: the record ends in a later look
+		line := buf[:i]
+		buf = buf[i+1:]
+		t.pos += int64(i + 1)
+		if t.skip {
+			t.skip = false
+			continue
 		}
-		if !w.skipping && !found && hook.Rejected(w.agent, w.line) {
-			found = true
+		if k := hook.TranscriptKind(t.agent, line); k != hook.KindIgnore {
+			kind = k
 		}
-		w.line, w.skipping = w.line[:0], false
 	}
-	return found
+	if len(buf) > hook.MaxRecord || (t.skip && len(buf) > 0) {
+		// A record too long to read, still being written: skip it.
+		t.pos += int64(len(buf))
+		t.skip = true
+	}
+	return kind
 }

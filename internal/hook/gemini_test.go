@@ -69,9 +69,9 @@ func TestParseMapsEveryRealGeminiPayload(t *testing.T) {
 			if e.Session != p.SessionID {
 				t.Errorf("session = %q, want the payload's %q", e.Session, p.SessionID)
 			}
-			// Only an approval keeps the transcript, for the bridge.
+			// The events of a turn keep the transcript, for the bridge.
 			wantTranscript := ""
-			if want == KindApproval {
+			if inTurn(want) {
 				wantTranscript = p.TranscriptPath
 			}
 			if e.Transcript != wantTranscript {
@@ -88,46 +88,6 @@ func TestParseMapsEveryRealGeminiPayload(t *testing.T) {
 	}
 }
 
-func TestParseKeepsTheTranscriptOnlyOfAGeminiApprovalWithAPlainPath(t *testing.T) {
-	payload := func(event, path string) []byte {
-		b, err := json.Marshal(map[string]string{
-			"hook_event_name": event, "session_id": "abc", "notification_type": "ToolPermission",
-			"transcript_path": path,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	const good = "/home/user/.gemini/tmp/work/chats/session-1.jsonl"
-	tests := []struct {
-		name  string
-		agent Agent
-		event string
-		path  string
-		want  string
-	}{
-		{"a Gemini approval", Gemini, "Notification", good, good},
-		{"a Gemini turn start", Gemini, "BeforeAgent", good, ""},
-		{"a Claude Code approval", ClaudeCode, "PermissionRequest", good, ""},
-		{"a relative path", Gemini, "Notification", "chats/session-1.jsonl", ""},
-		{"a path that is not clean", Gemini, "Notification", "/home/user/../etc/passwd", ""},
-		{"a control character", Gemini, "Notification", "/home/user/a\x1b]0;x\x07.jsonl", ""},
-		{"too long", Gemini, "Notification", "/" + strings.Repeat("a", maxTranscript), ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e, err := Parse(tt.agent, payload(tt.event, tt.path))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if e.Transcript != tt.want {
-				t.Errorf("transcript = %q, want %q", e.Transcript, tt.want)
-			}
-		})
-	}
-}
-
 // transcriptRecords returns the records (lines) of a transcript fixture.
 func transcriptRecords(t *testing.T, name string) [][]byte {
 	t.Helper()
@@ -138,14 +98,14 @@ func transcriptRecords(t *testing.T, name string) [][]byte {
 	return bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
 }
 
-// TestRejectedTellsTheRecordOfARejectedGeminiTool: in the transcript
+// TestTranscriptKindTellsTheRecordOfARejectedGeminiTool: in the transcript
 // Gemini CLI 0.61.0 wrote for a turn whose tool the person rejected, one
 // record (the model's message again, its tool call cancelled) is the
 // rejection; in that of a turn whose tool ran, none is.
-func TestRejectedTellsTheRecordOfARejectedGeminiTool(t *testing.T) {
+func TestTranscriptKindTellsTheRecordOfARejectedGeminiTool(t *testing.T) {
 	var rejected []int
 	for i, r := range transcriptRecords(t, "transcript-rejected") {
-		if Rejected(Gemini, r) {
+		if TranscriptKind(Gemini, r) == KindTurnEnd {
 			rejected = append(rejected, i+1)
 		}
 	}
@@ -153,16 +113,16 @@ func TestRejectedTellsTheRecordOfARejectedGeminiTool(t *testing.T) {
 		t.Errorf("rejections in transcript-rejected.jsonl on lines %v, want [7]", rejected)
 	}
 	for i, r := range transcriptRecords(t, "transcript-approved") {
-		if Rejected(Gemini, r) {
-			t.Errorf("transcript-approved.jsonl line %d is taken for a rejection", i+1)
+		if k := TranscriptKind(Gemini, r); k != KindIgnore {
+			t.Errorf("transcript-approved.jsonl line %d means %v, want ignore", i+1, k)
 		}
 	}
 }
 
-func TestRejectedIsFalseForWhatIsNotAGeminiCancelledCall(t *testing.T) {
+func TestTranscriptKindIgnoresWhatIsNotAGeminiCancelledCall(t *testing.T) {
 	cancelled := []byte(`{"type":"gemini","toolCalls":[{"status":"success"},{"status":"cancelled"}]}`)
-	if !Rejected(Gemini, cancelled) {
-		t.Fatal("a cancelled call among others is not a rejection")
+	if k := TranscriptKind(Gemini, cancelled); k != KindTurnEnd {
+		t.Fatalf("a cancelled call among others means %v, want turn_end", k)
 	}
 	for name, tt := range map[string]struct {
 		agent  Agent
@@ -176,8 +136,8 @@ func TestRejectedIsFalseForWhatIsNotAGeminiCancelledCall(t *testing.T) {
 		"a wrongly typed one": {Gemini, `{"type":"gemini","toolCalls":{"status":"cancelled"}}`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if Rejected(tt.agent, []byte(tt.record)) {
-				t.Errorf("%s is taken for a rejection", tt.record)
+			if k := TranscriptKind(tt.agent, []byte(tt.record)); k != KindIgnore {
+				t.Errorf("%.80s means %v, want ignore", tt.record, k)
 			}
 		})
 	}

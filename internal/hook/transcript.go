@@ -1,15 +1,97 @@
 package hook
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 )
 
-// recordsRejection reports whether agent writes a record of a rejected
-// tool to its transcript that [Rejected] tells: only then does Parse keep
-// an approval's transcript path.
-func recordsRejection(agent Agent) bool {
-	return agent == Gemini
+// readsTranscript reports whether the bridge reads agent's transcript
+// ([TranscriptKind] knows its records).
+func readsTranscript(agent Agent) bool { return agent == ClaudeCode || agent == Gemini }
+
+// MaxRecord bounds a transcript record that [TranscriptKind] is given: the
+// records it looks for are small (a tool result the person rejected, an
+// interruption), and a longer one (a prompt snapshot, a big tool output)
+// is skipped unread.
+const MaxRecord = 64 << 10
+
+// The texts Claude Code writes as a user record when a turn is cut short:
+// after a rejected permission (Escape or "No" on the dialog), and after
+// an Escape while it works.
+var claudeInterrupts = []string{
+	"[Request interrupted by user for tool use]",
+	"[Request interrupted by user]",
+}
+
+// claudeRejected is the tool result Claude Code 2.1.328 writes for a tool
+// use the person rejected without saying what to do instead: the turn
+// ends. With their words, the result holds them and the turn goes on.
+const claudeRejected = "The user doesn't want to proceed with this tool use. The tool use was rejected " +
+	"(eg. if it was a file edit, the new_string was NOT written to the file). " +
+	"STOP what you are doing and wait for the user to tell you how to proceed."
+
+// TranscriptKind returns what one record (one line, without its newline)
+// that agent appended to its transcript says for the pane, after the last
+// hook's event. For Claude Code 2.1.328 (its transcript_path, JSON lines):
+//
+//   - KindTurnEnd for a user record whose tool results the person
+//     rejected (toolDenialKind "user-rejected", each result Claude Code's
+//     fixed rejection text), or whose one text block is "[Request
+//     interrupted by user for tool use]" or "[Request interrupted by
+//     user]": the turn was cut short, and no hook says so;
+//   - KindActivity for a rejection with the person's words (the turn goes
+//     on with them);
+//   - KindIgnore for anything else: the records hooks already report, a
+//     subagent's (isSidechain), a prompt the person typed (a string, not
+//     blocks), and what does not decode.
+//
+// For Gemini CLI 0.61.0 see geminiTranscriptKind.
+//
+// Nothing of the record is kept.
+func TranscriptKind(agent Agent, record []byte) Kind {
+	if agent == Gemini && len(record) <= MaxRecord {
+		return geminiTranscriptKind(record)
+	}
+	if agent != ClaudeCode || len(record) > MaxRecord || !bytes.Contains(record, []byte(`"user"`)) {
+		return KindIgnore
+	}
+	var r struct {
+		Type        string `json:"type"`
+		IsSidechain bool   `json:"isSidechain"`
+		DenialKind  string `json:"toolDenialKind"`
+		Message     struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(record, &r) != nil || r.Type != "user" || r.IsSidechain || r.Message.Role != "user" {
+		return KindIgnore
+	}
+	var blocks []struct {
+		Type    string          `json:"type"`
+		Text    string          `json:"text"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(r.Message.Content, &blocks) != nil || len(blocks) == 0 {
+		return KindIgnore
+	}
+	if len(blocks) == 1 && blocks[0].Type == "text" && slices.Contains(claudeInterrupts, blocks[0].Text) {
+		return KindTurnEnd
+	}
+	if r.DenialKind != "user-rejected" {
+		return KindIgnore
+	}
+	for _, b := range blocks {
+		if b.Type != "tool_result" {
+			continue
+		}
+		var text string
+		if json.Unmarshal(b.Content, &text) != nil || text != claudeRejected {
+			return KindActivity
+		}
+	}
+	return KindTurnEnd
 }
 
 // geminiRecord holds the only fields of a Gemini CLI transcript record
@@ -27,23 +109,23 @@ type geminiToolCall struct {
 	Status string `json:"status"`
 }
 
-// Rejected reports whether record, one line of agent's transcript (a JSON
-// object), says that the person rejected a tool the agent waited on,
-// which ends the turn without a hook.
-//
-// Gemini CLI 0.61.0, when the person answers its approval dialog with
-// "No" (or Escape), appends the model's message again with the tool call's
-// "status" "cancelled" (and its result "[Operation Cancelled] Reason: User
+// geminiTranscriptKind is TranscriptKind for Gemini CLI 0.61.0 (its
+// transcript_path, ~/.gemini/tmp/<project>/chats/session-<time>-<id>.jsonl,
+// JSON lines). When the person answers its approval dialog with "No" (or
+// Escape), it appends the model's message again with the tool call's
+// "status" "cancelled" (its result "[Operation Cancelled] Reason: User
 // denied execution."), then an "info" record, and waits for a prompt: no
-// AfterTool, AfterAgent or other hook fires. Any cancelled call ends the
-// request, so a cancelled call in a "gemini" record is the rejection.
-func Rejected(agent Agent, record []byte) bool {
-	if agent != Gemini {
-		return false
-	}
+// AfterTool, AfterAgent or other hook fires. A cancelled call ends the
+// request, so a "gemini" record with one is KindTurnEnd; anything else is
+// KindIgnore (an allowed tool's record, status "success", comes before
+// its AfterTool hook, which reports it).
+func geminiTranscriptKind(record []byte) Kind {
 	var r geminiRecord
 	if json.Unmarshal(record, &r) != nil || r.Type != "gemini" {
-		return false
+		return KindIgnore
 	}
-	return slices.ContainsFunc(r.ToolCalls, func(c geminiToolCall) bool { return c.Status == "cancelled" })
+	if slices.ContainsFunc(r.ToolCalls, func(c geminiToolCall) bool { return c.Status == "cancelled" }) {
+		return KindTurnEnd
+	}
+	return KindIgnore
 }
