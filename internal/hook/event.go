@@ -142,9 +142,10 @@ type Event struct {
 	// monotonic clock (the same in every process, never set back): the
 	// bridge applies events in this order, whatever order they reach it in.
 	Time int64 `json:"time"`
-	// Transcript is the session's local transcript file (Claude Code's and Gemini CLI's
-	// transcript_path), set for the events of a turn of an agent whose
-	// transcript the bridge reads ([TranscriptKind]), and Offset its size
+	// Transcript is the session's local transcript file (the
+	// transcript_path of Claude Code and Gemini CLI), set for the events
+	// of a turn of an agent whose transcript the bridge reads
+	// ([TranscriptKind]), and Offset its size
 	// when the hook ran (the caller's). They go only to the pane's bridge,
 	// over its private socket, which reads the records appended after
 	// Offset to see a rejected permission, after which no hook fires. The
