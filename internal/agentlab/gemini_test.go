@@ -39,42 +39,78 @@ func startGemini(t *testing.T, ws Workspace, model *ModelServer, args ...string)
 	return p, home, bin
 }
 
-// prompt types text into the pane and, once it shows, Enter: an Enter
-// that comes with the text, as fast as a paste, is taken as a new line.
+// prompt types text into the pane and, once it shows, Enter, and returns
+// when the Enter was sent that started the turn (the pane shows working).
 // Keys typed while Gemini CLI still starts (a resumed session loads its
-// history after the prompt shows) are lost: the text is typed again when
-// it does not show within a second.
+// history after the prompt shows) are lost, and an Enter that comes too
+// soon after the text, as in a paste, is taken as a new line: the text is
+// typed again when it does not show within a second, Enter pressed again
+// when no turn starts within two.
 func prompt(t *testing.T, p *Pane, text string) time.Time {
 	t.Helper()
 	deadline := time.Now().Add(WaitTimeout)
-	for {
-		p.Type(t, text)
-		for shown := time.Now().Add(time.Second); time.Now().Before(shown); time.Sleep(50 * time.Millisecond) {
-			if strings.Contains(p.Screen(t), text) {
-				return p.Keys(t, "Enter")
-			}
-		}
+	p.Type(t, text)
+	for !within(time.Second, func() bool { return strings.Contains(p.Screen(t), text) }) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%q did not appear in the pane within %v; it shows:\n%s", text, WaitTimeout, p.Screen(t))
+		}
+		p.Type(t, text)
+	}
+	for {
+		sent := p.Keys(t, "Enter")
+		started := func() bool {
+			return slices.ContainsFunc(p.Timeline(t), func(s Step) bool { return !s.At.Before(sent) && s.State != "idle" })
+		}
+		if within(2*time.Second, started) {
+			return sent
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no turn started after %q and Enter within %v; the pane shows:\n%s", text, WaitTimeout, p.Screen(t))
 		}
 	}
 }
 
-// exitTwice ends Gemini CLI at its prompt with key pressed twice: once
-// until it asks for the second press (a first press while it still
-// finishes the turn's side requests cancels those instead), then again.
-// It returns when the second press was sent.
+// within polls cond every 50 ms for at most d and reports whether it held.
+func within(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); ; time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+	}
+}
+
+// exitTwice ends Gemini CLI at its prompt with key pressed twice, and
+// returns when the press that ended it was sent. A first press while it
+// still finishes the turn's side requests cancels those instead, so the
+// key is pressed until it asks for the second press (again), then once
+// more.
 func exitTwice(t *testing.T, p *Pane, key, again string) time.Time {
 	t.Helper()
 	deadline := time.Now().Add(WaitTimeout)
-	for !strings.Contains(p.Screen(t), again) {
+	for {
+		sent := p.Keys(t, key)
+		asked := false
+		if within(time.Second, func() bool {
+			asked = strings.Contains(p.Screen(t), again)
+			return asked || p.dead(t)
+		}) {
+			if !asked {
+				return sent
+			}
+			return p.Keys(t, key)
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("gemini did not ask for a second %s; it shows:\n%s", key, p.Screen(t))
 		}
-		p.Keys(t, key)
-		time.Sleep(200 * time.Millisecond)
 	}
-	return p.Keys(t, key)
+}
+
+// dead reports whether the pane's program has exited.
+func (p *Pane) dead(t testing.TB) bool {
+	return strings.TrimSpace(p.run(t, "display-message", "-p", "-t", p.id, "#{pane_dead}")) == "1"
 }
 
 // noLeaks fails for every marker that reached the workspace.
@@ -254,9 +290,10 @@ func geminiAgent(t *testing.T, pane int) int {
 	}
 }
 
-// TestGeminiKilledMidTurnReleasesThePane: the agent (the relaunched child
-// that runs the session and its hooks) killed while the model streams
-// its reply: the pane is released, and the pane's gemini exits.
+// TestGeminiKilledMidTurnReleasesThePane: a SIGKILL of the pane's own
+// gemini process (the parent of the relaunched child) mid-turn ends only
+// that one: the child, which runs the session and its hooks, works on
+// and the pane follows it; the child killed too, the pane is released.
 func TestGeminiKilledMidTurnReleasesThePane(t *testing.T) {
 	for _, ws := range Workspaces {
 		t.Run(string(ws), func(t *testing.T) {
@@ -267,15 +304,53 @@ func TestGeminiKilledMidTurnReleasesThePane(t *testing.T) {
 			sent := prompt(t, p, "a long one MARKPROMPT6")
 			p.WaitState(t, sent, "working")
 			agent := geminiAgent(t, p.PID(t))
+			p.Kill(t, syscall.SIGKILL)
+			p.WaitExit(t)
+			if err := syscall.Kill(agent, 0); err != nil {
+				t.Fatalf("the child %d is gone with its parent: %v", agent, err)
+			}
+			if s := States(p.Timeline(t)); s[len(s)-1] != "working" {
+				t.Errorf("with the child at work, the pane shows %s", s[len(s)-1])
+			}
 			killed := time.Now()
 			if err := syscall.Kill(agent, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
 			released := p.WaitState(t, killed, "")
-			t.Logf("%s: released %v after the SIGKILL", ws, released.At.Sub(killed).Round(time.Millisecond))
-			p.WaitExit(t)
+			t.Logf("%s: released %v after the child's SIGKILL", ws, released.At.Sub(killed).Round(time.Millisecond))
 			wantStates(t, p, "idle", "working", "released")
 			noLeaks(t, p, "MARKPROMPT6")
 		})
+	}
+}
+
+// TestGeminiRunsNoHookInAFolderItDoesNotTrust: in a folder the person
+// did not trust ("Don't trust" in Gemini CLI's dialog), no hook runs, those
+// of ~/.gemini/settings.json included: a whole turn leaves the pane as it
+// was.
+func TestGeminiRunsNoHookInAFolderItDoesNotTrust(t *testing.T) {
+	model := StartModel(t, GeminiAPI, Text("Hello MARKFINAL8."))
+	bin := Binary(t, Gemini)
+	home := NewHome(t)
+	SetupGemini(t, home, model)
+	home.WriteFile(t, ".gemini/trustedFolders.json", []byte("{}"))
+	p := StartPane(t, Herdr, home, PaneOptions{})
+	p.Run(t, nil, bin)
+	p.WaitScreen(t, "Do you trust the files in this folder?")
+	p.Type(t, "3") // "3. Don't trust"
+	p.WaitScreen(t, "untrusted")
+	p.WaitScreen(t, geminiReady)
+	p.Type(t, "hello MARKPROMPT8")
+	p.WaitScreen(t, "hello MARKPROMPT8")
+	for !within(2*time.Second, func() bool { return strings.Contains(p.Screen(t), "MARKFINAL8") }) {
+		p.Keys(t, "Enter") // again, should the first have come as a paste's new line
+	}
+	exitTwice(t, p, "C-c", "Press Ctrl+C again to exit.")
+	p.WaitExit(t)
+	if steps := p.Timeline(t); len(steps) != 0 {
+		t.Errorf("in an untrusted folder the pane showed %s", p.Describe(t))
+	}
+	if calls, err := p.Herdr.Calls(); err != nil || len(calls) != 0 {
+		t.Errorf("in an untrusted folder Herdr got %d calls (%v)", len(calls), err)
 	}
 }
