@@ -46,14 +46,9 @@ func GeminiAPI(ctx context.Context, w http.ResponseWriter, r *http.Request, answ
 		http.NotFound(w, r)
 		return
 	}
-	body, err := ReadBody(r)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
 	var in geminiRequest
-	if err := json.Unmarshal(body, &in); err != nil {
-		http.Error(w, "bad request body", http.StatusBadRequest)
+	body, ok := ReadJSON(w, r, &in)
+	if !ok {
 		return
 	}
 	model, _, _ := strings.Cut(strings.TrimPrefix(path, "/v1beta/models/"), ":")
