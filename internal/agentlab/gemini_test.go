@@ -153,7 +153,8 @@ func TestGeminiHeadlessTurnWithATool(t *testing.T) {
 
 // TestGeminiApprovedThenRejectedToolThenQuit: a turn whose tool the
 // person allows, then one whose tool they reject (Escape: Gemini CLI fires
-// no hook, the bridge reads the rejection in its transcript), then /quit.
+// no hook, the bridge reads the rejection in its transcript), then one
+// they interrupt while the model streams, then /quit.
 func TestGeminiApprovedThenRejectedToolThenQuit(t *testing.T) {
 	for _, ws := range Workspaces {
 		t.Run(string(ws), func(t *testing.T) {
@@ -184,6 +185,14 @@ func TestGeminiApprovedThenRejectedToolThenQuit(t *testing.T) {
 				t.Error("the rejected tool ran")
 			}
 
+			// An Escape while the model streams: Gemini CLI fires AfterAgent.
+			model.SetScript(func(r Request) Reply { return Reply{Stall: r.Tools > 0} })
+			sent = prompt(t, p, "a long one MARKPROMPT9")
+			p.WaitState(t, sent, "working")
+			p.WaitScreen(t, "esc to cancel")
+			interrupted := p.Keys(t, "Escape")
+			p.WaitState(t, interrupted, "idle")
+
 			p.WaitScreen(t, geminiReady)
 			p.Type(t, "/quit")
 			p.WaitScreen(t, "Exit the cli") // its completion, which an Enter before it only fills in
@@ -192,9 +201,9 @@ func TestGeminiApprovedThenRejectedToolThenQuit(t *testing.T) {
 			if code := p.WaitExit(t); code != 0 {
 				t.Errorf("gemini exited %d after /quit", code)
 			}
-			wantStates(t, p, "idle", "working", "blocked", "working", "idle", "working", "blocked", "idle", "released")
+			wantStates(t, p, "idle", "working", "blocked", "working", "idle", "working", "blocked", "idle", "working", "idle", "released")
 			t.Logf("%s: %s", ws, p.Describe(t))
-			noLeaks(t, p, "MARKPROMPT2", "MARKCMD2", "MARKFINAL2", "MARKPROMPT3", "MARKCMD3")
+			noLeaks(t, p, "MARKPROMPT2", "MARKCMD2", "MARKFINAL2", "MARKPROMPT3", "MARKCMD3", "MARKPROMPT9")
 		})
 	}
 }
