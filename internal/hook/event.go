@@ -263,12 +263,14 @@ func claudeKind(p payload) Kind {
 		return KindSessionStart
 	case "UserPromptSubmit":
 		return KindTurnStart
-	case "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch":
+	case "PreToolUse", "PostToolUse", "PostToolUseFailure":
 		return KindActivity
-	case "PermissionDenied":
-		// Auto mode's classifier (or a rule) denied a tool: the turn goes
-		// on, and no person was asked.
-		return KindActivity
+	case "PostToolBatch", "PermissionDenied":
+		// 2.1.328: after a batch of tool calls; and when auto mode's
+		// classifier (or a rule) denied a tool, no person asked. Both come
+		// after the tool's PreToolUse, within the turn it made working, so
+		// they change nothing (and are not installed).
+		return KindIgnore
 	case "PermissionRequest":
 		return KindApproval
 	case "Notification":
