@@ -6,15 +6,18 @@
 // writes it on the hook's stdin, and keeps only what may leave the process
 // (the event's kind and the session id); a [Tracker] folds those events,
 // in the order they happened, into the state the pane shows. Nothing else
-// of a payload (prompts, tool inputs, messages, transcript paths) survives
-// Parse, so nothing else can reach a workspace, a log or a diagnostic.
+// of a payload (prompts, tool inputs, messages) survives Parse, so nothing
+// else can reach a workspace, a log or a diagnostic; the transcript path
+// of a turn's event is kept for the pane's bridge only (Event.Transcript).
 //
 // The mapping handles the agents' known pitfalls: events of subagents
 // (an agent_id in the payload, SubagentStart and SubagentStop) never change
 // the parent's state; tool and permission events that arrive after the turn
 // ended do not bring it back; a rejected permission, after which no hook
-// fires, is cleared by the next event the agent does send (Claude Code's
-// idle_prompt notification, a new prompt); and Codex's PermissionRequest,
+// fires, is told by the record the agent appends to its local transcript
+// ([TranscriptKind]: Claude Code, Gemini CLI), which the bridge reads, and
+// otherwise cleared by the next event the agent sends; and Codex's
+// PermissionRequest,
 // which fires even when its auto-review will answer, shows blocked only when
 // no other event follows within [CodexPermissionGrace].
 package hook
