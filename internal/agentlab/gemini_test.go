@@ -35,8 +35,31 @@ func startGemini(t *testing.T, ws Workspace, model *ModelServer, args ...string)
 	home := NewHome(t)
 	SetupGemini(t, home, model)
 	p := StartPane(t, ws, home, PaneOptions{})
+	t.Cleanup(func() { killHome(home) })
 	p.Run(t, nil, append([]string{bin}, args...)...)
 	return p, home, bin
+}
+
+// killHome kills every process that runs with home's HOME (the agent,
+// its relaunched child, a bridge), before the pane's tmux server goes: a
+// Gemini CLI that a failed test left mid-turn outlives the hang-up of its
+// terminal, its parent then init.
+func killHome(home *Home) {
+	want := "HOME=" + home.Dir
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		if slices.Contains(strings.Split(string(env), "\x00"), want) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // prompt types text into the pane and, once it shows, Enter, and returns
@@ -344,6 +367,7 @@ func TestGeminiRunsNoHookInAFolderItDoesNotTrust(t *testing.T) {
 	SetupGemini(t, home, model)
 	home.WriteFile(t, ".gemini/trustedFolders.json", []byte("{}"))
 	p := StartPane(t, Herdr, home, PaneOptions{})
+	t.Cleanup(func() { killHome(home) })
 	p.Run(t, nil, bin)
 	p.WaitScreen(t, "Do you trust the files in this folder?")
 	p.Type(t, "3") // "3. Don't trust"
