@@ -36,8 +36,9 @@ func ParseAgent(s string) (Agent, error) {
 // Resume returns the command that resumes agent's session id, as the
 // agent documents it: `claude --resume <id>`, `codex resume <id>` (Codex
 // CLI's resume subcommand takes the session's id), `gemini --resume <id>`
-// (Gemini CLI's --resume takes a session's id as well as an index). It is
-// nil for an empty id.
+// (Gemini CLI's --resume takes a session's id as well as an index; with
+// 0.61.0, the hook payload's session_id resumed that session, and Gemini
+// CLI prints the same command when it exits). It is nil for an empty id.
 func Resume(agent Agent, id string) []string {
 	if id == "" {
 		return nil
