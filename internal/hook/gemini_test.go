@@ -15,20 +15,21 @@ import (
 // model API; paths rewritten to /home/user, the prompt and the tool's
 // command replaced by the marker), and the kind each one is.
 var geminiFixtures = map[string]Kind{
-	"SessionStart":        KindSessionStart, // source startup
-	"SessionStart-resume": KindSessionStart,
-	"SessionStart-clear":  KindSessionStart,
-	"BeforeAgent":         KindTurnStart,
-	"PreCompress":         KindIgnore, // fired before every model request, trigger auto
-	"BeforeModel":         KindActivity,
-	"BeforeToolSelection": KindActivity,
-	"AfterModel":          KindActivity,
-	"BeforeTool":          KindActivity,
-	"Notification":        KindApproval, // ToolPermission
-	"AfterTool":           KindActivity,
-	"AfterAgent":          KindTurnEnd,
-	"SessionEnd":          KindSessionEnd, // reason exit: /quit, Ctrl-C or Ctrl-D twice, SIGTERM, the end of -p
-	"SessionEnd-clear":    KindSessionClear,
+	"SessionStart":           KindSessionStart, // source startup
+	"SessionStart-resume":    KindSessionStart,
+	"SessionStart-clear":     KindSessionStart,
+	"BeforeAgent":            KindTurnStart,
+	"PreCompress":            KindIgnore, // fired before every model request, trigger auto
+	"BeforeModel":            KindActivity,
+	"BeforeToolSelection":    KindActivity,
+	"AfterModel":             KindActivity,
+	"BeforeTool":             KindActivity,
+	"Notification":           KindApproval, // ToolPermission
+	"AfterTool":              KindActivity,
+	"AfterAgent":             KindTurnEnd,
+	"AfterAgent-interrupted": KindTurnEnd,    // Escape while the model streams: prompt_response "[no response text]"
+	"SessionEnd":             KindSessionEnd, // reason exit: /quit, Ctrl-C or Ctrl-D twice, SIGTERM, the end of -p
+	"SessionEnd-clear":       KindSessionClear,
 }
 
 func TestParseMapsEveryRealGeminiPayload(t *testing.T) {
