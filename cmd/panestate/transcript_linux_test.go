@@ -13,6 +13,57 @@ import (
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 )
 
+// withTranscript writes agent's fixture name with its transcript_path set
+// to path, and returns the file written.
+func withTranscript(t *testing.T, agent, name, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(fixture(agent, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	p["transcript_path"] = path
+	out, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), name+".json")
+	if err := os.WriteFile(f, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestRejectionInTheTranscriptEndsTheTurn: after a PermissionRequest no
+// hook reports the rejection; the records Claude Code then appends to the
+// transcript the hooks named make the pane idle.
+func TestRejectionInTheTranscriptEndsTheTurn(t *testing.T) {
+	bin := buildPanestate(t)
+	h := herdrtest.StartT(t, herdrtest.Options{Version: herdrtest.Version093, InView: []string{"w1:p1"}})
+	_, rt := runtimeEnv(t)
+	a := startAgent(t, bin, "claude-code", append(h.PaneEnv(t.TempDir()), rt...))
+	transcript := filepath.Join(t.TempDir(), "session.jsonl")
+	appendTo(t, transcript, claudeRecord(t, "prompt"))
+
+	a.hook(t, fixture("claude-code", "SessionStart"))
+	waitStatus(t, h, "SessionStart", herdrtest.StatusIdle)
+	a.hook(t, withTranscript(t, "claude-code", "UserPromptSubmit", transcript))
+	waitStatus(t, h, "UserPromptSubmit", herdrtest.StatusWorking)
+	appendTo(t, transcript, claudeRecord(t, "assistant-tool-use"))
+	a.hook(t, withTranscript(t, "claude-code", "PreToolUse", transcript))
+	a.hook(t, withTranscript(t, "claude-code", "PermissionRequest", transcript))
+	waitStatus(t, h, "PermissionRequest", herdrtest.StatusBlocked)
+	appendTo(t, transcript, claudeRecord(t, "rejected-tool-result")+claudeRecord(t, "interrupted-for-tool-use"))
+	waitStatus(t, h, "the rejection in the transcript", herdrtest.StatusIdle)
+	a.hook(t, withTranscript(t, "claude-code", "UserPromptSubmit", transcript))
+	waitStatus(t, h, "the next prompt", herdrtest.StatusWorking)
+	a.hook(t, fixture("claude-code", "SessionEnd"))
+	waitStatus(t, h, "SessionEnd", "")
+}
+
 // geminiTranscript returns the records of a transcript Gemini CLI 0.61.0
 // wrote (internal/hook/testdata/gemini/<name>.jsonl), one line each with
 // its newline.
@@ -24,35 +75,6 @@ func geminiTranscript(t *testing.T, name string) [][]byte {
 	}
 	lines := bytes.SplitAfter(b, []byte("\n"))
 	return lines[:len(lines)-1]
-}
-
-// withTranscript writes the Gemini fixture name, its transcript_path set
-// to transcript, to a file in dir and returns its path.
-func withTranscript(t *testing.T, dir, name, transcript string) string {
-	t.Helper()
-	var p map[string]any
-	if err := json.Unmarshal([]byte(readFile(t, fixture("gemini", name))), &p); err != nil {
-		t.Fatal(err)
-	}
-	p["transcript_path"] = transcript
-	b, err := json.Marshal(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, name+".json")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestGeminiRejectedToolTurnsTheBlockedPaneIdle: Gemini CLI fires no hook
@@ -77,7 +99,7 @@ func TestGeminiRejectedToolTurnsTheBlockedPaneIdle(t *testing.T) {
 		{"BeforeTool", herdrtest.StatusWorking},
 		{"Notification", herdrtest.StatusBlocked},
 	} {
-		a.hook(t, withTranscript(t, tmp, s.event, transcript))
+		a.hook(t, withTranscript(t, "gemini", s.event, transcript))
 		waitStatus(t, h, s.event, s.want)
 	}
 	pid := bridgePID(t, dir)
@@ -89,11 +111,11 @@ func TestGeminiRejectedToolTurnsTheBlockedPaneIdle(t *testing.T) {
 	waitStatus(t, h, "the rejection in the transcript", herdrtest.StatusIdle)
 
 	// The next turn is followed as before.
-	a.hook(t, withTranscript(t, tmp, "BeforeAgent", transcript))
+	a.hook(t, withTranscript(t, "gemini", "BeforeAgent", transcript))
 	waitStatus(t, h, "the next prompt", herdrtest.StatusWorking)
-	a.hook(t, withTranscript(t, tmp, "AfterAgent", transcript))
+	a.hook(t, withTranscript(t, "gemini", "AfterAgent", transcript))
 	waitStatus(t, h, "AfterAgent", herdrtest.StatusIdle)
-	a.hook(t, withTranscript(t, tmp, "SessionEnd", transcript))
+	a.hook(t, withTranscript(t, "gemini", "SessionEnd", transcript))
 	waitStatus(t, h, "SessionEnd", "")
 	waitExit(t, pid)
 	want := []string{"idle", "working", "blocked", "idle", "working", "idle", "released"}

@@ -87,8 +87,8 @@ const (
 	// KindTurnEnd: the turn ended; the agent waits for a prompt.
 	KindTurnEnd
 	// KindIdlePrompt: the agent has been waiting for a prompt for a while
-	// (Claude Code's idle_prompt): idle, whatever came before, which clears
-	// a permission the person rejected.
+	// (Claude Code's idle_prompt, 60 s after a turn ended; 2.1.328 sends
+	// none after a rejected permission): idle, whatever came before.
 	KindIdlePrompt
 	// KindSessionClear: the session ended to make way for a new one in the
 	// same agent process (/clear): idle, identity dropped, reporting goes on.

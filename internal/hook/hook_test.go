@@ -232,10 +232,9 @@ func TestTrackerFollowsTheTurn(t *testing.T) {
 			{kind: KindQuestion, want: StateIdle},
 			{kind: KindIgnore, want: StateIdle},
 		}},
-		{"a rejected permission is cleared by idle_prompt", []step{
+		{"idle_prompt makes any state idle", []step{
 			{kind: KindTurnStart, want: StateWorking},
 			{kind: KindApproval, want: StateApproval},
-			// rejected: no hook fires, then about 60 s later:
 			{kind: KindIdlePrompt, want: StateIdle},
 		}},
 		{"a rejected permission is cleared by the next prompt", []step{
