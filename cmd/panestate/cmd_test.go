@@ -287,6 +287,13 @@ func TestInstallCommand(t *testing.T) {
 		t.Errorf("stdout %q does not say how to turn hooks on", stdout.String())
 	}
 	stdout.Reset()
+	if code := run([]string{"install", "gemini"}, nil, &stdout, &stderr, []string{"HOME=" + home}); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "folders you trust") {
+		t.Errorf("stdout %q does not say that Gemini CLI runs hooks only in trusted folders", stdout.String())
+	}
+	stdout.Reset()
 	if code := run([]string{"install", "gemini"}, nil, &stdout, &stderr, []string{"HOME=relative"}); code != 1 {
 		t.Errorf("no home: exit %d, want 1", code)
 	}

@@ -37,6 +37,9 @@ var selfCommand = func(env []string) string {
 // notes are what a person must do beyond the hooks.
 var notes = map[hook.Agent]string{
 	hook.Codex: "codex runs hooks only with `codex_hooks = true` under [features] in ~/.codex/config.toml",
+	// Gemini CLI 0.61.0 loads no hook, those of ~/.gemini/settings.json
+	// included, in a folder it does not trust.
+	hook.Gemini: "gemini runs these hooks only in folders you trust (its \"Do you trust the files in this folder?\" dialog, or ~/.gemini/trustedFolders.json) and with hooksConfig.enabled not false",
 }
 
 // staticInstall is the install command of docs/agents.md, which builds a

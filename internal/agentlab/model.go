@@ -262,3 +262,18 @@ func Stall(ctx context.Context, r *http.Request) {
 	case <-r.Context().Done():
 	}
 }
+
+// ReadJSON reads a request's body ([ReadBody]) and decodes it into v, for
+// a flavour. On a failure it answers 400 Bad Request and returns false.
+func ReadJSON(w http.ResponseWriter, r *http.Request, v any) ([]byte, bool) {
+	body, err := ReadBody(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		http.Error(w, "bad request body", http.StatusBadRequest)
+		return nil, false
+	}
+	return body, true
+}

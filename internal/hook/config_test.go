@@ -49,6 +49,14 @@ func TestConfigRunsTheHookOnEveryEvent(t *testing.T) {
 	}
 }
 
+// notInstalled are events Parse maps but the configuration leaves out on
+// purpose: Gemini CLI's model events (AfterModel fires for every chunk of
+// a streamed reply, and each hook delays the agent) say only "working",
+// which BeforeAgent, BeforeTool and AfterTool already say within a turn.
+var notInstalled = map[Agent][]string{
+	Gemini: {"BeforeModel", "BeforeToolSelection", "AfterModel"},
+}
+
 // TestConfigSubscribesToEveryMappedFixture: every documented event that
 // changes the pane (each fixture Parse does not ignore) is one the
 // configuration runs the hook on; an event left out (a turn that fails)
@@ -72,7 +80,7 @@ func TestConfigSubscribesToEveryMappedFixture(t *testing.T) {
 			if err := json.Unmarshal(b, &p); err != nil {
 				t.Fatal(err)
 			}
-			if e.Kind != KindIgnore && !slices.Contains(Events(agent), p.Event) {
+			if e.Kind != KindIgnore && !slices.Contains(Events(agent), p.Event) && !slices.Contains(notInstalled[agent], p.Event) {
 				t.Errorf("%s: %s means %v, but the configuration does not run the hook on it", agent, p.Event, e.Kind)
 			}
 		}

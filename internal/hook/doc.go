@@ -16,8 +16,9 @@
 // (an agent_id in the payload, SubagentStart and SubagentStop) never change
 // the parent's state; tool and permission events that arrive after the turn
 // ended do not bring it back; a rejected permission and an interrupted
-// turn, after which Claude Code fires no hook, are read from the records it
-// appends to its transcript ([TranscriptKind], applied with
+// turn, after which Claude Code fires no hook, and a tool rejected in
+// Gemini CLI, after which it fires none either, are read from the records
+// the agent appends to its transcript ([TranscriptKind], applied with
 // [Tracker.Observe]); and Codex's PermissionRequest, which fires even when
 // its auto-review will answer, shows blocked only when no other event
 // follows within [CodexPermissionGrace].

@@ -36,8 +36,9 @@ func ParseAgent(s string) (Agent, error) {
 // Resume returns the command that resumes agent's session id, as the
 // agent documents it: `claude --resume <id>`, `codex resume <id>` (Codex
 // CLI's resume subcommand takes the session's id), `gemini --resume <id>`
-// (Gemini CLI's --resume takes a session's id as well as an index). It is
-// nil for an empty id.
+// (Gemini CLI's --resume takes a session's id as well as an index; with
+// 0.61.0, the hook payload's session_id resumed that session, and Gemini
+// CLI prints the same command when it exits). It is nil for an empty id.
 func Resume(agent Agent, id string) []string {
 	if id == "" {
 		return nil
@@ -142,9 +143,10 @@ type Event struct {
 	// monotonic clock (the same in every process, never set back): the
 	// bridge applies events in this order, whatever order they reach it in.
 	Time int64 `json:"time"`
-	// Transcript is the session's local transcript file (Claude Code's
-	// transcript_path), set for the events of a turn of an agent whose
-	// transcript the bridge reads ([TranscriptKind]), and Offset its size
+	// Transcript is the session's local transcript file (the
+	// transcript_path of Claude Code and Gemini CLI), set for the events
+	// of a turn of an agent whose transcript the bridge reads
+	// ([TranscriptKind]), and Offset its size
 	// when the hook ran (the caller's). They go only to the pane's bridge,
 	// over its private socket, which reads the records appended after
 	// Offset to see a rejected permission, after which no hook fires. The

@@ -8,7 +8,7 @@ import (
 
 // readsTranscript reports whether the bridge reads agent's transcript
 // ([TranscriptKind] knows its records).
-func readsTranscript(agent Agent) bool { return agent == ClaudeCode }
+func readsTranscript(agent Agent) bool { return agent == ClaudeCode || agent == Gemini }
 
 // MaxRecord bounds a transcript record that [TranscriptKind] is given: the
 // records it looks for are small (a tool result the person rejected, an
@@ -46,8 +46,13 @@ const claudeRejected = "The user doesn't want to proceed with this tool use. The
 //     subagent's (isSidechain), a prompt the person typed (a string, not
 //     blocks), and what does not decode.
 //
+// For Gemini CLI 0.61.0 see geminiTranscriptKind.
+//
 // Nothing of the record is kept.
 func TranscriptKind(agent Agent, record []byte) Kind {
+	if agent == Gemini && len(record) <= MaxRecord {
+		return geminiTranscriptKind(record)
+	}
 	if agent != ClaudeCode || len(record) > MaxRecord || !bytes.Contains(record, []byte(`"user"`)) {
 		return KindIgnore
 	}
@@ -87,4 +92,40 @@ func TranscriptKind(agent Agent, record []byte) Kind {
 		}
 	}
 	return KindTurnEnd
+}
+
+// geminiRecord holds the only fields of a Gemini CLI transcript record
+// that are read: the record's type and its tool calls' statuses. Every
+// other field (the messages' text, the tools' arguments and results) is
+// skipped by the decoder and never stored.
+type geminiRecord struct {
+	Type      string           `json:"type"`
+	ToolCalls []geminiToolCall `json:"toolCalls"`
+}
+
+// geminiToolCall is a tool call of a Gemini CLI transcript record, its
+// status only.
+type geminiToolCall struct {
+	Status string `json:"status"`
+}
+
+// geminiTranscriptKind is TranscriptKind for Gemini CLI 0.61.0 (its
+// transcript_path, ~/.gemini/tmp/<project>/chats/session-<time>-<id>.jsonl,
+// JSON lines). When the person answers its approval dialog with "No" (or
+// Escape), it appends the model's message again with the tool call's
+// "status" "cancelled" (its result "[Operation Cancelled] Reason: User
+// denied execution."), then an "info" record, and waits for a prompt: no
+// AfterTool, AfterAgent or other hook fires. A cancelled call ends the
+// request, so a "gemini" record with one is KindTurnEnd; anything else is
+// KindIgnore (an allowed tool's record, status "success", comes before
+// its AfterTool hook, which reports it).
+func geminiTranscriptKind(record []byte) Kind {
+	var r geminiRecord
+	if json.Unmarshal(record, &r) != nil || r.Type != "gemini" {
+		return KindIgnore
+	}
+	if slices.ContainsFunc(r.ToolCalls, func(c geminiToolCall) bool { return c.Status == "cancelled" }) {
+		return KindTurnEnd
+	}
+	return KindIgnore
 }
