@@ -283,8 +283,11 @@ func TestInstallCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, ".codex", "hooks.json")); err != nil {
 		t.Error(err)
 	}
-	if !strings.Contains(stdout.String(), "codex_hooks") {
-		t.Errorf("stdout %q does not say how to turn hooks on", stdout.String())
+	if !strings.Contains(stdout.String(), "config.toml: panestate's 8 hooks trusted") || strings.Contains(stdout.String(), "codex_hooks") {
+		t.Errorf("stdout %q does not say that it trusted the hooks, or still asks for the legacy codex_hooks", stdout.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(home, ".codex", "config.toml")); err != nil || strings.Count(string(b), "trusted_hash = ") != 8 {
+		t.Errorf("config.toml = %q, %v; want the trust of 8 hooks", b, err)
 	}
 	stdout.Reset()
 	if code := run([]string{"install", "gemini"}, nil, &stdout, &stderr, []string{"HOME=relative"}); code != 1 {
