@@ -223,3 +223,39 @@ func TestCodexResumeCommandResumesTheSession(t *testing.T) {
 	t.Logf("timeline: %s", p.Describe(t))
 	noLeaks(t, p, "MARKPROMPT5", "MARKPROMPT6")
 }
+
+// TestCodexAutoReviewedApprovalDoesNotBlock: with --approve-for-me Codex's
+// auto-review answers the approval; PermissionRequest still fires (before
+// the review), and the pane does not show blocked for a review answered
+// within hook.CodexPermissionGrace.
+func TestCodexAutoReviewedApprovalDoesNotBlock(t *testing.T) {
+	bin := Binary(t, Codex)
+	script := func(r Request) Reply {
+		switch {
+		case strings.HasPrefix(r.Prompt, "The following is the Codex agent history"): // the reviewer
+			return Reply{Text: `{"risk_level":"low","risk_score":1,"user_authorization":"high","outcome":"allow","rationale":"The user asked for it.","evidence":[]}`}
+		case strings.HasPrefix(r.Prompt, "please make") && len(r.Results) == 0:
+			return Reply{Tool: &ToolCall{Name: "exec_command", Input: CodexCommand("echo ok > out-MARKCMD7.txt", true).Input}}
+		default:
+			return Reply{Text: "Done."}
+		}
+	}
+	p, home, model := startCodex(t, codexCase{ws: Herdr}, script)
+	p.Run(t, nil, bin, "exec", "--skip-git-repo-check", "--approve-for-me", "please make the file MARKPROMPT7")
+	if code := p.WaitExit(t); code != 0 {
+		t.Fatalf("codex exec exited %d:\n%s", code, p.Screen(t))
+	}
+	p.WaitState(t, p.Started, "")
+	if _, err := os.Stat(filepath.Join(home.Work, "out-MARKCMD7.txt")); err != nil {
+		t.Errorf("the reviewed command did not run: %v", err)
+	}
+	if !slices.ContainsFunc(model.Requests(), func(r Request) bool { return strings.HasPrefix(r.Prompt, "The following is the Codex agent history") }) ||
+		!strings.Contains(p.Screen(t), "hook: PermissionRequest Completed") {
+		t.Fatalf("no auto-review, or no PermissionRequest hook:\n%s", p.Screen(t))
+	}
+	if got := States(p.Timeline(t)); slices.Contains(got, "blocked") {
+		t.Errorf("an auto-reviewed approval showed blocked: %q", got)
+	}
+	t.Logf("timeline: %s", p.Describe(t))
+	noLeaks(t, p, "MARKPROMPT7", "MARKCMD7")
+}

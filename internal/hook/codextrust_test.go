@@ -77,8 +77,7 @@ func commandsOf(t *testing.T, content []byte) []string {
 
 // TestCodexHookHashAsCodexRecordedIt: hashes that Codex 0.169.0 recorded
 // for the capture hook of the investigation (/tmp/cx/cap.sh), timeout 5:
-// SessionEnd's is that of
-// timeout 3, to which Codex clamps it.
+// SessionEnd's is that of timeout 3, to which Codex clamps it.
 func TestCodexHookHashAsCodexRecordedIt(t *testing.T) {
 	tests := []struct {
 		event, want string

@@ -113,8 +113,9 @@ var ErrSettings = errors.New("hook: settings file")
 // `panestate hook <agent>` command is left as it is, so Install is
 // idempotent, and run again it upgrades an earlier installation: it adds
 // the events panestate now listens to and removes its hooks from events
-// the agent does not have (Codex's StopFailure). A file that is not a JSON object, or whose hooks are not in
-// the agent's shape, is an error wrapping ErrSettings, and nothing changes.
+// the agent does not have (Codex's StopFailure). A file that is not a JSON
+// object, or whose hooks are not in the agent's shape, is an error
+// wrapping ErrSettings, and nothing changes.
 func Install(agent Agent, command string, content []byte) ([]byte, bool, error) {
 	if SettingsFile(agent) == "" {
 		return nil, false, fmt.Errorf("%w %q", ErrUnknownAgent, agent)
