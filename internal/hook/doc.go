@@ -12,9 +12,10 @@
 // The mapping handles the agents' known pitfalls: events of subagents
 // (an agent_id in the payload, SubagentStart and SubagentStop) never change
 // the parent's state; tool and permission events that arrive after the turn
-// ended do not bring it back; a rejected permission, after which no hook
-// fires, is cleared by the next event the agent does send (Claude Code's
-// idle_prompt notification, a new prompt); and Codex's PermissionRequest,
+// ended do not bring it back; a rejected permission is cleared by Codex's
+// Interrupt, which Codex 0.169.0 fires for it, and where no hook fires by
+// the next event the agent does send (Claude Code's idle_prompt
+// notification, a new prompt); and Codex's PermissionRequest,
 // which fires even when its auto-review will answer, shows blocked only when
 // no other event follows within [CodexPermissionGrace].
 package hook

@@ -306,3 +306,30 @@ func TestTrackerSession(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackerCodexRejectedApprovalGoesIdle: the events the real Codex
+// 0.169.0 sent for a rejected approval (testdata/codex), in order: the pane
+// is blocked once the grace expires, and idle at the Interrupt.
+func TestTrackerCodexRejectedApprovalGoesIdle(t *testing.T) {
+	var tr Tracker
+	var token uint64
+	for i, name := range []string{"SessionStart", "UserPromptSubmit", "PreModelRequest", "PreToolUse", "PermissionRequest"} {
+		e, err := Parse(Codex, fixture(t, Codex, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Time = int64(i + 1)
+		_, token = tr.Apply(e)
+	}
+	if p, changed := tr.Expire(token); !changed || p.State != StateApproval {
+		t.Fatalf("after the grace: %+v, changed %v; want approval", p, changed)
+	}
+	e, err := Parse(Codex, fixture(t, Codex, "Interrupt-rejected"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Time = 10
+	if p, _ := tr.Apply(e); p.State != StateIdle || p.End {
+		t.Errorf("after Interrupt: %+v, want idle", p)
+	}
+}
