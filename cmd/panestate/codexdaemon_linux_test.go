@@ -7,12 +7,19 @@ import (
 	"testing"
 
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
+	"github.com/panestate/panestate/internal/hook"
 )
 
 // startNamed starts a stand-in agent as the program name (a link to the
 // test binary, so that the system names the process so) with args, in
 // env; it runs bin's hook for agent.
 func startNamed(t *testing.T, bin, name, agent string, env []string, args ...string) *agentProc {
+	t.Helper()
+	return startNamedB(t, bin, name, agent, env, args...)
+}
+
+// startNamedB is startNamed for tests and benchmarks.
+func startNamedB(t testing.TB, bin, name, agent string, env []string, args ...string) *agentProc {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -68,13 +75,37 @@ func TestCodexDaemonTwoTUIsInThePaneReportNothing(t *testing.T) {
 	dir, rt := runtimeEnv(t)
 	env := append(h.PaneEnv(t.TempDir()), rt...)
 	startNamed(t, bin, "codex", "codex", env)
-	startNamed(t, bin, "codex", "codex", env)
+	second := startNamed(t, bin, "codex", "codex", env, "resume")
 	daemon := startNamed(t, bin, "codex", "codex", env, "app-server", "--managed-daemon")
+	if _, ok := codexPanePID(hook.Codex, daemon.cmd.Process.Pid, paneVars(env)); ok {
+		t.Error("two Codex TUIs in the pane: the hook takes one of them")
+	}
+	second.in.Close()
+	_ = second.cmd.Wait()
+	if pid, ok := codexPanePID(hook.Codex, daemon.cmd.Process.Pid, paneVars(env)); !ok || pid == daemon.cmd.Process.Pid {
+		t.Errorf("one Codex TUI left in the pane: %d, %v; want it", pid, ok)
+	}
+	startNamed(t, bin, "codex", "codex", env, "resume")
 	daemon.hook(t, fixture("codex", "SessionStart"))
 	if files, _ := filepath.Glob(filepath.Join(dir, "*.pid")); len(files) > 0 {
 		t.Errorf("a bridge started: %q", files)
 	}
 	if calls, err := h.Calls(); err != nil || len(calls) > 0 {
 		t.Errorf("requests to Herdr: %v, %v; want none", calls, err)
+	}
+}
+
+// BenchmarkCodexPanePID is what a hook of Codex's daemon adds to find the
+// Codex TUI in its pane: a walk of the process table.
+func BenchmarkCodexPanePID(b *testing.B) {
+	bin := buildPanestate(b)
+	env := []string{"TMUX=/tmp/x,1,0", "TMUX_PANE=%7"}
+	tui := startNamedB(b, bin, "codex", "codex", env)
+	daemon := startNamedB(b, bin, "codex", "codex", env, "app-server", "--managed-daemon")
+	pane := paneVars(env)
+	for b.Loop() {
+		if pid, ok := codexPanePID(hook.Codex, daemon.cmd.Process.Pid, pane); !ok || pid != tui.cmd.Process.Pid {
+			b.Fatalf("found %d, %v; want the TUI %d", pid, ok, tui.cmd.Process.Pid)
+		}
 	}
 }

@@ -29,9 +29,9 @@ func TestMain(m *testing.M) {
 			// hooks in sessions of their own, without a terminal.
 			os.Exit(standIn(bin, os.Args[1], os.NewFile(3, "orders"), os.NewFile(4, "answers"), true))
 		}
-		agent := os.Args[1]
-		if a := os.Getenv(standInAgentEnv); a != "" {
-			agent = a // a stand-in whose arguments are another program's
+		agent := os.Getenv(standInAgentEnv) // a stand-in whose arguments are another program's
+		if agent == "" {
+			agent = os.Args[1]
 		}
 		os.Exit(standIn(bin, agent, os.Stdin, os.Stdout, false))
 	}
