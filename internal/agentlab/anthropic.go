@@ -60,6 +60,19 @@ func Anthropic(ctx context.Context, w http.ResponseWriter, r *http.Request, answ
 		return
 	}
 	if rep.Stall {
+		if rep.Text != "" {
+			for _, ev := range []struct {
+				name string
+				data map[string]any
+			}{
+				{"content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}}},
+				{"content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": rep.Text}}},
+			} {
+				if s.Event(ev.name, ev.data) != nil {
+					return
+				}
+			}
+		}
 		Stall(ctx, r)
 		return
 	}
@@ -87,9 +100,29 @@ func Anthropic(ctx context.Context, w http.ResponseWriter, r *http.Request, answ
 			}
 		}
 	}
-	_ = s.Event("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 5}})
+	delta := map[string]any{"stop_reason": stop, "stop_sequence": nil}
+	if rep.Tool != nil && rep.Tool.Review != "" {
+		delta["safeguard_results"] = anthropicReview(rep.Tool)
+	}
+	_ = s.Event("message_delta", map[string]any{"type": "message_delta", "delta": delta, "usage": map[string]int{"output_tokens": 5}})
 	_ = s.Event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// anthropicReview is the server-side classifier's verdict on c, as Claude
+// Code 2.1.328 reads it from a message_delta's safeguard_results: one
+// "dangerous_tool_use" result with an "evaluated" status per tool use id,
+// "flagged" or "not_flagged".
+func anthropicReview(c *ToolCall) []any {
+	outcome := "not_flagged"
+	if c.Review == ReviewFlag {
+		outcome = "flagged"
+	}
+	return []any{map[string]any{
+		"type": "dangerous_tool_use",
+		"status": map[string]any{"type": "available", "tool_uses": map[string]any{
+			c.ID: map[string]any{"type": "evaluated", "outcome": outcome},
+		}},
+	}}
 }
 
 // anthropicBlocks is rep as the content blocks of a message.

@@ -53,9 +53,10 @@ type Reply struct {
 	Text string
 	// Tool, when set, makes the answer a call of that tool.
 	Tool *ToolCall
-	// Stall sends the stream's start and then nothing, until the agent
-	// goes away or the server closes: a turn that is still being
-	// generated (for killing an agent mid-turn).
+	// Stall sends the stream's start (and Text, when set, as the start of
+	// the answer) and then nothing, until the agent goes away or the
+	// server closes: a turn that is still being generated (for killing or
+	// interrupting an agent mid-turn). Tool is not sent.
 	Stall bool
 }
 
@@ -68,7 +69,18 @@ type ToolCall struct {
 	Name string
 	// Input is the tool's arguments, as a JSON object.
 	Input map[string]any
+	// Review is the verdict of a safety review the model's server runs on
+	// the call, for an API that carries one with the reply (Anthropic's
+	// server-side classifier of Claude Code's auto mode): [ReviewPass],
+	// [ReviewFlag], or "" for none.
+	Review string
 }
+
+// The verdicts of [ToolCall.Review].
+const (
+	ReviewPass = "pass" // the review lets the call run
+	ReviewFlag = "flag" // the review flags the call as dangerous
+)
 
 // Script answers each model request. It runs on the server's goroutines,
 // one call at a time.

@@ -109,7 +109,7 @@ func StartPane(t testing.TB, ws Workspace, home *Home, opts PaneOptions) *Pane {
 	conf := filepath.Join(dir, "tmux.conf")
 	// The pane stays after its program exits, so that the last screen can
 	// be read and the bridge's release still finds the pane.
-	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g history-limit 5000\nset -g status off\n"), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g history-limit 5000\nset -g status off\nset -s escape-time 0\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	p := &Pane{Workspace: ws, home: home, tmux: bin, sock: filepath.Join(dir, "s"), changed: make(chan struct{}), Started: time.Now()}
@@ -227,17 +227,13 @@ func (p *Pane) WaitExit(t testing.TB) int {
 	t.Helper()
 	deadline := time.Now().Add(WaitTimeout)
 	for {
-		out := strings.Fields(p.run(t, "display-message", "-p", "-t", p.id, "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}"))
-		if len(out) > 0 && out[0] == "1" {
-			if len(out) > 2 && out[2] != "" && out[2] != "0" {
-				n, _ := strconv.Atoi(out[2])
-				return 128 + n
+		out := strings.Split(strings.TrimSpace(p.run(t, "display-message", "-p", "-t", p.id, "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}")), ":")
+		if len(out) == 3 && out[0] == "1" {
+			if sig, _ := strconv.Atoi(out[2]); sig > 0 {
+				return 128 + sig
 			}
-			if len(out) > 1 {
-				n, _ := strconv.Atoi(out[1])
-				return n
-			}
-			return 0
+			code, _ := strconv.Atoi(out[1])
+			return code
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("agentlab: the pane's program still runs after %v; it shows:\n%s", WaitTimeout, p.Screen(t))

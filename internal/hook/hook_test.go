@@ -23,6 +23,18 @@ func fixture(t *testing.T, agent Agent, name string) []byte {
 	return b
 }
 
+// transcriptPath is the transcript_path of a fixture.
+func transcriptPath(t *testing.T, agent Agent, name string) string {
+	t.Helper()
+	var p struct {
+		Path string `json:"transcript_path"`
+	}
+	if err := json.Unmarshal(fixture(t, agent, name), &p); err != nil {
+		t.Fatal(err)
+	}
+	return p.Path
+}
+
 func TestParseMapsEachDocumentedPayload(t *testing.T) {
 	tests := []struct {
 		agent Agent
@@ -81,7 +93,13 @@ func TestParseMapsEachDocumentedPayload(t *testing.T) {
 			if e.Session == "" {
 				t.Error("session id dropped")
 			}
-			// Nothing private survives: the event, as it goes to the bridge.
+			// Nothing private survives: the event, as it goes to the bridge,
+			// but the transcript's path, which the bridge reads and never
+			// passes on.
+			if e.Transcript != "" && e.Transcript != transcriptPath(t, tt.agent, tt.name) {
+				t.Errorf("transcript %q is not the payload's transcript_path", e.Transcript)
+			}
+			e.Transcript = ""
 			b, err := json.Marshal(e)
 			if err != nil {
 				t.Fatal(err)
