@@ -63,7 +63,16 @@ func submit(t *testing.T, p *Pane, prompt string) time.Time {
 	t.Helper()
 	p.Type(t, prompt)
 	p.WaitScreen(t, prompt)
-	return p.Keys(t, "Enter")
+	return press(t, p, "Enter")
+}
+
+// press sends a key to the pane and returns when it started to: the
+// agent may act on it (and the workspace show it) before tmux returns.
+func press(t *testing.T, p *Pane, key string) time.Time {
+	t.Helper()
+	at := time.Now()
+	p.Keys(t, key)
+	return at
 }
 
 func TestCodexHeadlessTurnWithATool(t *testing.T) {
@@ -130,7 +139,7 @@ func TestCodexInteractiveApproveRejectQuit(t *testing.T) {
 			working := p.WaitState(t, sent, "working")
 			blocked := p.WaitState(t, working.At, "blocked")
 			p.WaitScreen(t, "Would you like to run")
-			approved := p.Keys(t, "Enter")
+			approved := press(t, p, "Enter")
 			afterApproval := p.WaitState(t, approved, "idle")
 			if _, err := os.Stat(filepath.Join(home.Work, "out-MARKCMD2.txt")); err != nil {
 				t.Errorf("the approved command did not run: %v", err)
@@ -142,7 +151,7 @@ func TestCodexInteractiveApproveRejectQuit(t *testing.T) {
 			sent2 := submit(t, p, "please reject MARKPROMPT3")
 			blocked2 := p.WaitState(t, sent2, "blocked")
 			p.WaitScreen(t, "Would you like to run")
-			rejected := p.Keys(t, "Escape")
+			rejected := press(t, p, "Escape")
 			idle := p.WaitState(t, rejected, "idle")
 			p.WaitScreen(t, "Conversation interrupted")
 			if _, err := os.Stat(filepath.Join(home.Work, "out-MARKCMD3.txt")); err == nil {
@@ -184,10 +193,10 @@ func TestCodexKilledMidTurnReleasesThePane(t *testing.T) {
 			sent := submit(t, p, "think long MARKPROMPT4")
 			p.WaitState(t, sent, "working")
 			pid := p.CodexProcess(t)
+			killed := time.Now()
 			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
-			killed := time.Now()
 			released := p.WaitState(t, killed, "")
 			t.Logf("%s: SIGKILL→released %v; timeline: %s", ws, released.At.Sub(killed).Round(time.Millisecond), p.Describe(t))
 			if got := shown(t, p); !slices.Equal(got, []string{"working", "released"}) {
