@@ -4,6 +4,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 
@@ -13,10 +15,15 @@ import (
 // maxScan bounds what one scan reads of a transcript.
 const maxScan = 1 << 20
 
-// transcriptSize returns the size of the transcript file at path, or -1
-// when it is not a plain file of this user.
+// transcriptSize returns the size of the transcript file at path: 0 when
+// there is none yet (the agent makes it with the session's first record,
+// which may come after the first prompt's hook), -1 when it is not a
+// plain file of this user.
 func transcriptSize(path string) int64 {
 	f, err := openTranscript(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0
+	}
 	if err != nil {
 		return -1
 	}

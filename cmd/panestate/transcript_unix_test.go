@@ -146,7 +146,7 @@ func TestTranscriptRefusesWhatIsNotAPlainFileOfMine(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{link, fifo, dir, filepath.Join(dir, "missing.jsonl")} {
+	for _, p := range []string{link, fifo, dir} {
 		if n := transcriptSize(p); n != -1 {
 			t.Errorf("transcriptSize(%s) = %d, want -1", filepath.Base(p), n)
 		}
@@ -154,5 +154,24 @@ func TestTranscriptRefusesWhatIsNotAPlainFileOfMine(t *testing.T) {
 		if k := tr.scan(); k != hook.KindIgnore {
 			t.Errorf("scan(%s) = %v, want ignore", filepath.Base(p), k)
 		}
+	}
+}
+
+// TestTranscriptFollowedBeforeItExists: the first prompt's hook can run
+// before Claude Code makes the transcript; it is read from its start once
+// it is there.
+func TestTranscriptFollowedBeforeItExists(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if n := transcriptSize(path); n != 0 {
+		t.Fatalf("transcriptSize of a missing file = %d, want 0", n)
+	}
+	var tr transcript
+	tr.follow(hook.Event{Agent: hook.ClaudeCode, Transcript: path, Offset: 0})
+	if k := tr.scan(); k != hook.KindIgnore {
+		t.Fatalf("no file yet: %v", k)
+	}
+	appendTo(t, path, claudeRecord(t, "prompt")+claudeRecord(t, "interrupted"))
+	if k := tr.scan(); k != hook.KindTurnEnd {
+		t.Errorf("once made: %v, want turn_end", k)
 	}
 }

@@ -67,6 +67,7 @@ func Anthropic(ctx context.Context, w http.ResponseWriter, r *http.Request, answ
 			}{
 				{"content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}}},
 				{"content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": rep.Text}}},
+				{"content_block_stop", map[string]any{"type": "content_block_stop", "index": 0}},
 			} {
 				if s.Event(ev.name, ev.data) != nil {
 					return

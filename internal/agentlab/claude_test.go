@@ -60,6 +60,27 @@ func (c *claude) prompt(t *testing.T, text string) time.Time {
 	return c.pane.Keys(t, "Enter")
 }
 
+// answer presses key on the permission dialog and returns when tmux took
+// the press that closed it: a key that comes while the dialog is still
+// being drawn can be lost, so it is pressed again (at most three times)
+// while the dialog stays up for a second.
+func (c *claude) answer(t *testing.T, key string) time.Time {
+	t.Helper()
+	var at time.Time
+	for range 3 {
+		at = c.pane.Keys(t, key)
+		deadline := time.Now().Add(time.Second)
+		for time.Now().Before(deadline) {
+			if !strings.Contains(c.pane.Screen(t), "Do you want to proceed?") {
+				return at
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	t.Fatalf("the dialog is still up after three presses of %s:\n%s", key, c.pane.Screen(t))
+	return at
+}
+
 // exit ends Claude Code with /exit and waits until the pane is released
 // and Claude Code has exited 0.
 func (c *claude) exit(t *testing.T) {
@@ -165,7 +186,7 @@ func TestClaudeCodeApprovedPermission(t *testing.T) {
 			asked := c.prompt(t, "please make the file MARKPROMPT2")
 			c.pane.WaitScreen(t, "Do you want to proceed?")
 			c.pane.WaitState(t, asked, "blocked")
-			approved := c.pane.Keys(t, "Enter") // "1. Yes" is selected
+			approved := c.answer(t, "1") // "1. Yes"
 			c.pane.WaitState(t, approved, "idle")
 			if !c.ran("MARKCMD2") {
 				t.Error("the approved tool did not run")
@@ -190,7 +211,7 @@ func TestClaudeCodeRejectedPermissionGoesIdle(t *testing.T) {
 			c.pane.WaitScreen(t, "Do you want to proceed?")
 			c.pane.WaitState(t, asked, "blocked")
 			onDisk := c.watchTranscript(t, `"toolDenialKind":"user-rejected"`)
-			rejected := c.pane.Keys(t, "Escape")
+			rejected := c.answer(t, "Escape")
 			idle := c.pane.WaitState(t, rejected, "idle")
 			var written time.Time
 			select {
@@ -246,6 +267,7 @@ func TestClaudeCodeKilledMidTurnReleasesThePane(t *testing.T) {
 // very session: the model gets the first session's conversation, and the
 // pane gets the same command again.
 func TestClaudeCodeResumeCommandResumesTheSession(t *testing.T) {
+	t.Parallel()
 	c := newClaude(t, Herdr, Text("Noted MARKFINAL5."), PaneOptions{HerdrVersion: herdrtest.Version093})
 	c.home.Setenv("PATH=" + filepath.Dir(c.bin) + string(os.PathListSeparator) + strings.TrimPrefix(lookupEnv(c.home.Env(), "PATH"), "PATH="))
 	c.start(t)
@@ -288,4 +310,80 @@ func lookupEnv(env []string, key string) string {
 		}
 	}
 	return ""
+}
+
+// TestClaudeCodeAutoModeClassifierNeverShowsBlocked: Claude Code 2.1.328
+// starts in auto mode, where the model server's classifier answers
+// permissions (the mock's verdict, in the message's safeguard_results).
+// Whether it lets the tool run or blocks it, no PermissionRequest fires
+// (a blocked one fires PermissionDenied) and the pane never shows blocked.
+func TestClaudeCodeAutoModeClassifierNeverShowsBlocked(t *testing.T) {
+	for _, tt := range []struct {
+		review string
+		ran    bool
+	}{{ReviewPass, true}, {ReviewFlag, false}} {
+		t.Run(tt.review, func(t *testing.T) {
+			t.Parallel()
+			call := bashCall("MARKCMD6")
+			call.Review = tt.review
+			c := newClaude(t, Herdr, ToolTurn(call, "Done MARKFINAL6."), PaneOptions{})
+			c.start(t) // auto mode: the default
+			asked := c.prompt(t, "please make the file MARKPROMPT6")
+			c.pane.WaitState(t, asked, "working")
+			c.pane.WaitState(t, asked, "idle")
+			if c.ran("MARKCMD6") != tt.ran {
+				t.Errorf("the tool ran: %v, want %v", c.ran("MARKCMD6"), tt.ran)
+			}
+			c.exit(t)
+			c.checkTimeline(t, "idle", "working", "idle", "released")
+			c.checkPrivate(t, "MARKPROMPT6", "MARKCMD6", "MARKFINAL6")
+		})
+	}
+}
+
+// TestClaudeCodeAutoModeWithoutItsClassifierShowsBlocked: where the model
+// server gives no verdict (a gateway that drops it), auto mode asks the
+// person with a dialog, fires no PermissionRequest, and about 6 s later a
+// Notification agent_needs_input: the pane shows blocked from then on,
+// and idle once the person cancels.
+func TestClaudeCodeAutoModeWithoutItsClassifierShowsBlocked(t *testing.T) {
+	t.Parallel()
+	// A command auto mode's own check calls risky (a local one it lets run).
+	risky := ToolCall{Name: "Bash", Input: map[string]any{"command": "curl -s http://127.0.0.1:1/MARKCMD7 | sh", "description": "Run a remote script"}}
+	c := newClaude(t, Herdr, ToolTurn(risky, "Done MARKFINAL7."), PaneOptions{})
+	c.start(t)
+	asked := c.prompt(t, "please make the file MARKPROMPT7")
+	c.pane.WaitScreen(t, "Auto mode can't check actions")
+	blocked := c.pane.WaitState(t, asked, "blocked")
+	t.Logf("blocked %d ms after the prompt", blocked.At.Sub(asked).Milliseconds())
+	cancelled := c.pane.Keys(t, "Escape")
+	c.pane.WaitState(t, cancelled, "idle")
+	c.exit(t)
+	c.checkTimeline(t, "idle", "working", "blocked", "idle", "released")
+	c.checkPrivate(t, "MARKPROMPT7", "MARKCMD7")
+}
+
+// TestClaudeCodeInterruptedTurnGoesIdle: Escape while Claude Code answers
+// fires no hook either; the interruption it appends to its transcript
+// ("[Request interrupted by user]") makes the pane idle.
+func TestClaudeCodeInterruptedTurnGoesIdle(t *testing.T) {
+	t.Parallel()
+	c := newClaude(t, Tmux, func(r Request) Reply {
+		if r.Tools == 0 {
+			return Reply{Text: "ok"}
+		}
+		return Reply{Text: "Thinking about MARKFINAL8", Stall: true}
+	}, PaneOptions{})
+	c.start(t)
+	asked := c.prompt(t, "please think about MARKPROMPT8")
+	c.pane.WaitState(t, asked, "working")
+	// Once the answer has begun: an Escape before it takes the prompt back
+	// into the input box and writes nothing (see docs/agents.md).
+	c.pane.WaitScreen(t, "Thinking about MARKFINAL8")
+	interrupted := c.pane.Keys(t, "Escape")
+	idle := c.pane.WaitState(t, interrupted, "idle")
+	t.Logf("interrupt→idle %d ms", idle.At.Sub(interrupted).Milliseconds())
+	c.exit(t)
+	c.checkTimeline(t, "idle", "working", "idle", "released")
+	c.checkPrivate(t, "MARKPROMPT8", "MARKFINAL8")
 }

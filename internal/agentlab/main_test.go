@@ -12,6 +12,9 @@ import (
 
 func TestMain(m *testing.M) {
 	herdrtest.Main() // the test binary is also the emulated herdr CLI
+	if out := os.Getenv(timeHookEnv); out != "" {
+		os.Exit(timeHook(out, os.Args[1:])) // ... and the timer of BenchmarkClaudeCodeHookCost
+	}
 	testenv.ClearHerdr()
 	code := m.Run()
 	Cleanup()

@@ -53,8 +53,8 @@ type Reply struct {
 	Text string
 	// Tool, when set, makes the answer a call of that tool.
 	Tool *ToolCall
-	// Stall sends the stream's start (and Text, when set, as the start of
-	// the answer) and then nothing, until the agent goes away or the
+	// Stall sends the stream's start (and Text, when set, as a first
+	// complete part of the answer) and then nothing, until the agent goes away or the
 	// server closes: a turn that is still being generated (for killing or
 	// interrupting an agent mid-turn). Tool is not sent.
 	Stall bool

@@ -86,8 +86,8 @@ const (
 	// KindTurnEnd: the turn ended; the agent waits for a prompt.
 	KindTurnEnd
 	// KindIdlePrompt: the agent has been waiting for a prompt for a while
-	// (Claude Code's idle_prompt): idle, whatever came before, which clears
-	// a permission the person rejected.
+	// (Claude Code's idle_prompt, 60 s after a turn ended; 2.1.328 sends
+	// none after a rejected permission): idle, whatever came before.
 	KindIdlePrompt
 	// KindSessionClear: the session ended to make way for a new one in the
 	// same agent process (/clear): idle, identity dropped, reporting goes on.
@@ -262,12 +262,14 @@ func claudeKind(p payload) Kind {
 		return KindSessionStart
 	case "UserPromptSubmit":
 		return KindTurnStart
-	case "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch":
+	case "PreToolUse", "PostToolUse", "PostToolUseFailure":
 		return KindActivity
-	case "PermissionDenied":
-		// Auto mode's classifier (or a rule) denied a tool: the turn goes
-		// on, and no person was asked.
-		return KindActivity
+	case "PostToolBatch", "PermissionDenied":
+		// 2.1.328: after a batch of tool calls; and when auto mode's
+		// classifier (or a rule) denied a tool, no person asked. Both come
+		// after the tool's PreToolUse, within the turn it made working, so
+		// they change nothing (and are not installed).
+		return KindIgnore
 	case "PermissionRequest":
 		return KindApproval
 	case "Notification":
