@@ -283,8 +283,11 @@ func TestInstallCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, ".codex", "hooks.json")); err != nil {
 		t.Error(err)
 	}
-	if !strings.Contains(stdout.String(), "codex_hooks") {
-		t.Errorf("stdout %q does not say how to turn hooks on", stdout.String())
+	if !strings.Contains(stdout.String(), "config.toml: panestate's 8 hooks trusted") || strings.Contains(stdout.String(), "codex_hooks") {
+		t.Errorf("stdout %q does not say that it trusted the hooks, or still asks for the legacy codex_hooks", stdout.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(home, ".codex", "config.toml")); err != nil || strings.Count(string(b), "trusted_hash = ") != 8 {
+		t.Errorf("config.toml = %q, %v; want the trust of 8 hooks", b, err)
 	}
 	stdout.Reset()
 	if code := run([]string{"install", "gemini"}, nil, &stdout, &stderr, []string{"HOME=" + home}); code != 0 {
@@ -397,5 +400,56 @@ func TestHookRefusesAHugePayload(t *testing.T) {
 	}
 	if got, want := stderr.String(), "panestate: hook: bad payload: not a JSON object with the expected fields\n"; got != want {
 		t.Errorf("stderr %.200q, want %q", got, want)
+	}
+}
+
+// TestInstallCodexTrustsItsHooksWhereCodexReadsThem: with CODEX_HOME set
+// (a link, as Codex resolves it), install writes hooks.json there and
+// records the trust in the config.toml beside it, under the resolved path,
+// keeping the person's own lines and a backup; run again, it changes
+// nothing.
+func TestInstallCodexTrustsItsHooksWhereCodexReadsThem(t *testing.T) {
+	home := t.TempDir()
+	target := filepath.Join(home, "dotfiles", "codex")
+	if err := os.MkdirAll(target, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const mine = "model = \"o3\"\n\n[tui]\nx = 1\n"
+	if err := os.WriteFile(filepath.Join(target, "config.toml"), []byte(mine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(home, "codex-home")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "CODEX_HOME=" + link}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"install", "codex"}, nil, &stdout, &stderr, env); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	config, err := os.ReadFile(filepath.Join(target, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(config), mine) || strings.Count(string(config), `[hooks.state."`+filepath.Join(resolved, "hooks.json")+":") != 8 {
+		t.Errorf("config.toml:\n%s", config)
+	}
+	if backups, _ := filepath.Glob(filepath.Join(target, "config.toml.panestate-*.bak")); len(backups) != 1 {
+		t.Errorf("backups %q, want one", backups)
+	}
+	stdout.Reset()
+	if code := run([]string{"install", "codex"}, nil, &stdout, &stderr, env); code != 0 || !strings.Contains(stdout.String(), "already trusts panestate's 8 hooks") {
+		t.Errorf("again: exit %d, %q", code, stdout.String())
+	}
+	if again, _ := os.ReadFile(filepath.Join(target, "config.toml")); string(again) != string(config) {
+		t.Error("the second install changed config.toml")
+	}
+	stderr.Reset()
+	if code := run([]string{"hook", "--print-config", "codex"}, nil, &stdout, &stderr, env); code != 0 || !strings.Contains(stderr.String(), "only once trusted") {
+		t.Errorf("print-config: exit %d, stderr %q; want it to say the hooks need trust", code, stderr.String())
 	}
 }

@@ -34,13 +34,20 @@ var selfCommand = func(env []string) string {
 	return exe
 }
 
-// notes are what a person must do beyond the hooks.
+// notes are what a person must know beyond the hooks.
 var notes = map[hook.Agent]string{
-	hook.Codex: "codex runs hooks only with `codex_hooks = true` under [features] in ~/.codex/config.toml",
+	hook.Codex: "codex runs the sessions of its TUI in a background daemon (feature daemon_auto_start, on by default), " +
+		"whose hooks carry the environment of the pane that started it: panestate shows them in the pane whose Codex TUI " +
+		"started the daemon, while that TUI runs; with Codex in several panes, set `daemon_auto_start = false` under " +
+		"[features] in config.toml so that each TUI runs its own session and its own pane shows it",
 	// Gemini CLI 0.61.0 loads no hook, those of ~/.gemini/settings.json
 	// included, in a folder it does not trust.
 	hook.Gemini: "gemini runs these hooks only in folders you trust (its \"Do you trust the files in this folder?\" dialog, or ~/.gemini/trustedFolders.json) and with hooksConfig.enabled not false",
 }
+
+// codexUntrusted is what --print-config says of Codex's hook trust.
+const codexUntrusted = "codex runs these hooks only once trusted: `panestate install codex` records the trust in config.toml; " +
+	"pasted by hand, trust them in the TUI (\"Hooks need review\", then \"Trust all\") or run codex exec with --dangerously-bypass-hook-trust"
 
 // staticInstall is the install command of docs/agents.md, which builds a
 // static binary.
@@ -73,6 +80,9 @@ func printConfig(name string, stdout, stderr io.Writer, env []string) int {
 		return 1
 	}
 	fmt.Fprintf(stderr, "panestate: add this to ~/%s\n", hook.SettingsFile(agent))
+	if agent == hook.Codex {
+		fmt.Fprintf(stderr, "panestate: %s\n", codexUntrusted)
+	}
 	if n := notes[agent]; n != "" {
 		fmt.Fprintf(stderr, "panestate: %s\n", n)
 	}
@@ -105,12 +115,30 @@ func runInstall(args []string, stdout, stderr io.Writer, env []string) int {
 		return 1
 	}
 	path := filepath.Join(home, filepath.FromSlash(hook.SettingsFile(agent)))
-	msg, err := install(agent, path, selfCommand(env), time.Now())
+	if agent == hook.Codex {
+		dir, err := codexHome(env, home)
+		if err != nil {
+			fmt.Fprintf(stderr, "panestate: install: %v\n", err)
+			return 1
+		}
+		path = filepath.Join(dir, "hooks.json")
+	}
+	now := time.Now()
+	msg, err := install(agent, path, selfCommand(env), now)
 	if err != nil {
 		fmt.Fprintf(stderr, "panestate: install: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "%s\n", msg)
+	if agent == hook.Codex {
+		msg, err := trustCodexHooks(path, now)
+		if err != nil {
+			fmt.Fprintf(stderr, "panestate: install: %v\n", err)
+			fmt.Fprintf(stdout, "note: %s\n", codexUntrusted)
+			return 1
+		}
+		fmt.Fprintf(stdout, "%s\n", msg)
+	}
 	if n := notes[agent]; n != "" {
 		fmt.Fprintf(stdout, "note: %s\n", n)
 	}
@@ -128,21 +156,9 @@ func install(agent hook.Agent, path, command string, now time.Time) (string, err
 	// A settings file that is a link (dotfiles kept in a repository) stays
 	// one: the file it points to is the one changed (or made), its backup
 	// beside it.
-	path, err := linkTarget(path)
+	path, old, mode, err := readSettings(path)
 	if err != nil {
 		return "", err
-	}
-	old, err := os.ReadFile(path)
-	mode := fs.FileMode(0o600)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		old = nil
-	case err != nil:
-		return "", err
-	default:
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
-		}
 	}
 	content, changed, err := hook.Install(agent, command, old)
 	if err != nil {
@@ -151,6 +167,44 @@ func install(agent hook.Agent, path, command string, now time.Time) (string, err
 	if !changed {
 		return fmt.Sprintf("%s already runs panestate's hooks: nothing changed", path), nil
 	}
+	backup, err := replaceFile(path, old, content, mode, now)
+	if err != nil {
+		return "", err
+	}
+	if backup == "" {
+		return fmt.Sprintf("%s: created with panestate's hooks", path), nil
+	}
+	return fmt.Sprintf("%s: panestate's hooks added (the file as it was: %s)", path, backup), nil
+}
+
+// readSettings reads the file at path (the one a link points to), for a
+// change: the file's path, its content (nil when it does not exist yet)
+// and its mode (0600 for a new file).
+func readSettings(path string) (string, []byte, fs.FileMode, error) {
+	path, err := linkTarget(path)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	old, err := os.ReadFile(path)
+	mode := fs.FileMode(0o600)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+	case err != nil:
+		return "", nil, 0, err
+	default:
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+	}
+	return path, old, mode, nil
+}
+
+// replaceFile replaces the file at path, whose content was old (nil: no
+// file), with content, atomically and with mode, and keeps old in
+// path.panestate-<time>.bak, whose path it returns ("" when there was no
+// file).
+func replaceFile(path string, old, content []byte, mode fs.FileMode, now time.Time) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", err
 	}
@@ -180,10 +234,66 @@ func install(agent hook.Agent, path, command string, now time.Time) (string, err
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return "", err
 	}
-	if backup == "" {
-		return fmt.Sprintf("%s: created with panestate's hooks", path), nil
+	return backup, nil
+}
+
+// codexHome is the directory Codex keeps its settings in, spelled as
+// Codex 0.169.0 spells it in its hook trust keys: $CODEX_HOME with its
+// links resolved (Codex requires it to exist), or ~/.codex as it is.
+func codexHome(env []string, home string) (string, error) {
+	if dir := lookup(env, "CODEX_HOME"); dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", err
+		}
+		resolved, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return "", fmt.Errorf("CODEX_HOME: %w", err)
+		}
+		return resolved, nil
 	}
-	return fmt.Sprintf("%s: panestate's hooks added (the file as it was: %s)", path, backup), nil
+	return filepath.Join(home, ".codex"), nil
+}
+
+// trustCodexHooks records, in the config.toml beside the hooks.json at
+// hooksPath, Codex's trust of each panestate hook in that file, as Codex
+// 0.169.0 records it when the person trusts them in its TUI, so that Codex
+// runs them without asking; and says what it did.
+func trustCodexHooks(hooksPath string, now time.Time) (string, error) {
+	hooks, err := os.ReadFile(hooksPath)
+	if err != nil {
+		return "", err
+	}
+	trusts, skipped, err := hook.CodexTrusts(hooksPath, hooks)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", hooksPath, err)
+	}
+	path, old, mode, err := readSettings(filepath.Join(filepath.Dir(hooksPath), "config.toml"))
+	if err != nil {
+		return "", err
+	}
+	content, changed, err := hook.RecordCodexTrust(old, trusts)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	var msg string
+	switch {
+	case !changed:
+		msg = fmt.Sprintf("%s already trusts panestate's %d hooks: nothing changed", path, len(trusts))
+	default:
+		backup, err := replaceFile(path, old, content, mode, now)
+		if err != nil {
+			return "", err
+		}
+		msg = fmt.Sprintf("%s: panestate's %d hooks trusted, as Codex records it", path, len(trusts))
+		if backup != "" {
+			msg += " (the file as it was: " + backup + ")"
+		}
+	}
+	if skipped > 0 {
+		msg += fmt.Sprintf("; %d panestate hooks changed by hand are not: trust them in Codex's TUI (\"Hooks need review\")", skipped)
+	}
+	return msg, nil
 }
 
 // maxLinks bounds the links linkTarget follows.

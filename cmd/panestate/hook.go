@@ -61,7 +61,11 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []str
 	if e.Kind == hook.KindIgnore {
 		return 0
 	}
-	e.PID = agentPID()
+	pid, ok := codexPanePID(agent, agentPID(), pane)
+	if !ok {
+		return 0 // Codex's daemon, working on for no TUI in this pane
+	}
+	e.PID = pid
 	e.Time = start
 	if e.Transcript != "" {
 		// Where the bridge starts reading: what the agent appends from now

@@ -29,7 +29,11 @@ func TestMain(m *testing.M) {
 			// hooks in sessions of their own, without a terminal.
 			os.Exit(standIn(bin, os.Args[1], os.NewFile(3, "orders"), os.NewFile(4, "answers"), true))
 		}
-		os.Exit(standIn(bin, os.Args[1], os.Stdin, os.Stdout, false))
+		agent := os.Getenv(standInAgentEnv) // a stand-in whose arguments are another program's
+		if agent == "" {
+			agent = os.Args[1]
+		}
+		os.Exit(standIn(bin, agent, os.Stdin, os.Stdout, false))
 	}
 	testenv.ClearHerdr()
 	code := m.Run()
@@ -54,6 +58,10 @@ func fixture(agent, name string) string {
 type exitOnly struct{}
 
 func (exitOnly) Run() int { return 0 }
+
+// standInAgentEnv names the agent of a stand-in started with arguments
+// of its own (see startNamed).
+const standInAgentEnv = "PANESTATE_TEST_STANDIN_AGENT"
 
 // standInTTYEnv makes the stand-in agent one that runs on a terminal (see
 // startAgentTTY).

@@ -44,6 +44,12 @@ func startAgentB(t testing.TB, bin, agent string, env []string) *agentProc {
 	}
 	cmd := exec.Command(exe, agent)
 	cmd.Env = append(env, standInEnv+"="+bin)
+	return startCmd(t, cmd)
+}
+
+// startCmd starts cmd, a stand-in agent.
+func startCmd(t testing.TB, cmd *exec.Cmd) *agentProc {
+	t.Helper()
 	w, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

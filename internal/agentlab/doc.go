@@ -22,7 +22,9 @@
 // from TestMain). Each agent's setup writes what it needs to start
 // without onboarding or login dialogs, points it at the mock model and
 // runs [Home.Install] (`panestate install <agent>`): [SetupClaude] for
-// Claude Code.
+// Claude Code, [SetupCodex] for Codex (whose hooks install trusts as Codex
+// does, and whose app-server daemon [CodexDaemons] finds and the test's
+// end kills).
 //
 // # The mock model
 //
@@ -32,7 +34,8 @@
 // flavour decodes the agent's request into a [Request] (its prompt, the
 // [Result]s of the previous tool calls, how many tools it offers) and
 // writes the reply as its API streams it, with the helpers [ReadBody],
-// [NewSSE] and [Stall]. [Anthropic] is the Messages API; [Text] and
+// [NewSSE] and [Stall]. [Anthropic] is the Messages API, [OpenAI] the
+// Responses API; [Text] and
 // [ToolTurn] are ready-made scripts; [ModelServer.Requests] lists what
 // was asked.
 //

@@ -17,7 +17,7 @@ func Events(agent Agent) []string {
 		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
 			"Notification", "Stop", "StopFailure", "SessionEnd"}
 	case Codex:
-		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "StopFailure"}
+		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "SessionEnd", "Interrupt"}
 	case Gemini:
 		return []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}
 	}
@@ -57,8 +57,13 @@ type group struct {
 // handlerFor is the hook command of agent, run as command.
 func handlerFor(agent Agent, command string) handler {
 	h := handler{Type: "command", Command: shellWord(command) + " hook " + string(agent), Timeout: 5}
-	if agent == Gemini {
+	switch agent {
+	case Gemini:
 		h.Name, h.Timeout = "panestate", 5000
+	case Codex:
+		// Codex 0.169.0 clamps SessionEnd and Interrupt hooks to 3 s, with
+		// a warning on every start; the same bound everywhere says it once.
+		h.Timeout = codexShortTimeout
 	}
 	return h
 }
@@ -106,8 +111,11 @@ var ErrSettings = errors.New("hook: settings file")
 // returns the new content, and whether anything changed. It keeps every
 // other key and every other hook; an event that already runs a
 // `panestate hook <agent>` command is left as it is, so Install is
-// idempotent. A file that is not a JSON object, or whose hooks are not in
-// the agent's shape, is an error wrapping ErrSettings, and nothing changes.
+// idempotent, and run again it upgrades an earlier installation: it adds
+// the events panestate now listens to and removes its hooks from events
+// the agent does not have (Codex's StopFailure). A file that is not a JSON
+// object, or whose hooks are not in the agent's shape, is an error
+// wrapping ErrSettings, and nothing changes.
 func Install(agent Agent, command string, content []byte) ([]byte, bool, error) {
 	if SettingsFile(agent) == "" {
 		return nil, false, fmt.Errorf("%w %q", ErrUnknownAgent, agent)
@@ -125,6 +133,21 @@ func Install(agent Agent, command string, content []byte) ([]byte, bool, error) 
 		}
 	}
 	changed := false
+	for _, ev := range retired(agent) {
+		gs, removed, err := withoutPanestate(hooks[ev], agent)
+		if err != nil {
+			return nil, false, fmt.Errorf("%w: the %s hooks are not in the agent's shape: %v", ErrSettings, ev, err)
+		}
+		if !removed {
+			continue
+		}
+		if len(gs) == 0 {
+			delete(hooks, ev)
+		} else {
+			hooks[ev] = gs
+		}
+		changed = true
+	}
 	h := handlerFor(agent, command)
 	for _, ev := range Events(agent) {
 		if slices.ContainsFunc(hooks[ev], func(g json.RawMessage) bool { return runsPanestate(g, agent) }) {
@@ -167,8 +190,62 @@ func runsPanestate(g json.RawMessage, agent Agent) bool {
 	if json.Unmarshal(g, &v) != nil {
 		return false
 	}
-	return slices.ContainsFunc(v.Hooks, func(h handler) bool {
-		return bytes.Contains([]byte(h.Command), []byte("panestate")) &&
-			bytes.HasSuffix(bytes.TrimSpace([]byte(h.Command)), []byte(" hook "+string(agent)))
-	})
+	return slices.ContainsFunc(v.Hooks, func(h handler) bool { return isPanestateCommand(h.Command, agent) })
+}
+
+// isPanestateCommand reports whether command is `... hook <agent>` of
+// panestate.
+func isPanestateCommand(command string, agent Agent) bool {
+	return strings.Contains(command, "panestate") && strings.HasSuffix(strings.TrimSpace(command), " hook "+string(agent))
+}
+
+// retired returns the events that an earlier panestate installed for
+// agent and that the agent does not have: Install removes panestate's
+// hooks from them. Codex 0.169.0 has no StopFailure (it ignores the key).
+func retired(agent Agent) []string {
+	if agent == Codex {
+		return []string{"StopFailure"}
+	}
+	return nil
+}
+
+// withoutPanestate returns the matcher groups gs without panestate's hook
+// for agent: a group that runs only panestate goes, a group that also runs
+// the person's own hooks keeps those. It reports whether anything went.
+func withoutPanestate(gs []json.RawMessage, agent Agent) ([]json.RawMessage, bool, error) {
+	var out []json.RawMessage
+	removed := false
+	for _, g := range gs {
+		if !runsPanestate(g, agent) {
+			out = append(out, g)
+			continue
+		}
+		var v map[string]json.RawMessage
+		var hs []json.RawMessage
+		if err := json.Unmarshal(g, &v); err != nil {
+			return nil, false, err
+		}
+		if err := json.Unmarshal(v["hooks"], &hs); err != nil {
+			return nil, false, err
+		}
+		hs = slices.DeleteFunc(hs, func(h json.RawMessage) bool {
+			var c handler
+			return json.Unmarshal(h, &c) == nil && isPanestateCommand(c.Command, agent)
+		})
+		removed = true
+		if len(hs) == 0 {
+			continue
+		}
+		raw, err := json.Marshal(hs)
+		if err != nil {
+			return nil, false, err
+		}
+		v["hooks"] = raw
+		g, err = json.Marshal(v)
+		if err != nil {
+			return nil, false, err
+		}
+		out = append(out, g)
+	}
+	return out, removed, nil
 }

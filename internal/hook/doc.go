@@ -19,7 +19,8 @@
 // turn, after which Claude Code fires no hook, and a tool rejected in
 // Gemini CLI, after which it fires none either, are read from the records
 // the agent appends to its transcript ([TranscriptKind], applied with
-// [Tracker.Observe]); and Codex's PermissionRequest, which fires even when
-// its auto-review will answer, shows blocked only when no other event
-// follows within [CodexPermissionGrace].
+// [Tracker.Observe]), and Codex 0.169.0 fires Interrupt for them; and
+// Codex's PermissionRequest, which fires even when its auto-review will
+// answer, shows blocked only when no other event follows within
+// [CodexPermissionGrace].
 package hook

@@ -299,10 +299,13 @@ func claudeKind(p payload) Kind {
 	return KindIgnore
 }
 
-// codexKind maps Codex's events (codex-rs/hooks/schema/generated).
+// codexKind maps Codex's events, as Codex 0.169.0 sends them (payloads in
+// testdata/codex).
 func codexKind(p payload) Kind {
 	switch p.Event {
 	case "SessionStart":
+		// Source startup or resume; Codex 0.169.0 sends it with the first
+		// prompt of a session, not when the TUI starts.
 		return KindSessionStart
 	case "UserPromptSubmit":
 		return KindTurnStart
@@ -312,11 +315,18 @@ func codexKind(p payload) Kind {
 		// Fired before Codex routes the request, also when its auto-review
 		// answers it (openai/codex#28833).
 		return KindMaybeApproval
-	case "Stop", "StopFailure":
+	case "Stop", "Interrupt":
+		// Interrupt ends a turn the person stopped, among them one whose
+		// approval they rejected: no Stop follows it.
 		return KindTurnEnd
 	case "SessionEnd":
+		// Reason other, at the end of exec and at /quit of a TUI that runs
+		// the session itself; a TUI whose session runs in the app-server
+		// daemon fires none at /quit.
 		return KindSessionEnd
 	}
+	// PreModelRequest (a turn's model requests, between the events
+	// above), PreCompact, PostCompact, SubagentStart, SubagentStop.
 	return KindIgnore
 }
 

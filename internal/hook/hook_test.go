@@ -67,13 +67,20 @@ func TestParseMapsEachDocumentedPayload(t *testing.T) {
 		{ClaudeCode, "PostToolBatch", KindIgnore},
 		{ClaudeCode, "PermissionDenied", KindIgnore},
 		{ClaudeCode, "Notification-agent_needs_input", KindQuestion},
+		// Codex: payloads of the real Codex 0.169.0 (SubagentStop: as its
+		// schema has it).
 		{Codex, "SessionStart", KindSessionStart},
+		{Codex, "SessionStart-resume", KindSessionStart},
 		{Codex, "UserPromptSubmit", KindTurnStart},
+		{Codex, "PreModelRequest", KindIgnore},
 		{Codex, "PreToolUse", KindActivity},
 		{Codex, "PermissionRequest", KindMaybeApproval},
+		{Codex, "PermissionRequest-auto-review", KindMaybeApproval},
 		{Codex, "PostToolUse", KindActivity},
 		{Codex, "Stop", KindTurnEnd},
-		{Codex, "StopFailure", KindTurnEnd},
+		{Codex, "Interrupt-rejected", KindTurnEnd},
+		{Codex, "SessionEnd-exec", KindSessionEnd},
+		{Codex, "SessionEnd-quit", KindSessionEnd},
 		{Codex, "SubagentStop", KindIgnore},
 		{Gemini, "SessionStart", KindSessionStart},
 		{Gemini, "BeforeAgent", KindTurnStart},
@@ -323,6 +330,33 @@ func TestTrackerSession(t *testing.T) {
 		if diff := cmp.Diff(got, s.want); diff != "" {
 			t.Errorf("step %d (%v): pane (-got +want):\n%s", i, s.e.Kind, diff)
 		}
+	}
+}
+
+// TestTrackerCodexRejectedApprovalGoesIdle: the events the real Codex
+// 0.169.0 sent for a rejected approval (testdata/codex), in order: the pane
+// is blocked once the grace expires, and idle at the Interrupt.
+func TestTrackerCodexRejectedApprovalGoesIdle(t *testing.T) {
+	var tr Tracker
+	var token uint64
+	for i, name := range []string{"SessionStart", "UserPromptSubmit", "PreModelRequest", "PreToolUse", "PermissionRequest"} {
+		e, err := Parse(Codex, fixture(t, Codex, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Time = int64(i + 1)
+		_, token = tr.Apply(e)
+	}
+	if p, changed := tr.Expire(token); !changed || p.State != StateApproval {
+		t.Fatalf("after the grace: %+v, changed %v; want approval", p, changed)
+	}
+	e, err := Parse(Codex, fixture(t, Codex, "Interrupt-rejected"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Time = 10
+	if p, _ := tr.Apply(e); p.State != StateIdle || p.End {
+		t.Errorf("after Interrupt: %+v, want idle", p)
 	}
 }
 
