@@ -129,17 +129,9 @@ func install(agent hook.Agent, path, command string, now time.Time) (string, err
 	if err != nil {
 		return "", err
 	}
-	old, err := os.ReadFile(path)
-	mode := fs.FileMode(0o600)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		old = nil
-	case err != nil:
+	old, mode, err := readSettings(path)
+	if err != nil {
 		return "", err
-	default:
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
-		}
 	}
 	content, changed, err := hook.Install(agent, command, old)
 	if err != nil {
@@ -181,6 +173,47 @@ func install(agent hook.Agent, path, command string, now time.Time) (string, err
 		return fmt.Sprintf("%s: created with panestate's hooks", path), nil
 	}
 	return fmt.Sprintf("%s: panestate's hooks added (the file as it was: %s)", path, backup), nil
+}
+
+// maxSettings bounds the settings file install reads: the agents'
+// settings files are a few kilobytes; what is larger is refused rather
+// than read, held in memory and backed up.
+const maxSettings = 4 << 20
+
+// readSettings reads the settings file at path (nil when there is none)
+// and returns its mode. What is there and is not a regular file (a FIFO,
+// which would hold the open, a device such as /dev/zero, which never
+// ends) is refused before it is opened, and a file over maxSettings
+// before it is read.
+func readSettings(path string) ([]byte, fs.FileMode, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, 0o600, nil
+	case err != nil:
+		return nil, 0, err
+	case !fi.Mode().IsRegular():
+		return nil, 0, fmt.Errorf("%s: not a regular file (%s): refused", path, fi.Mode().Type())
+	case fi.Size() > maxSettings:
+		return nil, 0, fmt.Errorf("%s: larger than %d MiB (%d bytes): refused, settings files are a few kilobytes", path, maxSettings>>20, fi.Size())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	// Read what was checked: a file swapped in since is refused.
+	if now, err := f.Stat(); err != nil || !os.SameFile(fi, now) {
+		return nil, 0, fmt.Errorf("%s: changed while install read it: try again", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSettings+1))
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(b) > maxSettings {
+		return nil, 0, fmt.Errorf("%s: larger than %d MiB: refused, settings files are a few kilobytes", path, maxSettings>>20)
+	}
+	return b, fi.Mode().Perm(), nil
 }
 
 // maxLinks bounds the links linkTarget follows.
