@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,20 +88,20 @@ func runBridge(args []string, env []string) int {
 		ln.Close()
 		return 0
 	}
-	_ = os.WriteFile(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	_ = writePrivate(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"))
 	defer os.Remove(p.pid)
-	_ = os.WriteFile(p.tty, []byte(found+"\n"), 0o600)
-	b := &bridge{agent: agent, ln: ln, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{}),
+	_ = writePrivate(p.tty, []byte(found+"\n"))
+	b := &bridge{agent: agent, ln: ln, paths: p, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{}),
 		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf, terminal: term}
 	last := b.run(ctx, env, first)
-	_ = os.WriteFile(p.last, []byte(strconv.FormatInt(last, 10)+"\n"), 0o600)
+	_ = writePrivate(p.last, []byte(strconv.FormatInt(last, 10)+"\n"))
 	return 0
 }
 
 // readLast reads the time of the last event the pane's last bridge
 // applied (0 when none).
 func readLast(path string) int64 {
-	b, err := os.ReadFile(path)
+	b, err := readPrivate(path)
 	if err != nil {
 		return 0
 	}
@@ -126,33 +127,103 @@ func decodeEvent(agent hook.Agent, line []byte) (hook.Event, error) {
 func acquire(ctx context.Context, p paths, line []byte) (net.Listener, func() error) {
 	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)
 	defer cancel()
+	lock, err := openLock(p.lock)
+	if err != nil {
+		return nil, nil
+	}
 	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
-		lctx, lcancel := context.WithTimeout(ctx, wait)
-		unlock, err := filelock.LockContext(lctx, p.lock)
-		lcancel()
-		if err == nil {
-			_ = os.Remove(p.sock)
-			ln, err := net.Listen("unix", p.sock)
+		if ok, err := filelock.TryLockFile(lock); err != nil {
+			lock.Close()
+			return nil, nil
+		} else if ok {
+			ln, err := listen(p.sock)
 			if err != nil {
-				_ = unlock()
+				lock.Close()
 				return nil, nil
 			}
-			return ln, unlock
+			return ln, lock.Close // closing the file releases its lock
 		}
-		if send(p.sock, line) == nil || ctx.Err() != nil {
+		if send(p.sock, line) == nil {
+			lock.Close()
 			return nil, nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			lock.Close()
+			return nil, nil
+		case <-t.C:
 		}
 	}
 }
 
+// listen listens on a new socket at sock, whatever was there removed (only
+// the holder of the pane's lock listens there).
+func listen(sock string) (net.Listener, error) {
+	_ = os.Remove(sock)
+	return net.Listen("unix", sock)
+}
+
+// relisten listens again when the bridge's socket is no longer at its path
+// (a /tmp cleaner removed it, or the runtime directory with it), so that
+// later hooks find this bridge rather than start one that cannot take the
+// pane's lock. The listener that lost its path keeps accepting what was
+// queued on it, and no longer removes the path when it closes. When the
+// lock file went too, the bridge takes the lock at the path again first;
+// when another bridge took it, that one listens, not this one.
+func (b *bridge) relisten() {
+	if fi, err := os.Lstat(b.paths.sock); err == nil && os.SameFile(fi, b.sockInfo) {
+		return
+	}
+	if fi, err := os.Lstat(b.paths.lock); err != nil || !os.SameFile(fi, b.lockInfo) {
+		if _, err := privateDir(filepath.Dir(b.paths.lock)); err != nil {
+			return
+		}
+		lock, err := openLock(b.paths.lock)
+		if err != nil {
+			return
+		}
+		if ok, err := filelock.TryLockFile(lock); !ok || err != nil {
+			lock.Close()
+			return // another bridge's now
+		}
+		b.locks = append(b.locks, lock)
+		b.lockInfo, _ = lock.Stat()
+	}
+	ln, err := listen(b.paths.sock)
+	if err != nil {
+		return // tried again at the next tick
+	}
+	fi, err := os.Lstat(b.paths.sock)
+	if err != nil {
+		ln.Close()
+		return
+	}
+	if ul, ok := b.ln.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(false) // its path is the new socket's now
+	}
+	b.old = append(b.old, b.ln)
+	b.ln, b.sockInfo = ln, fi
+	b.accepting.Go(func() { b.accept(ln) })
+	b.logf("its socket was gone: listens again")
+}
+
 // bridge holds one pane's registry for one agent process.
 type bridge struct {
-	agent  hook.Agent
-	ln     net.Listener
-	owner  int           // the agent's process
-	idle   time.Duration // the idle limit
-	events chan hook.Event
-	done   chan struct{} // closed when run no longer takes events
+	agent hook.Agent
+	ln    net.Listener // where hooks connect
+	paths paths
+	// sockInfo and lockInfo are the socket ln listens on and the lock file
+	// the bridge holds, to tell when they are gone from their paths.
+	sockInfo, lockInfo os.FileInfo
+	old                []net.Listener // listeners that lost their path (relisten)
+	locks              []*os.File     // locks taken again (relisten)
+	accepting          sync.WaitGroup // the listeners' accept loops
+	owner              int            // the agent's process
+	idle               time.Duration  // the idle limit
+	events             chan hook.Event
+	done               chan struct{} // closed when run no longer takes events
 	// uidOf returns the user id of the process at the other end of a
 	// hook's connection: peerUID, or a test's stand-in.
 	uidOf func(*net.UnixConn) (int, error)
@@ -202,18 +273,25 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 
 	// Take hooks' events from now on: they queue while the registry
 	// attaches.
-	var accepting sync.WaitGroup
-	accepting.Go(b.accept)
+	b.sockInfo, _ = os.Lstat(b.paths.sock)
+	b.lockInfo, _ = os.Lstat(b.paths.lock)
+	ln := b.ln
+	b.accepting.Go(func() { b.accept(ln) })
 	var reg *registry.Registry
 	defer func() {
 		// Stop taking events (new hooks now start a new bridge, which waits
 		// for the lock), release, then let the connections in flight end.
-		b.ln.Close()
+		for _, l := range append(b.old, b.ln) {
+			l.Close()
+		}
 		if reg != nil {
 			_ = reg.Detach(context.Background())
 		}
 		close(b.done)
-		accepting.Wait()
+		b.accepting.Wait()
+		for _, l := range b.locks {
+			l.Close()
+		}
 	}()
 	opts := bridgeOptions(b.agent, env, paneVars(env))
 	opts.Terminal = b.terminal
@@ -258,6 +336,7 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 			if b.owner > 0 && !proc.Alive(b.owner) {
 				return tracker.Last()
 			}
+			b.relisten()
 		case <-grace.C:
 			if p, changed := tracker.Expire(pending); changed {
 				pane = p
@@ -280,9 +359,9 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 // time, in the order they were made (the order the hooks ran: each hook
 // has connected and written before it exits), so that their events are
 // queued in that order.
-func (b *bridge) accept() {
+func (b *bridge) accept(ln net.Listener) {
 	for {
-		c, err := b.ln.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
