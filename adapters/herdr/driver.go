@@ -275,7 +275,7 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	}
 	a.closing = a.gate.Closing()
 	a.claim = claim.New(claim.Key{Kind: "herdr", Server: socket, Pane: pane}, claim.Options{Dir: stateDir, OnFree: a.reassert})
-	a.peer = peerCheck()
+	a.peer, a.ownerOf = peerCheck(), socketOwner
 	if mode != transportCLI {
 		a.sock = &socketTransport{path: socket, peer: a.peer}
 	}
