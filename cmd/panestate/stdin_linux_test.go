@@ -18,7 +18,7 @@ import (
 func TestHookWithStdinLeftOpenReturns(t *testing.T) {
 	bin := buildPanestate(t)
 	h := herdrtest.StartT(t, herdrtest.Options{})
-	_, rt := runtimeEnv(t)
+	dir, rt := runtimeEnv(t)
 	env := append(h.PaneEnv(t.TempDir()), rt...)
 	run := func(t *testing.T, input string) time.Duration {
 		t.Helper()
@@ -68,6 +68,14 @@ func TestHookWithStdinLeftOpenReturns(t *testing.T) {
 		}
 		run(t, string(b))
 		waitStatus(t, h, "UserPromptSubmit on a stdin left open", herdrtest.StatusWorking)
+		pid := bridgePID(t, dir)
+		// The bridge's agent is this test process: end its session.
+		if b, err = os.ReadFile(fixture("claude-code", "SessionEnd")); err != nil {
+			t.Fatal(err)
+		}
+		run(t, string(b))
+		waitStatus(t, h, "SessionEnd", "")
+		waitExit(t, pid)
 	})
 }
 

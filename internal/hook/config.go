@@ -116,29 +116,14 @@ func Install(agent Agent, command string, content []byte) ([]byte, bool, error) 
 	if SettingsFile(agent) == "" {
 		return nil, false, fmt.Errorf("%w %q", ErrUnknownAgent, agent)
 	}
-	var top object
-	if len(bytes.TrimSpace(content)) > 0 {
-		var err error
-		if top, err = parseObject(content); err != nil {
-			return nil, false, fmt.Errorf("%w: not a JSON object: %v", ErrSettings, err)
-		}
-	}
-	var hooks object
-	if raw, ok := top.get("hooks"); ok && string(raw) != "null" {
-		var err error
-		if hooks, err = parseObject(raw); err == nil {
-			err = hooks.eachArray()
-		}
-		if err != nil {
-			return nil, false, fmt.Errorf("%w: \"hooks\" is not an object of arrays: %v", ErrSettings, err)
-		}
+	top, hooks, err := parseSettings(content)
+	if err != nil {
+		return nil, false, err
 	}
 	changed := false
 	h := handlerFor(agent, command)
 	for _, ev := range Events(agent) {
-		raw, _ := hooks.get(ev)
-		var groups []json.RawMessage
-		_ = json.Unmarshal(raw, &groups) // checked by eachArray; nil when absent
+		groups := hooks.groups(ev)
 		if slices.ContainsFunc(groups, func(g json.RawMessage) bool { return runsPanestate(g, agent) }) {
 			continue
 		}
@@ -164,6 +149,55 @@ func Install(agent Agent, command string, content []byte) ([]byte, bool, error) 
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), true, nil
+}
+
+// Missing returns the events of agent (Events) on which the content of its
+// settings file (nil or empty for a file that does not exist) runs no
+// `panestate hook <agent>` command: none when the hooks are installed.
+// Content that Install would refuse is an error wrapping ErrSettings.
+func Missing(agent Agent, content []byte) ([]string, error) {
+	if SettingsFile(agent) == "" {
+		return nil, fmt.Errorf("%w %q", ErrUnknownAgent, agent)
+	}
+	_, hooks, err := parseSettings(content)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, ev := range Events(agent) {
+		if !slices.ContainsFunc(hooks.groups(ev), func(g json.RawMessage) bool { return runsPanestate(g, agent) }) {
+			missing = append(missing, ev)
+		}
+	}
+	return missing, nil
+}
+
+// parseSettings reads a settings file's content: the top-level object and
+// its "hooks" object, each empty when absent.
+func parseSettings(content []byte) (top, hooks object, err error) {
+	if len(bytes.TrimSpace(content)) > 0 {
+		if top, err = parseObject(content); err != nil {
+			return nil, nil, fmt.Errorf("%w: not a JSON object: %v", ErrSettings, err)
+		}
+	}
+	if raw, ok := top.get("hooks"); ok && string(raw) != "null" {
+		if hooks, err = parseObject(raw); err == nil {
+			err = hooks.eachArray()
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: \"hooks\" is not an object of arrays: %v", ErrSettings, err)
+		}
+	}
+	return top, hooks, nil
+}
+
+// groups returns the matcher groups of event ev in hooks (checked by
+// eachArray); nil when it has none.
+func (o object) groups(ev string) []json.RawMessage {
+	raw, _ := o.get(ev)
+	var groups []json.RawMessage
+	_ = json.Unmarshal(raw, &groups)
+	return groups
 }
 
 // object is a JSON object's members in the order of its text.
