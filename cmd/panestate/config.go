@@ -40,8 +40,8 @@ var notes = map[hook.Agent]string{
 }
 
 // staticInstall is the install command of docs/agents.md, which builds a
-// static binary.
-const staticInstall = "CGO_ENABLED=0 go install github.com/panestate/panestate/cmd/panestate@latest"
+// static binary (from a clone: the module is not published yet).
+const staticInstall = "CGO_ENABLED=0 go install ./cmd/panestate (in a clone of panestate)"
 
 // linkingNote is what the commands a person runs (install,
 // --print-config, doctor) say when this binary is dynamically linked:
