@@ -1,8 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -108,5 +113,138 @@ func TestBridgeFilesAreNotWrittenThroughLinks(t *testing.T) {
 		if b, err := os.ReadFile(target); err != nil || string(b) != content {
 			t.Errorf("%s: the file its link pointed to now holds %q, %v", name, b, err)
 		}
+	}
+}
+
+// hostileFixture writes the claude-code fixture name with a hostile
+// session id and cwd and transcript path holding newlines, ESC and ../,
+// to a file in dir, and returns its path.
+func hostileFixture(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(fixture("claude-code", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["session_id"] = "../../etc/passwd"
+	m["cwd"] = "/tmp/../../" + marker + "\n\x1b]0;pwned\x07\x1b[2J/.."
+	m["transcript_path"] = "../../" + marker + "\r\n\x1b[31m/../../etc/passwd.jsonl"
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".json")
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestHostilePayloadsSessionLosesNoEvent: a whole session whose payloads
+// carry a hostile session id (dropped) and a cwd and transcript path with
+// newlines, ESC and ../ (never read) reaches the pane event by event, as
+// a plain one does, and ends released. PANESTATE_ATTACK_RUNS repeats it
+// (the issue saw one loss in 19 runs under load).
+func TestHostilePayloadsSessionLosesNoEvent(t *testing.T) {
+	bin := buildPanestate(t)
+	runs := 1
+	if n, err := strconv.Atoi(os.Getenv("PANESTATE_ATTACK_RUNS")); err == nil && n > 0 {
+		runs = n
+	}
+	payloads := t.TempDir()
+	steps := []hookStep{
+		{"SessionStart", herdrtest.StatusIdle},
+		{"UserPromptSubmit", herdrtest.StatusWorking},
+		{"PreToolUse", herdrtest.StatusWorking},
+		{"PermissionRequest", herdrtest.StatusBlocked},
+		{"PostToolUse", herdrtest.StatusWorking},
+		{"Stop", herdrtest.StatusIdle},
+		{"SessionEnd", ""},
+	}
+	paths := map[string]string{}
+	for _, s := range steps {
+		paths[s.event] = hostileFixture(t, payloads, s.event)
+	}
+	var worst time.Duration
+	for run := range runs {
+		h := herdrtest.StartT(t, herdrtest.Options{InView: []string{"w1:p1"}})
+		dir, rt := runtimeEnv(t)
+		a := startAgent(t, bin, "claude-code", append(h.PaneEnv(t.TempDir()), rt...))
+		for _, s := range steps {
+			start := time.Now()
+			a.hook(t, paths[s.event])
+			worst = max(worst, time.Since(start))
+			waitStatus(t, h, fmt.Sprintf("run %d: %s", run, s.event), s.want)
+		}
+		want := []string{"idle", "working", "blocked", "working", "idle", "released"}
+		if diff := cmp.Diff(reportedStates(t, h), want); diff != "" {
+			t.Fatalf("run %d: states reported (-got +want):\n%s", run, diff)
+		}
+		if pids := leftovers(bin); len(pids) > 0 {
+			for _, pid := range pids {
+				waitExit(t, pid)
+			}
+		}
+		if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) > 0 {
+			for _, f := range files {
+				if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), marker) {
+					t.Errorf("%s holds a private field", filepath.Base(f))
+				}
+			}
+		}
+		a.in.Close()
+		_ = a.cmd.Wait()
+		h.Close()
+	}
+	t.Logf("%d runs; worst hook %v (load %s)", runs, worst.Round(time.Millisecond), loadAverage())
+}
+
+// TestAgentExitDoesNotDropQueuedEvents: the agent's last hooks (Stop,
+// SessionEnd) handed their events over and returned, and the agent exited,
+// before the bridge read them (a loaded machine; here the bridge is
+// stopped meanwhile). The bridge applies every event queued before the
+// agent's exit, then releases: the pane's last event is the SessionEnd, as
+// the time the bridge keeps of it says, not the PostToolUse before it.
+func TestAgentExitDoesNotDropQueuedEvents(t *testing.T) {
+	bin := buildPanestate(t)
+	h := herdrtest.StartT(t, herdrtest.Options{InView: []string{"w1:p1"}})
+	dir, rt := runtimeEnv(t)
+	payloads := t.TempDir()
+	a := startAgent(t, bin, "claude-code", append(h.PaneEnv(t.TempDir()), rt...))
+	for _, s := range []hookStep{{"SessionStart", herdrtest.StatusIdle}, {"UserPromptSubmit", herdrtest.StatusWorking}, {"PostToolUse", herdrtest.StatusWorking}} {
+		a.hook(t, hostileFixture(t, payloads, s.event))
+		waitStatus(t, h, s.event, s.want)
+	}
+	pid := bridgePID(t, dir)
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := true
+	defer func() {
+		if stopped {
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}
+	}()
+	before := eventTime()
+	for _, ev := range []string{"Stop", "SessionEnd"} {
+		a.timedHook(t, hostileFixture(t, payloads, ev))
+	}
+	a.in.Close()
+	_ = a.cmd.Wait() // the agent is gone before the bridge reads
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	stopped = false
+	waitStatus(t, h, "the agent's exit", "")
+	waitExit(t, pid)
+	last, err := strconv.ParseInt(bridgeFile(t, dir, "*.last"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last < before {
+		t.Errorf("the bridge's last event is from before the Stop and SessionEnd hooks ran (%d < %d): it dropped the events queued at the agent's exit", last, before)
 	}
 }

@@ -4,7 +4,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,10 +95,17 @@ func runBridge(args []string, env []string) int {
 	defer os.Remove(p.pid)
 	_ = writePrivate(p.tty, []byte(found+"\n"))
 	b := &bridge{agent: agent, ln: ln, paths: p, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{}),
-		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf, terminal: term}
+		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf, terminal: term, flushLine: flushMarker(), flushed: make(chan struct{}, 1)}
 	last := b.run(ctx, env, first)
 	_ = writePrivate(p.last, []byte(strconv.FormatInt(last, 10)+"\n"))
 	return 0
+}
+
+// flushMarker returns a new random line for bridge.flushLine.
+func flushMarker() []byte {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return []byte("flush " + hex.EncodeToString(b[:]) + "\n")
 }
 
 // readLast reads the time of the last event the pane's last bridge
@@ -220,10 +230,14 @@ type bridge struct {
 	old                []net.Listener // listeners that lost their path (relisten)
 	locks              []*os.File     // locks taken again (relisten)
 	accepting          sync.WaitGroup // the listeners' accept loops
-	owner              int            // the agent's process
-	idle               time.Duration  // the idle limit
-	events             chan hook.Event
-	done               chan struct{} // closed when run no longer takes events
+	// flushLine is what the bridge sends itself when its agent exited
+	// (flush): a random line no hook sends. flushed takes it.
+	flushLine []byte
+	flushed   chan struct{}
+	owner     int           // the agent's process
+	idle      time.Duration // the idle limit
+	events    chan hook.Event
+	done      chan struct{} // closed when run no longer takes events
 	// uidOf returns the user id of the process at the other end of a
 	// hook's connection: peerUID, or a test's stand-in.
 	uidOf func(*net.UnixConn) (int, error)
@@ -324,6 +338,15 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		}
 	}
 	arm(token)
+	apply := func(e hook.Event) {
+		if e.PID != b.owner && b.owner > 0 {
+			return // another agent in this pane (one the agent started)
+		}
+		idle.Reset(b.idle)
+		pane, token = tracker.Apply(e)
+		show(store, b.agent, &shown, pane)
+		arm(token)
+	}
 	for !pane.End {
 		select {
 		case <-ctx.Done():
@@ -331,9 +354,11 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		case <-idle.C:
 			return tracker.Last()
 		case <-exited:
+			b.flush(apply, &pane)
 			return tracker.Last()
 		case <-watch.C:
 			if b.owner > 0 && !proc.Alive(b.owner) {
+				b.flush(apply, &pane)
 				return tracker.Last()
 			}
 			b.relisten()
@@ -343,16 +368,48 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 				show(store, b.agent, &shown, pane)
 			}
 		case e := <-b.events:
-			if e.PID != b.owner && b.owner > 0 {
-				continue // another agent in this pane (one the agent started)
-			}
-			idle.Reset(b.idle)
-			pane, token = tracker.Apply(e)
-			show(store, b.agent, &shown, pane)
-			arm(token)
+			apply(e)
 		}
 	}
 	return tracker.Last()
+}
+
+// flushTimeout bounds how long a bridge whose agent exited goes on
+// applying the events its hooks handed over before (flush).
+const flushTimeout = 2 * time.Second
+
+// flush applies, with apply, every event whose hook connected before the
+// agent's exit was seen and that the bridge has not read yet: the agent's
+// last hooks (Stop, SessionEnd) return once their event is on the socket,
+// and the agent may exit before the bridge, on a loaded machine, has read
+// them. It connects to its own socket with flushLine: connections are
+// taken in the order they were made, so once that line is read every
+// earlier event is in b.events. It ends there, at the session's end, or
+// at flushTimeout.
+func (b *bridge) flush(apply func(hook.Event), pane *hook.Pane) {
+	if send(b.paths.sock, b.flushLine) != nil {
+		return
+	}
+	timeout := time.NewTimer(flushTimeout)
+	defer timeout.Stop()
+	for !pane.End {
+		select {
+		case e := <-b.events:
+			apply(e)
+		case <-b.flushed:
+			for !pane.End {
+				select {
+				case e := <-b.events: // queued before the marker
+					apply(e)
+				default:
+					return
+				}
+			}
+			return
+		case <-timeout.C:
+			return
+		}
+	}
 }
 
 // accept takes hooks' connections until the listener closes, one at a
@@ -430,6 +487,13 @@ func (b *bridge) serve(c net.Conn) {
 	r := bufio.NewReaderSize(c, maxLine)
 	line, err := r.ReadSlice('\n')
 	if err != nil {
+		return
+	}
+	if len(b.flushLine) > 0 && bytes.Equal(line, b.flushLine) {
+		select {
+		case b.flushed <- struct{}{}:
+		default:
+		}
 		return
 	}
 	e, err := decodeEvent(b.agent, line)
