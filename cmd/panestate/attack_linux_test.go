@@ -102,11 +102,11 @@ func TestBridgeFilesAreNotWrittenThroughLinks(t *testing.T) {
 		targets[name] = target
 	}
 	a := startAgent(t, bin, "claude-code", env)
-	a.hook(t, fixture("claude-code", "SessionStart"))
-	a.hook(t, fixture("claude-code", "UserPromptSubmit"))
+	a.timedHook(t, fixture("claude-code", "SessionStart"))
+	a.timedHook(t, fixture("claude-code", "UserPromptSubmit"))
 	waitStatus(t, h, "UserPromptSubmit", herdrtest.StatusWorking)
 	pid := bridgePID(t, dir)
-	a.hook(t, fixture("claude-code", "SessionEnd"))
+	a.timedHook(t, fixture("claude-code", "SessionEnd"))
 	waitStatus(t, h, "SessionEnd", "")
 	waitExit(t, pid)
 	for name, target := range targets {
