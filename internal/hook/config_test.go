@@ -272,3 +272,27 @@ func keysOf(t *testing.T, b []byte, path []string) []string {
 	}
 	return keys
 }
+
+// TestMissingNamesTheEventsWithoutTheHook: Missing lists the events that
+// run no panestate hook, none once Install ran, and refuses what Install
+// refuses.
+func TestMissingNamesTheEventsWithoutTheHook(t *testing.T) {
+	if got, err := Missing(Gemini, nil); err != nil || !slices.Equal(got, Events(Gemini)) {
+		t.Errorf("Missing(nothing) = %q, %v; want every event", got, err)
+	}
+	got, _, err := Install(Gemini, "/opt/panestate", []byte(`{"hooks": {"Stop": []}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing, err := Missing(Gemini, got); err != nil || len(missing) > 0 {
+		t.Errorf("Missing after Install = %q, %v; want none", missing, err)
+	}
+	partial := []byte(`{"hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "panestate hook gemini"}]}]}}`)
+	want := slices.DeleteFunc(slices.Clone(Events(Gemini)), func(ev string) bool { return ev == "AfterAgent" })
+	if missing, err := Missing(Gemini, partial); err != nil || !slices.Equal(missing, want) {
+		t.Errorf("Missing(partial) = %q, %v; want %q", missing, err, want)
+	}
+	if _, err := Missing(Gemini, []byte("null")); !errors.Is(err, ErrSettings) {
+		t.Errorf("Missing(null) = %v, want ErrSettings", err)
+	}
+}
