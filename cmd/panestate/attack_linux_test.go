@@ -248,3 +248,45 @@ func TestAgentExitDoesNotDropQueuedEvents(t *testing.T) {
 		t.Errorf("the bridge's last event is from before the Stop and SessionEnd hooks ran (%d < %d): it dropped the events queued at the agent's exit", last, before)
 	}
 }
+
+// TestDeletedRuntimeDirectoryHandsThePaneOver: the whole runtime directory
+// is removed while the bridge lives (socket, lock and all). The next hook
+// makes it again and starts a bridge, which takes the new lock and the
+// pane and gets every later event; the old bridge, finding the lock at its
+// path taken, ends without a release (which, or a refresh of its stale
+// state, would undo what the new one reports). The session ends released,
+// and stays so once the agent is gone.
+func TestDeletedRuntimeDirectoryHandsThePaneOver(t *testing.T) {
+	bin := buildPanestate(t)
+	h := herdrtest.StartT(t, herdrtest.Options{InView: []string{"w1:p1"}})
+	dir, rt := runtimeEnv(t)
+	a := startAgent(t, bin, "claude-code", append(h.PaneEnv(t.TempDir()), rt...))
+	a.hook(t, fixture("claude-code", "SessionStart"))
+	a.hook(t, fixture("claude-code", "UserPromptSubmit"))
+	waitStatus(t, h, "UserPromptSubmit", herdrtest.StatusWorking)
+	old := bridgePID(t, dir)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []hookStep{{"PermissionRequest", herdrtest.StatusBlocked}, {"Stop", herdrtest.StatusIdle}} {
+		a.timedHook(t, fixture("claude-code", s.event))
+		waitStatus(t, h, s.event, s.want)
+	}
+	pid := bridgePID(t, dir)
+	if pid == old {
+		t.Fatalf("bridge %d still the pane's", pid)
+	}
+	waitExit(t, old) // superseded: it does not wait for its agent
+	a.timedHook(t, fixture("claude-code", "SessionEnd"))
+	waitStatus(t, h, "SessionEnd", "")
+	waitExit(t, pid)
+	a.in.Close()
+	_ = a.cmd.Wait()
+	noLeftovers(t, bin)
+	if diff := cmp.Diff(reportedStates(t, h), []string{"idle", "working", "blocked", "idle", "released"}); diff != "" {
+		t.Errorf("states reported (-got +want):\n%s", diff)
+	}
+	if info, _ := h.Agent(h.Pane); info.Agent != "" {
+		t.Errorf("after both bridges ended the pane shows %+v", info)
+	}
+}

@@ -92,11 +92,14 @@ func runBridge(args []string, env []string) int {
 		return 0
 	}
 	_ = writePrivate(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"))
-	defer os.Remove(p.pid)
 	_ = writePrivate(p.tty, []byte(found+"\n"))
 	b := &bridge{agent: agent, ln: ln, paths: p, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{}),
 		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf, terminal: term, flushLine: flushMarker(), flushed: make(chan struct{}, 1)}
 	last := b.run(ctx, env, first)
+	if b.superseded {
+		return 0 // the files at p are the new bridge's
+	}
+	_ = os.Remove(p.pid)
 	_ = writePrivate(p.last, []byte(strconv.FormatInt(last, 10)+"\n"))
 	return 0
 }
@@ -175,6 +178,21 @@ func listen(sock string) (net.Listener, error) {
 	return net.Listen("unix", sock)
 }
 
+// closeListeners closes every listener of the bridge, and removes its
+// socket file only while that is still its own: a socket at its path that
+// another bridge made (relisten) stays.
+func (b *bridge) closeListeners() {
+	for _, l := range append(b.old, b.ln) {
+		if ul, ok := l.(*net.UnixListener); ok {
+			ul.SetUnlinkOnClose(false)
+		}
+		l.Close()
+	}
+	if fi, err := os.Lstat(b.paths.sock); err == nil && b.sockInfo != nil && os.SameFile(fi, b.sockInfo) {
+		_ = os.Remove(b.paths.sock)
+	}
+}
+
 // relisten listens again when the bridge's socket is no longer at its path
 // (a /tmp cleaner removed it, or the runtime directory with it), so that
 // later hooks find this bridge rather than start one that cannot take the
@@ -182,41 +200,39 @@ func listen(sock string) (net.Listener, error) {
 // queued on it, and no longer removes the path when it closes. When the
 // lock file went too, the bridge takes the lock at the path again first;
 // when another bridge took it, that one listens, not this one.
-func (b *bridge) relisten() {
+func (b *bridge) relisten() (superseded bool) {
 	if fi, err := os.Lstat(b.paths.sock); err == nil && os.SameFile(fi, b.sockInfo) {
-		return
+		return false
 	}
 	if fi, err := os.Lstat(b.paths.lock); err != nil || !os.SameFile(fi, b.lockInfo) {
 		if _, err := privateDir(filepath.Dir(b.paths.lock)); err != nil {
-			return
+			return false
 		}
 		lock, err := openLock(b.paths.lock)
 		if err != nil {
-			return
+			return false
 		}
 		if ok, err := filelock.TryLockFile(lock); !ok || err != nil {
 			lock.Close()
-			return // another bridge's now
+			return err == nil // another bridge's now
 		}
 		b.locks = append(b.locks, lock)
 		b.lockInfo, _ = lock.Stat()
 	}
 	ln, err := listen(b.paths.sock)
 	if err != nil {
-		return // tried again at the next tick
+		return false // tried again at the next tick
 	}
 	fi, err := os.Lstat(b.paths.sock)
 	if err != nil {
 		ln.Close()
-		return
-	}
-	if ul, ok := b.ln.(*net.UnixListener); ok {
-		ul.SetUnlinkOnClose(false) // its path is the new socket's now
+		return false
 	}
 	b.old = append(b.old, b.ln)
 	b.ln, b.sockInfo = ln, fi
 	b.accepting.Go(func() { b.accept(ln) })
 	b.logf("its socket was gone: listens again")
+	return false
 }
 
 // bridge holds one pane's registry for one agent process.
@@ -228,6 +244,7 @@ type bridge struct {
 	// the bridge holds, to tell when they are gone from their paths.
 	sockInfo, lockInfo os.FileInfo
 	old                []net.Listener // listeners that lost their path (relisten)
+	superseded         bool           // another bridge took the lock at its path (relisten)
 	locks              []*os.File     // locks taken again (relisten)
 	accepting          sync.WaitGroup // the listeners' accept loops
 	// flushLine is what the bridge sends itself when its agent exited
@@ -295,10 +312,8 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 	defer func() {
 		// Stop taking events (new hooks now start a new bridge, which waits
 		// for the lock), release, then let the connections in flight end.
-		for _, l := range append(b.old, b.ln) {
-			l.Close()
-		}
-		if reg != nil {
+		b.closeListeners()
+		if reg != nil && !b.superseded {
 			_ = reg.Detach(context.Background())
 		}
 		close(b.done)
@@ -361,7 +376,17 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 				b.flush(apply, &pane)
 				return tracker.Last()
 			}
-			b.relisten()
+			if b.relisten() {
+				// The runtime directory went with the lock, and a hook
+				// started another bridge, which holds the pane now and
+				// gets every later event. This one ends without a
+				// release (as if it had crashed after the hand-over): a
+				// release, or its registry's refresh of a state no
+				// longer true, would undo what the other one reports.
+				b.superseded = true
+				b.logf("another bridge took the lock at its path: it ends, leaving the pane to that one")
+				return tracker.Last()
+			}
 		case <-grace.C:
 			if p, changed := tracker.Expire(pending); changed {
 				pane = p
