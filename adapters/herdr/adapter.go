@@ -690,7 +690,7 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 	if a.mode == transportCLI {
 		a.setRoute(transportCLI)
 		if !a.probed {
-			if err := a.probePeer(ctx, deadline); err != nil {
+			if err := a.probePeer(); err != nil {
 				return nil, err
 			}
 			a.probed = true

@@ -1,12 +1,10 @@
 package herdr
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
-	"time"
 
 	"github.com/panestate/panestate/adapter"
 )
@@ -52,7 +50,7 @@ func refusedPeer(err error) bool {
 // each connection Herdr's CLI makes carries one request line, and the
 // adapter makes none of its own beside them. Nothing there is not a
 // refusal (the CLI then reports server_not_running itself).
-func (a *Adapter) probePeer(context.Context, time.Time) error {
+func (a *Adapter) probePeer() error {
 	if a.peer == nil {
 		return nil
 	}

@@ -28,6 +28,20 @@ func (a *agentProc) timedHook(t *testing.T, path string) time.Duration {
 	return took
 }
 
+// startWorking starts a stand-in Claude Code in a pane of an emulated
+// Herdr (in view) with a runtime directory of its own, and runs its
+// SessionStart and UserPromptSubmit hooks: the pane shows working.
+func startWorking(t *testing.T, bin string) (*herdrtest.Herdr, string, *agentProc) {
+	t.Helper()
+	h := herdrtest.StartT(t, herdrtest.Options{InView: []string{"w1:p1"}})
+	dir, rt := runtimeEnv(t)
+	a := startAgent(t, bin, "claude-code", append(h.PaneEnv(t.TempDir()), rt...))
+	a.hook(t, fixture("claude-code", "SessionStart"))
+	a.hook(t, fixture("claude-code", "UserPromptSubmit"))
+	waitStatus(t, h, "UserPromptSubmit", herdrtest.StatusWorking)
+	return h, dir, a
+}
+
 // TestDeletedBridgeSocketIsListenedAgain: the bridge's socket file is
 // removed while the bridge lives (a /tmp cleaner, where the runtime
 // directory is under $TMPDIR). The live bridge listens again, every later
@@ -35,12 +49,7 @@ func (a *agentProc) timedHook(t *testing.T, path string) time.Duration {
 // the session ends released, by that same bridge.
 func TestDeletedBridgeSocketIsListenedAgain(t *testing.T) {
 	bin := buildPanestate(t)
-	h := herdrtest.StartT(t, herdrtest.Options{InView: []string{"w1:p1"}})
-	dir, rt := runtimeEnv(t)
-	a := startAgent(t, bin, "claude-code", append(h.PaneEnv(t.TempDir()), rt...))
-	a.hook(t, fixture("claude-code", "SessionStart"))
-	a.hook(t, fixture("claude-code", "UserPromptSubmit"))
-	waitStatus(t, h, "UserPromptSubmit", herdrtest.StatusWorking)
+	h, dir, a := startWorking(t, bin)
 	pid := bridgePID(t, dir)
 	socks, _ := filepath.Glob(filepath.Join(dir, "*.sock"))
 	if len(socks) != 1 {
@@ -258,12 +267,7 @@ func TestAgentExitDoesNotDropQueuedEvents(t *testing.T) {
 // and stays so once the agent is gone.
 func TestDeletedRuntimeDirectoryHandsThePaneOver(t *testing.T) {
 	bin := buildPanestate(t)
-	h := herdrtest.StartT(t, herdrtest.Options{InView: []string{"w1:p1"}})
-	dir, rt := runtimeEnv(t)
-	a := startAgent(t, bin, "claude-code", append(h.PaneEnv(t.TempDir()), rt...))
-	a.hook(t, fixture("claude-code", "SessionStart"))
-	a.hook(t, fixture("claude-code", "UserPromptSubmit"))
-	waitStatus(t, h, "UserPromptSubmit", herdrtest.StatusWorking)
+	h, dir, a := startWorking(t, bin)
 	old := bridgePID(t, dir)
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
