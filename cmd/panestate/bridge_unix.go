@@ -94,7 +94,7 @@ func runBridge(args []string, env []string) int {
 	_ = writePrivate(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"))
 	_ = writePrivate(p.tty, []byte(found+"\n"))
 	b := &bridge{agent: agent, ln: ln, paths: p, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{}),
-		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf, terminal: term, flushLine: flushMarker(), flushed: make(chan struct{}, 1)}
+		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf, terminal: term, found: found, flushLine: flushMarker(), flushed: make(chan struct{}, 1)}
 	last := b.run(ctx, env, first)
 	if b.superseded {
 		return 0 // the files at p are the new bridge's
@@ -218,6 +218,10 @@ func (b *bridge) relisten() (superseded bool) {
 		}
 		b.locks = append(b.locks, lock)
 		b.lockInfo, _ = lock.Stat()
+		// Its other files went with the lock's: this bridge is the
+		// pane's again.
+		_ = writePrivate(b.paths.pid, []byte(strconv.Itoa(os.Getpid())+"\n"))
+		_ = writePrivate(b.paths.tty, []byte(b.found+"\n"))
 	}
 	ln, err := listen(b.paths.sock)
 	if err != nil {
@@ -245,6 +249,7 @@ type bridge struct {
 	sockInfo, lockInfo os.FileInfo
 	old                []net.Listener // listeners that lost their path (relisten)
 	superseded         bool           // another bridge took the lock at its path (relisten)
+	found              string         // what the hook found of the agent's terminal, for the .tty file
 	locks              []*os.File     // locks taken again (relisten)
 	accepting          sync.WaitGroup // the listeners' accept loops
 	// flushLine is what the bridge sends itself when its agent exited
