@@ -25,19 +25,23 @@ import (
 // and RefreshInterval are safe for concurrent use with everything.
 type Adapter struct {
 	// Fixed at Open.
-	log      hclog.Logger
-	clock    func() time.Time
-	bin      string
-	pane     string
-	socket   string
-	source   string
-	label    string
-	timeout  time.Duration
-	refresh  time.Duration // 0: off
-	mode     transportMode
-	cli      *cliTransport
-	sock     *socketTransport     // nil when mode is cli
-	peer     func(net.Conn) error // refuses a server of another user; nil: no check (Windows)
+	log     hclog.Logger
+	clock   func() time.Time
+	bin     string
+	pane    string
+	socket  string
+	source  string
+	label   string
+	timeout time.Duration
+	refresh time.Duration // 0: off
+	mode    transportMode
+	cli     *cliTransport
+	sock    *socketTransport     // nil when mode is cli
+	peer    func(net.Conn) error // refuses a server of another user; nil: no check (Windows)
+	// ownerOf returns the user of the socket file at a path, for the CLI
+	// transport's check of the server (probePeer): socketOwner, or a
+	// test's stand-in.
+	ownerOf  func(path string) (int, error)
 	stateDir string
 	owner    *owner.Owner       // this adapter's claim of the pane
 	gate     *calls.Gate        // one Report, Release or Close at a time
@@ -632,7 +636,7 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 	if a.mode == transportCLI {
 		a.setRoute(transportCLI)
 		if !a.probed {
-			if err := a.probePeer(ctx, deadline); err != nil {
+			if err := a.probePeer(); err != nil {
 				return nil, err
 			}
 			a.probed = true

@@ -275,7 +275,7 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	}
 	a.closing = a.gate.Closing()
 	a.owner = owner.New(owner.Key{Kind: "herdr", Server: socket, Pane: pane}, owner.Options{Dir: stateDir, Resend: a.takeBack})
-	a.peer = peerCheck()
+	a.peer, a.ownerOf = peerCheck(), socketOwner
 	if mode != transportCLI {
 		a.sock = &socketTransport{path: socket, peer: a.peer}
 	}

@@ -1,14 +1,12 @@
 package herdr
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
-	"time"
+	"os"
 
 	"github.com/panestate/panestate/adapter"
-	"github.com/panestate/panestate/adapters/herdr/internal/wire"
 )
 
 // foreignServerError is the refusal of a Herdr server that runs as another
@@ -46,23 +44,22 @@ func refusedPeer(err error) bool {
 }
 
 // probePeer checks, for the CLI transport, that the server at the socket
-// runs as this user, on a connection of its own that sends nothing: the
-// CLI would otherwise hand the session identity to whoever listens there.
-// Nothing listening is not a refusal (the CLI then reports
-// server_not_running itself).
-func (a *Adapter) probePeer(ctx context.Context, deadline time.Time) error {
+// runs as this user: the CLI would otherwise hand the session identity to
+// whoever listens there. It goes by the owner of the socket file (the
+// user whose server bound it; a link is followed), without a connection:
+// each connection Herdr's CLI makes carries one request line, and the
+// adapter makes none of its own beside them. Nothing there is not a
+// refusal (the CLI then reports server_not_running itself).
+func (a *Adapter) probePeer() error {
 	if a.peer == nil {
 		return nil
 	}
-	cctx, cancel := callContext(ctx, a.closing, deadline)
-	defer cancel()
-	conn, err := wire.Dial(cctx, a.socket)
+	uid, err := a.ownerOf(a.socket)
 	if err != nil {
 		return nil
 	}
-	defer conn.Close()
-	if err := a.peer(conn); err != nil {
-		return &CallError{Op: OpReport, Kind: adapter.KindProtocolRejected, Exit: -1, socket: true, Err: err}
+	if own := os.Getuid(); uid != own {
+		return &CallError{Op: OpReport, Kind: adapter.KindProtocolRejected, Exit: -1, socket: true, Err: &foreignServerError{uid: uid, own: own}}
 	}
 	return nil
 }

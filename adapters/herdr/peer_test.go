@@ -20,6 +20,7 @@ func asUID(a *Adapter, uid int) {
 		return checkPeerUID(c, func(net.Conn) (int, error) { return uid, nil }, os.Getuid())
 	}
 	a.peer = check
+	a.ownerOf = func(string) (int, error) { return uid, nil }
 	if a.sock != nil {
 		a.sock.peer = check
 	}

@@ -24,3 +24,13 @@ func withFD(c net.Conn, f func(fd int) error) error {
 	}
 	return ferr
 }
+
+// socketOwner returns the user id of the owner of the socket file at path,
+// a link followed.
+func socketOwner(path string) (int, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return -1, err
+	}
+	return int(st.Uid), nil
+}

@@ -92,13 +92,6 @@ func (t *socketTransport) ping(ctx, closed context.Context, deadline time.Time) 
 	return pong{Version: p.Version, Protocol: p.Protocol}, nil
 }
 
-// callContext returns ctx bounded by deadline and ended by closed.
-func callContext(ctx, closed context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
-	cctx, cancel := context.WithDeadline(ctx, deadline)
-	stop := context.AfterFunc(closed, cancel)
-	return cctx, func() { stop(); cancel() }
-}
-
 // socketError classifies a failed exchange: ctx's own error, ErrClosed, or
 // a CallError (timeout at the call's deadline; protocol_rejected with
 // server_not_running when nothing listens, as the CLI reports it; otherwise

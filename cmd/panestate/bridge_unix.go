@@ -4,7 +4,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +15,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,20 +91,30 @@ func runBridge(args []string, env []string) int {
 		ln.Close()
 		return 0
 	}
-	_ = os.WriteFile(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
-	defer os.Remove(p.pid)
-	_ = os.WriteFile(p.tty, []byte(found+"\n"), 0o600)
-	b := &bridge{agent: agent, ln: ln, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{}),
-		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf, terminal: term}
+	_ = writePrivate(p.pid, []byte(strconv.Itoa(os.Getpid())+"\n"))
+	_ = writePrivate(p.tty, []byte(found+"\n"))
+	b := &bridge{agent: agent, ln: ln, paths: p, owner: first.PID, idle: idleLimitOf(env), events: make(chan hook.Event, 64), done: make(chan struct{}),
+		uidOf: peerUID, logf: fileLog(p.log), exitOf: exitOf, terminal: term, found: found, flushLine: flushMarker(), flushed: make(chan struct{}, 1)}
 	last := b.run(ctx, env, first)
-	_ = os.WriteFile(p.last, []byte(strconv.FormatInt(last, 10)+"\n"), 0o600)
+	if b.superseded {
+		return 0 // the files at p are the new bridge's
+	}
+	_ = os.Remove(p.pid)
+	_ = writePrivate(p.last, []byte(strconv.FormatInt(last, 10)+"\n"))
 	return 0
+}
+
+// flushMarker returns a new random line for bridge.flushLine.
+func flushMarker() []byte {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return []byte("flush " + hex.EncodeToString(b[:]) + "\n")
 }
 
 // readLast reads the time of the last event the pane's last bridge
 // applied (0 when none).
 func readLast(path string) int64 {
-	b, err := os.ReadFile(path)
+	b, err := readPrivate(path)
 	if err != nil {
 		return 0
 	}
@@ -126,33 +140,126 @@ func decodeEvent(agent hook.Agent, line []byte) (hook.Event, error) {
 func acquire(ctx context.Context, p paths, line []byte) (net.Listener, func() error) {
 	ctx, cancel := context.WithTimeout(ctx, acquireTimeout)
 	defer cancel()
+	lock, err := openLock(p.lock)
+	if err != nil {
+		return nil, nil
+	}
 	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
-		lctx, lcancel := context.WithTimeout(ctx, wait)
-		unlock, err := filelock.LockContext(lctx, p.lock)
-		lcancel()
-		if err == nil {
-			_ = os.Remove(p.sock)
-			ln, err := net.Listen("unix", p.sock)
+		if ok, err := filelock.TryLockFile(lock); err != nil {
+			lock.Close()
+			return nil, nil
+		} else if ok {
+			ln, err := listen(p.sock)
 			if err != nil {
-				_ = unlock()
+				lock.Close()
 				return nil, nil
 			}
-			return ln, unlock
+			return ln, lock.Close // closing the file releases its lock
 		}
-		if send(p.sock, line) == nil || ctx.Err() != nil {
+		if send(p.sock, line) == nil {
+			lock.Close()
 			return nil, nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			lock.Close()
+			return nil, nil
+		case <-t.C:
 		}
 	}
 }
 
+// listen listens on a new socket at sock, whatever was there removed (only
+// the holder of the pane's lock listens there).
+func listen(sock string) (net.Listener, error) {
+	_ = os.Remove(sock)
+	return net.Listen("unix", sock)
+}
+
+// closeListeners closes every listener of the bridge, and removes its
+// socket file only while that is still its own: a socket at its path that
+// another bridge made (relisten) stays.
+func (b *bridge) closeListeners() {
+	for _, l := range append(b.old, b.ln) {
+		if ul, ok := l.(*net.UnixListener); ok {
+			ul.SetUnlinkOnClose(false)
+		}
+		l.Close()
+	}
+	if fi, err := os.Lstat(b.paths.sock); err == nil && b.sockInfo != nil && os.SameFile(fi, b.sockInfo) {
+		_ = os.Remove(b.paths.sock)
+	}
+}
+
+// relisten listens again when the bridge's socket is no longer at its path
+// (a /tmp cleaner removed it, or the runtime directory with it), so that
+// later hooks find this bridge rather than start one that cannot take the
+// pane's lock. The listener that lost its path keeps accepting what was
+// queued on it, and no longer removes the path when it closes. When the
+// lock file went too, the bridge takes the lock at the path again first;
+// when another bridge took it, that one listens, not this one.
+func (b *bridge) relisten() (superseded bool) {
+	if fi, err := os.Lstat(b.paths.sock); err == nil && os.SameFile(fi, b.sockInfo) {
+		return false
+	}
+	if fi, err := os.Lstat(b.paths.lock); err != nil || !os.SameFile(fi, b.lockInfo) {
+		if _, err := privateDir(filepath.Dir(b.paths.lock)); err != nil {
+			return false
+		}
+		lock, err := openLock(b.paths.lock)
+		if err != nil {
+			return false
+		}
+		if ok, err := filelock.TryLockFile(lock); !ok || err != nil {
+			lock.Close()
+			return err == nil // another bridge's now
+		}
+		b.locks = append(b.locks, lock)
+		b.lockInfo, _ = lock.Stat()
+		// Its other files went with the lock's: this bridge is the
+		// pane's again.
+		_ = writePrivate(b.paths.pid, []byte(strconv.Itoa(os.Getpid())+"\n"))
+		_ = writePrivate(b.paths.tty, []byte(b.found+"\n"))
+	}
+	ln, err := listen(b.paths.sock)
+	if err != nil {
+		return false // tried again at the next tick
+	}
+	fi, err := os.Lstat(b.paths.sock)
+	if err != nil {
+		ln.Close()
+		return false
+	}
+	b.old = append(b.old, b.ln)
+	b.ln, b.sockInfo = ln, fi
+	b.accepting.Go(func() { b.accept(ln) })
+	b.logf("its socket was gone: listens again")
+	return false
+}
+
 // bridge holds one pane's registry for one agent process.
 type bridge struct {
-	agent  hook.Agent
-	ln     net.Listener
-	owner  int           // the agent's process
-	idle   time.Duration // the idle limit
-	events chan hook.Event
-	done   chan struct{} // closed when run no longer takes events
+	agent hook.Agent
+	ln    net.Listener // where hooks connect
+	paths paths
+	// sockInfo and lockInfo are the socket ln listens on and the lock file
+	// the bridge holds, to tell when they are gone from their paths.
+	sockInfo, lockInfo os.FileInfo
+	old                []net.Listener // listeners that lost their path (relisten)
+	superseded         bool           // another bridge took the lock at its path (relisten)
+	found              string         // what the hook found of the agent's terminal, for the .tty file
+	locks              []*os.File     // locks taken again (relisten)
+	accepting          sync.WaitGroup // the listeners' accept loops
+	// flushLine is what the bridge sends itself when its agent exited
+	// (flush): a random line no hook sends. flushed takes it.
+	flushLine []byte
+	flushed   chan struct{}
+	owner     int           // the agent's process
+	idle      time.Duration // the idle limit
+	events    chan hook.Event
+	done      chan struct{} // closed when run no longer takes events
 	// uidOf returns the user id of the process at the other end of a
 	// hook's connection: peerUID, or a test's stand-in.
 	uidOf func(*net.UnixConn) (int, error)
@@ -204,18 +311,23 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 
 	// Take hooks' events from now on: they queue while the registry
 	// attaches.
-	var accepting sync.WaitGroup
-	accepting.Go(b.accept)
+	b.sockInfo, _ = os.Lstat(b.paths.sock)
+	b.lockInfo, _ = os.Lstat(b.paths.lock)
+	ln := b.ln
+	b.accepting.Go(func() { b.accept(ln) })
 	var reg *registry.Registry
 	defer func() {
 		// Stop taking events (new hooks now start a new bridge, which waits
 		// for the lock), release, then let the connections in flight end.
-		b.ln.Close()
-		if reg != nil {
+		b.closeListeners()
+		if reg != nil && !b.superseded {
 			_ = reg.Detach(context.Background())
 		}
 		close(b.done)
-		accepting.Wait()
+		b.accepting.Wait()
+		for _, l := range b.locks {
+			l.Close()
+		}
 	}()
 	opts := bridgeOptions(b.agent, env, paneVars(env))
 	opts.Terminal = b.terminal
@@ -248,6 +360,16 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		}
 	}
 	arm(token)
+	apply := func(e hook.Event) {
+		if e.PID != b.owner && b.owner > 0 {
+			return // another agent in this pane (one the agent started)
+		}
+		idle.Reset(b.idle)
+		tr.follow(e)
+		pane, token = tracker.Apply(e)
+		show(store, b.agent, &shown, pane)
+		arm(token)
+	}
 	for !pane.End {
 		select {
 		case <-ctx.Done():
@@ -255,9 +377,22 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		case <-idle.C:
 			return tracker.Last()
 		case <-exited:
+			b.flush(apply, &pane)
 			return tracker.Last()
 		case <-watch.C:
 			if b.owner > 0 && !proc.Alive(b.owner) {
+				b.flush(apply, &pane)
+				return tracker.Last()
+			}
+			if b.relisten() {
+				// The runtime directory went with the lock, and a hook
+				// started another bridge, which holds the pane now and
+				// gets every later event. This one ends without a
+				// release (as if it had crashed after the hand-over): a
+				// release, or its registry's refresh of a state no
+				// longer true, would undo what the other one reports.
+				b.superseded = true
+				b.logf("another bridge took the lock at its path: it ends, leaving the pane to that one")
 				return tracker.Last()
 			}
 			if pane.State != hook.StateIdle {
@@ -274,26 +409,57 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 				show(store, b.agent, &shown, pane)
 			}
 		case e := <-b.events:
-			if e.PID != b.owner && b.owner > 0 {
-				continue // another agent in this pane (one the agent started)
-			}
-			idle.Reset(b.idle)
-			tr.follow(e)
-			pane, token = tracker.Apply(e)
-			show(store, b.agent, &shown, pane)
-			arm(token)
+			apply(e)
 		}
 	}
 	return tracker.Last()
+}
+
+// flushTimeout bounds how long a bridge whose agent exited goes on
+// applying the events its hooks handed over before (flush).
+const flushTimeout = 2 * time.Second
+
+// flush applies, with apply, every event whose hook connected before the
+// agent's exit was seen and that the bridge has not read yet: the agent's
+// last hooks (Stop, SessionEnd) return once their event is on the socket,
+// and the agent may exit before the bridge, on a loaded machine, has read
+// them. It connects to its own socket with flushLine: connections are
+// taken in the order they were made, so once that line is read every
+// earlier event is in b.events. It ends there, at the session's end, or
+// at flushTimeout.
+func (b *bridge) flush(apply func(hook.Event), pane *hook.Pane) {
+	if send(b.paths.sock, b.flushLine) != nil {
+		return
+	}
+	timeout := time.NewTimer(flushTimeout)
+	defer timeout.Stop()
+	for !pane.End {
+		select {
+		case e := <-b.events:
+			apply(e)
+		case <-b.flushed:
+			for !pane.End {
+				select {
+				case e := <-b.events: // queued before the marker
+					apply(e)
+				default:
+					return
+				}
+			}
+			return
+		case <-timeout.C:
+			return
+		}
+	}
 }
 
 // accept takes hooks' connections until the listener closes, one at a
 // time, in the order they were made (the order the hooks ran: each hook
 // has connected and written before it exits), so that their events are
 // queued in that order.
-func (b *bridge) accept() {
+func (b *bridge) accept(ln net.Listener) {
 	for {
-		c, err := b.ln.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
@@ -362,6 +528,13 @@ func (b *bridge) serve(c net.Conn) {
 	r := bufio.NewReaderSize(c, maxLine)
 	line, err := r.ReadSlice('\n')
 	if err != nil {
+		return
+	}
+	if len(b.flushLine) > 0 && bytes.Equal(line, b.flushLine) {
+		select {
+		case b.flushed <- struct{}{}:
+		default:
+		}
 		return
 	}
 	e, err := decodeEvent(b.agent, line)

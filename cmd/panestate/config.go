@@ -50,8 +50,8 @@ const codexUntrusted = "codex runs these hooks only once trusted: `panestate ins
 	"pasted by hand, trust them in the TUI (\"Hooks need review\", then \"Trust all\") or run codex exec with --dangerously-bypass-hook-trust"
 
 // staticInstall is the install command of docs/agents.md, which builds a
-// static binary.
-const staticInstall = "CGO_ENABLED=0 go install github.com/panestate/panestate/cmd/panestate@latest"
+// static binary (from a clone: the module is not published yet).
+const staticInstall = "CGO_ENABLED=0 go install ./cmd/panestate (in a clone of panestate)"
 
 // linkingNote is what the commands a person runs (install,
 // --print-config, doctor) say when this binary is dynamically linked:
@@ -185,17 +185,9 @@ func readSettings(path string) (string, []byte, fs.FileMode, error) {
 	if err != nil {
 		return "", nil, 0, err
 	}
-	old, err := os.ReadFile(path)
-	mode := fs.FileMode(0o600)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		old = nil
-	case err != nil:
+	old, mode, err := readRegular(path)
+	if err != nil {
 		return "", nil, 0, err
-	default:
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
-		}
 	}
 	return path, old, mode, nil
 }
@@ -294,6 +286,47 @@ func trustCodexHooks(hooksPath string, now time.Time) (string, error) {
 		msg += fmt.Sprintf("; %d panestate hooks changed by hand are not: trust them in Codex's TUI (\"Hooks need review\")", skipped)
 	}
 	return msg, nil
+}
+
+// maxSettings bounds the settings file install reads: the agents'
+// settings files are a few kilobytes; what is larger is refused rather
+// than read, held in memory and backed up.
+const maxSettings = 4 << 20
+
+// readRegular reads the settings file at path (nil when there is none)
+// and returns its mode. What is there and is not a regular file (a FIFO,
+// which would hold the open, a device such as /dev/zero, which never
+// ends) is refused before it is opened, and a file over maxSettings
+// before it is read.
+func readRegular(path string) ([]byte, fs.FileMode, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, 0o600, nil
+	case err != nil:
+		return nil, 0, err
+	case !fi.Mode().IsRegular():
+		return nil, 0, fmt.Errorf("%s: not a regular file (%s): refused", path, fi.Mode().Type())
+	case fi.Size() > maxSettings:
+		return nil, 0, fmt.Errorf("%s: larger than %d MiB (%d bytes): refused, settings files are a few kilobytes", path, maxSettings>>20, fi.Size())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	// Read what was checked: a file swapped in since is refused.
+	if now, err := f.Stat(); err != nil || !os.SameFile(fi, now) {
+		return nil, 0, fmt.Errorf("%s: changed while install read it: try again", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSettings+1))
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(b) > maxSettings {
+		return nil, 0, fmt.Errorf("%s: larger than %d MiB: refused, settings files are a few kilobytes", path, maxSettings>>20)
+	}
+	return b, fi.Mode().Perm(), nil
 }
 
 // maxLinks bounds the links linkTarget follows.

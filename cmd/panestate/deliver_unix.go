@@ -276,8 +276,13 @@ var errRuntimeDir = errors.New("panestate: runtime directory is not private")
 // is unset). It must be a directory (not a link) of this user with mode
 // 0700, or nothing is started or sent there.
 func runtimeDir(env []string) (string, error) {
+	return privateDir(runtimeDirPath(env))
+}
+
+// privateDir makes dir (0700) unless it is there, and checks that it is a
+// directory (not a link) of this user with mode 0700.
+func privateDir(dir string) (string, error) {
 	uid := os.Getuid()
-	dir := runtimeDirPath(env)
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return "", err
 	}

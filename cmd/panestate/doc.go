@@ -8,9 +8,14 @@
 //	panestate events [-v] [--app NAME]     report the JSON-lines events protocol read on stdin
 //	panestate doctor [flags]               why does my pane show nothing? (app panestate)
 //
-// Agents: claude-code, codex, gemini. Install it with
+// Agents: claude-code, codex, gemini. Install it, from a clone of the
+// repository, with
 //
-//	CGO_ENABLED=0 go install github.com/panestate/panestate/cmd/panestate@latest
+//	CGO_ENABLED=0 go install ./cmd/panestate
+//
+// into a directory on the PATH the agent runs its hooks with (once the
+// module is published: go install
+// github.com/panestate/panestate/cmd/panestate@latest, CGO_ENABLED=0 too).
 //
 // A plain go install builds with cgo where a C compiler is present: on
 // Linux that binary is dynamically linked and each hook starts 1–3 ms

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,22 +24,73 @@ import (
 // here, read with the settings the hook's bridge reads (registryOptions):
 // the global file and the agent's own.
 func runDoctor(args []string, stdout, stderr io.Writer, env []string) int {
-	perAgent := !hasFlag(args, "app") && !hasFlag(args, "json") && !hasFlag(args, "q")
-	if !hasFlag(args, "app") {
-		args = append([]string{"--app", appName}, args...)
-	}
+	perAgent := !hasFlag(args, "app") && !hasFlag(args, "json") && !hasFlag(args, "q") &&
+		!hasFlag(args, "h") && !hasFlag(args, "help")
 	terminal := false
 	if f, ok := stdout.(*os.File); ok {
 		terminal = doctor.IsTerminal(f)
 	}
-	status := doctor.Run(context.Background(), args, stdout, stderr, env, terminal)
+	// The hooks' bridge reads no project settings: none is shown for
+	// panestate (another app's hosts do read theirs).
+	status := doctor.RunConfig(context.Background(), doctor.Config{App: appName, NoProject: true}, args, stdout, stderr, env, terminal)
 	if perAgent && status != 2 {
+		fmt.Fprint(stdout, installedDoctor(env))
 		fmt.Fprint(stdout, agentsDoctor(env, boolFlag(args, "terminal", terminal)))
 		if n := linkingNote(); n != "" {
 			fmt.Fprintf(stdout, "  note: %s\n", n)
 		}
 	}
 	return status
+}
+
+// installedDoctor says, per agent, whether its settings file runs
+// `panestate hook <agent>` on every event panestate listens to
+// (hook.Missing), read as install reads it (readSettings).
+func installedDoctor(env []string) string {
+	var b strings.Builder
+	fmt.Fprint(&b, "\ninstalled: whether each agent's settings file runs `panestate hook <agent>` on every event panestate listens to:\n")
+	for _, agent := range hook.Agents {
+		fmt.Fprintf(&b, "  %s: %s\n", agent, doctor.Safe(installedVerdict(agent, env)))
+	}
+	return b.String()
+}
+
+// installedVerdict is installedDoctor's line for agent.
+func installedVerdict(agent hook.Agent, env []string) string {
+	home := lookup(env, "HOME")
+	if runtime.GOOS == "windows" {
+		home = lookup(env, "USERPROFILE")
+	}
+	if !filepath.IsAbs(home) {
+		return "cannot tell: no home directory (HOME)"
+	}
+	path := filepath.Join(home, filepath.FromSlash(hook.SettingsFile(agent)))
+	if agent == hook.Codex {
+		// Where install writes: under CODEX_HOME, as Codex reads it.
+		dir, err := codexHome(env, home)
+		if err != nil {
+			return "cannot tell: " + err.Error()
+		}
+		path = filepath.Join(dir, "hooks.json")
+	}
+	install := "; run `panestate install " + string(agent) + "`"
+	_, b, _, err := readSettings(path)
+	switch {
+	case err != nil:
+		return "cannot tell: " + err.Error()
+	case b == nil:
+		return "not installed: " + path + " is missing" + install
+	}
+	missing, err := hook.Missing(agent, b)
+	switch {
+	case err != nil:
+		return "cannot tell: " + path + ": " + err.Error()
+	case len(missing) == 0:
+		return "installed: " + path + " runs panestate's hook on every event it listens to"
+	case len(missing) == len(hook.Events(agent)):
+		return "not installed: " + path + " runs no panestate hook" + install
+	}
+	return "partly installed: " + path + " lacks it on " + strings.Join(missing, ", ") + install
 }
 
 // agentsDoctor says, per agent, what its hook would do in the pane env

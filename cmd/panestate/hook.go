@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/panestate/panestate/internal/hook"
 	"github.com/panestate/panestate/registry"
@@ -116,14 +117,23 @@ func drainPayload(r io.Reader) {
 	readPayload(r)
 }
 
+// payloadTimeout bounds the read of a hook's stdin, for an agent that
+// leaves it open without a complete event on it (part of a JSON value,
+// nothing, bytes that are no JSON): the agents write the event at once,
+// and their own hook timeout (5 s as install sets it) must not be what
+// ends the hook.
+const payloadTimeout = 2 * time.Second
+
 // readPayload reads the agent's event from r: one JSON value, so that an
 // agent that leaves stdin open after writing it does not hold the hook up.
 // What is not one JSON value is read to its end (at most maxPayload) and
-// returned as it is, for Parse to refuse.
+// returned as it is, for Parse to refuse. On Linux and macOS the whole
+// read ends at payloadTimeout (boundRead), with what came by then.
 func readPayload(r io.Reader) []byte {
 	if r == nil {
 		return nil
 	}
+	r = boundRead(r, time.Now().Add(payloadTimeout))
 	var raw bytes.Buffer
 	dec := json.NewDecoder(io.TeeReader(io.LimitReader(r, maxPayload), &raw))
 	var v json.RawMessage

@@ -341,7 +341,8 @@ func doctorSays(t *testing.T, env []string, agent, want string) {
 	if code := run([]string{"doctor", "--probe=false", "--terminal"}, nil, &stdout, &stderr, env); code == 2 {
 		t.Fatalf("doctor: exit 2: %s", stderr.String())
 	}
-	for line := range strings.Lines(stdout.String()) {
+	_, hooks, _ := strings.Cut(stdout.String(), "\nhooks: ")
+	for line := range strings.Lines(hooks) {
 		if strings.HasPrefix(line, "  "+agent+": ") {
 			if !strings.Contains(line, want) {
 				t.Errorf("doctor says %q, want %q in it", line, want)

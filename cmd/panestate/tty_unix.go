@@ -244,7 +244,7 @@ func lastTerminal(agent hook.Agent, env []string) string {
 			return ""
 		}
 	}
-	b, err := os.ReadFile(bridgePaths(runtimeDirPath(env), agent, pane).tty)
+	b, err := readPrivate(bridgePaths(runtimeDirPath(env), agent, pane).tty)
 	if err != nil {
 		return ""
 	}

@@ -50,7 +50,21 @@ var herdrVariables = []string{"HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "H
 // adapter would report, 1 when none would, 2 for bad flags or options.
 // ctx bounds the probes.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, env []string, terminal bool) int {
-	return run(ctx, args, stdout, stderr, env, terminal)
+	return run(ctx, Config{}, args, stdout, stderr, env, terminal)
+}
+
+// Config changes what [RunConfig] asks about.
+type Config struct {
+	// App is the default of --app; "" is hostflags.DefaultApp.
+	App string
+	// NoProject: the app's hosts read no project settings (panestate's
+	// hooks), so none is read or shown unless --app names another app.
+	NoProject bool
+}
+
+// RunConfig is [Run] as c sets it.
+func RunConfig(ctx context.Context, c Config, args []string, stdout, stderr io.Writer, env []string, terminal bool) int {
+	return run(ctx, c, args, stdout, stderr, env, terminal)
 }
 
 // IsTerminal reports whether f looks like a terminal (a character device),
@@ -76,10 +90,10 @@ type report struct {
 // that tests can run it in-process. env is the environment to explain;
 // terminal is the default of --terminal. It returns the exit status (see
 // the package comment).
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []string, terminal bool) int {
+func run(ctx context.Context, c Config, args []string, stdout, stderr io.Writer, env []string, terminal bool) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	host := hostflags.Register(fs)
+	host := hostflags.RegisterApp(fs, cmp.Or(c.App, hostflags.DefaultApp))
 	asJSON := fs.Bool("json", false, "print JSON")
 	_, inHerdr := lookup(env, "HERDR_ENV")
 	tmuxVar, _ := lookup(env, "TMUX")
@@ -102,6 +116,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env []str
 	if err != nil {
 		fmt.Fprintf(stderr, "doctor: %v\n", err)
 		return exitUsage
+	}
+	if c.NoProject && host.App == cmp.Or(c.App, hostflags.DefaultApp) {
+		opts.Settings.ProjectRoot = ""
 	}
 	if *handTerminal {
 		// Explain before Attach only asks whether an adapter would apply;

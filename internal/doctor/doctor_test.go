@@ -58,7 +58,7 @@ func (w *world) writeSettings(t *testing.T, dir, content string) {
 func (w *world) run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(t.Context(), append([]string{"--project", w.project}, args...), &out, &errb, w.env, false)
+	code = run(t.Context(), Config{}, append([]string{"--project", w.project}, args...), &out, &errb, w.env, false)
 	return code, out.String(), errb.String()
 }
 

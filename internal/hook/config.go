@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
@@ -109,32 +110,27 @@ var ErrSettings = errors.New("hook: settings file")
 // Install adds agent's hooks (run as command) to the content of its
 // settings file (nil or empty for a file that does not exist yet) and
 // returns the new content, and whether anything changed. It keeps every
-// other key and every other hook; an event that already runs a
-// `panestate hook <agent>` command is left as it is, so Install is
-// idempotent, and run again it upgrades an earlier installation: it adds
-// the events panestate now listens to and removes its hooks from events
-// the agent does not have (Codex's StopFailure). A file that is not a JSON
-// object, or whose hooks are not in the agent's shape, is an error
+// other key and every other hook, in the file's own order (an event new to
+// the file comes after those already there, "hooks" last when the file had
+// none), so that a diff of the file shows only the hooks added; an event
+// that already runs a `panestate hook <agent>` command is left as it is, so
+// Install is idempotent, and run again it upgrades an earlier installation:
+// it adds the events panestate now listens to and removes its hooks from
+// events the agent does not have (Codex's StopFailure). A file that is not
+// a JSON object (JSON null included), or whose hooks are not in the agent's
+// shape, is an error
 // wrapping ErrSettings, and nothing changes.
 func Install(agent Agent, command string, content []byte) ([]byte, bool, error) {
 	if SettingsFile(agent) == "" {
 		return nil, false, fmt.Errorf("%w %q", ErrUnknownAgent, agent)
 	}
-	top := map[string]json.RawMessage{}
-	if len(bytes.TrimSpace(content)) > 0 {
-		if err := json.Unmarshal(content, &top); err != nil {
-			return nil, false, fmt.Errorf("%w: not a JSON object: %v", ErrSettings, err)
-		}
-	}
-	hooks := map[string][]json.RawMessage{}
-	if raw, ok := top["hooks"]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &hooks); err != nil {
-			return nil, false, fmt.Errorf("%w: \"hooks\" is not an object of arrays: %v", ErrSettings, err)
-		}
+	top, hooks, err := parseSettings(content)
+	if err != nil {
+		return nil, false, err
 	}
 	changed := false
 	for _, ev := range retired(agent) {
-		gs, removed, err := withoutPanestate(hooks[ev], agent)
+		gs, removed, err := withoutPanestate(hooks.groups(ev), agent)
 		if err != nil {
 			return nil, false, fmt.Errorf("%w: the %s hooks are not in the agent's shape: %v", ErrSettings, ev, err)
 		}
@@ -142,45 +138,206 @@ func Install(agent Agent, command string, content []byte) ([]byte, bool, error) 
 			continue
 		}
 		if len(gs) == 0 {
-			delete(hooks, ev)
+			hooks = hooks.without(ev)
 		} else {
-			hooks[ev] = gs
+			list, err := json.Marshal(gs)
+			if err != nil {
+				return nil, false, err
+			}
+			hooks = hooks.set(ev, list)
 		}
 		changed = true
 	}
 	h := handlerFor(agent, command)
 	for _, ev := range Events(agent) {
-		if slices.ContainsFunc(hooks[ev], func(g json.RawMessage) bool { return runsPanestate(g, agent) }) {
+		groups := hooks.groups(ev)
+		if slices.ContainsFunc(groups, func(g json.RawMessage) bool { return runsPanestate(g, agent) }) {
 			continue
 		}
 		g, err := json.Marshal(group{Hooks: []handler{h}})
 		if err != nil {
 			return nil, false, err
 		}
-		hooks[ev] = append(hooks[ev], g)
+		list, err := json.Marshal(append(groups, g))
+		if err != nil {
+			return nil, false, err
+		}
+		hooks = hooks.set(ev, list)
 		changed = true
 	}
 	if !changed {
 		return content, false, nil
 	}
-	raw, err := json.Marshal(hooks)
-	if err != nil {
+	top = top.set("hooks", hooks.encode())
+	// Indent the whole, the raw members with it.
+	var out bytes.Buffer
+	if err := json.Indent(&out, top.encode(), "", "  "); err != nil {
 		return nil, false, err
 	}
-	top["hooks"] = raw
+	out.WriteByte('\n')
+	return out.Bytes(), true, nil
+}
+
+// Missing returns the events of agent (Events) on which the content of its
+// settings file (nil or empty for a file that does not exist) runs no
+// `panestate hook <agent>` command: none when the hooks are installed.
+// Content that Install would refuse is an error wrapping ErrSettings.
+func Missing(agent Agent, content []byte) ([]string, error) {
+	if SettingsFile(agent) == "" {
+		return nil, fmt.Errorf("%w %q", ErrUnknownAgent, agent)
+	}
+	_, hooks, err := parseSettings(content)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, ev := range Events(agent) {
+		if !slices.ContainsFunc(hooks.groups(ev), func(g json.RawMessage) bool { return runsPanestate(g, agent) }) {
+			missing = append(missing, ev)
+		}
+	}
+	return missing, nil
+}
+
+// parseSettings reads a settings file's content: the top-level object and
+// its "hooks" object, each empty when absent.
+func parseSettings(content []byte) (top, hooks object, err error) {
+	if len(bytes.TrimSpace(content)) > 0 {
+		if top, err = parseObject(content); err != nil {
+			return nil, nil, fmt.Errorf("%w: not a JSON object: %v", ErrSettings, err)
+		}
+	}
+	if raw, ok := top.get("hooks"); ok && string(raw) != "null" {
+		if hooks, err = parseObject(raw); err == nil {
+			err = hooks.eachArray()
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: \"hooks\" is not an object of arrays: %v", ErrSettings, err)
+		}
+	}
+	return top, hooks, nil
+}
+
+// groups returns the matcher groups of event ev in hooks (checked by
+// eachArray); nil when it has none.
+func (o object) groups(ev string) []json.RawMessage {
+	raw, _ := o.get(ev)
+	var groups []json.RawMessage
+	_ = json.Unmarshal(raw, &groups)
+	return groups
+}
+
+// object is a JSON object's members in the order of its text.
+type object []member
+
+// member is one key of a JSON object and its value as it is written.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// parseObject reads b, which must be one JSON object and nothing more.
+func parseObject(b []byte) (object, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if tok != json.Delim('{') {
+		return nil, fmt.Errorf("found %s", jsonKind(tok))
+	}
+	o := object{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var m member
+		m.key, _ = tok.(string) // a key is always a string here
+		if err := dec.Decode(&m.value); err != nil {
+			return nil, err
+		}
+		o = append(o, m)
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("more after the object")
+	}
+	return o, nil
+}
+
+// jsonKind names what tok starts.
+func jsonKind(tok json.Token) string {
+	switch tok.(type) {
+	case nil:
+		return "null"
+	case json.Delim:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// get returns the value of key: its last member, as a JSON decoder reads
+// it.
+func (o object) get(key string) (json.RawMessage, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].key == key {
+			return o[i].value, true
+		}
+	}
+	return nil, false
+}
+
+// without returns o without its members named key.
+func (o object) without(key string) object {
+	return slices.DeleteFunc(o, func(m member) bool { return m.key == key })
+}
+
+// set gives key the value v in place (its last member), or adds it last.
+func (o object) set(key string, v json.RawMessage) object {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].key == key {
+			o[i].value = v
+			return o
+		}
+	}
+	return append(o, member{key, v})
+}
+
+// eachArray checks that every member is an array (or null).
+func (o object) eachArray() error {
+	for _, m := range o {
+		var groups []json.RawMessage
+		if err := json.Unmarshal(m.value, &groups); err != nil {
+			return fmt.Errorf("%q: %v", m.key, err)
+		}
+	}
+	return nil
+}
+
+// encode writes o as a JSON object, its members in order.
+func (o object) encode() json.RawMessage {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(top); err != nil {
-		return nil, false, err
+	buf.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		_ = enc.Encode(m.key)       // a string always encodes
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+		buf.WriteByte(':')
+		buf.Write(m.value)
 	}
-	// Re-indent the nested raw messages.
-	var out bytes.Buffer
-	if err := json.Indent(&out, buf.Bytes(), "", "  "); err != nil {
-		return nil, false, err
-	}
-	return out.Bytes(), true, nil
+	buf.WriteByte('}')
+	return buf.Bytes()
 }
 
 // runsPanestate reports whether a matcher group runs `... hook <agent>` of

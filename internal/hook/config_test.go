@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -186,5 +187,120 @@ func TestConfigQuotesTheProgramsPath(t *testing.T) {
 				t.Errorf("Install over its own config: changed %v, %v; want no change", changed, err)
 			}
 		})
+	}
+}
+
+// TestInstallRefusesNull: a settings file holding JSON null (or whose
+// "hooks" holds something that is not an object) is an error, not a
+// panic.
+func TestInstallRefusesNull(t *testing.T) {
+	for name, content := range map[string]string{
+		"null":              `null`,
+		"null with space":   " null\n",
+		"a string":          `"x"`,
+		"a number":          `1`,
+		"an event not list": `{"hooks": {"Stop": {}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, _, err := Install(ClaudeCode, "panestate", []byte(content)); !errors.Is(err, ErrSettings) {
+				t.Errorf("err = %v, want ErrSettings", err)
+			}
+		})
+	}
+}
+
+// TestInstallKeepsTheFilesKeyOrder: the top-level keys and the events
+// under "hooks" keep the order the file gives them, so that a diff of the
+// file shows only the hooks added (after the events already there).
+func TestInstallKeepsTheFilesKeyOrder(t *testing.T) {
+	const theirs = `{
+  "zeta": 1,
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+    "PreCompact": [{"hooks": [{"type": "command", "command": "backup.sh"}]}]
+  },
+  "alpha": {"z": 1, "a": 2},
+  "mine": true
+}`
+	got, changed, err := Install(ClaudeCode, "panestate", []byte(theirs))
+	if err != nil || !changed {
+		t.Fatalf("Install = changed %v, %v", changed, err)
+	}
+	if got, want := keysOf(t, got, nil), []string{"zeta", "hooks", "alpha", "mine"}; !slices.Equal(got, want) {
+		t.Errorf("top-level keys %q, want %q", got, want)
+	}
+	if got, want := keysOf(t, got, []string{"alpha"}), []string{"z", "a"}; !slices.Equal(got, want) {
+		t.Errorf("nested keys %q, want %q", got, want)
+	}
+	want := []string{"Stop", "PreCompact"}
+	for _, ev := range Events(ClaudeCode) {
+		if !slices.Contains(want, ev) {
+			want = append(want, ev)
+		}
+	}
+	if got := keysOf(t, got, []string{"hooks"}); !slices.Equal(got, want) {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	// A file without hooks gets them last.
+	got, _, err = Install(ClaudeCode, "panestate", []byte(`{"mine": 1, "alpha": 2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := keysOf(t, got, nil), []string{"mine", "alpha", "hooks"}; !slices.Equal(got, want) {
+		t.Errorf("top-level keys %q, want %q", got, want)
+	}
+}
+
+// keysOf returns the keys, in order, of the object at path in the JSON
+// object b.
+func keysOf(t *testing.T, b []byte, path []string) []string {
+	t.Helper()
+	for _, k := range path {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		b = m[k]
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+// TestMissingNamesTheEventsWithoutTheHook: Missing lists the events that
+// run no panestate hook, none once Install ran, and refuses what Install
+// refuses.
+func TestMissingNamesTheEventsWithoutTheHook(t *testing.T) {
+	if got, err := Missing(Gemini, nil); err != nil || !slices.Equal(got, Events(Gemini)) {
+		t.Errorf("Missing(nothing) = %q, %v; want every event", got, err)
+	}
+	got, _, err := Install(Gemini, "/opt/panestate", []byte(`{"hooks": {"Stop": []}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing, err := Missing(Gemini, got); err != nil || len(missing) > 0 {
+		t.Errorf("Missing after Install = %q, %v; want none", missing, err)
+	}
+	partial := []byte(`{"hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "panestate hook gemini"}]}]}}`)
+	want := slices.DeleteFunc(slices.Clone(Events(Gemini)), func(ev string) bool { return ev == "AfterAgent" })
+	if missing, err := Missing(Gemini, partial); err != nil || !slices.Equal(missing, want) {
+		t.Errorf("Missing(partial) = %q, %v; want %q", missing, err, want)
+	}
+	if _, err := Missing(Gemini, []byte("null")); !errors.Is(err, ErrSettings) {
+		t.Errorf("Missing(null) = %v, want ErrSettings", err)
 	}
 }

@@ -31,9 +31,12 @@ type Flags struct {
 }
 
 // Register defines the host flags on fs and returns the Flags they fill in.
-func Register(fs *flag.FlagSet) *Flags {
+func Register(fs *flag.FlagSet) *Flags { return RegisterApp(fs, DefaultApp) }
+
+// RegisterApp is Register with app as the default of --app.
+func RegisterApp(fs *flag.FlagSet, app string) *Flags {
 	f := new(Flags)
-	fs.StringVar(&f.App, "app", DefaultApp,
+	fs.StringVar(&f.App, "app", app,
 		"application `name`: settings in ~/.NAME/agent/settings.json and <project>/.NAME/settings.json, Herdr source custom:NAME")
 	fs.StringVar(&f.Project, "project", "", "project `directory` (default: the working directory)")
 	fs.BoolVar(&f.TrustProject, "trust-project", false, "trust the project: apply <project>/.NAME/settings.json")

@@ -203,13 +203,25 @@ func (s *server) unlistenLocked() {
 	removeSocket(s.socket)
 }
 
-// accept hands each connection to an idle worker (a connection
-// goroutine done with its last one), or starts one. A worker keeps the
-// stack its last request grew, where a fresh goroutine would grow it again
-// for each request; the workers end with the listener.
+// workers is how many connection goroutines each listener keeps, started
+// with it.
+const workers = 4
+
+// accept hands each connection to an idle worker (a connection goroutine
+// done with its last one). The workers start with the listener and end
+// with it: a worker keeps the stack its last request grew, where a fresh
+// goroutine would grow it again for each request. A connection that finds
+// every worker busy gets a goroutine of its own, which ends with it, so
+// that the goroutines a client leaves behind it are none but those that
+// were there before it connected (goleak checks in the tests of the
+// clients).
 func (s *server) accept(ln net.Listener, quit chan struct{}) {
 	defer s.wg.Done()
 	idle := make(chan conn)
+	s.wg.Add(workers)
+	for range workers {
+		go s.work(idle, quit)
+	}
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -238,7 +250,12 @@ func (s *server) accept(ln net.Listener, quit chan struct{}) {
 		default:
 			s.wg.Add(1)
 			s.mu.Unlock()
-			go s.work(job, idle, quit)
+			go func() {
+				defer s.wg.Done()
+				var r requestReader
+				r.br = bufio.NewReaderSize(&r.lr, 4096)
+				s.serve(job.c, quit, job.lim, &r)
+			}()
 		}
 	}
 }
@@ -249,16 +266,15 @@ type conn struct {
 	lim limits
 }
 
-// work serves job, then the connections accept hands it, until the
-// listener stops.
-func (s *server) work(job conn, idle <-chan conn, quit chan struct{}) {
+// work serves the connections accept hands it, until the listener stops.
+func (s *server) work(idle <-chan conn, quit chan struct{}) {
 	defer s.wg.Done()
 	var r requestReader
 	r.br = bufio.NewReaderSize(&r.lr, 4096)
 	for {
-		s.serve(job.c, quit, job.lim, &r)
 		select {
-		case job = <-idle:
+		case job := <-idle:
+			s.serve(job.c, quit, job.lim, &r)
 		case <-quit:
 			return
 		}

@@ -31,6 +31,13 @@
 //	-slow duration        the delay of -fault slow (default 300ms)
 //	-private-home         give the command a new, empty HOME and XDG directories (Go caches kept)
 //	-keep                 keep the emulator's directory and print its path
+//	-release-wait duration how long to wait, after the command exits, for the pane's release (default 3s)
+//
+// A host may release the pane after the command exits: a hook agent's
+// bridge, a detached process, releases once it sees the agent gone, also
+// after a crash. While the pane still has an agent when the command exits,
+// herdremu waits for that release, at most -release-wait, before it prints
+// the timeline, and says so when none came.
 //
 // With -private-home the command reads and writes its settings and state
 // under a new, empty home that is removed when it exits, never your real
@@ -49,6 +56,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -78,6 +86,7 @@ type config struct {
 	slow        time.Duration
 	privateHome bool
 	keep        bool
+	releaseWait time.Duration
 	argv        []string
 }
 
@@ -95,6 +104,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.slow, "slow", 300*time.Millisecond, "the delay of -fault slow")
 	fs.BoolVar(&c.privateHome, "private-home", false, "give the command a new, empty HOME and XDG directories, keeping the Go caches")
 	fs.BoolVar(&c.keep, "keep", false, "keep the emulator's directory")
+	fs.DurationVar(&c.releaseWait, "release-wait", 3*time.Second, "how long to wait, after the command exits, for the pane's release")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -176,6 +186,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err = cmd.Wait()
 	stop()
 	code, how := exitStatus(cmd, err)
+	note := waitRelease(h, c.releaseWait, time.Now())
 
 	calls, cerr := h.Calls()
 	if cerr != nil {
@@ -184,9 +195,32 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	info, _ := h.Agent(h.Pane)
 	printTimeline(stderr, calls, start)
+	if note != "" {
+		fmt.Fprintln(stderr, note)
+	}
 	resume, _ := h.ResumeArgv(h.Pane)
 	fmt.Fprintln(stderr, summary(h, calls, info, resume, c.argv[0], how))
 	return code
+}
+
+// waitRelease waits, at most wait from exited (when the command exited),
+// for the pane to have no agent, and says what came: "" when the pane had
+// none when the command exited.
+func waitRelease(h *herdrtest.Herdr, wait time.Duration, exited time.Time) string {
+	if info, err := h.Agent(h.Pane); err != nil || !info.Found || info.Agent == "" {
+		return ""
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), exited.Add(wait))
+	defer cancel()
+	if _, err := h.Wait(ctx, h.Pane, func(a herdrtest.AgentInfo) bool { return a.Agent == "" }); err != nil {
+		return fmt.Sprintf("herdremu: the pane still had an agent when the command exited; no release came in the %v after (-release-wait)", wait)
+	}
+	released := time.Since(exited)
+	// The CLI call that released has its answer logged as it exits.
+	_, _ = h.WaitCalls(ctx, func(calls []herdrtest.Call) bool {
+		return !slices.ContainsFunc(calls, func(c herdrtest.Call) bool { return c.Unfinished && !c.Hung })
+	})
+	return fmt.Sprintf("herdremu: the pane was released %s after the command exited", elapsed(released))
 }
 
 // paneEnv is this process's environment with any outer pane's variables

@@ -61,6 +61,10 @@ func child(mode string) int {
 		cmd.Stderr = os.Stderr
 		_ = cmd.Run() // a failure is herdremu's to show
 	}
+	if mode == "late_release_child" {
+		cli("release-agent", "--seq", "4")
+		return 0
+	}
 	cli("report-agent", "--state", "working", "--seq", "1")
 	cli("report-agent", "--state", "blocked", "--message", "Waiting for approval", "--seq", "2")
 	seq := uint64(3)
@@ -70,6 +74,15 @@ func child(mode string) int {
 		fmt.Fprintln(os.Stderr, "child: socket:", err)
 	}
 	switch mode {
+	case "late_release":
+		// A detached process (a hook agent's bridge) releases the pane once
+		// the command is gone: its stdin, this process's pipe, ends when
+		// this process exits.
+		late := exec.Command(os.Args[0])
+		late.Env = append(os.Environ(), childVar+"=late_release_child")
+		if _, err := late.StdinPipe(); err != nil || late.Start() != nil {
+			fmt.Fprintln(os.Stderr, "child: cannot start the late releaser")
+		}
 	case "release":
 		cli("release-agent", "--seq", "4")
 	case "resume":
@@ -145,14 +158,10 @@ func rows(stderr string) []string {
 	return out
 }
 
-func TestTimeline(t *testing.T) {
-	code, stdout, stderr := runEmu(t, "release")
-	if code != 3 {
-		t.Errorf("exit status %d, want the command's 3\n%s", code, stderr)
-	}
-	if stdout != "child got: hello\n" {
-		t.Errorf("stdout %q: stdin or stdout not passed through", stdout)
-	}
+// checkReleasedRows fails unless the timeline in stderr has the rows of
+// mode release: two CLI reports, one on the socket, the CLI's release.
+func checkReleasedRows(t *testing.T, stderr string) {
+	t.Helper()
 	want := []string{
 		"cli report-agent working working 1 - applied",
 		`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
@@ -162,10 +171,41 @@ func TestTimeline(t *testing.T) {
 	if got := rows(stderr); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("timeline rows:\n%s\nwant:\n%s\nstderr:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), stderr)
 	}
+}
+
+func TestTimeline(t *testing.T) {
+	code, stdout, stderr := runEmu(t, "release")
+	if code != 3 {
+		t.Errorf("exit status %d, want the command's 3\n%s", code, stderr)
+	}
+	if stdout != "child got: hello\n" {
+		t.Errorf("stdout %q: stdin or stdout not passed through", stdout)
+	}
+	checkReleasedRows(t, stderr)
 	if !strings.Contains(stderr, "ELAPSED  TRANSPORT  REQUEST") ||
 		!strings.Contains(stderr, "herdremu: Herdr 0.8.2, pane w1:p1: 4 requests (3 cli, 1 socket), 4 applied, 0 ignored, 0 failed; the pane shows no agent; ") ||
 		!strings.HasSuffix(stderr, " exited 3\n") {
 		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+// TestTimelineWaitsForALateRelease: the host's release comes from a
+// detached process after the command exited (a hook agent's bridge after
+// the agent crashed): herdremu waits for it, and the timeline ends with it
+// and the pane released. A pane left claimed is waited for at most
+// -release-wait, and the timeline says no release came.
+func TestTimelineWaitsForALateRelease(t *testing.T) {
+	code, _, stderr := runEmu(t, "late_release")
+	if code != 3 {
+		t.Errorf("exit status %d, want the command's 3\n%s", code, stderr)
+	}
+	checkReleasedRows(t, stderr)
+	if !strings.Contains(stderr, "herdremu: the pane was released ") || !strings.Contains(stderr, "the pane shows no agent;") {
+		t.Errorf("stderr does not say the pane was released after the command:\n%s", stderr)
+	}
+	_, _, stderr = runEmu(t, "stay", "-release-wait", "100ms")
+	if !strings.Contains(stderr, "no release came in the 100ms after (-release-wait)") {
+		t.Errorf("a pane left claimed: stderr does not say no release came:\n%s", stderr)
 	}
 }
 
@@ -177,7 +217,7 @@ func TestFlags(t *testing.T) {
 		rows    []string
 		summary string
 	}{
-		{"in_view_093", "stay", []string{"-version", "0.9.3", "-in-view"}, []string{
+		{"in_view_093", "stay", []string{"-version", "0.9.3", "-in-view", "-release-wait", "200ms"}, []string{
 			"cli report-agent working working 1 - applied",
 			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
 			"socket report-agent idle idle 3 - applied",
@@ -197,19 +237,19 @@ func TestFlags(t *testing.T) {
 			"socket ping - - - - hung",
 			"socket release-agent - - 1 - hung",
 		}, "herdremu: no report was sent: a reporter sends none until its ping is answered, and the ping at "},
-		{"resume_093", "resume", []string{"-version", "0.9.3"}, []string{
+		{"resume_093", "resume", []string{"-version", "0.9.3", "-release-wait", "200ms"}, []string{
 			"cli report-agent working working 1 - applied",
 			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
 			"socket report-agent idle done 3 - applied",
 			"cli report-agent+resume idle done 4 - applied",
 		}, `the pane shows done (child); the server keeps the resume command ["child" "--resume" "abc"]; `},
-		{"agent_in_state_unknown", "unknown", nil, []string{
+		{"agent_in_state_unknown", "unknown", []string{"-release-wait", "200ms"}, []string{
 			"cli report-agent working working 1 - applied",
 			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
 			"socket report-agent idle done 3 - applied",
 			"cli report-agent unknown unknown 4 - applied",
 		}, "the pane shows unknown (child); "},
-		{"slow", "stay", []string{"-fault", "slow", "-slow", "20ms"}, []string{
+		{"slow", "stay", []string{"-fault", "slow", "-slow", "20ms", "-release-wait", "200ms"}, []string{
 			"cli report-agent working working 1 - applied",
 			`cli report-agent blocked blocked 2 "Waiting for approval" applied`,
 			"socket report-agent idle done 3 - applied",
