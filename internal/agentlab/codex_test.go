@@ -37,7 +37,8 @@ func startCodex(t *testing.T, c codexCase, script Script) (*Pane, *Home, *ModelS
 	return StartPane(t, c.ws, home, PaneOptions{}), home, model
 }
 
-// noLeaks fails when a marker reached the workspace.
+// noLeaks fails for every marker that reached the workspace (the Codex
+// and Gemini CLI tests use it).
 func noLeaks(t *testing.T, p *Pane, markers ...string) {
 	t.Helper()
 	for _, m := range markers {

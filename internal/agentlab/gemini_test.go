@@ -136,16 +136,6 @@ func (p *Pane) dead(t testing.TB) bool {
 	return strings.TrimSpace(p.run(t, "display-message", "-p", "-t", p.id, "#{pane_dead}")) == "1"
 }
 
-// noLeaks fails for every marker that reached the workspace.
-func noLeaks(t *testing.T, p *Pane, markers ...string) {
-	t.Helper()
-	for _, m := range markers {
-		if leaks := p.Leaks(t, m); len(leaks) > 0 {
-			t.Errorf("%s reached the workspace: %q", m, leaks)
-		}
-	}
-}
-
 // wantStates fails when the pane's timeline is not want.
 func wantStates(t *testing.T, p *Pane, want ...string) {
 	t.Helper()
