@@ -360,7 +360,7 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	return nil
 }
 
-// Release writes the goodbye, id=<app>:state=clear, which removes this
+// Release writes the goodbye, state=clear:id=<app>, which removes this
 // adapter's record and no other, when reporting stops for good (Detach,
 // or the adapter being turned off). It writes it even when nothing was
 // reported, since a predecessor replaced by a settings change may have
