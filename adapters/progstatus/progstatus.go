@@ -271,9 +271,10 @@ type Adapter struct {
 	// mu serialises Report and Release, and so the writes, and guards
 	// shown, worked and last. Close and Details never take it.
 	mu     sync.Mutex
-	shown  record // what the terminal was last sent
-	worked bool   // a working or blocked report was seen: idle is done now
-	last   *write // the latest write, which may still be under way
+	shown  record            // what the terminal was last sent
+	worked bool              // a working or blocked report was seen: idle is done now
+	kids   map[string]Status // the child records shown, by id
+	last   *write            // the latest write, which may still be under way
 
 	inflight  atomic.Pointer[write] // last, for Close
 	closed    atomic.Bool
@@ -347,17 +348,19 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 		return fmt.Errorf("progstatus: report: %w", err)
 	}
 	rec := a.recordFor(r)
-	if rec == a.shown {
-		return nil
+	if rec != a.shown {
+		if err := a.showLocked(ctx, rec, true); err != nil {
+			return err
+		}
+		if r.State != adapter.StateIdle {
+			a.worked = true
+		}
+		a.setShownLocked(rec)
 	}
-	if err := a.showLocked(ctx, rec, true); err != nil {
-		return err
+	if a.view != nil {
+		return nil // the host's View shows the parent's record alone
 	}
-	if r.State != adapter.StateIdle {
-		a.worked = true
-	}
-	a.setShownLocked(rec)
-	return nil
+	return a.childrenLocked(ctx, &r.Children)
 }
 
 // Release writes the goodbye, state=clear:id=<app>, which removes this
@@ -376,6 +379,7 @@ func (a *Adapter) Release(ctx context.Context) error {
 	if err := a.showLocked(ctx, recordNone, false); err != nil {
 		return err
 	}
+	clear(a.kids) // the parent's clear removed every record beneath it
 	a.worked = false
 	a.setShownLocked(recordNone)
 	return nil

@@ -16,9 +16,12 @@ type Status struct {
 	// State is "idle", "working", "blocked", "done" or "clear".
 	State string
 	// ID addresses the record: the application's name, never "" (the root
-	// record, which belongs to whoever owns the tab).
+	// record, which belongs to whoever owns the tab); a subagent's record
+	// is <app>/<its id made a name>.
 	ID string
-	// App is the application's name, sent with every report but clear.
+	// App is the application's name, sent with every report of the
+	// adapter's own record but clear; a subagent's record has none and
+	// inherits it (revision 0.4).
 	App string
 	// Kind is "permission" or "question" with State "blocked", else "".
 	Kind string
@@ -37,7 +40,9 @@ func (s Status) Sequence() []byte {
 		if s.Kind != "" {
 			pairs = append(pairs, pair{key: "kind", value: s.Kind})
 		}
-		pairs = append(pairs, pair{key: "app", value: s.App})
+		if s.App != "" {
+			pairs = append(pairs, pair{key: "app", value: s.App})
+		}
 		if s.Message != "" {
 			pairs = append(pairs, pair{key: "msg", value: s.Message, text: true})
 		}

@@ -199,6 +199,7 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 	var shown string
 	pane, token := tracker.Apply(first)
 	show(store, b.agent, &shown, pane)
+	showSubagent(store, first)
 
 	// Take hooks' events from now on: they queue while the registry
 	// attaches.
@@ -270,6 +271,9 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 			idle.Reset(b.idle)
 			pane, token = tracker.Apply(e)
 			show(store, b.agent, &shown, pane)
+			if tracker.Last() == e.Time { // applied, not older than the newest
+				showSubagent(store, e)
+			}
 			arm(token)
 		}
 	}
