@@ -42,8 +42,10 @@
 // does not pass the query's answer back. There every sequence is wrapped
 // in tmux's DCS passthrough (ESC P tmux; ... ESC \, each ESC doubled),
 // which tmux forwards to the terminal it runs in only with
-// allow-passthrough on; Explain says so. Inside GNU screen and zellij, too,
-// only the setting turns it on.
+// allow-passthrough on; Explain says so. Inside GNU screen, too, only the
+// setting turns it on. Inside zellij (ZELLIJ, ZELLIJ_SESSION_NAME) and a
+// Herdr 2 terminal (HC_TERMINAL_ID), which read OSC 7501 from their panes,
+// the first or the third applies, and HERDR_ENV does not count.
 //
 // # What it writes
 //

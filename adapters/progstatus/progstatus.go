@@ -122,6 +122,9 @@ func (d Driver) activation(p adapter.Params) (how, error) {
 		return how{}, fmt.Errorf("progstatus: %w", err)
 	}
 	env := p.Env
+	if where, ok := readsFromPanes(env); ok {
+		return paneReader(p, where)
+	}
 	switch {
 	case env.Get("HERDR_ENV") == "1":
 		return inactive("inside a Herdr pane (HERDR_ENV=1): Herdr 0.9 does not read OSC 7501, and the herdr adapter reports there")
@@ -136,10 +139,6 @@ func (d Driver) activation(p adapter.Params) (how, error) {
 	case env.Get("STY") != "":
 		if !p.Forced {
 			return inactive("inside GNU screen (STY is set), which does not pass OSC 7501 on; set progstatus.enabled to true to force it")
-		}
-	case env.Get("ZELLIJ") != "":
-		if !p.Forced {
-			return inactive("inside zellij (ZELLIJ is set), with no evidence that it passes OSC 7501 on; set progstatus.enabled to true to force it")
 		}
 	}
 	if p.Forced {
@@ -174,7 +173,7 @@ func knownTerminal(adapter.Env) (string, bool) { return "", false }
 // It returns an error wrapping [adapter.ErrInactive] when p.Terminal is nil,
 // when the host is not an interactive root session, inside Herdr, with
 // TERM=dumb, and, unless progstatus.enabled is the literal true (p.Forced),
-// inside tmux, GNU screen or zellij, or when neither the host's probe nor
+// inside tmux or GNU screen, or when neither the host's probe nor
 // the environment shows the protocol (see the package documentation).
 // Otherwise it returns a plain error for a section that is not an object.
 // Open writes nothing. Inside tmux it runs one tmux client, bounded by ctx
