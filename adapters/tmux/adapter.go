@@ -42,6 +42,7 @@ type Adapter struct {
 	claim    *claim.Claim       // this adapter's claim of the pane
 	stateDir string             // the pane file's directory, or ""
 	onBack   func()             // tests: called when reassert has run
+	json     jsonOption         // @<prefix>, the report as one JSON object (jsonoption.go)
 
 	mu        sync.Mutex
 	want      adapter.Report // the last report asked for
@@ -243,7 +244,7 @@ func (a *Adapter) reportArgs(r adapter.Report) []string {
 		}
 		args = append(args, "set-option", "-p", "-t", a.pane, name, values[i])
 	}
-	return args
+	return a.appendJSON(args, r)
 }
 
 // releaseArgs builds the argv of a release.
@@ -256,7 +257,7 @@ func (a *Adapter) releaseArgs() []string {
 		}
 		args = append(args, "set-option", "-p", "-u", "-t", a.pane, name)
 	}
-	return args
+	return a.appendJSONRelease(args)
 }
 
 // deliver makes one call through the claim: it waits for the pane (this
