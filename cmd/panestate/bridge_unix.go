@@ -197,6 +197,8 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 	store := session.NewStore()
 	var tracker hook.Tracker
 	var shown string
+	var tr transcript
+	tr.follow(first)
 	pane, token := tracker.Apply(first)
 	show(store, b.agent, &shown, pane)
 	showSubagent(store, first)
@@ -259,6 +261,14 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 			if b.owner > 0 && !proc.Alive(b.owner) {
 				return tracker.Last()
 			}
+			if pane.State != hook.StateIdle {
+				// What no hook reports (a rejected permission) is in the
+				// records the agent appended since.
+				if p, changed := tracker.Observe(tr.scan()); changed {
+					pane = p
+					show(store, b.agent, &shown, pane)
+				}
+			}
 		case <-grace.C:
 			if p, changed := tracker.Expire(pending); changed {
 				pane = p
@@ -269,6 +279,7 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 				continue // another agent in this pane (one the agent started)
 			}
 			idle.Reset(b.idle)
+			tr.follow(e)
 			pane, token = tracker.Apply(e)
 			show(store, b.agent, &shown, pane)
 			if tracker.Last() == e.Time { // applied, not older than the newest

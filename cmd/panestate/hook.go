@@ -63,6 +63,13 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []str
 	}
 	e.PID = agentPID()
 	e.Time = start
+	if e.Transcript != "" {
+		// Where the bridge starts reading: what the agent appends from now
+		// on comes after this event.
+		if e.Offset = transcriptSize(e.Transcript); e.Offset < 0 {
+			e.Transcript, e.Offset = "", 0
+		}
+	}
 	deliver(e, env, pane)
 	return 0
 }

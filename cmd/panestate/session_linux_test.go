@@ -244,8 +244,9 @@ func TestClaudeCodeSessionInHerdr(t *testing.T) {
 			pid = bridgePID(t, dir)
 		}
 	}
-	if got, _ := h.ResumeArgv(h.Pane); !slices.Equal(got, []string{"claude", "--resume", "abc-123"}) {
-		t.Errorf("resume argv = %q, want claude --resume abc-123", got)
+	// The id of the real SessionStart fixture.
+	if got, _ := h.ResumeArgv(h.Pane); !slices.Equal(got, []string{"claude", "--resume", "b660c702-935c-4245-beda-6c3f6fd1336c"}) {
+		t.Errorf("resume argv = %q, want claude --resume b660c702-935c-4245-beda-6c3f6fd1336c", got)
 	}
 	a.hook(t, fixture("claude-code", "SessionEnd"))
 	waitStatus(t, h, "SessionEnd", "")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Agent names a supported coding agent, as the panestate command spells it.
@@ -145,6 +146,15 @@ type Event struct {
 	// it means for it (subagent.go); "" and SubNone for the parent's own.
 	Subagent string `json:"subagent,omitempty"`
 	Sub      Sub    `json:"sub,omitempty"`
+	// Transcript is the session's local transcript file (Claude Code's
+	// transcript_path), set for the events of a turn of an agent whose
+	// transcript the bridge reads ([TranscriptKind]), and Offset its size
+	// when the hook ran (the caller's). They go only to the pane's bridge,
+	// over its private socket, which reads the records appended after
+	// Offset to see a rejected permission, after which no hook fires. The
+	// path is never forwarded, stored, shown or logged.
+	Transcript string `json:"transcript,omitempty"`
+	Offset     int64  `json:"offset,omitempty"`
 }
 
 // maxSessionID bounds a session id that is kept.
@@ -169,10 +179,12 @@ func validSessionID(s string) bool {
 }
 
 // payload holds the only fields of a hook payload that are read. Every
-// other field (prompt, tool_input, message, transcript_path, ...) is
-// skipped by the decoder and never stored.
+// other field (prompt, tool_input, message, ...) is skipped by the decoder
+// and never stored; transcript_path goes only to the bridge (see
+// Event.Transcript).
 type payload struct {
 	Event            string `json:"hook_event_name"`
+	TranscriptPath   string `json:"transcript_path"`
 	SessionID        string `json:"session_id"`
 	AgentID          string `json:"agent_id"`
 	Source           string `json:"source"`
@@ -215,7 +227,32 @@ func Parse(agent Agent, b []byte) (Event, error) {
 	default:
 		return Event{}, fmt.Errorf("%w %q", ErrUnknownAgent, agent)
 	}
+	if readsTranscript(agent) && inTurn(e.Kind) && validTranscript(p.TranscriptPath) {
+		e.Transcript = p.TranscriptPath
+	}
 	return e, nil
+}
+
+// inTurn reports whether an event of kind k comes within a turn, where a
+// rejection can follow that no hook reports.
+func inTurn(k Kind) bool {
+	switch k {
+	case KindTurnStart, KindActivity, KindApproval, KindQuestion:
+		return true
+	}
+	return false
+}
+
+// maxTranscriptPath bounds a transcript path that is kept.
+const maxTranscriptPath = 4096
+
+// validTranscript reports whether s looks like a transcript file's path:
+// absolute, at most 4096 bytes, a .jsonl file, no control characters.
+func validTranscript(s string) bool {
+	if len(s) > maxTranscriptPath || !strings.HasPrefix(s, "/") || !strings.HasSuffix(s, ".jsonl") {
+		return false
+	}
+	return !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
 // claudeKind maps Claude Code's events (code.claude.com/docs/en/hooks).
@@ -229,8 +266,14 @@ func claudeKind(p payload) Kind {
 		return KindSessionStart
 	case "UserPromptSubmit":
 		return KindTurnStart
-	case "PreToolUse", "PostToolUse":
+	case "PreToolUse", "PostToolUse", "PostToolUseFailure":
 		return KindActivity
+	case "PostToolBatch", "PermissionDenied":
+		// 2.1.328: after a batch of tool calls; and when auto mode's
+		// classifier (or a rule) denied a tool, no person asked. Both come
+		// after the tool's PreToolUse, within the turn it made working, so
+		// they change nothing (and are not installed).
+		return KindIgnore
 	case "PermissionRequest":
 		return KindApproval
 	case "Notification":
@@ -238,6 +281,10 @@ func claudeKind(p payload) Kind {
 		case "permission_prompt":
 			return KindApproval
 		case "elicitation_dialog":
+			return KindQuestion
+		case "agent_needs_input":
+			// 2.1.328's auto mode when its classifier cannot be reached:
+			// a dialog asks the person how to go on.
 			return KindQuestion
 		case "idle_prompt":
 			return KindIdlePrompt

@@ -11,8 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// marker is in every private field of the fixtures.
-const marker = "SECRET-MARKER"
+// marker is in every private field of the fixtures: SECRET-MARKER in
+// those written here and in the real ones captured here, MARK... in those
+// of ../shared (MARKPROMPT3, MARKCMD1): every one holds "MARK".
+const marker = "MARK"
 
 func fixture(t *testing.T, agent Agent, name string) []byte {
 	t.Helper()
@@ -21,6 +23,18 @@ func fixture(t *testing.T, agent Agent, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// transcriptPath is the transcript_path of a fixture.
+func transcriptPath(t *testing.T, agent Agent, name string) string {
+	t.Helper()
+	var p struct {
+		Path string `json:"transcript_path"`
+	}
+	if err := json.Unmarshal(fixture(t, agent, name), &p); err != nil {
+		t.Fatal(err)
+	}
+	return p.Path
 }
 
 func TestParseMapsEachDocumentedPayload(t *testing.T) {
@@ -46,6 +60,13 @@ func TestParseMapsEachDocumentedPayload(t *testing.T) {
 		{ClaudeCode, "Stop-subagent", KindIgnore},
 		{ClaudeCode, "SessionEnd", KindSessionEnd},
 		{ClaudeCode, "SessionEnd-clear", KindSessionClear},
+		{ClaudeCode, "SessionEnd-other", KindSessionEnd},
+		{ClaudeCode, "SessionStart-clear", KindSessionStart},
+		{ClaudeCode, "SessionStart-resume", KindSessionStart},
+		{ClaudeCode, "SessionStart-print", KindSessionStart},
+		{ClaudeCode, "PostToolBatch", KindIgnore},
+		{ClaudeCode, "PermissionDenied", KindIgnore},
+		{ClaudeCode, "Notification-agent_needs_input", KindQuestion},
 		{Codex, "SessionStart", KindSessionStart},
 		{Codex, "UserPromptSubmit", KindTurnStart},
 		{Codex, "PreToolUse", KindActivity},
@@ -74,7 +95,13 @@ func TestParseMapsEachDocumentedPayload(t *testing.T) {
 			if e.Session == "" {
 				t.Error("session id dropped")
 			}
-			// Nothing private survives: the event, as it goes to the bridge.
+			// Nothing private survives: the event, as it goes to the bridge,
+			// but the transcript's path, which the bridge reads and never
+			// passes on.
+			if e.Transcript != "" && e.Transcript != transcriptPath(t, tt.agent, tt.name) {
+				t.Errorf("transcript %q is not the payload's transcript_path", e.Transcript)
+			}
+			e.Transcript = ""
 			b, err := json.Marshal(e)
 			if err != nil {
 				t.Fatal(err)
@@ -297,5 +324,49 @@ func TestTrackerSession(t *testing.T) {
 		if diff := cmp.Diff(got, s.want); diff != "" {
 			t.Errorf("step %d (%v): pane (-got +want):\n%s", i, s.e.Kind, diff)
 		}
+	}
+}
+
+// TestParseToleratesWhatClaudeCode2_1_328LeavesOut: the real payloads lack
+// fields the documentation gives and carry new ones; each still maps.
+func TestParseToleratesWhatClaudeCode2_1_328LeavesOut(t *testing.T) {
+	tests := []struct {
+		name    string
+		missing []string
+		extra   []string
+		want    Kind
+	}{
+		{"SessionStart", []string{"permission_mode"}, nil, KindSessionStart},
+		{"SessionStart-print", []string{"permission_mode", "model"}, nil, KindSessionStart},
+		{"Notification-permission_prompt", []string{"permission_mode", "title"}, []string{"prompt_id"}, KindApproval},
+		{"Notification-idle_prompt", []string{"permission_mode", "title"}, []string{"prompt_id"}, KindIdlePrompt},
+		{"Stop", []string{"stop_reason"}, []string{"prompt_id", "effort"}, KindTurnEnd},
+		{"PostToolUse", nil, []string{"prompt_id", "effort", "duration_ms"}, KindActivity},
+		{"SessionEnd", []string{"permission_mode"}, []string{"prompt_id"}, KindSessionEnd},
+		{"PostToolBatch", nil, []string{"tool_calls"}, KindIgnore},
+		{"PermissionDenied", nil, []string{"reason"}, KindIgnore},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := fixture(t, ClaudeCode, tt.name)
+			var fields map[string]json.RawMessage
+			if err := json.Unmarshal(b, &fields); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range tt.missing {
+				if _, ok := fields[f]; ok {
+					t.Errorf("the fixture has %s: not the payload this test is about", f)
+				}
+			}
+			for _, f := range tt.extra {
+				if _, ok := fields[f]; !ok {
+					t.Errorf("the fixture lacks %s: not the payload this test is about", f)
+				}
+			}
+			e, err := Parse(ClaudeCode, b)
+			if err != nil || e.Kind != tt.want || e.Session == "" {
+				t.Errorf("Parse = %v (session %q), %v; want %v with the session", e.Kind, e.Session, err, tt.want)
+			}
+		})
 	}
 }

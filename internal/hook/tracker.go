@@ -135,3 +135,27 @@ func (t *Tracker) Expire(token uint64) (Pane, bool) {
 	t.pane.State = StateApproval
 	return t.pane, changed
 }
+
+// Observe applies what the agent's transcript says happened since the
+// last event ([TranscriptKind]): KindTurnEnd (the turn was cut short: a
+// rejected permission) makes a pane in a turn idle, KindActivity (a tool
+// use was answered) makes a blocked one working. Other kinds change
+// nothing. Unlike Apply it takes no time and moves none: the record was
+// written at some point after the last hook's event, and every later
+// hook's event still applies. It returns the state and whether it
+// changed.
+func (t *Tracker) Observe(k Kind) (Pane, bool) {
+	if t.pane.End || t.turn == turnOut {
+		return t.pane, false
+	}
+	before := t.pane.State
+	switch k {
+	case KindTurnEnd:
+		t.settle(StateIdle, turnOut)
+	case KindActivity:
+		if before == StateApproval || before == StateQuestion {
+			t.settle(StateWorking, t.turn)
+		}
+	}
+	return t.pane, t.pane.State != before
+}
