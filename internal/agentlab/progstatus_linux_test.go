@@ -1,0 +1,225 @@
+package agentlab
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/google/go-cmp/cmp"
+)
+
+// tab is a plain terminal tab (no Herdr or tmux pane) that answers the
+// OSC 7501 query and DA1, as iTerm2 does: the agent's pty, whose output it
+// keeps.
+type tab struct {
+	ptmx    *os.File
+	mu      sync.Mutex
+	out     []byte
+	changed chan struct{}
+}
+
+// startInTab runs argv in home's work directory on a new pty with env.
+func startInTab(t *testing.T, env []string, dir string, argv ...string) (*tab, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env, cmd.Dir = env, dir
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := &tab{ptmx: ptmx}
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		buf := make([]byte, 64<<10)
+		answered := false
+		for {
+			n, err := ptmx.Read(buf)
+			tb.mu.Lock()
+			tb.out = append(tb.out, buf[:n]...)
+			all := tb.out
+			if tb.changed != nil {
+				close(tb.changed)
+				tb.changed = nil
+			}
+			tb.mu.Unlock()
+			if !answered && bytes.Contains(all, []byte("\x1b]7501;?")) {
+				answered = true
+				_, _ = ptmx.Write([]byte("\x1b]7501;?\a"))
+			}
+			if bytes.Contains(buf[:n], []byte("\x1b[c")) {
+				_, _ = ptmx.Write([]byte("\x1b[?62;22c"))
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+		_ = ptmx.Close()
+		<-read
+	})
+	return tb, cmd
+}
+
+// waitFor waits until the output holds s, and fails after 60 s.
+func (tb *tab) waitFor(t *testing.T, s string) {
+	t.Helper()
+	tb.waitAfter(t, 0, s)
+}
+
+// count is how many times the output holds s.
+func (tb *tab) count(s string) int {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return bytes.Count(tb.out, []byte(s))
+}
+
+// within waits until the output holds s more than n times, for at most d.
+func (tb *tab) within(d time.Duration, n int, s string) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		tb.mu.Lock()
+		found := bytes.Count(tb.out, []byte(s)) > n
+		if tb.changed == nil {
+			tb.changed = make(chan struct{})
+		}
+		changed := tb.changed
+		tb.mu.Unlock()
+		if found {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return false
+		}
+	}
+}
+
+// waitAfter waits until the output holds s more than n times, and fails
+// after 60 s.
+func (tb *tab) waitAfter(t *testing.T, n int, s string) {
+	t.Helper()
+	deadline := time.NewTimer(60 * time.Second)
+	defer deadline.Stop()
+	for {
+		tb.mu.Lock()
+		found := bytes.Count(tb.out, []byte(s)) > n
+		if tb.changed == nil {
+			tb.changed = make(chan struct{})
+		}
+		changed := tb.changed
+		tb.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("the tab never got %q", s)
+		}
+	}
+}
+
+var osc7501 = regexp.MustCompile(`\x1b\]7501;([^\x07\x1b]*)(?:\x07|\x1b\\)`)
+
+// records are the bodies of the OSC 7501 sequences written so far.
+func (tb *tab) records() []string {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	var bodies []string
+	for _, m := range osc7501.FindAllSubmatch(tb.out, -1) {
+		bodies = append(bodies, string(m[1]))
+	}
+	return bodies
+}
+
+// TestClaudeCodeOwnsTheTabsRecord runs the real Claude Code in a plain
+// tab that answers its OSC 7501 probe, with panestate's hooks installed
+// and progstatus.enabled set to true (the case where two writers would
+// drive one record), through one turn with an approval against the mock
+// model: Claude Code writes the tab's record itself, and panestate's
+// bridge (running, for the OSC 9;4 indicator it was asked to drive)
+// writes no record beside it.
+func TestClaudeCodeOwnsTheTabsRecord(t *testing.T) {
+	bin := Binary(t, ClaudeCode)
+	home := NewHome(t)
+	model := StartModel(t, Anthropic, ToolTurn(bashCall("tab"), "Done."))
+	SetupClaude(t, home, model)
+	home.WriteFile(t, ".panestate/agent/settings.json", []byte(`{"progstatus": {"enabled": true}}`))
+	home.WriteFile(t, ".panestate/agent/claude-code.json", []byte(`{"terminal": {"enabled": true}}`))
+	env := append(home.Env(), "TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0")
+	tb, cmd := startInTab(t, env, home.Work, bin, "--permission-mode", "default")
+
+	tb.waitFor(t, "\x1b]7501;state=idle:app=claude-code")
+	tb.waitFor(t, "\x1b]9;4;0\x1b\\") // the bridge's first write: it runs, on this tab
+	tb.waitFor(t, "for shortcuts")
+	if _, err := tb.ptmx.Write([]byte("makethefile")); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitFor(t, "makethefile") // no spaces: Claude Code draws a space as a cursor move
+	if _, err := tb.ptmx.Write([]byte("\r")); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitFor(t, "\x1b]7501;state=blocked:app=claude-code:kind=permission")
+	tb.waitFor(t, "amend")
+	// The dialog takes keys a moment after it is drawn, and nothing on the
+	// screen says when: Enter ("1. Yes") again until Claude Code works on.
+	working := tb.count("\x1b]7501;state=working:app=claude-code")
+	for i := 0; ; i++ {
+		if _, err := tb.ptmx.Write([]byte("\r")); err != nil {
+			t.Fatal(err)
+		}
+		if tb.within(time.Second, working, "\x1b]7501;state=working:app=claude-code") {
+			break
+		}
+		if i == 20 {
+			t.Fatal("Claude Code never took the approval")
+		}
+	}
+	tb.waitFor(t, "\x1b]7501;state=done:app=claude-code")
+	if _, err := os.Stat(filepath.Join(home.Work, "out-tab.txt")); err != nil {
+		t.Errorf("the approved tool did not run: %v", err)
+	}
+	if _, err := tb.ptmx.Write([]byte("\x03")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.ptmx.Write([]byte("\x03")); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitFor(t, "\x1b]7501;state=clear")
+	_ = cmd.Wait()
+
+	var roots, ours []string
+	for _, r := range tb.records() {
+		switch {
+		case r == "?":
+		case strings.Contains(r, "id=panestate") || strings.Contains(r, "app=panestate"):
+			ours = append(ours, r)
+		default:
+			state, _, _ := strings.Cut(r, ":")
+			if n := len(roots); n == 0 || roots[n-1] != state || state == "state=clear" {
+				roots = append(roots, state) // a working record's msg changes with the activity
+			}
+		}
+	}
+	if len(ours) != 0 {
+		t.Errorf("panestate wrote records beside Claude Code's: %q", ours)
+	}
+	if diff := cmp.Diff(roots, []string{"state=idle", "state=working", "state=blocked", "state=working", "state=done", "state=clear", "state=clear"}); diff != "" {
+		t.Errorf("Claude Code's records (-got +want):\n%s\nall: %q", diff, tb.records())
+	}
+}
