@@ -3,13 +3,12 @@
 package progstatus_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -114,9 +113,7 @@ func (m chatModel) View() tea.View {
 type onePTY struct {
 	tty  *os.File // the program's side, handed to both
 	prog *tea.Program
-	more chan struct{} // a token after every read
-	mu   sync.Mutex
-	out  []byte
+	term notifiedTTY // what the terminal's side read
 }
 
 func startOnePTY(t *testing.T) *onePTY {
@@ -128,20 +125,14 @@ func startOnePTY(t *testing.T) *onePTY {
 	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 80}); err != nil {
 		t.Fatal(err)
 	}
-	o := &onePTY{tty: tty, more: make(chan struct{}, 1)}
+	o := &onePTY{tty: tty}
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
 		buf := make([]byte, 4096)
 		for {
 			n, err := ptmx.Read(buf)
-			o.mu.Lock()
-			o.out = append(o.out, buf[:n]...)
-			o.mu.Unlock()
-			select {
-			case o.more <- struct{}{}:
-			default:
-			}
+			_, _ = o.term.Write(buf[:n])
 			if err != nil {
 				return
 			}
@@ -171,36 +162,13 @@ func startOnePTY(t *testing.T) *onePTY {
 // fails after 10 s with what they were.
 func (o *onePTY) records(t *testing.T, step string, want ...rec) {
 	t.Helper()
-	deadline := time.NewTimer(10 * time.Second)
-	defer deadline.Stop()
-	for {
-		o.mu.Lock()
-		out := bytes.Clone(o.out)
-		o.mu.Unlock()
-		var s store
-		err := s.feed(out)
+	o.term.until(t, step, want, func(s *store) bool {
 		var got []rec
 		for _, id := range s.ids() {
 			got = append(got, s.recs[id])
 		}
-		if err == nil && len(got) == len(want) && (len(want) == 0 || slicesEqual(got, want)) {
-			return
-		}
-		select {
-		case <-o.more:
-		case <-deadline.C:
-			t.Fatalf("%s: the terminal keeps %v (parse: %v); want %v", step, got, err, want)
-		}
-	}
-}
-
-func slicesEqual(a, b []rec) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+		return slices.Equal(got, want)
+	})
 }
 
 // TestBubbleTeaAndPanestateOnOnePTY runs a Bubble Tea v2.1.1 program and

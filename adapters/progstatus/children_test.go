@@ -198,8 +198,15 @@ func (n *notifiedTTY) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// keeps waits until the terminal keeps want, and fails after 10 s.
+// keeps waits until the terminal keeps want (as kept shows it).
 func (n *notifiedTTY) keeps(t *testing.T, step string, want ...string) {
+	t.Helper()
+	n.until(t, step, want, func(s *store) bool { return cmp.Equal(kept(s), want) })
+}
+
+// until waits until done holds for the records everything written so
+// far leaves, and fails after 10 s with what the terminal keeps and want.
+func (n *notifiedTTY) until(t *testing.T, step string, want any, done func(*store) bool) {
 	t.Helper()
 	deadline := time.NewTimer(10 * time.Second)
 	defer deadline.Stop()
@@ -213,14 +220,13 @@ func (n *notifiedTTY) keeps(t *testing.T, step string, want ...string) {
 		n.mu.Unlock()
 		var s store
 		err := s.feed(out)
-		got := kept(&s)
-		if err == nil && cmp.Equal(got, want) {
+		if err == nil && done(&s) {
 			return
 		}
 		select {
 		case <-changed:
 		case <-deadline.C:
-			t.Fatalf("%s: the terminal keeps %v (%v); want %v", step, got, err, want)
+			t.Fatalf("%s: the terminal keeps %v (%v); want %v", step, kept(&s), err, want)
 		}
 	}
 }

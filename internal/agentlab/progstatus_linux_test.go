@@ -76,7 +76,9 @@ func startInTab(t *testing.T, env []string, dir string, argv ...string) (*tab, *
 // waitFor waits until the output holds s, and fails after 60 s.
 func (tb *tab) waitFor(t *testing.T, s string) {
 	t.Helper()
-	tb.waitAfter(t, 0, s)
+	if !tb.within(60*time.Second, 0, s) {
+		t.Fatalf("the tab never got %q", s)
+	}
 }
 
 // count is how many times the output holds s.
@@ -105,31 +107,6 @@ func (tb *tab) within(d time.Duration, n int, s string) bool {
 		case <-changed:
 		case <-deadline.C:
 			return false
-		}
-	}
-}
-
-// waitAfter waits until the output holds s more than n times, and fails
-// after 60 s.
-func (tb *tab) waitAfter(t *testing.T, n int, s string) {
-	t.Helper()
-	deadline := time.NewTimer(60 * time.Second)
-	defer deadline.Stop()
-	for {
-		tb.mu.Lock()
-		found := bytes.Count(tb.out, []byte(s)) > n
-		if tb.changed == nil {
-			tb.changed = make(chan struct{})
-		}
-		changed := tb.changed
-		tb.mu.Unlock()
-		if found {
-			return
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			t.Fatalf("the tab never got %q", s)
 		}
 	}
 }
