@@ -19,14 +19,17 @@ import (
 // OSC 7501 query and DA1, as iTerm2 does: the agent's pty, whose output it
 // keeps.
 type tab struct {
+	noProbe bool // answer DA1 only, as tmux and screen do
 	ptmx    *os.File
 	mu      sync.Mutex
 	out     []byte
 	changed chan struct{}
 }
 
-// startInTab runs argv in home's work directory on a new pty with env.
-func startInTab(t *testing.T, env []string, dir string, argv ...string) (*tab, *exec.Cmd) {
+// startInTab runs argv in dir on a new pty with env; the tab answers the
+// OSC 7501 query unless noProbe (as tmux and screen, which answer DA1
+// only).
+func startInTab(t *testing.T, env []string, dir string, noProbe bool, argv ...string) (*tab, *exec.Cmd) {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, dir
@@ -34,7 +37,7 @@ func startInTab(t *testing.T, env []string, dir string, argv ...string) (*tab, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb := &tab{ptmx: ptmx}
+	tb := &tab{ptmx: ptmx, noProbe: noProbe}
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
@@ -50,7 +53,7 @@ func startInTab(t *testing.T, env []string, dir string, argv ...string) (*tab, *
 				tb.changed = nil
 			}
 			tb.mu.Unlock()
-			if !answered && bytes.Contains(all, []byte("\x1b]7501;?")) {
+			if !answered && !tb.noProbe && bytes.Contains(all, []byte("\x1b]7501;?")) {
 				answered = true
 				_, _ = ptmx.Write([]byte("\x1b]7501;?\a"))
 			}
@@ -139,7 +142,7 @@ func TestClaudeCodeOwnsTheTabsRecord(t *testing.T) {
 	home.WriteFile(t, ".panestate/agent/settings.json", []byte(`{"progstatus": {"enabled": true}}`))
 	home.WriteFile(t, ".panestate/agent/claude-code.json", []byte(`{"terminal": {"enabled": true}}`))
 	env := append(home.Env(), "TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0")
-	tb, cmd := startInTab(t, env, home.Work, bin, "--permission-mode", "default")
+	tb, cmd := startInTab(t, env, home.Work, false, bin, "--permission-mode", "default")
 
 	tb.waitFor(t, "\x1b]7501;state=idle:app=claude-code")
 	tb.waitFor(t, "\x1b]9;4;0\x1b\\") // the bridge's first write: it runs, on this tab
@@ -199,4 +202,73 @@ func TestClaudeCodeOwnsTheTabsRecord(t *testing.T) {
 	if diff := cmp.Diff(roots, []string{"state=idle", "state=working", "state=blocked", "state=working", "state=done", "state=clear", "state=clear"}); diff != "" {
 		t.Errorf("Claude Code's records (-got +want):\n%s\nall: %q", diff, tb.records())
 	}
+}
+
+// subagentTurn is a Script whose turn starts one subagent (Claude Code's
+// Agent tool) that answers at once, then ends.
+func subagentTurn(r Request) Reply {
+	switch {
+	case strings.Contains(r.Prompt, "SUBTASK"):
+		return Reply{Text: "Sub done."}
+	case r.Tools > 0 && len(r.Results) == 0:
+		return Reply{Tool: &ToolCall{Name: "Agent", Input: map[string]any{
+			"description": "Check the work", "prompt": "SUBTASK say done", "subagent_type": "general-purpose"}}}
+	}
+	return Reply{Text: "Done."}
+}
+
+// TestClaudeCodeSubagentIsAChildRecord runs the real Claude Code, in a
+// tab inside GNU screen (STY set, its probe unanswered: Claude Code writes
+// no record, and progstatus.enabled applies), through a turn that starts a
+// subagent: the real SubagentStart and SubagentStop hooks make it a child
+// record under panestate's (id=panestate/<agent_id>), removed when it
+// finishes.
+func TestClaudeCodeSubagentIsAChildRecord(t *testing.T) {
+	bin := Binary(t, ClaudeCode)
+	home := NewHome(t)
+	model := StartModel(t, Anthropic, subagentTurn)
+	SetupClaude(t, home, model)
+	home.WriteFile(t, ".panestate/agent/settings.json", []byte(`{"progstatus": {"enabled": true}}`))
+	env := append(home.Env(), "STY=4242.pts-1.host")
+	tb, cmd := startInTab(t, env, home.Work, true, bin, "--permission-mode", "default")
+	tb.waitFor(t, "for shortcuts")
+	if _, err := tb.ptmx.Write([]byte("startasubagent")); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitFor(t, "startasubagent")
+	if _, err := tb.ptmx.Write([]byte("\r")); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitFor(t, "\x1b]7501;state=done:id=panestate:app=panestate")
+	tb.waitFor(t, "\x1b]7501;state=clear:id=panestate/")
+	var got []string
+	for _, r := range tb.records() {
+		if r != "?" { // Claude Code's probe, which the tab leaves unanswered
+			got = append(got, r)
+		}
+	}
+	child := regexp.MustCompile(`^state=working:id=panestate/([0-9A-Za-z._+-]{1,32})$`)
+	var id string
+	if len(got) > 2 {
+		if m := child.FindStringSubmatch(got[2]); m != nil {
+			id = m[1]
+		}
+	}
+	want := []string{
+		"state=idle:id=panestate:app=panestate",
+		"state=working:id=panestate:app=panestate",
+		"state=working:id=panestate/" + id,
+		"state=done:id=panestate:app=panestate",
+		"state=clear:id=panestate/" + id,
+	}
+	// SubagentStop and Stop may come in either order: the subagent's
+	// record goes and the parent is done, whichever is first.
+	if len(got) == len(want) && got[3] == want[4] {
+		got[3], got[4] = got[4], got[3]
+	}
+	if diff := cmp.Diff(got, want); id == "" || diff != "" {
+		t.Errorf("records (-got +want), the subagent's id %q:\n%s", id, diff)
+	}
+	_ = cmd.Process.Kill() // the session is over; its bridge ends with it
+	_ = cmd.Wait()
 }
