@@ -14,12 +14,15 @@ func TestReportStrings(t *testing.T) {
 		want  string
 		valid bool
 	}{
-		{Report{StateIdle, ReasonQuiescent, MessageNone}, "idle (quiescent)", true},
-		{Report{StateBlocked, ReasonAwaitingInput, MessageWaitingForApproval}, `blocked (awaiting_input) "Waiting for approval"`, true},
-		{Report{StateWorking, ReasonExecuting, MessageWorkflowNeedsAttention}, `working (executing) "Workflow needs attention"`, true},
+		{Report{State: StateIdle, Reason: ReasonQuiescent}, "idle (quiescent)", true},
+		{Report{State: StateBlocked, Reason: ReasonAwaitingInput, Message: MessageWaitingForApproval}, `blocked (awaiting_input) "Waiting for approval"`, true},
+		{Report{State: StateWorking, Reason: ReasonExecuting, Message: MessageWorkflowNeedsAttention}, `working (executing) "Workflow needs attention"`, true},
 		{Report{}, "State(0) (none)", false},
-		{Report{StateIdle, numReasons, MessageNone}, "idle (Reason(12))", false},
-		{Report{StateIdle, ReasonNone, numMessages}, "idle (none)", false}, // an invalid message renders as nothing
+		{Report{State: StateIdle, Reason: numReasons}, "idle (Reason(13))", false},
+		{Report{State: StateIdle, Message: numMessages}, "idle (none)", false}, // an invalid message renders as nothing
+		{Report{State: StateWorking, Reason: ReasonSubagents, Children: Children{{ID: "a1", State: StateBlocked, Message: MessageWaitingForApproval}}},
+			"working (subagents)", true},
+		{Report{State: StateWorking, Children: Children{{ID: "a1"}}}, "working (none)", false}, // a child without a state
 	}
 	for _, tt := range tests {
 		if got := tt.r.String(); got != tt.want {

@@ -44,11 +44,12 @@ const (
 	ReasonQuiescent                           // nothing is running and nothing waits
 	ReasonCompleted                           // the turn completed (phase hosts)
 	ReasonError                               // the turn ended in an error (phase hosts)
+	ReasonSubagents                           // subagents are working on their own
 	numReasons
 )
 
 var reasonNames = [...]string{"none", "executing", "automatic_continuation", "retrying", "stopping",
-	"background_tasks", "awaiting_input", "manual_intervention", "paused", "quiescent", "completed", "error"}
+	"background_tasks", "awaiting_input", "manual_intervention", "paused", "quiescent", "completed", "error", "subagents"}
 
 // String returns the reason's name, as logs and Explain show it.
 func (r Reason) String() string {
@@ -89,10 +90,20 @@ type Report struct {
 	State   State   `json:"state"`
 	Reason  Reason  `json:"reason"`
 	Message Message `json:"message,omitempty"`
+	// Children are the session's subagents, for an adapter that shows
+	// them ([ChildReporter]); State, Reason and Message are the parent's
+	// own, already reduced over them.
+	Children Children `json:"children,omitzero"`
 }
 
-// Valid reports whether r has a valid state, reason and message.
+// Valid reports whether r has a valid state, reason and message, and
+// every child a valid state and message.
 func (r Report) Valid() bool {
+	for _, c := range r.Children {
+		if c.ID != "" && (!c.State.valid() || c.Message >= numMessages) {
+			return false
+		}
+	}
 	return r.State.valid() && r.Reason < numReasons && r.Message < numMessages
 }
 

@@ -31,8 +31,9 @@
 //
 //	#  snapshot                                    state    reason                        message
 //	1  workflow execution                          working  the workflow's (see above)    Workflow needs attention if workflow attention
-//	2  a prompt is open                            blocked  awaiting_input                Waiting for approval if an approval is open,
-//	                                                                                       else Waiting for input
+//	1b a subagent is working                       working  subagents                     Workflow needs attention if workflow attention
+//	2  a prompt is open, the agent's or a          blocked  awaiting_input                Waiting for approval if an approval is open,
+//	   subagent's                                                                          else Waiting for input
 //	3  agent active                                working  executing                     Workflow needs attention if workflow attention
 //	4  background tasks running                    working  background_tasks              Workflow needs attention if workflow attention
 //	5  blocked workflow                            blocked  manual_intervention if any    Workflow needs attention
@@ -54,6 +55,13 @@
 // workflow is making progress on its own, and reporting blocked would tell
 // the person the whole pane is stuck on them. The attention message tells
 // them that something also wants them.
+//
+// Subagents ([session.Subagents]) are the agent's independent execution
+// too (rule 1b): one working on after the agent's turn ended keeps the pane
+// working, and a subagent waiting on the person makes the pane blocked
+// (rule 2), never idle. The report's Children are the listed subagents, one
+// for one, each working or blocked with its fixed message; only adapters
+// that show children (adapter.ChildReporter) get them.
 //
 // An open prompt (rule 2) comes before the agent's own activity (rule 3): an
 // agent parked on an approval prompt is waiting for the person, not working.

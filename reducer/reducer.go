@@ -12,7 +12,16 @@ import (
 // Reduce is pure: it depends on s alone, does not allocate, and is safe for
 // concurrent use. Every report it returns with true is [adapter.Report.Valid].
 func Reduce(s session.Snapshot) (adapter.Report, bool) {
+	r, ok := reduceParent(&s)
+	r.Children = children(&s.Subagents)
+	return r, ok
+}
+
+// reduceParent is Reduce without the children: the parent's own state,
+// reduced over its subagents.
+func reduceParent(s *session.Snapshot) (adapter.Report, bool) {
 	w := &s.Workflows
+	sub := &s.Subagents
 	awaiting := w.AwaitingInput
 	manual := w.ManualIntervention
 
@@ -26,13 +35,21 @@ func Reduce(s session.Snapshot) (adapter.Report, bool) {
 		return adapter.Report{State: adapter.StateWorking, Reason: reason, Message: attention}, true
 	}
 
-	// Rule 2: an open prompt, including one the agent is parked on.
+	// Rule 1b: subagents working on their own are independent execution
+	// too: the pane works even while a prompt waits.
+	if sub.Working > 0 {
+		return adapter.Report{State: adapter.StateWorking, Reason: adapter.ReasonSubagents, Message: attention}, true
+	}
+
+	// Rule 2: an open prompt, including one the agent is parked on, or a
+	// subagent's: the parent is never idle while a child waits on the
+	// person.
 	p := &s.Prompts
-	if p.Approval > 0 {
+	if p.Approval > 0 || sub.Approval > 0 {
 		return adapter.Report{State: adapter.StateBlocked, Reason: adapter.ReasonAwaitingInput,
 			Message: adapter.MessageWaitingForApproval}, true
 	}
-	if p.Input > 0 {
+	if p.Input > 0 || sub.Input > 0 {
 		return adapter.Report{State: adapter.StateBlocked, Reason: adapter.ReasonAwaitingInput,
 			Message: adapter.MessageWaitingForInput}, true
 	}
@@ -81,6 +98,28 @@ func Reduce(s session.Snapshot) (adapter.Report, bool) {
 
 // executionReason returns the reason of the highest-ranking executing
 // workflow status with a root, or ReasonNone.
+// A report's children are a snapshot's listed subagents, one for one.
+var (
+	_ [adapter.MaxChildren - session.MaxSubagents]struct{}
+	_ [session.MaxSubagents - adapter.MaxChildren]struct{}
+)
+
+// children are the listed subagents as a report's children.
+func children(sub *session.Subagents) adapter.Children {
+	var c adapter.Children
+	for i, a := range sub.Listed {
+		switch a.State {
+		case session.SubagentWorking:
+			c[i] = adapter.Child{ID: a.ID, State: adapter.StateWorking}
+		case session.SubagentApproval:
+			c[i] = adapter.Child{ID: a.ID, State: adapter.StateBlocked, Message: adapter.MessageWaitingForApproval}
+		case session.SubagentInput:
+			c[i] = adapter.Child{ID: a.ID, State: adapter.StateBlocked, Message: adapter.MessageWaitingForInput}
+		}
+	}
+	return c
+}
+
 func executionReason(w *session.Workflows) adapter.Reason {
 	switch {
 	case w.Executing:

@@ -7,6 +7,7 @@ import (
 	"github.com/panestate/panestate/adapters/progstatus"
 	"github.com/panestate/panestate/adapters/terminal"
 	"github.com/panestate/panestate/adapters/tmux"
+	"github.com/panestate/panestate/adapters/wezterm"
 )
 
 // Builtin returns the built-in drivers by name: what a registry runs when
@@ -20,5 +21,6 @@ func Builtin() map[string]adapter.Driver {
 		"progstatus": progstatus.Driver{},
 		"terminal":   terminal.Driver{},
 		"tmux":       tmux.Driver{},
+		"wezterm":    wezterm.Driver{},
 	}
 }

@@ -90,6 +90,7 @@ func ExampleBuiltin() {
 	// terminal inactive
 	// title not_attached
 	// tmux inactive
+	// wezterm inactive
 }
 
 // Explain answers "why does my pane show nothing?" without attaching.

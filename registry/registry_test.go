@@ -86,7 +86,7 @@ func pick(names ...string) map[string]adapter.Driver {
 
 func TestBuiltinListsEveryWorkspace(t *testing.T) {
 	got := slices.Sorted(maps.Keys(Builtin()))
-	if diff := cmp.Diff(got, []string{"herdr", "noop", "progstatus", "terminal", "tmux"}); diff != "" {
+	if diff := cmp.Diff(got, []string{"herdr", "noop", "progstatus", "terminal", "tmux", "wezterm"}); diff != "" {
 		t.Errorf("Builtin (-got +want):\n%s", diff)
 	}
 	// Each call is a new map: a host that adds its own adapter changes no

@@ -388,6 +388,9 @@ func (w *worker) deliverLoop() (panicked string) {
 			w.s.unknown.Add(1)
 			continue
 		}
+		if _, children := w.a.(adapter.ChildReporter); !children {
+			rep.Children = adapter.Children{} // the parent's reduced state only
+		}
 		if (haveLast && rep == last && !refreshing) || (haveFailed && rep == failed && !retrying) {
 			w.s.unchanged.Add(1)
 			continue

@@ -64,6 +64,8 @@ type Snapshot struct {
 	Workflows Workflows
 	// Tasks is the number of running background tasks.
 	Tasks int
+	// Subagents are the session's running subagents ([Store.SubagentStart]).
+	Subagents Subagents
 	// Identity names the session.
 	Identity Identity
 }

@@ -21,6 +21,9 @@ type Store struct {
 	running bool                  // between AgentStart and AgentSettled
 	phase   Phase                 // the last SetPhase
 	prompts map[string]PromptKind // the open prompts by id
+	// subagents are the running subagents, in the order they started, at
+	// most maxTracked.
+	subagents []Subagent
 
 	subMu sync.Mutex                    // serialises changes to subs
 	subs  atomic.Pointer[[]*subscriber] // copy-on-write; read without a lock on publish

@@ -38,7 +38,17 @@ func TestWhenActive(t *testing.T) {
 		{"inside tmux, forced", []string{"TMUX=/tmp/t,1,0"}, true, false, nil, true, "progstatus.enabled is true"},
 		{"inside screen", []string{"STY=1.pts-0", "PANESTATE_PROGSTATUS=1"}, false, false, nil, false, "screen"},
 		{"inside screen, forced", []string{"STY=1.pts-0"}, true, false, nil, true, "progstatus.enabled is true"},
-		{"inside zellij", []string{"ZELLIJ=0", "PANESTATE_PROGSTATUS=1"}, false, false, nil, false, "zellij"},
+		{"inside zellij, probe answered", []string{"ZELLIJ=0", "ZELLIJ_SESSION_NAME=work", "PANESTATE_PROGSTATUS=1"}, false, false, nil, true, "zellij"},
+		{"inside zellij, session name only, probe answered", []string{"ZELLIJ_SESSION_NAME=work", "PANESTATE_PROGSTATUS=1"}, false, false, nil, true, "zellij"},
+		{"inside zellij, probe not answered", []string{"ZELLIJ=0", "PANESTATE_PROGSTATUS=0"}, false, false, nil, false, "zellij"},
+		{"inside zellij, not probed", []string{"ZELLIJ=0"}, false, false, nil, false, "did not probe"},
+		{"inside zellij, forced", []string{"ZELLIJ=0"}, true, false, nil, true, "progstatus.enabled is true, inside zellij"},
+		{"inside zellij, TERM=dumb", []string{"ZELLIJ=0", "TERM=dumb"}, true, false, nil, false, "dumb"},
+		{"tmux inside zellij: tmux's rules", []string{"ZELLIJ=0", "TMUX=/tmp/t,1,0", "PANESTATE_PROGSTATUS=1"}, false, false, nil, false, "allow-passthrough"},
+		{"inside a Herdr 2 terminal, probe answered", []string{"HC_TERMINAL_ID=t-42", "PANESTATE_PROGSTATUS=1"}, false, false, nil, true, "Herdr 2"},
+		{"inside a Herdr 2 terminal, not probed", []string{"HC_TERMINAL_ID=t-42"}, false, false, nil, false, "Herdr 2"},
+		{"inside a Herdr 2 terminal, forced", []string{"HC_TERMINAL_ID=t-42"}, true, false, nil, true, "inside a Herdr 2 terminal"},
+		{"Herdr 2 before legacy Herdr's variable", []string{"HC_TERMINAL_ID=t-42", "HERDR_ENV=1", "PANESTATE_PROGSTATUS=1"}, false, false, nil, true, "Herdr 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

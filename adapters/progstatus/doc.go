@@ -42,24 +42,27 @@
 // does not pass the query's answer back. There every sequence is wrapped
 // in tmux's DCS passthrough (ESC P tmux; ... ESC \, each ESC doubled),
 // which tmux forwards to the terminal it runs in only with
-// allow-passthrough on; Explain says so. Inside GNU screen and zellij, too,
-// only the setting turns it on.
+// allow-passthrough on; Explain says so. Inside GNU screen, too, only the
+// setting turns it on. Inside zellij (ZELLIJ, ZELLIJ_SESSION_NAME) and a
+// Herdr 2 terminal (HC_TERMINAL_ID), which read OSC 7501 from their panes,
+// the first or the third applies, and HERDR_ENV does not count.
 //
 // # What it writes
 //
 // One record, named after the application: the host's App made a valid
 // name (bytes outside A-Z a-z 0-9 _ . + - become '-', cut to 32 bytes) is
 // both the record's id and its app, in every report, since each report
-// replaces its record completely.
+// replaces its record completely. The bytes are those of Charm's encoder
+// (ansi.SetProgramStatus) for the same record: its key order and its BEL.
 //
-//	report                  sequence (between ESC ] 7501 ; and ESC \)
-//	working                 id=<app>:state=working:app=<app>
-//	blocked, approval       id=<app>:state=blocked:kind=permission:app=<app>:msg=<"Waiting for approval">
-//	blocked, input          id=<app>:state=blocked:kind=question:app=<app>:msg=<"Waiting for input">
-//	blocked, workflow       id=<app>:state=blocked:app=<app>:msg=<"Workflow needs attention">
-//	idle after a turn       id=<app>:state=done:app=<app>
-//	idle before any work    id=<app>:state=idle:app=<app>
-//	Release (the goodbye)   id=<app>:state=clear:app=<app>
+//	report                  sequence (between ESC ] 7501 ; and BEL)
+//	working                 state=working:id=<app>:app=<app>
+//	blocked, approval       state=blocked:id=<app>:kind=permission:app=<app>:msg=<"Waiting for approval">
+//	blocked, input          state=blocked:id=<app>:kind=question:app=<app>:msg=<"Waiting for input">
+//	blocked, workflow       state=blocked:id=<app>:app=<app>:msg=<"Workflow needs attention">
+//	idle after a turn       state=done:id=<app>:app=<app>
+//	idle before any work    state=idle:id=<app>:app=<app>
+//	Release (the goodbye)   state=clear:id=<app>
 //
 // msg is the base64 of the fixed text; no title is sent, and nothing the
 // agent said can reach a sequence, since a report's message is a number
@@ -70,9 +73,14 @@
 //
 // The goodbye names the record: a bare state=clear would remove every
 // record in the terminal, another program's too (a build in the
-// background of the same shell), and the root record cannot be removed
-// without it. The id comes first, so that a sequence cut short can never
-// turn into a bare state=clear.
+// background of the same shell), and the root record, which belongs to
+// whoever owns the tab, is never written.
+//
+// # One writer per record
+//
+// A host whose UI writes program status itself sets [Driver].HostWrites
+// (the adapter stays off) or [Driver].View (the adapter hands each
+// [Status] to the host's View and writes nothing).
 //
 // # With the terminal adapter
 //

@@ -86,7 +86,7 @@ var turn = []struct {
 	{`{"op":"agent_settled"}`, rec{State: "done", ID: "chat", App: "chat"}},
 }
 
-var goodbye = rec{State: "clear", ID: "chat", App: "chat"}
+var goodbye = rec{State: "clear", ID: "chat"}
 
 // runChatUnderPTY plays the turn with examples/chat on a real pty, with
 // the environment env and the extra args, and returns every record it

@@ -34,11 +34,14 @@ const (
 	valueBytes = nameBytes + ",/="
 )
 
-// The sequence's frame. ST (ESC \) rather than BEL ends it: the protocol
-// prefers it, and no terminal that ignores the sequence beeps at it.
+// The sequence's frame. BEL ends it, as Charm's encoder (and so every
+// Bubble Tea program, and Claude Code 2.1.328) ends it, so that the bytes
+// of a record are the same whichever of them writes it; the protocol
+// accepts BEL and ST alike, and a terminal that ignores OSC 7501 consumes
+// a BEL-terminated OSC string silently, as it does the window title's.
 const (
 	seqStart = "\x1b]7501;"
-	seqEnd   = "\x1b\\"
+	seqEnd   = "\x07"
 )
 
 // pair is one key=value of a report. text marks msg, whose value is UTF-8

@@ -36,15 +36,15 @@ func Example() {
 	}
 	_ = a.(*progstatus.Adapter).Release(ctx)
 	_ = a.(*progstatus.Adapter).Close(ctx)
-	for seq := range strings.SplitSeq(strings.TrimSuffix(tty.String(), "\x1b\\"), "\x1b\\") {
+	for seq := range strings.SplitSeq(strings.TrimSuffix(tty.String(), "\a"), "\a") {
 		fmt.Println(strings.TrimPrefix(seq, "\x1b]7501;"))
 	}
 	// Output:
-	// id=My-Chat:state=idle:app=My-Chat
-	// id=My-Chat:state=working:app=My-Chat
-	// id=My-Chat:state=blocked:kind=permission:app=My-Chat:msg=V2FpdGluZyBmb3IgYXBwcm92YWw=
-	// id=My-Chat:state=done:app=My-Chat
-	// id=My-Chat:state=clear:app=My-Chat
+	// state=idle:id=My-Chat:app=My-Chat
+	// state=working:id=My-Chat:app=My-Chat
+	// state=blocked:id=My-Chat:kind=permission:app=My-Chat:msg=V2FpdGluZyBmb3IgYXBwcm92YWw=
+	// state=done:id=My-Chat:app=My-Chat
+	// state=clear:id=My-Chat
 }
 
 func ExampleDriver_Check() {

@@ -17,7 +17,31 @@ import (
 
 // Driver opens Program Status adapters. Its zero value is ready to use and
 // safe for concurrent use: everything it needs arrives in [adapter.Params].
-type Driver struct{}
+//
+// A host whose own UI already writes program status (Bubble Tea v2's
+// View.ProgramStatus, Charm's ansi.SetProgramStatus) must not have a second
+// writer in its tab: it replaces the built-in driver in the registry's
+// drivers (registry.Builtin()["progstatus"]) with one that says so, either
+// HostWrites, and the adapter stays off, or View, and the host's UI writes
+// panestate's record itself (docs/progstatus.md shows both).
+type Driver struct {
+	// HostWrites says that the host's UI writes the tab's program status
+	// itself and wants none from panestate: the adapter is then inactive
+	// wherever it would run, and Explain says why.
+	HostWrites bool
+	// View, when set, makes the host's UI the one writer of panestate's
+	// record: the adapter writes nothing to the terminal and hands each
+	// record it would have written to View instead, and nil for the
+	// goodbye, for the host to put into its own View (a Bubble Tea host
+	// converts it to a tea.ProgramStatus field by field, and its renderer
+	// then writes exactly the bytes of [Status.Sequence]). The adapter then
+	// needs no terminal, is active wherever the host may claim a pane
+	// (the host's UI decides where its status goes), and wraps nothing for
+	// tmux. View is called from Report and Release, one call at a time and
+	// in order; it must not block for long (Bubble Tea's Program.Send
+	// does not) and must not call back into the registry.
+	View func(*Status)
+}
 
 var (
 	_ adapter.Driver        = Driver{}
@@ -58,8 +82,8 @@ func (Driver) ScrubEnv(env adapter.Env) adapter.Env {
 // else the error of a section that is not an object, else nil. It reads
 // only p.Terminal (whether it is nil), p.Host, p.Env, p.Forced and
 // p.Settings.
-func (Driver) Check(p adapter.Params) error {
-	if _, err := activation(p); err != nil {
+func (d Driver) Check(p adapter.Params) error {
+	if _, err := d.activation(p); err != nil {
 		return err
 	}
 	return validateSettings(p.Settings)
@@ -69,6 +93,7 @@ func (Driver) Check(p adapter.Params) error {
 type how struct {
 	why  string // "the terminal answered the OSC 7501 query (probe)", ...
 	tmux bool   // inside tmux: every sequence is wrapped for DCS passthrough
+	view bool   // Driver.View receives the records; nothing is written
 }
 
 // activation decides whether the adapter applies. The order matters: what
@@ -77,9 +102,18 @@ type how struct {
 // the person can turn it on; then the probe's answer, which is a fact about
 // this terminal and outranks a guess from the environment; then the
 // environment; then the person's word.
-func activation(p adapter.Params) (how, error) {
+func (d Driver) activation(p adapter.Params) (how, error) {
 	inactive := func(format string, args ...any) (how, error) {
 		return how{}, fmt.Errorf("progstatus: %w: "+format, append([]any{adapter.ErrInactive}, args...)...)
+	}
+	switch {
+	case d.HostWrites:
+		return inactive("the host's UI writes the tab's program status itself (progstatus.Driver.HostWrites), and a record is never written by two programs")
+	case d.View != nil:
+		if err := builtin.CheckHost(p.Host); err != nil {
+			return how{}, fmt.Errorf("progstatus: %w", err)
+		}
+		return how{why: "the host's UI writes panestate's record in its own view (progstatus.Driver.View)", view: true}, nil
 	}
 	if p.Terminal == nil {
 		return inactive("the host handed over no terminal (registry.Options.Terminal is nil)")
@@ -88,6 +122,9 @@ func activation(p adapter.Params) (how, error) {
 		return how{}, fmt.Errorf("progstatus: %w", err)
 	}
 	env := p.Env
+	if where, ok := readsFromPanes(env); ok {
+		return paneReader(p, where)
+	}
 	switch {
 	case env.Get("HERDR_ENV") == "1":
 		return inactive("inside a Herdr pane (HERDR_ENV=1): Herdr 0.9 does not read OSC 7501, and the herdr adapter reports there")
@@ -102,10 +139,6 @@ func activation(p adapter.Params) (how, error) {
 	case env.Get("STY") != "":
 		if !p.Forced {
 			return inactive("inside GNU screen (STY is set), which does not pass OSC 7501 on; set progstatus.enabled to true to force it")
-		}
-	case env.Get("ZELLIJ") != "":
-		if !p.Forced {
-			return inactive("inside zellij (ZELLIJ is set), with no evidence that it passes OSC 7501 on; set progstatus.enabled to true to force it")
 		}
 	}
 	if p.Forced {
@@ -140,7 +173,7 @@ func knownTerminal(adapter.Env) (string, bool) { return "", false }
 // It returns an error wrapping [adapter.ErrInactive] when p.Terminal is nil,
 // when the host is not an interactive root session, inside Herdr, with
 // TERM=dumb, and, unless progstatus.enabled is the literal true (p.Forced),
-// inside tmux, GNU screen or zellij, or when neither the host's probe nor
+// inside tmux or GNU screen, or when neither the host's probe nor
 // the environment shows the protocol (see the package documentation).
 // Otherwise it returns a plain error for a section that is not an object.
 // Open writes nothing. Inside tmux it runs one tmux client, bounded by ctx
@@ -151,18 +184,22 @@ func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, er
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("progstatus: open: %w", err)
 	}
-	h, err := activation(p)
+	h, err := d.activation(p)
 	if err != nil {
 		return nil, err
 	}
 	if err := validateSettings(p.Settings); err != nil {
 		return nil, err
 	}
-	seqs, err := sequences(appName(p.App), h.tmux)
+	app := appName(p.App)
+	seqs, err := sequences(app, h.tmux)
 	if err != nil {
 		return nil, err
 	}
-	a := &Adapter{out: p.Terminal, how: h, seqs: seqs}
+	a := &Adapter{out: p.Terminal, how: h, seqs: seqs, statuses: statuses(app)}
+	if h.view {
+		a.view = d.View
+	}
 	if h.tmux {
 		a.passthrough = passthrough(ctx, p.Env)
 		if a.passthrough != "on" && p.Diagnose != nil {
@@ -195,34 +232,20 @@ var recordNames = [numRecords]string{"nothing", "idle", "working", "blocked (per
 // (index recordNone), wrapped for tmux when asked.
 //
 // Each report addresses the record named after the application (id=app),
-// not the root record: the goodbye, state=clear, then removes that record
-// alone. A bare state=clear would remove every record in the terminal,
-// another program's included (a build running in the background of the
-// same shell), and the root record cannot be cleared without it. The id
-// comes first in every report: a report cut short (a terminal that stopped
-// reading, a killed process) is then either dropped for want of a state or
-// still about this record, never a bare state=clear.
+// not the root record, which belongs to whoever owns the tab (a shell
+// integration, the agent's own UI): the goodbye, state=clear:id=<app>, then
+// removes that record alone. A bare state=clear would remove every record
+// in the terminal, another program's included (a build running in the
+// background of the same shell), and the root record cannot be cleared
+// without it. The bytes are those of Charm's encoder for the same record
+// ([Status.Sequence]), so that a Bubble Tea host that writes panestate's
+// record through its own View writes what the adapter would have.
 func sequences(app string, tmux bool) ([numRecords][]byte, error) {
 	var seqs [numRecords][]byte
-	id := pair{key: "id", value: app}
-	a := pair{key: "app", value: app}
-	state := func(s string) pair { return pair{key: "state", value: s} }
-	msg := func(m adapter.Message) pair { return pair{key: "msg", value: m.String(), text: true} }
-	kind := func(k string) pair { return pair{key: "kind", value: k} }
-	reports := [numRecords][]pair{
-		recordNone:       {id, state("clear"), a},
-		recordIdle:       {id, state("idle"), a},
-		recordWorking:    {id, state("working"), a},
-		recordPermission: {id, state("blocked"), kind("permission"), a, msg(adapter.MessageWaitingForApproval)},
-		recordQuestion:   {id, state("blocked"), kind("question"), a, msg(adapter.MessageWaitingForInput)},
-		recordAttention:  {id, state("blocked"), a, msg(adapter.MessageWorkflowNeedsAttention)},
-		recordBlocked:    {id, state("blocked"), a},
-		recordDone:       {id, state("done"), a},
-	}
-	for r, pairs := range reports {
-		seq, err := encode(pairs...)
-		if err != nil {
-			return seqs, err
+	for r, st := range statuses(app) {
+		seq := st.Sequence()
+		if seq == nil {
+			return seqs, fmt.Errorf("%w: %+v", errEncode, st)
 		}
 		if tmux {
 			seq = wrapTmux(seq)
@@ -240,14 +263,17 @@ type Adapter struct {
 	out         io.Writer
 	how         how
 	seqs        [numRecords][]byte // read-only
+	statuses    [numRecords]Status // read-only: what seqs say
+	view        func(*Status)      // Driver.View, when it receives the records
 	passthrough string             // inside tmux: allow-passthrough as Open found it
 
 	// mu serialises Report and Release, and so the writes, and guards
 	// shown, worked and last. Close and Details never take it.
 	mu     sync.Mutex
-	shown  record // what the terminal was last sent
-	worked bool   // a working or blocked report was seen: idle is done now
-	last   *write // the latest write, which may still be under way
+	shown  record            // what the terminal was last sent
+	worked bool              // a working or blocked report was seen: idle is done now
+	kids   map[string]Status // the child records shown, by id
+	last   *write            // the latest write, which may still be under way
 
 	inflight  atomic.Pointer[write] // last, for Close
 	closed    atomic.Bool
@@ -321,20 +347,22 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 		return fmt.Errorf("progstatus: report: %w", err)
 	}
 	rec := a.recordFor(r)
-	if rec == a.shown {
-		return nil
+	if rec != a.shown {
+		if err := a.showLocked(ctx, rec, true); err != nil {
+			return err
+		}
+		if r.State != adapter.StateIdle {
+			a.worked = true
+		}
+		a.setShownLocked(rec)
 	}
-	if err := a.writeLocked(ctx, a.seqs[rec], true); err != nil {
-		return err
+	if a.view != nil {
+		return nil // the host's View shows the parent's record alone
 	}
-	if r.State != adapter.StateIdle {
-		a.worked = true
-	}
-	a.setShownLocked(rec)
-	return nil
+	return a.childrenLocked(ctx, &r.Children)
 }
 
-// Release writes the goodbye, id=<app>:state=clear, which removes this
+// Release writes the goodbye, state=clear:id=<app>, which removes this
 // adapter's record and no other, when reporting stops for good (Detach,
 // or the adapter being turned off). It writes it even when nothing was
 // reported, since a predecessor replaced by a settings change may have
@@ -347,9 +375,10 @@ func (a *Adapter) Release(ctx context.Context) error {
 	if a.closed.Load() {
 		return adapter.ErrClosed
 	}
-	if err := a.writeLocked(ctx, a.seqs[recordNone], false); err != nil {
+	if err := a.showLocked(ctx, recordNone, false); err != nil {
 		return err
 	}
+	clear(a.kids) // the parent's clear removed every record beneath it
 	a.worked = false
 	a.setShownLocked(recordNone)
 	return nil
@@ -430,6 +459,29 @@ func (a *Adapter) writeLocked(ctx context.Context, seq []byte, withdrawable bool
 	if w.err != nil {
 		return fmt.Errorf("progstatus: write: %w", w.err)
 	}
+	a.writes.Add(1)
+	return nil
+}
+
+// showLocked shows rec: hands it to the host's View when the host writes
+// the record, else writes its sequence (writeLocked). a.mu is held.
+func (a *Adapter) showLocked(ctx context.Context, rec record, withdrawable bool) error {
+	if a.view == nil {
+		return a.writeLocked(ctx, a.seqs[rec], withdrawable)
+	}
+	if withdrawable {
+		select {
+		case <-adapter.Withdrawn(ctx):
+			return fmt.Errorf("progstatus: view: %w", adapter.ErrWithdrawn)
+		default:
+		}
+	}
+	var st *Status
+	if rec != recordNone {
+		s := a.statuses[rec]
+		st = &s
+	}
+	a.view(st)
 	a.writes.Add(1)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -250,4 +251,95 @@ func unwrapTmux(out []byte) ([]byte, error) {
 			return nil, fmt.Errorf("unterminated tmux passthrough")
 		}
 	}
+}
+
+// store is a terminal's set of records as revision 0.4 keeps them, written
+// from its rules: a report replaces its record completely; clear removes
+// the addressed record and every record beneath it, and every record when
+// it has no id; a record without app inherits it from its nearest
+// ancestor (ancestors need not exist; the root record is the last one
+// asked); at most limit records are kept, the least recently updated
+// evicted first; a process exit drops working, blocked and idle, while
+// done and error stay.
+type store struct {
+	limit   int // 0 means 256, the most a terminal keeps
+	recs    map[string]rec
+	touched map[string]int
+	clock   int
+}
+
+// apply applies r.
+func (s *store) apply(r rec) {
+	if s.recs == nil {
+		s.recs, s.touched = map[string]rec{}, map[string]int{}
+	}
+	if r.State == "clear" {
+		for id := range s.recs {
+			if r.ID == "" || id == r.ID || strings.HasPrefix(id, r.ID+"/") {
+				delete(s.recs, id)
+				delete(s.touched, id)
+			}
+		}
+		return
+	}
+	s.clock++
+	s.recs[r.ID], s.touched[r.ID] = r, s.clock
+	limit := s.limit
+	if limit == 0 {
+		limit = 256
+	}
+	for len(s.recs) > limit {
+		oldest, first := "", true
+		for id, t := range s.touched {
+			if first || t < s.touched[oldest] {
+				oldest, first = id, false
+			}
+		}
+		delete(s.recs, oldest)
+		delete(s.touched, oldest)
+	}
+}
+
+// feed applies every report in out, which must all be complete and valid.
+func (s *store) feed(out []byte) error {
+	recs, err := strictParse(out)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		s.apply(r)
+	}
+	return nil
+}
+
+// exit is the program's exit: working, blocked and idle records go.
+func (s *store) exit() {
+	for id, r := range s.recs {
+		if r.State == "working" || r.State == "blocked" || r.State == "idle" {
+			delete(s.recs, id)
+			delete(s.touched, id)
+		}
+	}
+}
+
+// app is the application of the record id: its own, else its nearest
+// ancestor's.
+func (s *store) app(id string) string {
+	for {
+		if r, ok := s.recs[id]; ok && r.App != "" {
+			return r.App
+		}
+		if id == "" {
+			return ""
+		}
+		i := strings.LastIndexByte(id, '/')
+		id = id[:max(i, 0)]
+	}
+}
+
+// ids returns the ids of the records kept, sorted.
+func (s *store) ids() []string {
+	ids := slices.Collect(maps.Keys(s.recs))
+	slices.Sort(ids)
+	return ids
 }

@@ -41,6 +41,7 @@ type Adapter struct {
 	diags    *calls.Diagnostics // once per kind and claim
 	owner    *owner.Owner       // this adapter's claim of the pane
 	stateDir string             // the pane file's directory, or ""
+	json     jsonOption         // @<prefix>, the report as one JSON object (jsonoption.go)
 
 	mu        sync.Mutex
 	lastOp    string // op of the last call attempted
@@ -250,7 +251,7 @@ func (a *Adapter) reportArgs(r adapter.Report) []string {
 		}
 		args = append(args, "set-option", "-p", "-t", a.pane, name, values[i])
 	}
-	return args
+	return a.appendJSON(args, r)
 }
 
 // releaseArgs builds the argv of a release.
@@ -263,7 +264,7 @@ func (a *Adapter) releaseArgs() []string {
 		}
 		args = append(args, "set-option", "-p", "-u", "-t", a.pane, name)
 	}
-	return args
+	return a.appendJSONRelease(args)
 }
 
 // deliver makes one call through the owner: it waits for the pane (this

@@ -3,15 +3,17 @@
 //
 // # What it sets
 //
-// Each report sets three options on the host's own pane, in one tmux
+// Each report sets four options on the host's own pane, in one tmux
 // invocation (commands chained with a ";" argument):
 //
 //	@panestate_state    working, blocked or idle
 //	@panestate_message  "Waiting for approval", "Waiting for input",
 //	                    "Workflow needs attention", or empty
 //	@panestate_agent    the host's app name (e.g. "atomic")
+//	@panestate          all of it as one JSON object: state, message,
+//	                    agent, app, session (the id), updated (RFC 3339)
 //
-// Release unsets all three (set-option -p -u). Nothing is sent to the
+// Release unsets all four (set-option -p -u). Nothing is sent to the
 // pane's title or contents: agents set their own titles, and tmux shows the
 // options only where the user's formats ask for them (#{@panestate_state}
 // in window-status-format, pane-border-format, status-right...). See

@@ -273,7 +273,8 @@ func (s *server) paneEnv(pane string, extra ...string) adapter.Env {
 	return append(env, extra...)
 }
 
-// options returns pane's user options whose names start with "@", as set
+// options returns pane's user options whose names start with "@", but
+// for the JSON one (@<prefix>, whose value changes with the time), as set
 // at the pane level, read in one show-options -p call (so that a change in
 // between cannot mix two states), with tmux's quoting undone.
 func (s *server) options(t testing.TB, pane string) map[string]string {
@@ -281,7 +282,7 @@ func (s *server) options(t testing.TB, pane string) map[string]string {
 	m := map[string]string{}
 	for line := range strings.Lines(s.run(t, "show-options", "-p", "-t", pane)) {
 		name, value, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
-		if strings.HasPrefix(name, "@") {
+		if strings.HasPrefix(name, "@") && !strings.HasPrefix(unquote(value), "{") { // the JSON option: jsonoption_test.go
 			m[name] = unquote(value)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -261,11 +262,12 @@ func TestArgv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Split(strings.TrimSpace(string(b)), "\n")
+	// The JSON option's time, which changes, is checked by jsonoption_test.go.
+	got := strings.Split(regexp.MustCompile(`\\"updated\\":\\"[^\\]*\\"`).ReplaceAllString(strings.TrimSpace(string(b)), `\"updated\":\"T\"`), "\n")
 	want := []string{
-		`["-S","/tmp/s","set-option","-p","-t","%7","@ps_state","blocked",";","set-option","-p","-t","%7","@ps_message","Waiting for approval",";","set-option","-p","-t","%7","@ps_agent","chat"]`,
-		`["-S","/tmp/s","set-option","-p","-t","%7","@ps_state","working",";","set-option","-p","-t","%7","@ps_message","",";","set-option","-p","-t","%7","@ps_agent","chat"]`,
-		`["-S","/tmp/s","set-option","-p","-u","-t","%7","@ps_state",";","set-option","-p","-u","-t","%7","@ps_message",";","set-option","-p","-u","-t","%7","@ps_agent"]`,
+		`["-S","/tmp/s","set-option","-p","-t","%7","@ps_state","blocked",";","set-option","-p","-t","%7","@ps_message","Waiting for approval",";","set-option","-p","-t","%7","@ps_agent","chat",";","set-option","-p","-t","%7","@ps","{\"state\":\"blocked\",\"message\":\"Waiting for approval\",\"agent\":\"chat\",\"app\":\"chat\",\"session\":\"\",\"updated\":\"T\"}"]`,
+		`["-S","/tmp/s","set-option","-p","-t","%7","@ps_state","working",";","set-option","-p","-t","%7","@ps_message","",";","set-option","-p","-t","%7","@ps_agent","chat",";","set-option","-p","-t","%7","@ps","{\"state\":\"working\",\"message\":\"\",\"agent\":\"chat\",\"app\":\"chat\",\"session\":\"\",\"updated\":\"T\"}"]`,
+		`["-S","/tmp/s","set-option","-p","-u","-t","%7","@ps_state",";","set-option","-p","-u","-t","%7","@ps_message",";","set-option","-p","-u","-t","%7","@ps_agent",";","set-option","-p","-u","-t","%7","@ps"]`,
 	}
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("argv (-got +want):\n%s", diff)

@@ -308,6 +308,7 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 	tr.follow(first)
 	pane, token := tracker.Apply(first)
 	show(store, b.agent, &shown, pane)
+	showSubagent(store, first)
 
 	// Take hooks' events from now on: they queue while the registry
 	// attaches.
@@ -368,6 +369,9 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		tr.follow(e)
 		pane, token = tracker.Apply(e)
 		show(store, b.agent, &shown, pane)
+		if tracker.Last() == e.Time { // applied, not older than the newest
+			showSubagent(store, e)
+		}
 		arm(token)
 	}
 	for !pane.End {

@@ -107,13 +107,13 @@ func agentsDoctor(env []string, terminal bool) string {
 	}
 	if !terminal && bridgeSupported && len(paneVars(env)) > 0 {
 		fmt.Fprintf(&b, "  (%s not checked: they write to the agent's terminal, and this is not on one; run this in the agent's tab, or give --terminal)\n",
-			strings.Join(terminalAdapters, " and "))
+			strings.Join(terminalAdapters[:len(terminalAdapters)-1], ", ")+" and "+terminalAdapters[len(terminalAdapters)-1])
 	}
 	return b.String()
 }
 
 // terminalAdapters are the adapters that write to the agent's terminal.
-var terminalAdapters = []string{"progstatus", "terminal"}
+var terminalAdapters = []string{"progstatus", "terminal", "wezterm"}
 
 // agentVerdict is what the hook of agent would do in the pane env names,
 // on a terminal when terminal is true.

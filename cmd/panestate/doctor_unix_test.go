@@ -50,7 +50,7 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 				"  claude-code: starts its bridge, which would report to tmux; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
 				"  codex: starts its bridge, which would report nowhere; its file " + filepath.Join(dir, "codex.json") + ": loaded; it turns off tmux",
 				"  gemini: starts its bridge, which would report to tmux; its file " + filepath.Join(dir, "gemini.json") + ": missing",
-				"  (progstatus and terminal not checked: they write to the agent's terminal, and this is not on one; run this in the agent's tab, or give --terminal)",
+				"  (progstatus, terminal and wezterm not checked: they write to the agent's terminal, and this is not on one; run this in the agent's tab, or give --terminal)",
 			},
 		},
 		{
@@ -62,9 +62,9 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 			env:  append(inTmux, "TERM_PROGRAM=tmux", "TERM_PROGRAM_VERSION=3.7c"),
 			want: []string{
 				"  claude-code: starts its bridge, which would report to tmux; " + progstatusInTmux + "; " +
-					"terminal: adapter inactive: " + drawsProgress["claude-code"] + "; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
-				"  codex: starts its bridge, which would report to terminal; " + progstatusInTmux + "; its file " + filepath.Join(dir, "codex.json") + ": loaded; it turns off tmux",
-				"  gemini: starts its bridge, which would report to terminal, tmux; " + progstatusInTmux + "; its file " + filepath.Join(dir, "gemini.json") + ": missing",
+					"terminal: adapter inactive: " + drawsProgress["claude-code"] + "; " + weztermInTmux + "; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
+				"  codex: starts its bridge, which would report to terminal; " + progstatusInTmux + "; " + weztermInTmux + "; its file " + filepath.Join(dir, "codex.json") + ": loaded; it turns off tmux",
+				"  gemini: starts its bridge, which would report to terminal, tmux; " + progstatusInTmux + "; " + weztermInTmux + "; its file " + filepath.Join(dir, "gemini.json") + ": missing",
 			},
 		},
 		{
@@ -72,9 +72,9 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 			args: []string{"doctor", "--probe=false", "--project", home},
 			env:  []string{"HOME=" + home, runtime},
 			want: []string{
-				"  claude-code: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
-				"  codex: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; its file " + filepath.Join(dir, "codex.json") + ": loaded",
-				"  gemini: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; its file " + filepath.Join(dir, "gemini.json") + ": missing",
+				"  claude-code: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; " + weztermNotHere + "; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
+				"  codex: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; " + weztermNotHere + "; its file " + filepath.Join(dir, "codex.json") + ": loaded",
+				"  gemini: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + noTermProgram + "; " + weztermNotHere + "; its file " + filepath.Join(dir, "gemini.json") + ": missing",
 			},
 		},
 		{
@@ -84,7 +84,7 @@ func TestDoctorSaysWhatEachAgentsHookWouldDo(t *testing.T) {
 			args: []string{"doctor", "--probe=false", "--project", home},
 			env:  []string{"HOME=" + home, runtime, "TERM_PROGRAM=ghostty", "TERM_PROGRAM_VERSION=1.2.0"},
 			want: []string{
-				"  claude-code: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + drawsProgress["claude-code"] + "; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
+				"  claude-code: " + nothingInTab + progstatusUnprobed + "; terminal: adapter inactive: " + drawsProgress["claude-code"] + "; " + weztermNotHere + "; its file " + filepath.Join(dir, "claude-code.json") + ": missing",
 				"  codex: " + bridgeInTab + "terminal if the agent has a terminal; its file " + filepath.Join(dir, "codex.json") + ": loaded",
 				"  gemini: " + bridgeInTab + "terminal if the agent has a terminal; its file " + filepath.Join(dir, "gemini.json") + ": missing",
 			},
@@ -120,6 +120,8 @@ const (
 	bridgeInTab  = "starts its bridge on the agent's terminal (a plain terminal tab: no HERDR_* pane variables, no TMUX_PANE), which would report to "
 	// progstatusUnprobed is why progstatus does not report in a tab whose
 	// terminal no probe answered.
+	weztermInTmux      = "wezterm: adapter inactive: inside tmux (TMUX is set), which drops OSC 1337 unless wrapped; set wezterm.enabled to true, and tmux's allow-passthrough to on, where tmux runs in WezTerm"
+	weztermNotHere     = "wezterm: adapter inactive: WezTerm was not detected (TERM_PROGRAM is not WezTerm; WEZTERM_PANE and WEZTERM_EXECUTABLE are unset); over ssh, where they are not forwarded, set wezterm.enabled to true"
 	progstatusUnprobed = "progstatus: adapter inactive: the host did not probe the terminal (PANESTATE_PROGSTATUS is unset) and its environment names none known to read OSC 7501; " +
 		"have the host run the probe, or set progstatus.enabled to true to force it"
 	noTermProgram = "no terminal known to show OSC 9;4 progress was detected (TERM_PROGRAM, WT_SESSION, ConEmuPID, WEZTERM_PANE are unset); set terminal.enabled to true to force it"

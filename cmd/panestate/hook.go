@@ -59,7 +59,7 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, env []str
 		fmt.Fprintf(stderr, "panestate: %v\n", err) // holds nothing of the payload
 		return 0
 	}
-	if e.Kind == hook.KindIgnore {
+	if e.Kind == hook.KindIgnore && e.Sub == hook.SubNone {
 		return 0
 	}
 	pid, ok := codexPanePID(agent, agentPID(), pane)

@@ -53,8 +53,9 @@ func (s *screen) read(master *os.File) {
 	}
 }
 
-// oscSeq matches the OSC 9;4 and OSC 7501 sequences, ST-terminated.
-var oscSeq = regexp.MustCompile(`\x1b\](?:9;4|7501);[^\x1b\x07]*\x1b\\`)
+// oscSeq matches the OSC 9;4 sequences, ST-terminated, and the OSC 7501
+// ones, BEL-terminated as Charm's encoder ends them.
+var oscSeq = regexp.MustCompile(`\x1b\](?:9;4;[^\x1b\x07]*\x1b\\|7501;[^\x1b\x07]*\x07)`)
 
 // sequences returns the OSC 9;4 and OSC 7501 sequences written so far, in
 // order, without their introducer and terminator; a refresh (the same
@@ -65,7 +66,7 @@ func (s *screen) sequences() []string {
 	s.mu.Unlock()
 	var seqs []string
 	for _, m := range oscSeq.FindAll(out, -1) {
-		seq := string(m[2 : len(m)-2])
+		seq := strings.TrimSuffix(strings.TrimSuffix(string(m[2:]), "\a"), "\x1b\\")
 		if len(seqs) > 0 && seqs[len(seqs)-1] == seq && refreshed(seq) {
 			continue
 		}
@@ -249,11 +250,11 @@ const (
 	osc94Working = "9;4;3"
 	osc94Blocked = "9;4;4;100"
 
-	psIdle    = "7501;id=panestate:state=idle:app=panestate"
-	psWorking = "7501;id=panestate:state=working:app=panestate"
-	psBlocked = "7501;id=panestate:state=blocked:kind=permission:app=panestate:msg=V2FpdGluZyBmb3IgYXBwcm92YWw="
-	psDone    = "7501;id=panestate:state=done:app=panestate"
-	psClear   = "7501;id=panestate:state=clear:app=panestate"
+	psIdle    = "7501;state=idle:id=panestate:app=panestate"
+	psWorking = "7501;state=working:id=panestate:app=panestate"
+	psBlocked = "7501;state=blocked:id=panestate:kind=permission:app=panestate:msg=V2FpdGluZyBmb3IgYXBwcm92YWw="
+	psDone    = "7501;state=done:id=panestate:app=panestate"
+	psClear   = "7501;state=clear:id=panestate"
 )
 
 // TestHooksReportToTheAgentsTerminal runs whole sessions whose hooks have
@@ -272,6 +273,21 @@ func claudeTurn(idle, working, blocked, done, bye string) []ttyStep {
 		{"Stop", []string{done}},
 		{"SessionEnd", []string{bye}},
 	}
+}
+
+// progstatusOnly is a settings file that forces OSC 7501 and turns OSC 9;4
+// off, so that one reporter writes to the terminal.
+const progstatusOnly = `{"progstatus": {"enabled": true}, "terminal": {"enabled": false}}`
+
+// geminiPS is geminiTurn as the OSC 7501 records each hook adds.
+var geminiPS = []ttyStep{
+	{"SessionStart", []string{psIdle}},
+	{"BeforeAgent", []string{psWorking}},
+	{"BeforeTool", nil},
+	{"Notification", []string{psBlocked}},
+	{"AfterTool", []string{psWorking}},
+	{"AfterAgent", []string{psDone}},
+	{"SessionEnd", []string{psClear}},
 }
 
 // geminiTurn is a whole Gemini CLI session of one turn with a permission
@@ -298,9 +314,10 @@ func TestHooksReportToTheAgentsTerminal(t *testing.T) {
 		{name: "claude-code, OSC 9;4 forced", agent: "claude-code",
 			files: map[string]string{"claude-code.json": `{"terminal": {"enabled": true}}`},
 			steps: claudeTurn(osc94Idle, osc94Working, osc94Blocked, osc94Idle, osc94Idle)},
-		{name: "claude-code, OSC 7501 forced", agent: "claude-code",
+		{name: "claude-code, OSC 7501 forced: its own record wins, nothing", agent: "claude-code",
 			files: map[string]string{"settings.json": `{"progstatus": {"enabled": true}}`},
-			steps: claudeTurn(psIdle, psWorking, psBlocked, psDone, psClear)},
+			steps: claudeTurn("", "", "", "", "")},
+		{name: "gemini, OSC 7501 forced", agent: "gemini", files: map[string]string{"settings.json": progstatusOnly}, steps: geminiPS},
 		{name: "claude-code, its own OSC 9;4 left alone", agent: "claude-code",
 			steps: claudeTurn("", "", "", "", "")},
 	}
@@ -443,7 +460,7 @@ func TestAgentKilledMidTurnClearsItsTerminal(t *testing.T) {
 	}{
 		{name: "OSC 9;4", agent: "claude-code", files: map[string]string{"claude-code.json": `{"terminal": {"enabled": true}}`},
 			working: osc94Working, bye: osc94Idle},
-		{name: "OSC 7501", agent: "claude-code", files: map[string]string{"settings.json": `{"progstatus": {"enabled": true}}`},
+		{name: "OSC 7501", agent: "gemini", files: map[string]string{"settings.json": progstatusOnly},
 			working: psWorking, bye: psClear},
 		{name: "OSC 9;4 in a plain tab", agent: "gemini", tab: true, working: osc94Working, bye: osc94Idle},
 	}

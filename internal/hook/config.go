@@ -16,9 +16,10 @@ func Events(agent Agent) []string {
 	switch agent {
 	case ClaudeCode:
 		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-			"Notification", "Stop", "StopFailure", "SessionEnd"}
+			"Notification", "Stop", "StopFailure", "SessionEnd", "SubagentStart", "SubagentStop"}
 	case Codex:
-		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "SessionEnd", "Interrupt"}
+		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "SessionEnd", "Interrupt",
+			"SubagentStart", "SubagentStop"}
 	case Gemini:
 		return []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -97,9 +98,12 @@ func TestConfigEventsAreMapped(t *testing.T) {
 			if ev == "Notification" && agent == Gemini {
 				b, _ = json.Marshal(map[string]string{"hook_event_name": ev, "notification_type": "ToolPermission"})
 			}
+			if strings.HasPrefix(ev, "Subagent") { // only with the subagent's id
+				b, _ = json.Marshal(map[string]string{"hook_event_name": ev, "agent_id": "a1b2c3"})
+			}
 			e, err := Parse(agent, b)
-			if err != nil || e.Kind == KindIgnore {
-				t.Errorf("%s %s: kind %v, %v", agent, ev, e.Kind, err)
+			if err != nil || (e.Kind == KindIgnore && e.Sub == SubNone) {
+				t.Errorf("%s %s: kind %v, sub %v, %v", agent, ev, e.Kind, e.Sub, err)
 			}
 		}
 	}

@@ -143,6 +143,10 @@ type Event struct {
 	// monotonic clock (the same in every process, never set back): the
 	// bridge applies events in this order, whatever order they reach it in.
 	Time int64 `json:"time"`
+	// Subagent is the id of the subagent the event is about, and Sub what
+	// it means for it (subagent.go); "" and SubNone for the parent's own.
+	Subagent string `json:"subagent,omitempty"`
+	Sub      Sub    `json:"sub,omitempty"`
 	// Transcript is the session's local transcript file (the
 	// transcript_path of Claude Code and Gemini CLI), set for the events
 	// of a turn of an agent whose transcript the bridge reads
@@ -211,9 +215,9 @@ func Parse(agent Agent, b []byte) (Event, error) {
 	if validSessionID(p.SessionID) {
 		e.Session = p.SessionID
 	}
-	if p.AgentID != "" {
+	if p.AgentID != "" || p.Event == "SubagentStop" {
 		// A subagent's event: the parent's state is not the subagent's.
-		return e, nil
+		return subagentEvent(agent, p, e), nil
 	}
 	switch agent {
 	case ClaudeCode:
