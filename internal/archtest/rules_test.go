@@ -91,6 +91,8 @@ var rules = []rule{
 	// The probe imports nothing of the module, so that a host may call it
 	// (raw mode through x/sys/unix).
 	{pkg: "adapters/progstatus/probe", modules: everywhere(modXSys)},
+	// WezTerm's user variables, written to the host's terminal.
+	{pkg: "adapters/wezterm", imports: []string{"adapter", "internal/builtin"}},
 	{pkg: "adapters/tmux", imports: []string{"adapter", "session", "internal/builtin", "internal/cmdrun", "internal/calls", "internal/owner"}, modules: everywhere(modHclog)},
 	{pkg: "adapters/herdr", imports: []string{"adapter", "session", "internal/builtin", "internal/cmdrun", "internal/calls", "internal/owner", "adapters/herdr/internal/...", "internal/filelock", "internal/proc"},
 		modules: append(everywhere(modHclog, modXSys), only("windows", modWinio))},
@@ -110,6 +112,9 @@ var rules = []rule{
 	// Whether a zombie is dead: /proc on Linux, a sysctl on macOS.
 	{pkg: "internal/proc", modules: []module{only("darwin", modXSys)}},
 	{pkg: "internal/testenv"},
+	// The real agents end to end: a test kit, in the emulated Herdr and a
+	// private tmux.
+	{pkg: "internal/agentlab", imports: []string{"adapters/herdr/herdrtest", "internal/testenv"}},
 	{pkg: "internal/archtest"},
 
 	// Hosts. Each names what it needs beyond registry, session and settings.
@@ -161,15 +166,17 @@ var nevers = []never{
 	{name: "adapters import adapter and session", from: []string{"adapters/..."},
 		to: []string{"registry/...", "settings/...", "reducer/...", "examples/...", "adapter/adaptertest/..."}},
 	{name: "an adapter never imports another adapter", from: []string{"adapters/herdr/..."},
-		to: []string{"adapters/noop/...", "adapters/tmux/...", "adapters/terminal/...", "adapters/progstatus/..."}},
+		to: []string{"adapters/noop/...", "adapters/tmux/...", "adapters/terminal/...", "adapters/progstatus/...", "adapters/wezterm/..."}},
 	{name: "an adapter never imports another adapter", from: []string{"adapters/tmux/..."},
-		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/terminal/...", "adapters/progstatus/..."}},
+		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/terminal/...", "adapters/progstatus/...", "adapters/wezterm/..."}},
 	{name: "an adapter never imports another adapter", from: []string{"adapters/terminal/..."},
-		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/tmux/...", "adapters/progstatus/..."}},
+		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/tmux/...", "adapters/progstatus/...", "adapters/wezterm/..."}},
 	{name: "an adapter never imports another adapter", from: []string{"adapters/noop/..."},
-		to: []string{"adapters/herdr/...", "adapters/tmux/...", "adapters/terminal/...", "adapters/progstatus/..."}},
+		to: []string{"adapters/herdr/...", "adapters/tmux/...", "adapters/terminal/...", "adapters/progstatus/...", "adapters/wezterm/..."}},
 	{name: "an adapter never imports another adapter", from: []string{"adapters/progstatus/..."},
-		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/tmux/...", "adapters/terminal/..."}},
+		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/tmux/...", "adapters/terminal/...", "adapters/wezterm/..."}},
+	{name: "an adapter never imports another adapter", from: []string{"adapters/wezterm/..."},
+		to: []string{"adapters/noop/...", "adapters/herdr/...", "adapters/tmux/...", "adapters/terminal/...", "adapters/progstatus/..."}},
 	{name: "the reducer does no I/O", from: []string{"reducer/..."},
 		to: []string{"settings/...", "registry/...", "adapters/...", "internal/..."}},
 	{name: "settings never imports registry", from: []string{"settings/..."},
@@ -181,12 +188,12 @@ var nevers = []never{
 		from: []string{"..."}, except: []string{"registry/...", "examples/...", "cmd/...", "internal/hostflags", "internal/doctor", "settings/...", "internal/settingsengine"},
 		to: []string{"settings/..."}},
 	{name: "only registry ties everything together", direct: true,
-		from: []string{"..."}, except: []string{"registry/...", "examples/...", "adapters/..."},
+		from: []string{"..."}, except: []string{"registry/...", "examples/...", "adapters/...", "internal/agentlab"},
 		to: []string{"adapters/..."}},
 	{name: "hosts import registry, session and settings, and no adapter package but herdrtest and the OSC 7501 probe", direct: true,
 		from: []string{"examples/..."}, to: []string{"adapters/..."},
 		toExcept: []string{"adapters/herdr/herdrtest", "adapters/progstatus/probe"}},
 	{name: "test kits stay out of shipped code", from: []string{"..."},
-		except: []string{"examples/...", "adapter/adaptertest/...", "adapters/herdr/herdrtest/...", "internal/testenv/...", "internal/archtest/..."},
-		to:     []string{"adapter/adaptertest/...", "adapters/herdr/herdrtest/...", "internal/testenv/...", "internal/archtest/..."}},
+		except: []string{"examples/...", "adapter/adaptertest/...", "adapters/herdr/herdrtest/...", "internal/testenv/...", "internal/archtest/...", "internal/agentlab/..."},
+		to:     []string{"adapter/adaptertest/...", "adapters/herdr/herdrtest/...", "internal/testenv/...", "internal/archtest/...", "internal/agentlab/..."}},
 }

@@ -18,8 +18,10 @@ func Events(agent Agent) []string {
 		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
 			"Notification", "Stop", "StopFailure", "SessionEnd", "SubagentStart", "SubagentStop"}
 	case Codex:
-		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "SessionEnd", "Interrupt",
-			"SubagentStart", "SubagentStop"}
+		// Not SubagentStart and SubagentStop: no run here made Codex 0.169.0
+		// start a subagent, and every hook added makes Codex ask the person
+		// to review the hooks again.
+		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "SessionEnd", "Interrupt"}
 	case Gemini:
 		return []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"}
 	}
