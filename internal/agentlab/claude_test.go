@@ -229,6 +229,40 @@ func TestClaudeCodeApprovedPermission(t *testing.T) {
 	}
 }
 
+// TestClaudeCodeApprovedToolThatFailsShowsWorking: an approved tool that
+// fails fires PostToolUseFailure, not PostToolUse; the turn goes on (here
+// the model's next answer never ends), so the pane must leave blocked for
+// working rather than wait for the turn's end.
+func TestClaudeCodeApprovedToolThatFailsShowsWorking(t *testing.T) {
+	fails := ToolCall{Name: "Bash", Input: map[string]any{"command": "echo MARKCMD8 && exit 3", "description": "Fail"}}
+	script := func(r Request) Reply {
+		switch {
+		case r.Tools == 0:
+			return Reply{Text: "ok"}
+		case len(r.Results) > 0:
+			return Reply{Stall: true}
+		}
+		c := fails
+		return Reply{Tool: &c}
+	}
+	for _, ws := range Workspaces {
+		t.Run(string(ws), func(t *testing.T) {
+			t.Parallel()
+			c := newClaude(t, ws, script, PaneOptions{})
+			c.start(t, "--permission-mode", "default")
+			asked := c.prompt(t, "please run it MARKPROMPT8")
+			c.pane.WaitScreen(t, "Do you want to proceed?")
+			c.pane.WaitState(t, asked, "blocked")
+			approved := c.answer(t, "1") // "1. Yes"
+			c.pane.WaitState(t, approved, "working")
+			killed := c.pane.Kill(t, syscall.SIGKILL)
+			c.pane.WaitState(t, killed, "")
+			c.checkTimeline(t, "idle", "working", "blocked", "working", "released")
+			c.checkPrivate(t, "MARKPROMPT8", "MARKCMD8")
+		})
+	}
+}
+
 // TestClaudeCodeRejectedPermissionGoesIdle: Escape on the permission
 // dialog fires no hook; the bridge reads the rejection Claude Code appends
 // to its transcript and shows idle within a second.

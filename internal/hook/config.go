@@ -15,7 +15,7 @@ import (
 func Events(agent Agent) []string {
 	switch agent {
 	case ClaudeCode:
-		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+		return []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure",
 			"Notification", "Stop", "StopFailure", "SessionEnd", "SubagentStart", "SubagentStop"}
 	case Codex:
 		// Not SubagentStart and SubagentStop: no run here made Codex 0.169.0
