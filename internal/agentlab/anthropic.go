@@ -25,14 +25,9 @@ func Anthropic(ctx context.Context, w http.ResponseWriter, r *http.Request, answ
 		http.NotFound(w, r)
 		return
 	}
-	body, err := ReadBody(r)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
 	var in anthropicRequest
-	if err := json.Unmarshal(body, &in); err != nil {
-		http.Error(w, "bad request body", http.StatusBadRequest)
+	body, ok := ReadJSON(w, r, &in)
+	if !ok {
 		return
 	}
 	req := in.request(path, body)

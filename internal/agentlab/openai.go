@@ -19,14 +19,9 @@ func OpenAI(ctx context.Context, w http.ResponseWriter, r *http.Request, answer 
 		http.NotFound(w, r)
 		return
 	}
-	body, err := ReadBody(r)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
 	var in openaiRequest
-	if err := json.Unmarshal(body, &in); err != nil {
-		http.Error(w, "bad request body", http.StatusBadRequest)
+	body, ok := ReadJSON(w, r, &in)
+	if !ok {
 		return
 	}
 	rep := answer(in.request(r.URL.Path, body))
