@@ -202,7 +202,8 @@ func TestClaudeCodeHeadlessTurnWithATool(t *testing.T) {
 			if !c.ran("MARKCMD1") {
 				t.Error("the tool did not run")
 			}
-			c.checkTimeline(t, "idle", "working", "idle", "released")
+			checkHeadless(t, c.pane)
+			t.Logf("%s: %s", ws, c.pane.Describe(t))
 			c.checkPrivate(t, "MARKPROMPT1", "MARKCMD1", "MARKFINAL1")
 		})
 	}

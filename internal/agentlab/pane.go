@@ -228,7 +228,10 @@ func (p *Pane) WaitExit(t testing.TB) int {
 	deadline := time.Now().Add(WaitTimeout)
 	for {
 		out := strings.Split(strings.TrimSpace(p.run(t, "display-message", "-p", "-t", p.id, "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}")), ":")
-		if len(out) == 3 && out[0] == "1" {
+		// tmux marks the pane dead when its pty closes, which can come
+		// before it reaped the program: the status and signal stay empty
+		// until then.
+		if len(out) == 3 && out[0] == "1" && (out[1] != "" || out[2] != "") {
 			if sig, _ := strconv.Atoi(out[2]); sig > 0 {
 				return 128 + sig
 			}
