@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/panestate/panestate/internal/testenv"
 )
 
 // Agent is a real coding agent installed from npm at a pinned version.
@@ -110,12 +112,7 @@ func Binary(t testing.TB, a Agent) string {
 
 // build is the panestate binary, built once per test binary: process-wide
 // by design, since every test of the suite runs the same command.
-var build struct {
-	once sync.Once
-	dir  string
-	bin  string
-	err  error
-}
+var build testenv.Build
 
 // Panestate returns the panestate command, built on first use (go build,
 // CGO_ENABLED=0, as docs/agents.md installs it) into a temporary directory
@@ -123,37 +120,9 @@ var build struct {
 // PATH. [Cleanup] removes it.
 func Panestate(t testing.TB) string {
 	t.Helper()
-	build.once.Do(func() {
-		gobin, err := exec.LookPath("go")
-		if err != nil {
-			build.err = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "agentlab-bin-")
-		if err != nil {
-			build.err = err
-			return
-		}
-		bin := filepath.Join(dir, "panestate")
-		cmd := exec.Command(gobin, "build", "-o", bin, "github.com/panestate/panestate/cmd/panestate")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			os.RemoveAll(dir)
-			build.err = fmt.Errorf("%w\n%s", err, out)
-			return
-		}
-		build.dir, build.bin = dir, bin
-	})
-	if build.err != nil {
-		t.Fatalf("agentlab: building panestate: %v", build.err)
-	}
-	return build.bin
+	return build.Get(t, "github.com/panestate/panestate/cmd/panestate", "panestate", "CGO_ENABLED=0")
 }
 
 // Cleanup removes what [Panestate] built. The suite's TestMain calls it
 // after m.Run.
-func Cleanup() {
-	if build.dir != "" {
-		os.RemoveAll(build.dir)
-	}
-}
+func Cleanup() { build.Remove() }

@@ -35,13 +35,52 @@ func Tmux(t testing.TB) string {
 	return bin
 }
 
-// chat is examples/chat as Chat builds it: once per test binary.
-var chat struct {
+// Build is a command of the module built once per test binary, into a
+// temporary directory that holds nothing else. The zero value is ready.
+type Build struct {
 	once sync.Once
-	dir  string // the build's temporary directory, removed by RemoveChat
+	dir  string // the build's temporary directory, removed by Remove
 	bin  string
 	err  error
 }
+
+// Get returns the command of package pkg (an import path), named name,
+// built on first use with env added to the go tool's environment. A
+// failed build fails t.
+func (b *Build) Get(t testing.TB, pkg, name string, env ...string) string {
+	t.Helper()
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "panestate-"+name+"-")
+		if err != nil {
+			b.err = err
+			return
+		}
+		bin := filepath.Join(dir, name)
+		cmd := exec.Command("go", "build", "-o", bin, pkg)
+		cmd.Env = append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			os.RemoveAll(dir)
+			b.err = fmt.Errorf("%w\n%s", err, out)
+			return
+		}
+		b.dir, b.bin = dir, bin
+	})
+	if b.err != nil {
+		t.Fatalf("building %s: %v", pkg, b.err)
+	}
+	return b.bin
+}
+
+// Remove removes what Get built, if anything. Call it from TestMain after
+// m.Run.
+func (b *Build) Remove() {
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
+}
+
+// chat is examples/chat as Chat builds it: once per test binary.
+var chat Build
 
 // Chat returns examples/chat, built on first use into a temporary
 // directory and shared by every test of the test binary. A missing go
@@ -55,31 +94,9 @@ func Chat(t testing.TB) string {
 		}
 		t.Skip("the go tool is not on PATH; it builds examples/chat")
 	}
-	chat.once.Do(func() {
-		dir, err := os.MkdirTemp("", "panestate-chat-")
-		if err != nil {
-			chat.err = err
-			return
-		}
-		bin := filepath.Join(dir, "chat")
-		out, err := exec.Command("go", "build", "-o", bin, "github.com/panestate/panestate/examples/chat").CombinedOutput()
-		if err != nil {
-			os.RemoveAll(dir)
-			chat.err = fmt.Errorf("%w\n%s", err, out)
-			return
-		}
-		chat.dir, chat.bin = dir, bin
-	})
-	if chat.err != nil {
-		t.Fatalf("building examples/chat: %v", chat.err)
-	}
-	return chat.bin
+	return chat.Get(t, "github.com/panestate/panestate/examples/chat", "chat")
 }
 
 // RemoveChat removes what Chat built, if anything. Call it from TestMain
 // after m.Run.
-func RemoveChat() {
-	if chat.dir != "" {
-		os.RemoveAll(chat.dir)
-	}
-}
+func RemoveChat() { chat.Remove() }
