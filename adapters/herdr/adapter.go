@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,23 +26,20 @@ import (
 // and RefreshInterval are safe for concurrent use with everything.
 type Adapter struct {
 	// Fixed at Open.
-	log     hclog.Logger
-	clock   func() time.Time
-	bin     string
-	pane    string
-	socket  string
-	source  string
-	label   string
-	timeout time.Duration
-	refresh time.Duration // 0: off
-	mode    transportMode
-	cli     *cliTransport
-	sock    *socketTransport     // nil when mode is cli
-	peer    func(net.Conn) error // refuses a server of another user; nil: no check (Windows)
-	// ownerOf returns the user of the socket file at a path, for the CLI
-	// transport's check of the server (probePeer): socketOwner, or a
-	// test's stand-in.
-	ownerOf  func(path string) (int, error)
+	log      hclog.Logger
+	clock    func() time.Time
+	bin      string
+	pane     string
+	socket   string
+	source   string
+	label    string
+	timeout  time.Duration
+	refresh  time.Duration // 0: off
+	mode     transportMode
+	cli      *cliTransport
+	sock     *socketTransport               // nil when mode is cli
+	peer     func(net.Conn) error           // refuses a server of another user; nil: no check (Windows)
+	ownerOf  func(path string) (int, error) // the socket file's user, for probePeer
 	stateDir string
 	owner    *owner.Owner       // this adapter's claim of the pane
 	gate     *calls.Gate        // one Report, Release or Close at a time
@@ -49,11 +47,9 @@ type Adapter struct {
 	diags    *calls.Diagnostics // once per kind and claim
 
 	// Used only by the call in progress (under op).
-	pinged bool // the server answered a ping in this claim
-	probed bool // the cli mode checked the server's user in this claim
-	// The file at the socket path when the last report was made, if
-	// serverSeen (see serverRestarted).
-	serverFile serverFile
+	pinged     bool       // the server answered a ping in this claim
+	probed     bool       // the cli mode checked the server's user in this claim
+	serverFile serverFile // at the socket path at the last report, if serverSeen
 	serverSeen bool
 
 	mu           sync.Mutex
@@ -92,30 +88,19 @@ var (
 // `herdr pane report-agent`) and returns when Herdr has answered, the call
 // failed, or it was abandoned.
 //
-// The first Report claims the pane for this adapter: it retires an older
-// adapter of this process that held it (waiting for that adapter's
-// in-flight call, sending no release) and fences any other process that
-// held it. If a newer adapter of this process has claimed the pane, or
-// another process holds it, Report sends nothing, emits one stale_owner
-// diagnostic and returns nil: there is nothing to retry.
+// The first Report claims the pane: every older claim of it, in this
+// process or another, becomes stale. While a newer claim holds the pane,
+// Report sends nothing, emits one stale_owner diagnostic and returns nil.
 //
-// ctx bounds the call together with the adapter's timeout. When the report
-// is withdrawn ([adapter.Withdrawn]: the registry stops reporting) before
-// its request has left the process (while it waits for another call on the
-// pane, before the CLI child starts, before anything is written to the
-// socket), nothing is sent and Report returns an error wrapping
-// [adapter.ErrWithdrawn] at once; a request that may have left is waited
-// for, until Herdr answers, the adapter's timeout passes or ctx ends,
-// because Herdr may still apply it and a release sent meanwhile could be
-// overtaken by it. When ctx is cancelled or its deadline passes, the call
-// is abandoned at once (a CLI child and its process group are killed) and
-// an error wrapping ctx's error is returned, with no diagnostic (it says
-// when the abandoned request may still land): only the adapter's own
-// deadline is a timeout. A call that did not deliver returns an error
-// wrapping a [*CallError] (and emits a diagnostic of its kind, at most once
-// per kind and claim), so the caller may try again later. A Release
-// withdraws a Report in flight in the same way. After Close, Report returns
-// [adapter.ErrClosed].
+// ctx bounds the call together with the adapter's timeout. A report
+// withdrawn ([adapter.Withdrawn]) before its request left the process
+// returns an error wrapping [adapter.ErrWithdrawn] at once; one that may
+// have left is waited for, so that a release cannot be overtaken by it.
+// When ctx ends, the call is abandoned at once (a CLI child's process
+// group is killed) and ctx's error is returned without a diagnostic. A
+// call that did not deliver returns a [*CallError] (and one diagnostic of
+// its kind per claim), so the caller may try again. After Close, Report
+// returns [adapter.ErrClosed].
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 	// The registry's withdrawal means reporting stops: once this Report is
 	// done, the pane is not wanted any more (no take-back), whether or not
@@ -139,22 +124,25 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 		return fmt.Errorf("herdr: invalid report %s", r)
 	}
 	a.owner.Want(r)
-	a.mu.Lock()
-	a.abandon, a.withdraw = cancel, withdraw
-	a.mu.Unlock()
-	defer func() {
-		a.mu.Lock()
-		a.abandon, a.withdraw = nil, nil
-		a.mu.Unlock()
-	}()
+	defer a.inFlight(cancel, withdraw)()
 	return a.deliver(ctx, OpReport, r, false)
 }
 
-// takeBack is the owner's Resend: the pane a newer claim took from this
-// adapter is free again (the newer claim released it, was closed, or its
-// process exited), so the last report asked for goes out now rather than
-// at the next change. It runs on the owner's goroutine; a Release or Close
-// since cancels it.
+// inFlight records the call in flight, for Release to withdraw or abandon;
+// the function it returns clears it.
+func (a *Adapter) inFlight(cancel context.CancelFunc, withdraw func()) func() {
+	a.mu.Lock()
+	a.abandon, a.withdraw = cancel, withdraw
+	a.mu.Unlock()
+	return func() {
+		a.mu.Lock()
+		a.abandon, a.withdraw = nil, nil
+		a.mu.Unlock()
+	}
+}
+
+// takeBack is the owner's Resend, on the owner's goroutine: the pane a
+// newer claim took is free again, so the report last wanted goes out now.
 func (a *Adapter) takeBack(adapter.Report) {
 	if testHooks.tookBack != nil {
 		defer testHooks.tookBack(a)
@@ -171,25 +159,15 @@ func (a *Adapter) takeBack(adapter.Report) {
 	if !ok {
 		return
 	}
-	a.mu.Lock()
-	a.abandon, a.withdraw = cancel, withdraw
-	a.mu.Unlock()
-	defer func() {
-		a.mu.Lock()
-		a.abandon, a.withdraw = nil, nil
-		a.mu.Unlock()
-	}()
+	defer a.inFlight(cancel, withdraw)()
 	if err := a.deliver(ctx, OpReport, r, true); err == nil {
 		a.log.Debug("herdr pane taken back", "pane", a.pane)
 	}
 }
 
-// testHooks are seams for this package's tests; zero in production.
-// tookBack is called when a take-back has run; callBudget, when set, is a
-// report's budget for its call once it has the pane (its wait stays the
-// timeout) and a release's budget, in place of the settings' (for tests of
-// what a wait does, and for setup calls that must not time out on a loaded
-// machine); maxRelease replaces MaxReleaseTimeout.
+// testHooks are seams for this package's tests (export_test.go); zero in
+// production. callBudget replaces a call's budget once it has the pane,
+// maxRelease replaces MaxReleaseTimeout.
 var testHooks struct {
 	tookBack               func(*Adapter)
 	callBudget, maxRelease time.Duration
@@ -214,29 +192,20 @@ func (a *Adapter) releaseWait() time.Duration {
 	return min(a.timeout, MaxReleaseTimeout)
 }
 
-// Release hands the pane back (pane.release_agent, with a sequence number
-// above every earlier one) after any in-flight call for the pane has
-// finished, and once delivered gives the pane up. A Report of this
-// adapter in flight is withdrawn ([adapter.Withdrawn]): if its request has
-// not left the process it is dropped at once; if it may have, it is waited
-// for within the release's budget, so that it cannot land after the
-// release, and abandoned (it returns an error wrapping context.Canceled)
-// only when the budget runs out, a hung Herdr; the release then follows
-// with a budget of its own, and the abandoned report may still land if
-// Herdr wakes up. A later Report claims the pane afresh.
+// Release hands the pane back (pane.release_agent, numbered above every
+// earlier call) once any call on the pane has finished. A Report of this
+// adapter in flight is withdrawn: dropped if its request has not left,
+// waited for within the release's budget if it may have, and abandoned
+// (context.Canceled) only when that runs out. A later Report claims the
+// pane afresh.
 //
-// Release sends nothing, and returns nil with one stale_owner diagnostic,
-// when the pane is not this adapter's to release: when a newer adapter of
-// this process, or another live process, holds it. An adapter that never
-// reported still sends the release when its pane was last held by an older
-// adapter of this process (a successor opened by a settings reload and
-// released before its first report) or by a process that has exited, whose
-// state would otherwise stay on the pane. "pane_not_found" counts as
-// released.
-//
-// Release has a budget of its own, min(the "timeout" setting,
-// [MaxReleaseTimeout]), for waiting and calling together, within ctx.
-// After Close, Release returns [adapter.ErrClosed].
+// While a newer claim holds the pane, Release sends nothing and returns
+// nil with one stale_owner diagnostic. An adapter that never reported
+// still releases a pane last held by an older claim of this process or by
+// a process that has exited. "pane_not_found" counts as released. The
+// budget, for waiting and calling together within ctx, is min(the
+// "timeout" setting, [MaxReleaseTimeout]). After Close, Release returns
+// [adapter.ErrClosed].
 func (a *Adapter) Release(ctx context.Context) error {
 	ctx, _ = adapter.WithWithdraw(ctx) // a release is never withdrawn, whatever ctx carries
 	a.owner.Forget()
@@ -244,8 +213,6 @@ func (a *Adapter) Release(ctx context.Context) error {
 	withdraw, abandon := a.withdraw, a.abandon
 	a.mu.Unlock()
 	if withdraw != nil {
-		// Withdraw the report in flight, wait for it within the budget,
-		// and abandon it only when the budget runs out.
 		withdraw()
 		t := time.AfterFunc(a.releaseWait(), abandon)
 		defer t.Stop()
@@ -258,11 +225,9 @@ func (a *Adapter) Release(ctx context.Context) error {
 }
 
 // RefreshInterval returns the "refresh" setting (30 s by default, 0 when
-// off), for the registry to report r again when nothing was delivered for
-// that long: Herdr forgets every custom reporter when its server restarts,
-// and the repeated report, with a fresh sequence number, puts the state
-// back. A repeated idle leaves Herdr's done status as it is. A stale or
-// closed adapter returns 0. It is safe for concurrent use.
+// off): Herdr forgets custom reporters when its server restarts, and the
+// registry's repeated report puts the state back. A stale or closed
+// adapter returns 0. It is safe for concurrent use.
 func (a *Adapter) RefreshInterval(adapter.Report) time.Duration {
 	if a.gate.Closed() || a.owner.Stale() {
 		return 0
@@ -270,12 +235,10 @@ func (a *Adapter) RefreshInterval(adapter.Report) time.Duration {
 	return a.refresh
 }
 
-// Close stops the adapter: an in-flight call is abandoned (a CLI child is
-// killed) and waited for (bounded by ctx), a Report or Release still
-// waiting for another adapter's call on the pane gives up with
-// [adapter.ErrClosed], and the pane is given up without telling Herdr,
-// so that a successor may take over. Close is idempotent and safe for
-// concurrent use; after it, Report and Release return [adapter.ErrClosed].
+// Close abandons a call in flight (a CLI child is killed) and waits for it
+// within ctx, ends the waits of other calls with [adapter.ErrClosed], and
+// gives the pane up without telling Herdr, so that a successor may take
+// over. It is idempotent and safe for concurrent use.
 func (a *Adapter) Close(ctx context.Context) error {
 	err := a.gate.Close(ctx)
 	a.owner.Close() // frees the pane in the process; a no-op once freed
@@ -285,14 +248,12 @@ func (a *Adapter) Close(ctx context.Context) error {
 	return nil
 }
 
-// SetSession sets the session identity sent with reports. A changed
-// identity is sent with every report until one is delivered; an identical
-// one changes nothing. An id, or a path, that the Herdr CLI would refuse or
-// swallow (not valid UTF-8, control characters, a global option such as
-// --session) is dropped with one invalid_value diagnostic; a path that is not
-// absolute is not sent; a resume argv Herdr would refuse is dropped with one
-// invalid_value diagnostic. SetSession is safe for concurrent use; after
-// Close it does nothing.
+// SetSession sets the session identity sent with reports until one is
+// delivered. An id, path or resume argv the Herdr CLI would refuse or
+// swallow (invalid UTF-8, control characters, an option such as
+// --session) is dropped with one invalid_value diagnostic; a path that is
+// not absolute is not sent. It is safe for concurrent use; after Close it
+// does nothing.
 func (a *Adapter) SetSession(id session.Identity) {
 	a.mu.Lock()
 	if a.gate.Closed() || id == a.rawIdent {
@@ -302,7 +263,7 @@ func (a *Adapter) SetSession(id session.Identity) {
 	bad := a.setIdentityLocked(id)
 	a.mu.Unlock()
 	if bad != "" {
-		a.diag(adapter.KindInvalidValue, "%s", bad)
+		a.diags.Emit(adapter.KindInvalidValue, "%s", bad)
 	}
 }
 
@@ -350,23 +311,14 @@ func (a *Adapter) setIdentityLocked(id session.Identity) (dropped string) {
 		}
 		a.resumePend = a.resume != nil
 	}
-	for i, w := range why {
-		if i > 0 {
-			dropped += "; "
-		}
-		dropped += w
-	}
-	return dropped
+	return strings.Join(why, "; ")
 }
 
-// Details returns what the adapter knows, for registry.Explain: the pane,
-// source, agent label, binary, socket, timeout, refresh interval, the
-// transport setting and the transport in use, the server's version and
-// protocol from the last ping, where the claim of the pane stands ("owner":
-// owner, stale, free or closed), the last sequence number, operation and
-// delivered state, the pane file's directory ("owner_file"), the session
-// identity and resume
-// command (none, pending, delivered), and a counter per diagnostic kind
+// Details returns what the adapter knows, for registry.Explain: its
+// settings, the transport in use, the server's version and protocol, where
+// the claim stands ("owner": owner, stale, free or closed), the last call,
+// the pane file's directory, the session identity and resume command
+// (none, pending, delivered), and a counter per diagnostic kind
 // ("diag.<kind>"). It is safe for concurrent use.
 func (a *Adapter) Details() map[string]string {
 	status := a.owner.Status().String()
@@ -436,15 +388,12 @@ func (a *Adapter) Details() map[string]string {
 	return m
 }
 
-// errWaitTimeout is the error inside the timeout CallError of a call that
-// could not start in time: another call of this process on the pane held
-// it past the deadline.
-var errWaitTimeout = errors.New("waiting for another call on the pane")
-
-// errNoTimeLeft is the error inside the timeout CallError of a CLI call
-// whose deadline had passed before it could start (spent by an earlier
-// exchange of the same Report).
-var errNoTimeLeft = errors.New("no time left before the deadline")
+// Errors inside a timeout CallError: another call on the pane held it past
+// the wait; a CLI call's deadline was spent by an earlier exchange.
+var (
+	errWaitTimeout = errors.New("waiting for another call on the pane")
+	errNoTimeLeft  = errors.New("no time left before the deadline")
+)
 
 // deliver waits for the pane through the owner (this process's call in
 // flight, then another process's, which is bypassed when it does not end
@@ -477,13 +426,13 @@ func (a *Adapter) deliver(ctx context.Context, op Op, r adapter.Report, takeBack
 		a.log.Debug("herdr pane claimed", "pane", a.pane, "source", a.source)
 	}
 	if call.FileErr != nil {
-		a.diag(adapter.KindPersistFailed, "%v", call.FileErr)
+		a.diags.Emit(adapter.KindPersistFailed, "%v", call.FileErr)
 	}
 	if call.MarkErr != nil {
-		a.diag(adapter.KindInvalidValue, "%v", call.MarkErr)
+		a.diags.Emit(adapter.KindInvalidValue, "%v", call.MarkErr)
 	}
 	if call.Bypassed {
-		a.diag(adapter.KindTimeout, "%s: the pane was held past the wait by a process that does not move (stopped?); sent with a higher sequence number", op)
+		a.diags.Emit(adapter.KindTimeout, "%s: the pane was held past the wait by a process that does not move (stopped?); sent with a higher sequence number", op)
 	}
 	switch {
 	case call.Yielded:
@@ -512,7 +461,7 @@ func (a *Adapter) waitFailed(ctx context.Context, op Op, err error) error {
 		return fmt.Errorf("herdr: %s: waiting for the pane: %w", op, errWithdrawn)
 	}
 	ce := &CallError{Op: op, Kind: adapter.KindTimeout, Exit: -1, Err: errWaitTimeout}
-	a.diag(ce.Kind, "%s: %s", op, ce.Detail())
+	a.diags.Emit(ce.Kind, "%s: %s", op, ce.Detail())
 	return ce
 }
 
@@ -589,15 +538,22 @@ func (a *Adapter) exchange(ctx context.Context, call *owner.Call, op Op, r adapt
 			}
 			return err
 		}
-		a.delivered(t)
+		a.mu.Lock()
+		a.via = transportSocket
+		if t == transport(a.cli) {
+			a.via = transportCLI
+		}
+		a.mu.Unlock()
 		if op == OpRelease {
 			return nil
 		}
 		delivered = true
-		if req.resume != nil || !a.resumeAllowed() {
+		if req.resume != nil {
 			return nil
 		}
-		req = a.request(op, r) // now held: the same report with the resume argv
+		if req = a.request(op, r); req.resume == nil { // now held: the same report with the resume argv
+			return nil
+		}
 	}
 	return nil
 }
@@ -610,7 +566,10 @@ func (a *Adapter) exchange(ctx context.Context, call *owner.Call, op Op, r adapt
 // fails or the protocol is not one this adapter knows, while socket fails
 // the call. A release is never preceded by a ping.
 func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (transport, error) {
-	if op == OpRelease && a.mode == transportAuto && a.lastDelivery() == transportCLI {
+	a.mu.Lock()
+	via := a.via
+	a.mu.Unlock()
+	if op == OpRelease && a.mode == transportAuto && via == transportCLI {
 		// The release takes the route that last delivered: the socket may
 		// not answer where the CLI does.
 		a.setRoute(transportCLI)
@@ -641,7 +600,10 @@ func (a *Adapter) transportFor(ctx context.Context, deadline time.Time, op Op) (
 			}
 			a.probed = true
 		}
-		if !a.pinged && a.hasResume() {
+		a.mu.Lock()
+		due := a.resumeDue()
+		a.mu.Unlock()
+		if !a.pinged && due {
 			// The CLI's own answer to a ping, once per claim, and only when
 			// there is a resume argv that needs the server's version.
 			a.pinged = true
@@ -696,25 +658,6 @@ func pingFallsBack(err error) bool {
 	return errors.As(err, &ce) && ce.Kind != adapter.KindTimeout
 }
 
-// delivered records that t delivered a call of this claim.
-func (a *Adapter) delivered(t transport) {
-	via := transportSocket
-	if t == transport(a.cli) {
-		via = transportCLI
-	}
-	a.mu.Lock()
-	a.via = via
-	a.mu.Unlock()
-}
-
-// lastDelivery returns the transport that last delivered a call in this
-// claim, or transportAuto when none did.
-func (a *Adapter) lastDelivery() transportMode {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.via
-}
-
 // setRoute records the transport in use, for Details.
 func (a *Adapter) setRoute(t transportMode) {
 	a.mu.Lock()
@@ -738,33 +681,17 @@ func (a *Adapter) request(op Op, r adapter.Report) *request {
 		req.identGen = a.identGen
 		req.withIdent = true
 	}
-	if a.resumeAllowedLocked() {
+	if a.resumeDue() && a.held && a.pinged && resumeSupported(a.server.Version) {
+		// Only once the pane is held (a report delivered in this claim),
+		// to a server of 0.9.2 or later.
 		req.resume = a.resume
 	}
 	return req
 }
 
-// resumeAllowed reports whether the next report may carry the resume argv:
-// one is set and not yet delivered in this claim, Herdr has not refused it,
-// the pane is held (a report was delivered in this claim), and the server
-// said, in its ping, that it is 0.9.2 or later.
-func (a *Adapter) resumeAllowed() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.resumeAllowedLocked()
-}
-
-func (a *Adapter) resumeAllowedLocked() bool {
-	return a.resume != nil && a.resumePend && !a.resumeOff && a.held && a.pinged && resumeSupported(a.server.Version)
-}
-
-// hasResume reports whether a resume argv is set and may still go out in
-// this claim.
-func (a *Adapter) hasResume() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.resume != nil && a.resumePend && !a.resumeOff
-}
+// resumeDue reports whether a resume argv is set and may still go out in
+// this claim. a.mu is held.
+func (a *Adapter) resumeDue() bool { return a.resume != nil && a.resumePend && !a.resumeOff }
 
 // resumeRefusal returns why Herdr refused a report that carried the resume
 // argv because of it, or "": invalid_resume_argv, resume_not_accepted, or
@@ -799,7 +726,7 @@ func (a *Adapter) resumeRefused(code string) {
 	}
 	a.mu.Unlock()
 	if off {
-		a.diag(adapter.KindInvalidValue, "resume command refused by herdr (%s); not sent again in this claim", code)
+		a.diags.Emit(adapter.KindInvalidValue, "resume command refused by herdr (%s); not sent again in this claim", code)
 	}
 }
 
@@ -876,7 +803,7 @@ func (a *Adapter) finish(op Op, r adapter.Report, seq uint64, req *request, err 
 		}
 		return nil
 	case errors.As(err, &ce):
-		a.diag(ce.Kind, "%s: %s", op, ce.Detail())
+		a.diags.Emit(ce.Kind, "%s: %s", op, ce.Detail())
 		return err
 	case errors.Is(err, adapter.ErrClosed):
 		return err
@@ -909,11 +836,5 @@ func (a *Adapter) rearmLocked() {
 }
 
 func (a *Adapter) staleOwner(op Op, by string) {
-	a.diag(adapter.KindStaleOwner, "%s not sent: pane %s is held by %s", op, a.pane, by)
-}
-
-// diag counts a diagnostic and sends it to Diagnose unless one of its kind
-// was already sent in this claim.
-func (a *Adapter) diag(kind adapter.Kind, format string, args ...any) {
-	a.diags.Emit(kind, format, args...)
+	a.diags.Emit(adapter.KindStaleOwner, "%s not sent: pane %s is held by %s", op, a.pane, by)
 }

@@ -281,11 +281,11 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	}
 	for _, c := range []string{clamped, refreshClamped} {
 		if c != "" {
-			a.diag(adapter.KindInvalidValue, "%s", c)
+			a.diags.Emit(adapter.KindInvalidValue, "%s", c)
 		}
 	}
 	if dropped := a.setIdentityLocked(p.Host.Identity); dropped != "" {
-		a.diag(adapter.KindInvalidValue, "%s", dropped)
+		a.diags.Emit(adapter.KindInvalidValue, "%s", dropped)
 	}
 	return a, nil
 }
