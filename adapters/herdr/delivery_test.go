@@ -613,7 +613,7 @@ func testReleaseSupersedesInFlightReport(t *testing.T, transport string) {
 	}
 	var ce *CallError
 	if err := <-done; !errors.Is(err, context.Canceled) || errors.As(err, &ce) || !strings.Contains(err.Error(), "may still apply") {
-		t.Errorf("the superseded Report = %v, want context.Canceled, saying it may still land", err)
+		t.Errorf("the withdrawn Report = %v, want context.Canceled, saying it may still land", err)
 	}
 	if info, _ := f.h.Agent("w1:p1"); info.Found {
 		t.Errorf("after the release the pane shows %+v", info)

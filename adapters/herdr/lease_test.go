@@ -85,7 +85,7 @@ func testSuccessorRetiresPredecessor(t *testing.T, transport string) {
 		t.Errorf("stale Report = %v, want nil", err)
 	}
 	if got := len(f.calls(t)); got != 3 {
-		t.Errorf("a retired adapter ran %d calls", got-3)
+		t.Errorf("a stale adapter ran %d calls", got-3)
 	}
 	if diff := cmp.Diff(f.diags.kinds(), map[adapter.Kind]int{adapter.KindStaleOwner: 1}); diff != "" {
 		t.Errorf("diagnostics (-got +want):\n%s", diff)

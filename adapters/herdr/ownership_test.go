@@ -108,20 +108,20 @@ func TestNewerProcessFencesOlder(t *testing.T) {
 				}
 				sent := len(f.calls(t))
 
-				// Fenced: no calls, nil, one stale_owner, and never a release.
+				// Stale: no calls, nil, one stale_owner, and never a release.
 				for _, r := range []adapter.Report{idle, working} {
 					if err := older.Report(ctx, r); err != nil {
-						t.Errorf("fenced Report = %v, want nil", err)
+						t.Errorf("stale Report = %v, want nil", err)
 					}
 				}
 				if got := older.Details()["owner"]; got != "stale" {
 					t.Errorf("older owner %q, want stale", got)
 				}
 				if err := older.Release(ctx); err != nil {
-					t.Errorf("fenced Release = %v, want nil", err)
+					t.Errorf("stale Release = %v, want nil", err)
 				}
 				if got := len(f.calls(t)); got != sent {
-					t.Errorf("the fenced process made %d calls", got-sent)
+					t.Errorf("the stale process made %d calls", got-sent)
 				}
 				if diff := cmp.Diff(f.diags.kinds(), map[adapter.Kind]int{adapter.KindStaleOwner: 1}); diff != "" {
 					t.Errorf("diagnostics (-got +want):\n%s", diff)
@@ -209,7 +209,7 @@ func testProcessesOnePaneCallOrder(t *testing.T, transport string) {
 	// Herdr ignored no report as stale, but for the calls that another
 	// process took the pane from because they had not ended in time (on
 	// a loaded machine, a wait of herdr.timeout behind several calls): such
-	// a call, landing late, is fenced by its lower number. Each take-over
+	// a call, landing late, is ignored by Herdr for its lower number. Each take-over
 	// (a host says "overtook") excuses one call at most.
 	overtakes := 0
 	for _, out := range outs {
@@ -240,7 +240,7 @@ func testProcessesOnePaneCallOrder(t *testing.T, transport string) {
 	}
 	// A process releases only its own claim: every release that took
 	// effect follows a report of the same process, with no other process's
-	// call between. (A fenced process whose newer one has released sends
+	// call between. (A stale process whose newer one has released sends
 	// its release into a free pane, where Herdr ignores it.)
 	releases := 0
 	for i, c := range calls {
@@ -480,7 +480,7 @@ func TestRefreshIntervalStopsWhenRetiredOrClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := optional.RefreshInterval(old, working); got != 0 {
-		t.Errorf("retired: %v, want 0", got)
+		t.Errorf("stale: %v, want 0", got)
 	}
 	if err := succ.Close(t.Context()); err != nil {
 		t.Fatal(err)
@@ -660,13 +660,13 @@ func testOlderAdapterTakesThePaneBack(t *testing.T, transport string) {
 	}
 	sent := len(f.calls(t))
 	if err := older.Report(ctx, blocked); err != nil {
-		t.Fatalf("retired Report = %v, want nil", err)
+		t.Fatalf("stale Report = %v, want nil", err)
 	}
 	if got := len(f.calls(t)); got != sent {
-		t.Errorf("the retired adapter made %d calls", got-sent)
+		t.Errorf("the stale adapter made %d calls", got-sent)
 	}
 	if older.OwnsPane() || older.Details()["owner"] != "stale" {
-		t.Errorf("retired adapter: OwnsPane %v, owner %q", older.OwnsPane(), older.Details()["owner"])
+		t.Errorf("stale adapter: OwnsPane %v, owner %q", older.OwnsPane(), older.Details()["owner"])
 	}
 	select {
 	case <-back:

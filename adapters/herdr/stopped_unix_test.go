@@ -15,7 +15,7 @@ import (
 // is stopped (SIGSTOP, as Ctrl-Z does) in the middle of a call. A report
 // of this process waits for it no longer than its own timeout, then takes
 // the pane with a number above the stopped call's. When the stopped
-// process resumes, its call does not land over this one's, it is fenced,
+// process resumes, its call does not land over this one's, it is stale,
 // and once this process releases the pane it shows its state again by
 // itself.
 func TestStoppedProcessDoesNotHoldThePane(t *testing.T) {
