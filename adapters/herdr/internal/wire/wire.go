@@ -2,11 +2,14 @@ package wire
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -145,31 +148,16 @@ func (r Request) Line() ([]byte, error) {
 // a missing params member is therefore an error here too. Also inferred:
 // the envelope rejects a second method or params as it does a second id.
 func DecodeRequest(line []byte) (Request, error) {
-	line, err := strictObject(line, requestKeys...)
-	if err != nil {
-		return Request{}, err
-	}
 	var raw struct {
-		ID     *string         `json:"id"`
-		Method *string         `json:"method"`
+		ID     string          `json:"id"`
+		Method Method          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
-	if err := json.Unmarshal(line, &raw); err != nil {
+	if err := strictDecode(line, &raw, "id", "method", "params"); err != nil {
 		return Request{}, err
 	}
-	switch {
-	case raw.ID == nil:
-		return Request{}, errors.New("missing field `id`")
-	case raw.Method == nil:
-		return Request{}, errors.New("missing field `method`")
-	case raw.Params == nil || bytes.Equal(raw.Params, []byte("null")):
-		return Request{}, errors.New("missing field `params`")
-	}
-	return Request{ID: *raw.ID, Method: Method(*raw.Method), Params: raw.Params}, nil
+	return Request{ID: raw.ID, Method: raw.Method, Params: raw.Params}, nil
 }
-
-// requestKeys are the fields of a request line.
-var requestKeys = []string{"id", "method", "params"}
 
 // Decode unmarshals the params into dst (a pointer to one of the params
 // types of this package), with that type's checks.
@@ -198,36 +186,8 @@ type ReportAgentParams struct {
 
 // UnmarshalJSON requires pane_id, source, agent and state.
 func (p *ReportAgentParams) UnmarshalJSON(data []byte) error {
-	data, err := strictObject(data, "pane_id", "source", "agent", "state", "message", "seq", "agent_session_id", "agent_session_path", "resume_argv")
-	if err != nil {
-		return err
-	}
-	var raw struct {
-		PaneID           *string     `json:"pane_id"`
-		Source           *string     `json:"source"`
-		Agent            *string     `json:"agent"`
-		State            *AgentState `json:"state"`
-		Message          *string     `json:"message"`
-		Seq              *uint64     `json:"seq"`
-		AgentSessionID   *string     `json:"agent_session_id"`
-		AgentSessionPath *string     `json:"agent_session_path"`
-		ResumeArgv       []string    `json:"resume_argv"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	if err := required("pane_id", raw.PaneID, "source", raw.Source, "agent", raw.Agent); err != nil {
-		return err
-	}
-	if raw.State == nil {
-		return errors.New("missing field `state`")
-	}
-	*p = ReportAgentParams{
-		PaneID: *raw.PaneID, Source: *raw.Source, Agent: *raw.Agent, State: *raw.State,
-		Message: raw.Message, Seq: raw.Seq, AgentSessionID: raw.AgentSessionID,
-		AgentSessionPath: raw.AgentSessionPath, ResumeArgv: raw.ResumeArgv,
-	}
-	return nil
+	type plain ReportAgentParams
+	return strictDecode(data, (*plain)(p), "pane_id", "source", "agent", "state")
 }
 
 // ReleaseAgentParams are the params of [MethodReleaseAgent] (§2.2).
@@ -240,24 +200,8 @@ type ReleaseAgentParams struct {
 
 // UnmarshalJSON requires pane_id, source and agent.
 func (p *ReleaseAgentParams) UnmarshalJSON(data []byte) error {
-	data, err := strictObject(data, "pane_id", "source", "agent", "seq")
-	if err != nil {
-		return err
-	}
-	var raw struct {
-		PaneID *string `json:"pane_id"`
-		Source *string `json:"source"`
-		Agent  *string `json:"agent"`
-		Seq    *uint64 `json:"seq"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	if err := required("pane_id", raw.PaneID, "source", raw.Source, "agent", raw.Agent); err != nil {
-		return err
-	}
-	*p = ReleaseAgentParams{PaneID: *raw.PaneID, Source: *raw.Source, Agent: *raw.Agent, Seq: raw.Seq}
-	return nil
+	type plain ReleaseAgentParams
+	return strictDecode(data, (*plain)(p), "pane_id", "source", "agent")
 }
 
 // ClearAgentAuthorityParams are the params of [MethodClearAgentAuthority]
@@ -270,23 +214,8 @@ type ClearAgentAuthorityParams struct {
 
 // UnmarshalJSON requires pane_id.
 func (p *ClearAgentAuthorityParams) UnmarshalJSON(data []byte) error {
-	data, err := strictObject(data, "pane_id", "source", "seq")
-	if err != nil {
-		return err
-	}
-	var raw struct {
-		PaneID *string `json:"pane_id"`
-		Source *string `json:"source"`
-		Seq    *uint64 `json:"seq"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	if err := required("pane_id", raw.PaneID); err != nil {
-		return err
-	}
-	*p = ClearAgentAuthorityParams{PaneID: *raw.PaneID, Source: raw.Source, Seq: raw.Seq}
-	return nil
+	type plain ClearAgentAuthorityParams
+	return strictDecode(data, (*plain)(p), "pane_id")
 }
 
 // ReportAgentSessionParams are the params of [MethodReportAgentSession]
@@ -304,32 +233,8 @@ type ReportAgentSessionParams struct {
 
 // UnmarshalJSON requires pane_id, source and agent.
 func (p *ReportAgentSessionParams) UnmarshalJSON(data []byte) error {
-	data, err := strictObject(data, "pane_id", "source", "agent", "seq", "agent_session_id", "agent_session_path", "session_start_source", "resume_argv")
-	if err != nil {
-		return err
-	}
-	var raw struct {
-		PaneID             *string  `json:"pane_id"`
-		Source             *string  `json:"source"`
-		Agent              *string  `json:"agent"`
-		Seq                *uint64  `json:"seq"`
-		AgentSessionID     *string  `json:"agent_session_id"`
-		AgentSessionPath   *string  `json:"agent_session_path"`
-		SessionStartSource *string  `json:"session_start_source"`
-		ResumeArgv         []string `json:"resume_argv"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	if err := required("pane_id", raw.PaneID, "source", raw.Source, "agent", raw.Agent); err != nil {
-		return err
-	}
-	*p = ReportAgentSessionParams{
-		PaneID: *raw.PaneID, Source: *raw.Source, Agent: *raw.Agent, Seq: raw.Seq,
-		AgentSessionID: raw.AgentSessionID, AgentSessionPath: raw.AgentSessionPath,
-		SessionStartSource: raw.SessionStartSource, ResumeArgv: raw.ResumeArgv,
-	}
-	return nil
+	type plain ReportAgentSessionParams
+	return strictDecode(data, (*plain)(p), "pane_id", "source", "agent")
 }
 
 // PaneTarget are the params of [MethodPaneGet] (Herdr's PaneTarget).
@@ -339,7 +244,8 @@ type PaneTarget struct {
 
 // UnmarshalJSON requires pane_id.
 func (p *PaneTarget) UnmarshalJSON(data []byte) error {
-	return oneString(data, "pane_id", &p.PaneID)
+	type plain PaneTarget
+	return strictDecode(data, (*plain)(p), "pane_id")
 }
 
 // AgentTarget are the params of [MethodAgentGet] and [MethodAgentFocus]
@@ -350,25 +256,8 @@ type AgentTarget struct {
 
 // UnmarshalJSON requires target.
 func (p *AgentTarget) UnmarshalJSON(data []byte) error {
-	return oneString(data, "target", &p.Target)
-}
-
-// oneString decodes an object whose only field is the required string key
-// into dst, under serde's key rules ([strictObject]).
-func oneString(data []byte, key string, dst *string) error {
-	data, err := strictObject(data, key)
-	if err != nil {
-		return err
-	}
-	var raw map[string]*string
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	if err := required(key, raw[key]); err != nil {
-		return err
-	}
-	*dst = *raw[key]
-	return nil
+	type plain AgentTarget
+	return strictDecode(data, (*plain)(p), "target")
 }
 
 // PaneListParams are the params of [MethodPaneList].
@@ -378,12 +267,8 @@ type PaneListParams struct {
 
 // UnmarshalJSON applies serde's key rules ([strictObject]).
 func (p *PaneListParams) UnmarshalJSON(data []byte) error {
-	data, err := strictObject(data, "workspace_id")
-	if err != nil {
-		return err
-	}
 	type plain PaneListParams
-	return json.Unmarshal(data, (*plain)(p))
+	return strictDecode(data, (*plain)(p))
 }
 
 // PaneCurrentParams are the params of [MethodPaneCurrent].
@@ -393,23 +278,19 @@ type PaneCurrentParams struct {
 
 // UnmarshalJSON applies serde's key rules ([strictObject]).
 func (p *PaneCurrentParams) UnmarshalJSON(data []byte) error {
-	data, err := strictObject(data, "caller_pane_id")
-	if err != nil {
-		return err
-	}
 	type plain PaneCurrentParams
-	return json.Unmarshal(data, (*plain)(p))
+	return strictDecode(data, (*plain)(p))
 }
 
 // strictObject reads the JSON object data as serde's derived Deserialize
-// reads a struct with the fields known, and returns an object of just
-// those fields for encoding/json to decode: a key matches a field only in
+// reads a struct with the fields known, and returns just those fields
+// for encoding/json to decode: a key matches a field only in
 // the same case (encoding/json would fold case; for serde "Pane_ID" is an
 // unknown field, ignored), a known field given twice is an error (serde's
 // "duplicate field"), unknown fields are ignored, even twice, and nothing
 // but whitespace may follow the object (serde_json's "trailing
 // characters").
-func strictObject(data []byte, known ...string) ([]byte, error) {
+func strictObject(data []byte, known ...string) (map[string]json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
@@ -443,7 +324,7 @@ func strictObject(data []byte, known ...string) ([]byte, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("trailing characters")
 	}
-	return json.Marshal(fields)
+	return fields, nil
 }
 
 // truncated names a decoder's EOF inside a value for what it is.
@@ -454,14 +335,35 @@ func truncated(err error) error {
 	return err
 }
 
-// required fails for the first nil value of (name, value) pairs.
-func required(pairs ...any) error {
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if v, _ := pairs[i+1].(*string); v == nil {
-			return fmt.Errorf("missing field `%s`", pairs[i])
+// strictDecode decodes the object data into dst, a pointer to a struct,
+// under serde's key rules ([strictObject]) for the fields of dst's json
+// tags; a required field absent or null is serde's "missing field" (after
+// any type error, as serde reports it).
+func strictDecode(data []byte, dst any, required ...string) error {
+	t := reflect.TypeOf(dst).Elem()
+	known := make([]string, t.NumField())
+	for i := range known {
+		known[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	fields, err := strictObject(data, known...)
+	if err != nil {
+		return err
+	}
+	missing := ""
+	for _, k := range required {
+		if v, ok := fields[k]; !ok || bytes.Equal(v, []byte("null")) {
+			delete(fields, k)
+			missing = cmp.Or(missing, k)
 		}
 	}
-	return nil
+	b, err := json.Marshal(fields)
+	if err == nil {
+		err = json.Unmarshal(b, dst)
+	}
+	if err == nil && missing != "" {
+		err = fmt.Errorf("missing field `%s`", missing)
+	}
+	return err
 }
 
 // Response is one response line: {"id":…,"result":{…}} on success,
