@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -62,10 +63,7 @@ func Dial(ctx context.Context, socket string) (net.Conn, error) {
 	}
 	conn, err := dial(ctx, socket)
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, &ConnectError{Socket: socket, Err: ctxErr}
-		}
-		return nil, &ConnectError{Socket: socket, Err: err}
+		return nil, &ConnectError{Socket: socket, Err: cmp.Or(ctx.Err(), err)}
 	}
 	return conn, nil
 }
@@ -155,16 +153,10 @@ func RoundTrip(ctx context.Context, socket string, line []byte, g Guard) ([]byte
 		// connection: the server sees nothing.
 		return nil, &ConnectError{Socket: socket, Err: context.DeadlineExceeded}
 	}
-	return exchange(ctx, socket, line, d, g)
-}
-
-// exchange writes line on a new connection to socket and reads the
-// response line, under the checks and bounds of g, ctx and deadline: the
-// deadline is the connection's, and ctx and g.Closed end a blocked
-// exchange by moving it to the past. The dial is bounded by them too (a
-// named pipe's waits while every instance of it is busy).
-func exchange(ctx context.Context, socket string, line []byte, deadline time.Time, g Guard) ([]byte, error) {
-	dctx, cancel := dialContext(ctx, deadline, g.Closed)
+	// The deadline is the connection's, and ctx and g.Closed end a blocked
+	// exchange by moving it to the past; they bound the dial too (a named
+	// pipe's waits while every instance of it is busy).
+	dctx, cancel := dialContext(ctx, d, g.Closed)
 	c, err := Dial(dctx, socket)
 	cancel()
 	if err != nil {
@@ -179,8 +171,8 @@ func exchange(ctx context.Context, socket string, line []byte, deadline time.Tim
 	if closed(g.Stop) { // the last moment before anything leaves
 		return nil, ErrNotSent
 	}
-	if !deadline.IsZero() {
-		if err := c.SetDeadline(deadline); err != nil {
+	if !d.IsZero() {
+		if err := c.SetDeadline(d); err != nil {
 			return nil, err
 		}
 	}
@@ -307,12 +299,8 @@ func PingGuarded(ctx context.Context, socket string, g Guard) (Pong, error) {
 		return Pong{}, err
 	}
 	var p Pong
-	if err := decodeResult(resp, &p); err != nil || p.Type != ResultPong {
+	if err := json.Unmarshal(resp.Result, &p); err != nil || p.Type != ResultPong {
 		return Pong{}, fmt.Errorf("wire: ping: %w: not a pong", ErrMalformedResponse)
 	}
 	return p, nil
-}
-
-func decodeResult(r Response, dst any) error {
-	return json.Unmarshal(r.Result, dst)
 }
