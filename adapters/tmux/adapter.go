@@ -71,25 +71,18 @@ var (
 // fails, so a status line does not show one report's state with another's
 // message.
 //
-// ctx bounds the call together with the adapter's timeout. When the report
-// is withdrawn ([adapter.Withdrawn]: the registry stops reporting) before
-// the tmux client starts (while it waits for another call, say), nothing
-// is run and Report returns an error wrapping [adapter.ErrWithdrawn] at
-// once; a client already started is waited for, because its commands run
-// in the server even if it is killed, and could otherwise land after the
-// release. When ctx ends the tmux client is killed and an error wrapping
-// ctx's error is returned, with no diagnostic (the killed client's
-// commands may still run). A call that did not deliver returns an error wrapping
-// a [*cmdrun.Error] and emits a diagnostic of its kind (spawn_failed,
-// timeout, protocol_rejected), at most one per kind from the first Report
-// after Open or Release until the next Release; tmux's own message is never
-// repeated, only a recognised code such as [CodePaneNotFound]. The registry
-// tries again later. After Close, Report returns [adapter.ErrClosed].
+// ctx bounds the call together with the adapter's timeout. A report
+// withdrawn ([adapter.Withdrawn]) before the tmux client starts returns an
+// error wrapping [adapter.ErrWithdrawn] at once; a client already started
+// is waited for, since its commands run in the server even if it is
+// killed. When ctx ends, the client is killed and ctx's error returned
+// without a diagnostic. A call that did not deliver returns an error
+// wrapping a [*cmdrun.Error], with one diagnostic of its kind per claim;
+// tmux's own message is never repeated, only a recognised code such as
+// [CodePaneNotFound]. After Close, Report returns [adapter.ErrClosed].
 func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
-	// The registry's withdrawal means reporting stops: once this Report is
-	// done, the pane is not wanted any more (no take-back), whether or not
-	// the release follows in its budget. Under the gate, so that a
-	// take-back waiting for it finds the pane unwanted.
+	// A withdrawal means reporting stops: the pane is not wanted after this
+	// Report (no take-back), forgotten under the gate.
 	stopping := adapter.Withdrawn(ctx)
 	if err := a.gate.Enter(ctx); err != nil {
 		calls.IfStopped(stopping, a.owner.Forget)
@@ -114,10 +107,8 @@ func (a *Adapter) report(ctx context.Context, r adapter.Report, takeBack bool) e
 	return err
 }
 
-// takeBack is the owner's Resend: the pane a newer claim took is free
-// again, so the last report asked for goes out now rather than at the next
-// change. It runs on the owner's goroutine; a Release or Close since
-// cancels it.
+// takeBack is the owner's Resend, on the owner's goroutine: the pane a
+// newer claim took is free again, so the report last wanted goes out now.
 func (a *Adapter) takeBack(adapter.Report) {
 	if testTookBack != nil {
 		defer testTookBack(a)
@@ -136,16 +127,11 @@ func (a *Adapter) takeBack(adapter.Report) {
 // ([adapter.PaneOwner]). It is safe for concurrent use.
 func (a *Adapter) OwnsPane() bool { return !a.owner.Stale() }
 
-// Release unsets the pane's three options (set-option -p -u), in one tmux
-// invocation, so that formats showing them show nothing for this pane. It
-// is sent whether or not this adapter reported: a successor opened by a
-// settings reload and released before its first report still clears what
-// its predecessor set. It is not sent, with one stale_owner diagnostic,
-// while the pane is another claim's (a newer adapter of this process,
-// another live process in the pane): a host that quits never unsets the
-// state of the one that now owns the pane. A pane that no longer exists
-// and a server that is not running (or exited during the call) count as
-// released, with no diagnostic: the options are gone with them.
+// Release unsets the pane's options (set-option -p -u) in one tmux
+// invocation, whether or not this adapter reported (a successor released
+// before its first report still clears what its predecessor set). While
+// the pane is another claim's it sends nothing, with one stale_owner
+// diagnostic. A pane gone or a server not running counts as released.
 //
 // ctx bounds the call as in Report. After Close, Release returns
 // [adapter.ErrClosed].
@@ -202,12 +188,10 @@ func (a *Adapter) Close(ctx context.Context) error {
 	return nil
 }
 
-// Details returns what the adapter knows, for registry.Explain: the pane,
-// socket, tmux executable, option names, agent label, timeout, the last
-// operation and state delivered, where the claim of the pane stands
-// ("owner": owner, stale, free or closed) and the directory of
-// its pane file ("owner_file"), and a counter per diagnostic kind
-// ("diag.<kind>"). It is safe for concurrent use.
+// Details returns what the adapter knows, for registry.Explain: its
+// settings, the last call, where the claim stands ("owner": owner, stale,
+// free or closed), the pane file's directory, and a counter per diagnostic
+// kind ("diag.<kind>"). It is safe for concurrent use.
 func (a *Adapter) Details() map[string]string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -239,32 +223,31 @@ func (a *Adapter) Details() map[string]string {
 	return m
 }
 
-// reportArgs builds the argv of a report: every value its own element,
-// commands separated by a lone ";" argument (never a shell).
+// reportArgs builds the argv of a report.
 func (a *Adapter) reportArgs(r adapter.Report) []string {
-	values := [3]string{r.State.String(), r.Message.String(), a.label}
-	args := make([]string, 0, 2+3*7)
-	args = append(args, "-S", a.socket)
-	for i, name := range a.names {
-		if i > 0 {
-			args = append(args, ";")
-		}
-		args = append(args, "set-option", "-p", "-t", a.pane, name, values[i])
-	}
-	return a.appendJSON(args, r)
+	return a.argv(r.State.String(), r.Message.String(), a.label, a.jsonValue(r))
 }
 
-// releaseArgs builds the argv of a release.
-func (a *Adapter) releaseArgs() []string {
-	args := make([]string, 0, 2+3*7)
+// releaseArgs builds the argv of a release: every option unset.
+func (a *Adapter) releaseArgs() []string { return a.argv() }
+
+// argv sets the four options to values (the three flat ones, then the JSON
+// one), or unsets them all without values: every value its own element,
+// commands separated by a lone ";" argument (never a shell).
+func (a *Adapter) argv(values ...string) []string {
+	args := make([]string, 0, 2+4*8)
 	args = append(args, "-S", a.socket)
-	for i, name := range a.names {
+	for i, name := range [...]string{a.names[0], a.names[1], a.names[2], jsonName(a.prefix)} {
 		if i > 0 {
 			args = append(args, ";")
 		}
-		args = append(args, "set-option", "-p", "-u", "-t", a.pane, name)
+		if values == nil {
+			args = append(args, "set-option", "-p", "-u", "-t", a.pane, name)
+		} else {
+			args = append(args, "set-option", "-p", "-t", a.pane, name, values[i])
+		}
 	}
-	return a.appendJSONRelease(args)
+	return args
 }
 
 // deliver makes one call through the owner: it waits for the pane (this

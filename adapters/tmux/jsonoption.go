@@ -44,9 +44,8 @@ func (a *Adapter) SetSession(id session.Identity) {
 // jsonName is the JSON option's name.
 func jsonName(prefix string) string { return "@" + prefix }
 
-// appendJSON appends to args, a report's argv, the command that sets the
-// JSON option for r.
-func (a *Adapter) appendJSON(args []string, r adapter.Report) []string {
+// jsonValue is the JSON option's value for r.
+func (a *Adapter) jsonValue(r adapter.Report) string {
 	a.json.mu.Lock()
 	v := jsonValue{State: r.State.String(), Message: r.Message.String(), Agent: a.label, App: a.label, Session: a.json.session}
 	now := a.json.now
@@ -55,15 +54,6 @@ func (a *Adapter) appendJSON(args []string, r adapter.Report) []string {
 		now = time.Now
 	}
 	v.Updated = now().UTC().Format(time.RFC3339)
-	b, err := json.Marshal(v)
-	if err != nil {
-		return args // cannot happen: strings only
-	}
-	return append(args, ";", "set-option", "-p", "-t", a.pane, jsonName(a.prefix), string(b))
-}
-
-// appendJSONRelease appends to args, a release's argv, the command that
-// unsets the JSON option.
-func (a *Adapter) appendJSONRelease(args []string) []string {
-	return append(args, ";", "set-option", "-p", "-u", "-t", a.pane, jsonName(a.prefix))
+	b, _ := json.Marshal(v) // strings only: it cannot fail
+	return string(b)
 }
