@@ -3,10 +3,8 @@
 package herdr
 
 import (
-	"errors"
 	"net"
 	"os"
-	"syscall"
 )
 
 // peerCheck returns the check of the server's user. Without a peer
@@ -17,14 +15,4 @@ func peerCheck() func(net.Conn) error {
 	return func(c net.Conn) error { return checkPeerUID(c, ownerUID, own) }
 }
 
-func ownerUID(c net.Conn) (int, error) {
-	fi, err := os.Stat(c.RemoteAddr().String())
-	if err != nil {
-		return -1, err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return -1, errors.New("no owner")
-	}
-	return int(st.Uid), nil
-}
+func ownerUID(c net.Conn) (int, error) { return socketOwner(c.RemoteAddr().String()) }

@@ -1,6 +1,7 @@
 package herdr
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,27 +18,14 @@ const (
 	transportCLI
 )
 
-func (t transportMode) String() string {
-	switch t {
-	case transportSocket:
-		return "socket"
-	case transportCLI:
-		return "cli"
-	}
-	return "auto"
-}
+var transportNames = [...]string{"auto", "socket", "cli"}
 
-// parseTransport reads the "transport" setting.
+func (t transportMode) String() string { return transportNames[t] }
+
+// parseTransport reads the "transport" setting ("" is auto).
 func parseTransport(s string) (transportMode, bool) {
-	switch s {
-	case "", "auto":
-		return transportAuto, true
-	case "socket":
-		return transportSocket, true
-	case "cli":
-		return transportCLI, true
-	}
-	return 0, false
+	i := slices.Index(transportNames[:], cmp.Or(s, "auto"))
+	return transportMode(max(i, 0)), i >= 0
 }
 
 // knownProtocols are the socket protocols whose pane.report_agent and
@@ -70,13 +58,6 @@ func resumeSupported(v string) bool {
 		}
 		n[i] = x
 	}
-	switch {
-	case n[0] != 0:
-		return n[0] > 0
-	case n[1] != 9:
-		return n[1] > 9
-	case n[2] != 2:
-		return n[2] > 2
-	}
-	return pre == ""
+	c := cmp.Or(cmp.Compare(n[0], 0), cmp.Compare(n[1], 9), cmp.Compare(n[2], 2))
+	return c > 0 || c == 0 && pre == ""
 }
