@@ -89,11 +89,10 @@ type cliTransport struct {
 	bin string   // absolute path of the Herdr executable
 	env []string // the child's environment, HERDR_SOCKET_PATH pinned
 
-	// expire, in tests only, is closed to make the calls in flight reach
-	// their deadline then, whatever the clock says: a test that needs the
-	// fake CLI to have started before the deadline passes does not race a
-	// timer. Nil in production.
-	expire chan struct{}
+	// expire, in tests only, ends to make the calls in flight reach their
+	// deadline then, whatever the clock says (no test races a timer). Nil
+	// in production.
+	expire context.Context
 }
 
 // send runs the CLI once with req's arguments and classifies the result.
@@ -110,14 +109,16 @@ func (t *cliTransport) send(ctx, closed context.Context, deadline time.Time, req
 	defer cancel()
 	stopClose := context.AfterFunc(closed, cancel) // Close kills an in-flight child
 	defer stopClose()
-	expired := t.expiry(cctx, cancel)
+	if t.expire != nil {
+		defer context.AfterFunc(t.expire, cancel)()
+	}
 	r := cmdrun.Runner{Path: t.bin, Env: t.env, Timeout: left, WaitDelay: waitDelay, Recognize: recognize}
 	_, err := r.Run(cctx, req.argv()...)
 	var run *cmdrun.Error
 	switch {
 	case err == nil:
 		return nil
-	case expired():
+	case t.expire != nil && t.expire.Err() != nil && ctx.Err() == nil:
 		return &CallError{Op: req.op, Kind: adapter.KindTimeout, Exit: -1, Err: context.DeadlineExceeded}
 	case errors.Is(err, adapter.ErrWithdrawn): // not started
 		return errWithdrawn
@@ -129,31 +130,6 @@ func (t *cliTransport) send(ctx, closed context.Context, deadline time.Time, req
 		return adapter.ErrClosed
 	}
 	return &CallError{Op: req.op, Kind: adapter.KindSpawnFailed, Exit: -1, Err: err}
-}
-
-// expiry arranges for cancel to run when t.expire is closed, and returns
-// whether it did (and ctx's own end did not come first).
-func (t *cliTransport) expiry(ctx context.Context, cancel context.CancelFunc) func() bool {
-	if t.expire == nil {
-		return func() bool { return false }
-	}
-	fired := make(chan struct{})
-	go func() {
-		select {
-		case <-t.expire:
-			close(fired)
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return func() bool {
-		select {
-		case <-fired:
-			return true
-		default:
-			return false
-		}
-	}
 }
 
 // status asks the CLI for the server's version and protocol with `herdr

@@ -251,14 +251,16 @@ func TestFaults(t *testing.T) {
 // and would then be killed before it logged anything.
 func reportPastDeadline(t *testing.T, f *fixture, a *Adapter, hangs bool) error {
 	t.Helper()
-	a.cli.expire = make(chan struct{})
+	expire, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a.cli.expire = expire
 	done := make(chan error, 1)
 	go func() { done <- a.Report(t.Context(), working) }()
 	eventually(t, "the fake CLI to start", func() bool {
 		calls := f.calls(t)
 		return len(calls) == 1 && (calls[0].Hung || !hangs)
 	})
-	close(a.cli.expire)
+	cancel()
 	return <-done
 }
 
