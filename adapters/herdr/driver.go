@@ -2,6 +2,7 @@ package herdr
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -223,14 +224,10 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("herdr: open: %w", err)
 	}
-	env := p.Env
 	bin, pane, socket, conflict, err := d.activation(p)
 	if err != nil {
-		if conflict != "" {
-			diagnose := p.Diagnose
-			if diagnose != nil {
-				diagnose(adapter.NewDiagnostic(p.Name, adapter.KindUnsupported, "deferring to the loaded reporter %s", conflict))
-			}
+		if conflict != "" && p.Diagnose != nil {
+			p.Diagnose(adapter.NewDiagnostic(p.Name, adapter.KindUnsupported, "deferring to the loaded reporter %s", conflict))
 		}
 		return nil, err
 	}
@@ -242,46 +239,27 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	timeout, refresh, mode := c.timeout, c.refresh, c.mode
-	clamped, refreshClamped := c.clamped[0], c.clamped[1]
-
-	logger := p.Logger
-	if logger == nil {
-		logger = hclog.NewNullLogger()
-	}
-	clock := d.Clock
-	if clock == nil {
-		clock = time.Now
-	}
-	stateDir := d.StateDir
-	if stateDir == "" {
-		stateDir = defaultStateDir(env)
-	}
 	a := &Adapter{
-		log:      logger,
-		clock:    clock,
-		bin:      bin,
-		pane:     pane,
-		socket:   socket,
-		source:   source,
-		label:    label,
-		timeout:  timeout,
-		refresh:  refresh,
-		mode:     mode,
-		cli:      &cliTransport{bin: bin, env: env.With(EnvSocket, socket)},
-		stateDir: stateDir,
+		log: cmp.Or(p.Logger, hclog.NewNullLogger()), clock: d.Clock,
+		bin: bin, pane: pane, socket: socket, source: source, label: label,
+		timeout: c.timeout, refresh: c.refresh, mode: c.mode,
+		cli:      &cliTransport{bin: bin, env: p.Env.With(EnvSocket, socket)},
+		stateDir: cmp.Or(d.StateDir, defaultStateDir(p.Env)),
 		gate:     calls.NewGate(),
 		diags:    calls.NewDiagnostics(p.Name, p.Diagnose),
 	}
+	if a.clock == nil {
+		a.clock = time.Now
+	}
 	a.closing = a.gate.Closing()
-	a.owner = owner.New(owner.Key{Kind: "herdr", Server: socket, Pane: pane}, owner.Options{Dir: stateDir, Resend: a.takeBack})
+	a.owner = owner.New(owner.Key{Kind: "herdr", Server: socket, Pane: pane}, owner.Options{Dir: a.stateDir, Resend: a.takeBack})
 	a.peer, a.ownerOf = peerCheck(), socketOwner
-	if mode != transportCLI {
+	if c.mode != transportCLI {
 		a.sock = &socketTransport{path: socket, peer: a.peer}
 	}
-	for _, c := range []string{clamped, refreshClamped} {
-		if c != "" {
-			a.diags.Emit(adapter.KindInvalidValue, "%s", c)
+	for _, why := range c.clamped {
+		if why != "" {
+			a.diags.Emit(adapter.KindInvalidValue, "%s", why)
 		}
 	}
 	if dropped := a.setIdentityLocked(p.Host.Identity); dropped != "" {
@@ -326,10 +304,6 @@ func (c config) identity(app string) (source, label string, err error) {
 	}
 	return source, label, nil
 }
-
-// defaultStateDir derives the sequence-file directory from the captured
-// environment, or "" when there is nowhere to put it.
-func defaultStateDir(env adapter.Env) string { return owner.StateDir(env, "herdr") }
 
 // Check returns what Open would say, as [adapter.Checker] describes: the
 // same environment, host and conflict conditions as Open, in the same
@@ -392,3 +366,7 @@ func (d Driver) activation(p adapter.Params) (bin, pane, socket, conflict string
 	}
 	return bin, pane, socket, "", nil
 }
+
+// defaultStateDir is the pane files' directory for the captured
+// environment, or "" when there is nowhere to put it.
+func defaultStateDir(env adapter.Env) string { return owner.StateDir(env, "herdr") }
