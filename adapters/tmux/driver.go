@@ -2,6 +2,7 @@ package tmux
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -164,27 +165,13 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	prefix, timeout, clamped := c.prefix, c.timeout, c.clamped
 	if err := checkLabel(p.App); err != nil {
 		return nil, err
 	}
-	logger := p.Logger
-	if logger == nil {
-		logger = hclog.NewNullLogger()
-	}
 	a := &Adapter{
-		log:     logger,
-		pane:    act.pane,
-		socket:  act.socket,
-		prefix:  prefix,
-		label:   p.App,
-		timeout: timeout,
-		runner: &cmdrun.Runner{
-			Path:      act.bin,
-			Env:       p.Env,
-			Timeout:   timeout,
-			Recognize: recognize,
-		},
+		log:  cmp.Or(p.Logger, hclog.NewNullLogger()),
+		pane: act.pane, socket: act.socket, prefix: c.prefix, label: p.App, timeout: c.timeout,
+		runner:   &cmdrun.Runner{Path: act.bin, Env: p.Env, Timeout: c.timeout, Recognize: recognize},
 		gate:     calls.NewGate(),
 		diags:    calls.NewDiagnostics(p.Name, p.Diagnose),
 		stateDir: owner.StateDir(p.Env, "tmux"),
@@ -193,9 +180,9 @@ func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	// started again on the same socket numbers its panes afresh.
 	a.owner = owner.New(owner.Key{Kind: "tmux", Server: act.server, Pane: act.pane},
 		owner.Options{Dir: a.stateDir, Resend: a.takeBack})
-	a.names = [3]string(optionNames(prefix))
-	if clamped != "" {
-		a.diags.Emit(adapter.KindInvalidValue, "%s", clamped)
+	a.names = [3]string(optionNames(c.prefix))
+	if c.clamped != "" {
+		a.diags.Emit(adapter.KindInvalidValue, "%s", c.clamped)
 	}
 	return a, nil
 }
@@ -331,12 +318,9 @@ func activation(p adapter.Params) (activated, error) {
 // "%s,%ld,%d" (socket, server pid, session id or -1), and a socket path may
 // itself contain commas, so the two numbers are taken from the right.
 func parseTmuxVar(v string) (socket string, err error) {
-	rest, session, ok := cut2Last(v)
-	if !ok {
-		return "", errors.New("not \"<socket>,<pid>,<session>\"")
-	}
-	socket, pid, ok := cut2Last(rest)
-	if !ok {
+	rest, session, ok1 := cut2Last(v)
+	socket, pid, ok2 := cut2Last(rest)
+	if !ok1 || !ok2 {
 		return "", errors.New("not \"<socket>,<pid>,<session>\"")
 	}
 	if n, err := strconv.ParseUint(pid, 10, 31); err != nil || n == 0 {
