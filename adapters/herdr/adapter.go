@@ -1,6 +1,7 @@
 package herdr
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -327,10 +328,6 @@ func (a *Adapter) Details() map[string]string {
 	if a.gate.Closed() {
 		status = "closed"
 	}
-	persist := a.stateDir
-	if persist == "" {
-		persist = "(none)"
-	}
 	refresh := "off"
 	if a.refresh > 0 {
 		refresh = a.refresh.String()
@@ -350,9 +347,9 @@ func (a *Adapter) Details() map[string]string {
 		"server_protocol": "(unknown)",
 		"owner":           status,
 		"last_seq":        strconv.FormatUint(a.lastSeq, 10),
-		"last_state":      "(none)",
+		"last_state":      cmp.Or(a.lastState, "(none)"),
 		"last_op":         "(none)",
-		"owner_file":      persist,
+		"owner_file":      cmp.Or(a.stateDir, "(none)"),
 		"session":         "none",
 		"resume":          "none",
 	}
@@ -380,9 +377,6 @@ func (a *Adapter) Details() map[string]string {
 		m["resume"] = "pending"
 	default:
 		m["resume"] = "delivered"
-	}
-	if a.lastState != "" {
-		m["last_state"] = a.lastState
 	}
 	a.diags.AddDetails(m)
 	return m

@@ -192,25 +192,13 @@ func decodeSettings(raw json.RawMessage) (config, error) {
 	return c, nil
 }
 
-// Open returns an [Adapter] for the pane this process runs in.
-//
-// It returns an error wrapping [adapter.ErrInactive], naming the failed
-// condition, when the captured environment is not a Herdr pane
-// (HERDR_ENV is not exactly "1", HERDR_BIN_PATH, HERDR_PANE_ID or
-// HERDR_SOCKET_PATH is empty, HERDR_BIN_PATH is not an absolute path to an
-// executable regular file), when the host is not an interactive root session, or when a
-// conflicting reporter is loaded (then it also emits one unsupported
-// diagnostic naming it). An inactive Open starts nothing and writes nothing.
-//
-// It returns a plain error for a bad setting: a source outside
-// [A-Za-z0-9:._-]{1,80} or starting with "herdr:", an empty label, a label
-// Herdr would read as one of its built-in agents, a value the Herdr CLI would
-// swallow, an unparsable timeout or refresh, and a transport other than
-// auto, socket or cli.
-//
-// Open does no I/O besides a stat and an access check of HERDR_BIN_PATH;
-// the pane is claimed by the first Report. ctx is only checked for
-// cancellation.
+// Open returns an [Adapter] for the pane this process runs in. Outside an
+// eligible pane (see the package documentation's Activation) it returns an
+// error wrapping [adapter.ErrInactive] that names the failed condition,
+// with one unsupported diagnostic when a conflicting reporter is loaded,
+// having started and written nothing. A bad setting or a source or label
+// Herdr would refuse is a plain error. Open does no I/O besides a stat and
+// an access check of HERDR_BIN_PATH; ctx is only checked for cancellation.
 func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
 	a, err := d.open(ctx, p)
 	if err != nil {

@@ -1,6 +1,7 @@
 package tmux
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -202,19 +203,10 @@ func (a *Adapter) Details() map[string]string {
 		"options":    a.names[0] + " " + a.names[1] + " " + a.names[2],
 		"agent":      a.label,
 		"timeout":    a.timeout.String(),
-		"last_op":    a.lastOp,
-		"last_state": a.lastState,
+		"last_op":    cmp.Or(a.lastOp, "(none)"),
+		"last_state": cmp.Or(a.lastState, "(none)"),
 		"owner":      a.owner.Status().String(),
-		"owner_file": a.stateDir,
-	}
-	if a.stateDir == "" {
-		m["owner_file"] = "(none)"
-	}
-	if a.lastOp == "" {
-		m["last_op"] = "(none)"
-	}
-	if a.lastState == "" {
-		m["last_state"] = "(none)"
+		"owner_file": cmp.Or(a.stateDir, "(none)"),
 	}
 	if a.gate.Closed() {
 		m["closed"] = "true"

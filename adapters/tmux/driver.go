@@ -128,22 +128,13 @@ func validPaneID(s string) bool {
 	return true
 }
 
-// Open returns an [Adapter] for the tmux pane this process runs in.
-//
-// It returns an error wrapping [adapter.ErrInactive], naming the failed
-// condition, when the captured environment is not a tmux pane (TMUX unset
-// or not of the form "<absolute socket>,<pid>,<session>", TMUX_PANE unset or
-// not "%N"), when the host is not an interactive root session, or when no
-// executable "tmux" is found in the captured PATH. An inactive Open starts
-// nothing.
-//
-// It returns a plain error for a bad setting (a prefix outside
-// [A-Za-z0-9][A-Za-z0-9_-]{0,31}, an unparsable timeout) and for an app
-// name that cannot be the agent label. A timeout outside 100ms..60s is
-// clamped, with one invalid_value diagnostic.
-//
-// Open does no I/O besides the PATH search (stat and access checks); the
-// pane is first written by Report. ctx is only checked for cancellation.
+// Open returns an [Adapter] for the tmux pane this process runs in. It
+// returns an error wrapping [adapter.ErrInactive], naming the failed
+// condition, when TMUX or TMUX_PANE is unset or malformed, the host is not
+// an interactive root session, or no executable "tmux" is in the captured
+// PATH; a plain error for a bad prefix or timeout or an app name that
+// cannot be the label. A timeout outside 100ms..60s is clamped, with one
+// invalid_value diagnostic. Open does no I/O besides the PATH search.
 func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
 	a, err := d.open(ctx, p)
 	if err != nil {
