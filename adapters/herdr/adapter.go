@@ -125,21 +125,17 @@ func (a *Adapter) Report(ctx context.Context, r adapter.Report) error {
 		return fmt.Errorf("herdr: invalid report %s", r)
 	}
 	a.owner.Want(r)
-	defer a.inFlight(cancel, withdraw)()
+	a.setInFlight(cancel, withdraw)
+	defer a.setInFlight(nil, nil)
 	return a.deliver(ctx, OpReport, r, false)
 }
 
-// inFlight records the call in flight, for Release to withdraw or abandon;
-// the function it returns clears it.
-func (a *Adapter) inFlight(cancel context.CancelFunc, withdraw func()) func() {
+// setInFlight records the call in flight (nil, nil: none), for Release to
+// withdraw or abandon.
+func (a *Adapter) setInFlight(cancel context.CancelFunc, withdraw func()) {
 	a.mu.Lock()
 	a.abandon, a.withdraw = cancel, withdraw
 	a.mu.Unlock()
-	return func() {
-		a.mu.Lock()
-		a.abandon, a.withdraw = nil, nil
-		a.mu.Unlock()
-	}
 }
 
 // takeBack is the owner's Resend, on the owner's goroutine: the pane a
@@ -160,7 +156,8 @@ func (a *Adapter) takeBack(adapter.Report) {
 	if !ok {
 		return
 	}
-	defer a.inFlight(cancel, withdraw)()
+	a.setInFlight(cancel, withdraw)
+	defer a.setInFlight(nil, nil)
 	if err := a.deliver(ctx, OpReport, r, true); err == nil {
 		a.log.Debug("herdr pane taken back", "pane", a.pane)
 	}
@@ -542,12 +539,13 @@ func (a *Adapter) exchange(ctx context.Context, call *owner.Call, op Op, r adapt
 			return nil
 		}
 		delivered = true
-		if req.resume != nil {
+		a.mu.Lock()
+		again := req.resume == nil && a.resumeNow()
+		a.mu.Unlock()
+		if !again {
 			return nil
 		}
-		if req = a.request(op, r); req.resume == nil { // now held: the same report with the resume argv
-			return nil
-		}
+		req = a.request(op, r) // now held: the same report with the resume argv
 	}
 	return nil
 }
@@ -675,9 +673,7 @@ func (a *Adapter) request(op Op, r adapter.Report) *request {
 		req.identGen = a.identGen
 		req.withIdent = true
 	}
-	if a.resumeDue() && a.held && a.pinged && resumeSupported(a.server.Version) {
-		// Only once the pane is held (a report delivered in this claim),
-		// to a server of 0.9.2 or later.
+	if a.resumeNow() {
 		req.resume = a.resume
 	}
 	return req
@@ -686,6 +682,13 @@ func (a *Adapter) request(op Op, r adapter.Report) *request {
 // resumeDue reports whether a resume argv is set and may still go out in
 // this claim. a.mu is held.
 func (a *Adapter) resumeDue() bool { return a.resume != nil && a.resumePend && !a.resumeOff }
+
+// resumeNow reports whether the next report carries the resume argv: it
+// is due, the pane is held (a report delivered in this claim), and the
+// server is 0.9.2 or later. a.mu is held.
+func (a *Adapter) resumeNow() bool {
+	return a.resumeDue() && a.held && a.pinged && resumeSupported(a.server.Version)
+}
 
 // resumeRefusal returns why Herdr refused a report that carried the resume
 // argv because of it, or "": invalid_resume_argv, resume_not_accepted, or
