@@ -546,7 +546,9 @@ func TestWaitForAnotherProcessesCall(t *testing.T) {
 	if err := a.Report(t.Context(), working); err != nil { // makes the directory
 		t.Fatal(err)
 	}
-	mark := lastSeq(t, f) + 1000
+	// An hour ahead of the clock, so that the clock does not pass it on a
+	// loaded machine (it did by 85 ms at load 24 with a second ahead).
+	mark := lastSeq(t, f) + uint64(time.Hour/time.Millisecond)
 	plantRecord(t, paneFilePath(f), mark, true)
 	// Bounded, so that a wait for the other call's deadline (an hour)
 	// fails here rather than hanging the test.
@@ -712,7 +714,9 @@ func testReleaseDoesNotOvertakeTheHoldersCall(t *testing.T, transport string) {
 	if err := a.Report(t.Context(), working); err != nil {
 		t.Fatal(err)
 	}
-	mark := lastSeq(t, f) + 1000
+	// An hour ahead of the clock, so that the clock does not pass it on a
+	// loaded machine (it did by 85 ms at load 24 with a second ahead).
+	mark := lastSeq(t, f) + uint64(time.Hour/time.Millisecond)
 	plantRecord(t, paneFilePath(f), mark, true)
 	if err := a.Release(t.Context()); err != nil {
 		t.Fatalf("Release while a newer holder's call is in flight = %v, want it refused (nil)", err)
