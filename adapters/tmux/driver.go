@@ -100,33 +100,20 @@ func validLabel(s string) bool { return builtin.ValidName(s, 64, "._-") }
 
 // validPaneID is TMUX_PANE's form: "%" and 1 to 10 digits.
 func validPaneID(s string) bool {
-	if len(s) < 2 || len(s) > 11 || s[0] != '%' {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	_, err := strconv.ParseUint(s[min(1, len(s)):], 10, 64) // digits only, at least one
+	return len(s) <= 11 && strings.HasPrefix(s, "%") && err == nil
 }
 
 // Open returns an [Adapter] for the tmux pane this process runs in.
 //
 // It returns an error wrapping [adapter.ErrInactive], naming the failed
-// condition, when the captured environment is not a tmux pane (TMUX unset
-// or not of the form "<absolute socket>,<pid>,<session>", TMUX_PANE unset or
-// not "%N"), when the host is not an interactive root session, or when no
-// executable "tmux" is found in the captured PATH. An inactive Open starts
-// nothing.
-//
-// It returns a plain error for a bad setting (a prefix outside
-// [A-Za-z0-9][A-Za-z0-9_-]{0,31}, an unparsable timeout) and for an app
-// name that cannot be the agent label. A timeout outside 100ms..60s is
-// clamped, with one invalid_value diagnostic.
-//
-// Open does no I/O besides the PATH search (stat and access checks); the
-// pane is first written by Report. ctx is only checked for cancellation.
+// condition, and starts nothing, outside a tmux pane (TMUX not
+// "<absolute socket>,<pid>,<session>", TMUX_PANE not "%N"), for a host that
+// is not an interactive root session, or with no executable "tmux" in the
+// captured PATH. A bad setting, or an app name that cannot be the agent
+// label, is a plain error; a timeout outside 100ms..60s is clamped, with
+// one invalid_value diagnostic. Open does no I/O besides the PATH search;
+// ctx is only checked for cancellation.
 func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
 	a, err := d.open(ctx, p)
 	if err != nil {
