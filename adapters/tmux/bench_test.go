@@ -29,7 +29,7 @@ func BenchmarkReport(b *testing.B) {
 		adapterTime += time.Since(start)
 
 		start = time.Now()
-		cmd := exec.Command(a.runner.Path, a.reportArgs(reports[(i+1)%2])...)
+		cmd := exec.Command(a.runner.Path, a.argv(&reports[(i+1)%2])...)
 		cmd.Env = a.runner.Env
 		if err := cmd.Run(); err != nil {
 			b.Fatal(err)

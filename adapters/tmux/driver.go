@@ -2,12 +2,12 @@ package tmux
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +35,11 @@ const (
 // are @panestate_state, @panestate_message and @panestate_agent.
 const DefaultPrefix = "panestate"
 
+// DefaultTimeout is the deadline of one tmux call when "timeout" is not
+// set; the setting takes a duration string or milliseconds, clamped to
+// [cmdrun.MinTimeout, cmdrun.MaxTimeout], as herdr.timeout does.
+const DefaultTimeout = cmdrun.DefaultTimeout
+
 // Program is the name of the tmux executable searched for in the captured
 // PATH.
 const Program = "tmux"
@@ -57,6 +62,7 @@ var (
 	_ adapter.SettingsOwner = Driver{}
 	_ adapter.EnvScrubber   = Driver{}
 	_ adapter.Checker       = Driver{}
+	_ adapter.Previewer     = Driver{}
 )
 
 // Settings reports true, and the keys of the adapter's settings section
@@ -67,47 +73,24 @@ func (Driver) Settings() (enabledByDefault bool, keys []string) {
 }
 
 // ScrubEnv returns a copy of env without TMUX_PANE, and with TMUX kept
-// ([adapter.EnvScrubber]). Hosts do not call it: they pass the environment
-// of every tool subprocess the agent starts through Registry.ScrubEnv,
-// which asks every registered driver.
-//
-// Why TMUX_PANE alone: a nested agent, or a second copy of the host started
-// by a tool, that inherits both variables would take the parent's pane for
-// its own: it would overwrite the parent's state and, when it exits, unset
-// it. Without TMUX_PANE the adapter is inactive in the child, which is all
-// that is needed. TMUX stays, because it is what every tmux-aware tool
-// (the tmux command itself, editors' clipboard and pane integrations,
-// test runners that split panes) uses to find the server: without it, a
-// tool's `tmux` would start or attach to another server, nested in the
-// pane. Such a tool without TMUX_PANE still works; a command of its that
-// names no target pane acts on the window's active pane rather than the
-// agent's. Names are matched without regard to case, as Windows does.
+// ([adapter.EnvScrubber]); hosts reach it through Registry.ScrubEnv.
+// Without TMUX_PANE the adapter is inactive in a nested agent, which so
+// can neither overwrite the parent's state nor unset it; TMUX stays, for
+// the tmux-aware tools that find the server with it (docs/tmux.md, "Tool
+// subprocesses"). Names are matched without regard to case, as Windows
+// does.
 func (Driver) ScrubEnv(env adapter.Env) adapter.Env {
-	out := make(adapter.Env, 0, len(env))
-	for _, kv := range env {
-		if k, _, _ := strings.Cut(kv, "="); strings.EqualFold(k, EnvPane) {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
+	return slices.DeleteFunc(append(adapter.Env{}, env...), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return strings.EqualFold(k, EnvPane)
+	})
 }
 
-// settings is the adapter's own settings section.
-type settings struct {
-	Prefix  *string         `json:"prefix"`
-	Timeout json.RawMessage `json:"timeout"`
-}
-
-// validPrefix is the "prefix" setting's form. tmux takes any user option
-// name that starts with "@" and has no "[" (which starts an array index),
-// and compares names exactly. The options must also be usable inside
-// formats, #{@…} and #{?#{==:#{@…},blocked},…,…}, where ",", ":", "}",
-// "#" and spaces have meanings: so letters, digits, "_" and "-", starting
-// with a letter or digit.
-// (1 to 32 bytes.) Checked by hand rather than with a regexp: a compiled
-// regexp costs every program that links this package about 0.2 ms and 700
-// allocations at start, which a hook process run per agent event pays.
+// validPrefix is the "prefix" setting's form: tmux takes almost any user
+// option name, but formats give ",", ":", "}", "#" and spaces meanings.
+// Checked by hand rather than with a regexp: a compiled regexp costs every
+// program that links this package about 0.2 ms and 700 allocations at
+// start, which a hook process run per agent event pays.
 func validPrefix(s string) bool { return builtin.ValidName(s, 32, "_-") }
 
 // validLabel is the agent label's form: the registry's rule for app names.
@@ -117,61 +100,56 @@ func validLabel(s string) bool { return builtin.ValidName(s, 64, "._-") }
 
 // validPaneID is TMUX_PANE's form: "%" and 1 to 10 digits.
 func validPaneID(s string) bool {
-	if len(s) < 2 || len(s) > 11 || s[0] != '%' {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	_, err := strconv.ParseUint(s[min(1, len(s)):], 10, 64) // digits only, at least one
+	return len(s) <= 11 && strings.HasPrefix(s, "%") && err == nil
 }
 
-// Open returns an [Adapter] for the tmux pane this process runs in. It
-// returns an error wrapping [adapter.ErrInactive], naming the failed
-// condition, when TMUX or TMUX_PANE is unset or malformed, the host is not
-// an interactive root session, or no executable "tmux" is in the captured
-// PATH; a plain error for a bad prefix or timeout or an app name that
-// cannot be the label. A timeout outside 100ms..60s is clamped, with one
-// invalid_value diagnostic. Open does no I/O besides the PATH search.
+// Open returns an [Adapter] for the tmux pane this process runs in.
+//
+// It returns an error wrapping [adapter.ErrInactive], naming the failed
+// condition, and starts nothing, outside a tmux pane (TMUX not
+// "<absolute socket>,<pid>,<session>", TMUX_PANE not "%N"), for a host that
+// is not an interactive root session, or with no executable "tmux" in the
+// captured PATH. A bad setting, or an app name that cannot be the agent
+// label, is a plain error; a timeout outside 100ms..60s is clamped, with
+// one invalid_value diagnostic. Open does no I/O besides the PATH search;
+// ctx is only checked for cancellation.
 func (d Driver) Open(ctx context.Context, p adapter.Params) (adapter.Adapter, error) {
 	a, err := d.open(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, err // not a nil *Adapter in a non-nil interface
 	}
 	return a, nil
 }
 
-// open is Open with the concrete type.
 func (d Driver) open(ctx context.Context, p adapter.Params) (*Adapter, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("tmux: open: %w", err)
 	}
-	act, err := activation(p)
+	act, c, err := check(p)
 	if err != nil {
-		return nil, err
-	}
-	c, err := decodeSettings(p.Settings)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLabel(p.App); err != nil {
 		return nil, err
 	}
 	a := &Adapter{
-		log:  cmp.Or(p.Logger, hclog.NewNullLogger()),
-		pane: act.pane, socket: act.socket, prefix: c.prefix, label: p.App, timeout: c.timeout,
+		log:      p.Logger,
+		pane:     act.pane,
+		socket:   act.socket,
+		label:    p.App,
+		timeout:  c.timeout,
+		names:    optionNames(c.prefix),
 		runner:   &cmdrun.Runner{Path: act.bin, Env: p.Env, Timeout: c.timeout, Recognize: recognize},
 		gate:     calls.NewGate(),
 		diags:    calls.NewDiagnostics(p.Name, p.Diagnose),
 		stateDir: owner.StateDir(p.Env, "tmux"),
+		now:      time.Now,
+	}
+	if a.log == nil {
+		a.log = hclog.NewNullLogger()
 	}
 	// The server part of the key is "<socket>,<server pid>": a server
 	// started again on the same socket numbers its panes afresh.
 	a.owner = owner.New(owner.Key{Kind: "tmux", Server: act.server, Pane: act.pane},
 		owner.Options{Dir: a.stateDir, Resend: a.takeBack})
-	a.names = [3]string(optionNames(c.prefix))
 	if c.clamped != "" {
 		a.diags.Emit(adapter.KindInvalidValue, "%s", c.clamped)
 	}
@@ -185,12 +163,15 @@ type config struct {
 	clamped string // how the timeout was clamped, if it was
 }
 
-// decodeSettings decodes and checks the adapter's settings section, for
-// Open and Check alike. It does no I/O.
-func decodeSettings(raw json.RawMessage) (config, error) {
-	var s settings
-	if len(bytes.TrimSpace(raw)) > 0 {
-		if err := json.Unmarshal(raw, &s); err != nil {
+// configOf decodes and checks the settings section and the app name, for
+// Open, Check and Preview alike. It does no I/O.
+func configOf(p adapter.Params) (config, error) {
+	var s struct {
+		Prefix  *string         `json:"prefix"`
+		Timeout json.RawMessage `json:"timeout"`
+	}
+	if len(bytes.TrimSpace(p.Settings)) > 0 {
+		if err := json.Unmarshal(p.Settings, &s); err != nil {
 			return config{}, fmt.Errorf("tmux: settings: %w", err)
 		}
 	}
@@ -198,33 +179,20 @@ func decodeSettings(raw json.RawMessage) (config, error) {
 	if s.Prefix != nil {
 		c.prefix = *s.Prefix
 	}
-	if err := checkPrefix(c.prefix); err != nil {
-		return config{}, err
+	if strings.HasPrefix(c.prefix, "@") {
+		return config{}, fmt.Errorf("tmux: settings: prefix %q must not start with '@' (it is added: @<prefix>_state)", adapter.Bound(c.prefix, 40))
+	}
+	if !validPrefix(c.prefix) {
+		return config{}, fmt.Errorf("tmux: settings: prefix %q must be 1-32 letters, digits, '_' or '-', starting with a letter or digit", adapter.Bound(c.prefix, 40))
 	}
 	var err error
 	if c.timeout, c.clamped, err = cmdrun.ParseTimeout(s.Timeout); err != nil {
 		return config{}, fmt.Errorf("tmux: settings: %w", err)
 	}
+	if !validLabel(p.App) {
+		return config{}, fmt.Errorf("tmux: agent label (the app name) %q must be 1-64 characters of letters, digits, '.', '_' or '-'", adapter.Bound(p.App, 80))
+	}
 	return c, nil
-}
-
-// checkPrefix reports why prefix cannot name the pane options.
-func checkPrefix(prefix string) error {
-	if strings.HasPrefix(prefix, "@") {
-		return fmt.Errorf("tmux: settings: prefix %q must not start with '@' (it is added: @<prefix>_state)", adapter.Bound(prefix, 40))
-	}
-	if !validPrefix(prefix) {
-		return fmt.Errorf("tmux: settings: prefix %q must be 1-32 letters, digits, '_' or '-', starting with a letter or digit", adapter.Bound(prefix, 40))
-	}
-	return nil
-}
-
-// checkLabel reports why the app name cannot be the agent label.
-func checkLabel(app string) error {
-	if !validLabel(app) {
-		return fmt.Errorf("tmux: agent label (the app name) %q must be 1-64 characters of letters, digits, '.', '_' or '-'", adapter.Bound(app, 80))
-	}
-	return nil
 }
 
 // Check returns what Open would say, as [adapter.Checker] describes: the
@@ -232,16 +200,18 @@ func checkLabel(app string) error {
 // bad prefix or timeout) and the app name, with no diagnostic and no I/O
 // besides the PATH search.
 func (Driver) Check(p adapter.Params) error {
-	if _, err := activation(p); err != nil {
-		return err
-	}
-	if _, err := decodeSettings(p.Settings); err != nil {
-		return err
-	}
-	return checkLabel(p.App)
+	_, _, err := check(p)
+	return err
 }
 
-var _ adapter.Previewer = Driver{}
+func check(p adapter.Params) (activated, config, error) {
+	act, err := activation(p)
+	if err != nil {
+		return act, config{}, err
+	}
+	c, err := configOf(p)
+	return act, c, err
+}
 
 // Preview returns the setup Open would give the adapter for p, for the
 // registry's Explain before Attach (see [adapter.Previewer]), keyed as the
@@ -250,21 +220,23 @@ var _ adapter.Previewer = Driver{}
 // "prefix", the setting, which a tmux format names to show the state. Check
 // must have returned nil for p; Preview returns nil otherwise.
 func (Driver) Preview(p adapter.Params) map[string]string {
-	c, err := decodeSettings(p.Settings)
-	if err != nil || checkLabel(p.App) != nil {
+	c, err := configOf(p)
+	if err != nil {
 		return nil
 	}
+	names := optionNames(c.prefix)
 	return map[string]string{
 		"prefix":  c.prefix,
-		"options": strings.Join(optionNames(c.prefix), " "),
+		"options": strings.Join(names[:3], " "),
 		"agent":   p.App,
 		"timeout": c.timeout.String(),
 	}
 }
 
-// optionNames are the pane options the adapter sets with prefix.
-func optionNames(prefix string) []string {
-	return []string{"@" + prefix + "_state", "@" + prefix + "_message", "@" + prefix + "_agent"}
+// optionNames are the pane options with prefix: the three flat ones, then
+// the JSON one.
+func optionNames(prefix string) [4]string {
+	return [4]string{"@" + prefix + "_state", "@" + prefix + "_message", "@" + prefix + "_agent", "@" + prefix}
 }
 
 // activated is what activation found.
@@ -275,8 +247,7 @@ type activated struct {
 // activation checks everything that decides whether this process may set
 // its pane's options: the environment, the host and the tmux executable.
 func activation(p adapter.Params) (activated, error) {
-	env := p.Env
-	tmuxVar, ok := env.Lookup(EnvTmux)
+	tmuxVar, ok := p.Env.Lookup(EnvTmux)
 	if !ok || tmuxVar == "" {
 		return activated{}, errTmuxUnset
 	}
@@ -284,7 +255,7 @@ func activation(p adapter.Params) (activated, error) {
 	if err != nil {
 		return activated{}, fmt.Errorf("tmux: %w: %s %q: %w", adapter.ErrInactive, EnvTmux, adapter.Bound(tmuxVar, 120), err)
 	}
-	pane, ok := env.Lookup(EnvPane)
+	pane, ok := p.Env.Lookup(EnvPane)
 	if !ok || pane == "" {
 		return activated{}, errPaneUnset
 	}
@@ -294,14 +265,14 @@ func activation(p adapter.Params) (activated, error) {
 	if err := builtin.CheckHost(p.Host); err != nil {
 		return activated{}, fmt.Errorf("tmux: host may not claim a pane: %w", err)
 	}
-	bin, err := cmdrun.LookPath(env, Program)
+	bin, err := cmdrun.LookPath(p.Env, Program)
 	if errors.Is(err, cmdrun.ErrNotFound) {
 		return activated{}, errNoTmux
 	}
 	if err != nil {
 		return activated{}, fmt.Errorf("tmux: %w: no usable %s executable in the captured PATH: %w", adapter.ErrInactive, Program, err)
 	}
-	server, _, _ := cut2Last(tmuxVar) // "<socket>,<server pid>"
+	server := tmuxVar[:strings.LastIndexByte(tmuxVar, ',')] // "<socket>,<server pid>"
 	return activated{socket: socket, server: server, pane: pane, bin: bin}, nil
 }
 
@@ -309,11 +280,12 @@ func activation(p adapter.Params) (activated, error) {
 // "%s,%ld,%d" (socket, server pid, session id or -1), and a socket path may
 // itself contain commas, so the two numbers are taken from the right.
 func parseTmuxVar(v string) (socket string, err error) {
-	rest, session, ok1 := cut2Last(v)
-	socket, pid, ok2 := cut2Last(rest)
-	if !ok1 || !ok2 {
+	i := strings.LastIndexByte(v, ',')
+	j := strings.LastIndexByte(v[:max(i, 0)], ',')
+	if j < 0 {
 		return "", errors.New("not \"<socket>,<pid>,<session>\"")
 	}
+	socket, pid, session := v[:j], v[j+1:i], v[i+1:]
 	if n, err := strconv.ParseUint(pid, 10, 31); err != nil || n == 0 {
 		return "", fmt.Errorf("server pid %q is not a process id", adapter.Bound(pid, 20))
 	}
@@ -324,15 +296,6 @@ func parseTmuxVar(v string) (socket string, err error) {
 		return "", errors.New("socket path is not absolute")
 	}
 	return socket, nil
-}
-
-// cut2Last splits s at its last comma.
-func cut2Last(s string) (before, after string, ok bool) {
-	i := strings.LastIndexByte(s, ',')
-	if i < 0 {
-		return "", "", false
-	}
-	return s[:i], s[i+1:], true
 }
 
 // Codes recognised in tmux's error output; see [Adapter.Report].
@@ -366,8 +329,3 @@ func recognize(_, stderr []byte) string {
 	}
 	return ""
 }
-
-// DefaultTimeout is the deadline of one tmux call when "timeout" is not
-// set; the setting takes a duration string or milliseconds, clamped to
-// [cmdrun.MinTimeout, cmdrun.MaxTimeout], as herdr.timeout does.
-const DefaultTimeout = cmdrun.DefaultTimeout

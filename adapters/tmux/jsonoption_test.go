@@ -20,7 +20,7 @@ func TestJSONOption(t *testing.T) {
 	pane := s.panes(t)[0]
 	a := openT(t, params(s.paneEnv(pane), "", &diags{}))
 	at := time.Date(2026, 12, 2, 17, 30, 5, 0, time.FixedZone("CET", 3600))
-	a.json.now = func() time.Time { return at }
+	a.now = func() time.Time { return at }
 	read := func(step string) map[string]string {
 		t.Helper()
 		raw := strings.TrimSpace(s.run(t, "show-options", "-p", "-t", pane, "-v", "@panestate"))

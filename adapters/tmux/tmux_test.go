@@ -71,7 +71,7 @@ func TestReportSetsPaneOptions(t *testing.T) {
 	if got := d.all(); len(got) != 0 {
 		t.Errorf("diagnostics %v; want none", got)
 	}
-	if e := a.Details(); e["last_state"] != "released" || e["last_op"] != opRelease {
+	if e := a.Details(); e["last_state"] != "released" || e["last_op"] != "release" {
 		t.Errorf("Details last_state, last_op = %q, %q; want released, release", e["last_state"], e["last_op"])
 	}
 }
