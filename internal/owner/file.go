@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -89,22 +90,12 @@ type record struct {
 //	o1 <seq:20> <process:16 hex> <pid:10> <gen:20>\n
 const recordLen = 2 + 1 + 20 + 1 + 16 + 1 + 10 + 1 + 20 + 1
 
-// fields are the record's fixed-width fields after the "o1" tag: width,
-// base.
+// fields are the widths and bases of the record's fields after "o1", as
+// marshal writes them.
 var fields = [4][2]int{{20, 10}, {16, 16}, {10, 10}, {20, 10}}
 
 func (r record) marshal() []byte {
-	b := make([]byte, 0, recordLen)
-	b = append(b, "o1"...)
-	for i, v := range [4]uint64{r.seq, r.owner.Process, uint64(r.owner.PID), r.owner.Gen} {
-		digits := strconv.FormatUint(v, fields[i][1])
-		b = append(b, ' ')
-		for range fields[i][0] - len(digits) {
-			b = append(b, '0')
-		}
-		b = append(b, digits...)
-	}
-	return append(b, '\n')
+	return fmt.Appendf(nil, "o1 %020d %016x %010d %020d\n", r.seq, r.owner.Process, r.owner.PID, r.owner.Gen)
 }
 
 // parseRecord parses b; an empty b is a free pane numbered 0.
