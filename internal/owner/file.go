@@ -78,6 +78,22 @@ func openPaneFile(dir string, k Key) (*os.File, error) {
 	return f, nil
 }
 
+// checkDir refuses a directory that is a symbolic link (on Windows, a
+// reparse point) or fails checkOwner.
+func checkDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&(os.ModeSymlink|os.ModeIrregular) != 0 {
+		return errors.New("is a symbolic link; refusing it")
+	}
+	if !fi.IsDir() {
+		return errors.New("is not a directory")
+	}
+	return checkOwner(fi, "directory", 0o700)
+}
+
 // record is the pane file's line: the newest sequence number any process
 // took for the pane, and the claim that owns it (zero: nobody).
 type record struct {
