@@ -51,9 +51,7 @@ func (t token) other() bool {
 
 var self = sync.OnceValue(func() token {
 	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		binary.LittleEndian.PutUint64(b[:], uint64(time.Now().UnixNano()))
-	}
+	rand.Read(b[:]) // never fails: it crashes the program instead
 	return token{Process: binary.LittleEndian.Uint64(b[:]) | 1, PID: os.Getpid()}
 })
 
@@ -112,8 +110,8 @@ type pane struct {
 	owner *Owner        // that claim
 	freed chan struct{} // closed (and replaced) when gen is given up
 	high  uint64        // the newest sequence number this process took
-	file  *os.File      // open while a claim of the pane is
-	refs  int
+	refs  int           // the claims open
+	file  *os.File      // open while a claim is; the turn guards it
 }
 
 // done ends the turn; the file is closed once no claim of the pane is open.
@@ -354,8 +352,7 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	p.mu.Lock()
 	if p.gen > o.tok.Gen {
 		p.mu.Unlock()
-		o.refused(c, ByNewer, false)
-		return c, nil
+		return o.refused(c, ByNewer, false), nil
 	}
 	takes := p.gen != o.tok.Gen
 	prev := p.owner
@@ -372,28 +369,19 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	}
 	p.mu.Lock()
 	newer := p.gen != o.tok.Gen // a newer claim came meanwhile
-	f := p.file
 	p.mu.Unlock()
 	if newer {
-		o.refused(c, ByNewer, true)
-		return c, nil
+		return o.refused(c, ByNewer, true), nil
 	}
 	if Trace.Turn != nil {
 		Trace.Turn(o)
 	}
 	fresh := !o.claimed
 	c.Claimed = opts.Op == Report && (fresh || takes)
-	if f == nil {
-		var err error
-		if f, err = openPaneFile(o.dir, o.key); err != nil {
-			c.FileErr = err
-		} else {
-			p.mu.Lock()
-			p.file = f
-			p.mu.Unlock()
-		}
+	if p.file == nil {
+		p.file, c.FileErr = openPaneFile(o.dir, o.key)
 	}
-	if f != nil {
+	if f := p.file; f != nil {
 		c.f = f
 		switch err := c.lock(ctx, closed, opts); {
 		case errors.Is(err, errYield):
@@ -420,8 +408,7 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		other := c.rec.owner.other()
 		if other && (opts.Op == Release || !fresh && !takes && !c.Bypassed) {
 			c.unlock()
-			o.refused(c, ByOtherProcess, true)
-			return c, nil
+			return o.refused(c, ByOtherProcess, true), nil
 		}
 	}
 	c.deadline = opts.Until
@@ -463,15 +450,13 @@ func (p *pane) waitTurn(ctx, closed context.Context, wait time.Time) error {
 	select {
 	case p.turn <- struct{}{}:
 	default:
-		timer := time.NewTimer(max(time.Until(wait), 0))
-		defer timer.Stop()
 		select {
 		case p.turn <- struct{}{}:
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-closed.Done():
 			return adapter.ErrClosed
-		case <-timer.C:
+		case <-time.After(time.Until(wait)):
 			select {
 			case p.turn <- struct{}{}:
 			default:
@@ -516,15 +501,12 @@ func (c *Call) lock(ctx, closed context.Context, opts BeginOptions) error {
 			}
 			return nil
 		}
-		t := time.NewTimer(min(backoff, left))
 		select {
 		case <-ctx.Done():
-			t.Stop()
 			return ctx.Err()
 		case <-closed.Done():
-			t.Stop()
 			return adapter.ErrClosed
-		case <-t.C: // another process's call: it lets go when it ends
+		case <-time.After(min(backoff, left)): // another process's call: it lets go when it ends
 		}
 		backoff = min(2*backoff, 20*time.Millisecond)
 	}
@@ -539,7 +521,7 @@ func (c *Call) unlock() {
 
 // refused records a refused call: a report makes the claim stale (the
 // take-back is armed), a release gives the claim up.
-func (o *Owner) refused(c *Call, by string, inTurn bool) {
+func (o *Owner) refused(c *Call, by string, inTurn bool) *Call {
 	c.By = by
 	if c.op == Release {
 		o.claimed = false
@@ -550,6 +532,7 @@ func (o *Owner) refused(c *Call, by string, inTurn bool) {
 	if inTurn {
 		o.p.done()
 	}
+	return c
 }
 
 // take sets the call's number: above the clock, every number this process
@@ -563,18 +546,11 @@ func (c *Call) take() uint64 {
 	}
 	p := c.o.p
 	p.mu.Lock()
-	n := max(c.clockMs, inc(p.high), inc(mark))
+	n := max(c.clockMs, p.high, p.high+1, mark, mark+1) // x+1 wraps to 0 at 2^64-1
 	p.high = n
 	p.mu.Unlock()
 	c.rec.seq = n
 	return n
-}
-
-func inc(n uint64) uint64 {
-	if n == math.MaxUint64 {
-		return n
-	}
-	return n + 1
 }
 
 // Seq returns the sequence number of the call's next exchange, and
@@ -704,11 +680,14 @@ func (o *Owner) watch() {
 		case by != "":
 			o.makeStale(by == ByOtherProcess)
 		case lost || due:
-			if r, ok := o.takeBack(); ok {
-				o.resend(r)
+			o.mu.Lock()
+			ok, r := !o.closed && o.wanted, o.want
+			o.due, o.named, o.yielded = false, false, false
+			o.mu.Unlock()
+			if ok {
+				o.resend(r) // its Begin sets yielded
 				o.mu.Lock()
 				yielded := o.yielded
-				o.yielded = false
 				o.mu.Unlock()
 				if !yielded {
 					continue // look again at once: the take-back may have been refused
@@ -722,15 +701,6 @@ func (o *Owner) watch() {
 		case <-tick:
 		}
 	}
-}
-
-// takeBack clears the due take-back and returns the report to send.
-func (o *Owner) takeBack() (adapter.Report, bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	ok := !o.closed && o.wanted
-	o.due, o.named = false, false
-	return o.want, ok
 }
 
 // look returns who else owns the pane as one look tells: ByNewer,
@@ -754,14 +724,12 @@ func (o *Owner) look() (by string, lost, known bool) {
 	default:
 		return "", false, false
 	}
-	p.mu.Lock()
 	f := p.file
-	p.mu.Unlock()
 	if f == nil {
 		return "", false, true
 	}
 	o.mu.Lock()
-	bypassed := o.bypassed
+	bypassed, named := o.bypassed, o.named
 	o.mu.Unlock()
 	if bypassed {
 		// A report went past a holder that did not move. Once that holder
@@ -786,8 +754,5 @@ func (o *Owner) look() (by string, lost, known bool) {
 	case rec.owner.ours():
 		return "", false, true
 	}
-	o.mu.Lock()
-	named := o.named
-	o.mu.Unlock()
 	return "", named, true
 }
