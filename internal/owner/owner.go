@@ -34,8 +34,6 @@ type token struct {
 
 func (t token) IsZero() bool { return t == token{} }
 
-func (t token) String() string { return fmt.Sprintf("%d/%016x/%d", t.PID, t.Process, t.Gen) }
-
 // ours reports whether t was drawn by this process.
 func (t token) ours() bool { return t.Process == self().Process }
 
@@ -99,6 +97,12 @@ const maxMarkAhead = 366 * 24 * time.Hour
 // another process that held it past the wait.
 var Trace struct {
 	Claimed, Turn, Bypassed func(*Owner)
+}
+
+func trace(hook func(*Owner), o *Owner) {
+	if hook != nil {
+		hook(o)
+	}
 }
 
 // pane is the process-wide state of one pane file.
@@ -361,9 +365,7 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	if takes && prev != nil {
 		prev.makeStale(false) // told at once, call or not
 	}
-	if Trace.Claimed != nil {
-		Trace.Claimed(o)
-	}
+	trace(Trace.Claimed, o)
 	if err := p.waitTurn(ctx, closed, opts.Wait); err != nil {
 		return nil, err
 	}
@@ -373,9 +375,7 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	if newer {
 		return o.refused(c, ByNewer, true), nil
 	}
-	if Trace.Turn != nil {
-		Trace.Turn(o)
-	}
+	trace(Trace.Turn, o)
 	fresh := !o.claimed
 	c.Claimed = opts.Op == Report && (fresh || takes)
 	if p.file == nil {
@@ -387,8 +387,7 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		case errors.Is(err, errYield):
 			c.f = nil
 			o.mu.Lock()
-			o.yielded = true
-			o.due = o.wanted // due again at the next look
+			o.yielded, o.due = true, o.wanted // due again at the next look
 			o.mu.Unlock()
 			c.Yielded, c.Claimed, c.By = true, false, ByOtherProcess
 			p.done()
@@ -398,47 +397,40 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 			return nil, err
 		}
 		var ok bool
-		if c.rec, ok = readRecord(f); !ok {
+		if c.rec, ok = readRecord(f); !ok { // c.rec is zero
 			c.FileErr = &FileError{Path: f.Name(), Err: errors.New("not a pane record; rewritten")}
-			c.rec = record{}
 		}
 		// A report that starts a claim takes the pane; so does one that
 		// went past a holder that does not move: a stopped host never holds
 		// a pane beyond the wait. A release never clears another's state.
-		other := c.rec.owner.other()
-		if other && (opts.Op == Release || !fresh && !takes && !c.Bypassed) {
+		if c.rec.owner.other() && (opts.Op == Release || !fresh && !takes && !c.Bypassed) {
 			c.unlock()
 			return o.refused(c, ByOtherProcess, true), nil
 		}
 	}
-	c.deadline = opts.Until
+	c.deadline, c.clockMs = opts.Until, opts.ClockMs
 	if c.deadline.IsZero() {
 		c.deadline = time.Now().Add(opts.Budget)
 	}
-	c.clockMs = opts.ClockMs
 	c.take()
 	wrote := false
 	if c.f != nil {
 		if opts.Op == Report {
 			c.rec.owner = o.tok
 		}
-		if err := writeRecord(c.f, c.rec); err != nil {
+		err := writeRecord(c.f, c.rec)
+		if wrote = err == nil; !wrote {
 			c.FileErr = err
-		} else {
-			wrote = true
 		}
 	}
 	c.Send = true
 	o.mu.Lock()
 	o.staleOther = false
 	if opts.Op == Report {
-		o.named = wrote
-		o.bypassed = o.bypassed || c.Bypassed
+		o.claimed, o.named, o.bypassed = true, wrote, o.bypassed || c.Bypassed
 	}
 	o.mu.Unlock()
-	if opts.Op == Report {
-		o.claimed = true
-	} else {
+	if opts.Op == Release {
 		o.Forget()
 	}
 	return c, nil
@@ -496,9 +488,7 @@ func (c *Call) lock(ctx, closed context.Context, opts BeginOptions) error {
 		left := time.Until(opts.Wait)
 		if left <= 0 {
 			c.Bypassed = true
-			if Trace.Bypassed != nil {
-				Trace.Bypassed(c.o)
-			}
+			trace(Trace.Bypassed, c.o)
 			return nil
 		}
 		select {
@@ -566,14 +556,12 @@ func (c *Call) Seq() (seq uint64, saturated bool, err error) {
 		return c.rec.seq, c.rec.seq == math.MaxUint64, nil
 	}
 	if c.f != nil {
-		rec, ok := readRecord(c.f)
-		if ok && c.op == Report && rec.owner != c.o.tok && rec.owner.other() {
+		rec, _ := readRecord(c.f) // zero when it does not parse
+		if c.op == Report && rec.owner.other() {
 			c.o.makeStale(true)
 			return 0, false, ErrOvertaken
 		}
-		if ok {
-			c.rec.seq = max(c.rec.seq, rec.seq)
-		}
+		c.rec.seq = max(c.rec.seq, rec.seq)
 	}
 	seq = c.take()
 	if c.f != nil {
@@ -593,16 +581,14 @@ func (c *Call) End(delivered bool) {
 	}
 	o := c.o
 	released := delivered && c.op == Release
-	if released && c.f != nil {
-		if rec, ok := readRecord(c.f); ok && (rec.owner.IsZero() || rec.owner.ours()) {
+	if released {
+		o.claimed = false
+		if rec, ok := readRecord(c.f); c.f != nil && ok && (rec.owner.IsZero() || rec.owner.ours()) {
 			rec.owner = token{}
 			_ = writeRecord(c.f, rec)
 		}
 	}
 	c.unlock()
-	if released {
-		o.claimed = false
-	}
 	o.p.done()
 	if released {
 		o.free()
