@@ -23,9 +23,8 @@ type Key struct {
 	Pane   string // the pane's id on that server
 }
 
-// token names one claim across processes: the process (a random number
-// drawn once per process, with its pid, so that a reused pid is not taken
-// for the same process) and the claim's generation in it. Zero is nobody.
+// token names one claim across processes: the process (a random number, so
+// that a reused pid is not the same process), its pid, the generation in it.
 type token struct {
 	Process uint64
 	PID     int
@@ -37,9 +36,8 @@ func (t token) IsZero() bool { return t == token{} }
 // ours reports whether t was drawn by this process.
 func (t token) ours() bool { return t.Process == self().Process }
 
-// other reports whether t is a claim of another process that may still
-// run. A pid alive but reused counts as alive: that errs on the side of
-// never clearing a live owner.
+// other reports whether t is a claim of another process that may still run
+// (a reused pid counts as alive: never clear a live owner).
 func (t token) other() bool {
 	if t.IsZero() || t.ours() || t.PID == os.Getpid() {
 		return false
@@ -85,16 +83,13 @@ var ErrOvertaken = errors.New("owner: another process took the pane during the c
 // pollInterval is how often a claim that wants the pane reads its file.
 const pollInterval = 200 * time.Millisecond
 
-// maxMarkAhead is how far a sequence number read from a pane file may be
-// beyond the clock; further is corrupt or planted, and ignored, so that no
-// file can push a pane's numbers to 2^64-1.
+// maxMarkAhead is how far a pane file's number may be beyond the clock;
+// further is ignored, so that no file can push a pane's numbers to 2^64-1.
 const maxMarkAhead = 366 * 24 * time.Hour
 
-// Trace holds seams for the tests of the adapters built on this package;
-// nil in production. Claimed is called once Begin decided the claim within
-// the process, before any wait; Turn once no other call of the process is
-// in flight on the pane; Bypassed when a call goes on without the lock of
-// another process that held it past the wait.
+// Trace holds seams for the adapters' tests (nil in production): Claimed once
+// Begin decided the claim in the process, before any wait; Turn once it has
+// the process's turn; Bypassed when a call goes past another process's lock.
 var Trace struct {
 	Claimed, Turn, Bypassed func(*Owner)
 }
@@ -118,6 +113,13 @@ type pane struct {
 	file  *os.File      // open while a claim is; the turn guards it
 }
 
+// now returns gen and freed.
+func (p *pane) now() (uint64, chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.gen, p.freed
+}
+
 // done ends the turn; the file is closed once no claim of the pane is open.
 func (p *pane) done() {
 	p.mu.Lock()
@@ -134,9 +136,8 @@ type paneKey struct {
 	dir string
 }
 
-// table is process-wide: adapters come and go, a pane has one owner per
-// process. An entry is kept for the life of the process (its high mark
-// keeps numbers rising whatever the clock does).
+// table is process-wide: a pane has one owner per process. An entry lives as
+// long as the process, so that its high mark keeps numbers rising.
 var table = struct {
 	mu   sync.Mutex
 	m    map[paneKey]*pane
@@ -148,20 +149,17 @@ type Options struct {
 	// Dir is the pane file's directory ([StateDir]); "" keeps the claim
 	// within the process.
 	Dir string
-	// Resend, when set, sends the report wanted again ([Owner.Want]) once
-	// the pane is free after a newer claim had it: the take-back. It runs on
-	// the Owner's goroutine, and must make its call with
-	// BeginOptions.TakeBack.
+	// Resend, when set, is the take-back: it sends the report wanted
+	// ([Owner.Want]) again once the pane is free after a newer claim had it,
+	// on the Owner's goroutine, with BeginOptions.TakeBack.
 	Resend func(adapter.Report)
 }
 
-// Owner is one adapter's claim of one pane. Begin and End bracket each
-// call to the workspace; the calls of one Owner must not overlap (the
-// adapter's gate serialises them). The other methods are safe for
-// concurrent use with everything.
+// Owner is one adapter's claim of one pane. Begin and End bracket each call
+// to the workspace, and the calls of one Owner must not overlap; the other
+// methods are safe for concurrent use with everything.
 type Owner struct {
-	key    Key
-	dir    string
+	pk     paneKey
 	p      *pane
 	tok    token
 	resend func(adapter.Report)
@@ -200,7 +198,7 @@ func New(k Key, o Options) *Owner {
 	p.mu.Unlock()
 	tok := self()
 	tok.Gen = table.gens
-	return &Owner{key: k, dir: o.Dir, p: p, tok: tok, resend: o.Resend,
+	return &Owner{pk: pk, p: p, tok: tok, resend: o.Resend,
 		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 }
 
@@ -221,9 +219,7 @@ func (o *Owner) Status() Status {
 	o.mu.Lock()
 	closed, staleOther := o.closed, o.staleOther
 	o.mu.Unlock()
-	o.p.mu.Lock()
-	gen := o.p.gen
-	o.p.mu.Unlock()
+	gen, _ := o.p.now()
 	switch {
 	case closed:
 		return StatusClosed
@@ -264,9 +260,8 @@ func (o *Owner) Wanted() (adapter.Report, bool) {
 	return o.want, o.wanted
 }
 
-// Forget records that the pane is no longer wanted: a Release, or a host
-// that stopped reporting. The goroutine ends and the pane is never taken
-// back until the next Want.
+// Forget records that the pane is no longer wanted (a Release, or a host
+// that stopped reporting): the goroutine ends, no take-back until a Want.
 func (o *Owner) Forget() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -306,9 +301,8 @@ type BeginOptions struct {
 	// ClockMs, the wall clock in Unix milliseconds, is the floor of the
 	// sequence numbers.
 	ClockMs uint64
-	// TakeBack is for the take-back's report, which nobody waits for: it
-	// does not wait for another process's call in flight (Yielded), and the
-	// goroutine tries again at its next look.
+	// TakeBack is for the take-back's report: it does not wait for another
+	// process's call in flight (Yielded); the goroutine tries again later.
 	TakeBack bool
 }
 
@@ -331,12 +325,10 @@ type Call struct {
 	// Yielded: a take-back found another process's call in flight.
 	Yielded bool
 	// Claimed is whether this call starts a claim (the first report after
-	// New or Release, or one taking the pane back): per-claim state
-	// (diagnostics, what goes once per claim) starts over.
+	// New or Release, or a take-back): per-claim state starts over.
 	Claimed bool
-	// Bypassed is whether another process held the pane past the wait (a
-	// process that does not move: stopped?) and this call goes on without
-	// its lock, numbered above it.
+	// Bypassed is whether another process held the lock past the wait (it
+	// does not move: stopped?) and the call goes on without it, numbered above.
 	Bypassed bool
 	// FileErr is why the pane file is not used, or was corrupt and is
 	// rewritten; MarkErr why its number was ignored.
@@ -369,17 +361,14 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	if err := p.waitTurn(ctx, closed, opts.Wait); err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	newer := p.gen != o.tok.Gen // a newer claim came meanwhile
-	p.mu.Unlock()
-	if newer {
+	if gen, _ := p.now(); gen != o.tok.Gen { // a newer claim came meanwhile
 		return o.refused(c, ByNewer, true), nil
 	}
 	trace(Trace.Turn, o)
 	fresh := !o.claimed
 	c.Claimed = opts.Op == Report && (fresh || takes)
 	if p.file == nil {
-		p.file, c.FileErr = openPaneFile(o.dir, o.key)
+		p.file, c.FileErr = openPaneFile(o.pk.dir, o.pk.Key)
 	}
 	if f := p.file; f != nil {
 		c.f = f
@@ -400,9 +389,8 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 		if c.rec, ok = readRecord(f); !ok { // c.rec is zero
 			c.FileErr = &FileError{Path: f.Name(), Err: errors.New("not a pane record; rewritten")}
 		}
-		// A report that starts a claim takes the pane; so does one that
-		// went past a holder that does not move: a stopped host never holds
-		// a pane beyond the wait. A release never clears another's state.
+		// A report that starts a claim, or went past a stopped holder, takes
+		// the pane; a release never clears another's state.
 		if c.rec.owner.other() && (opts.Op == Release || !fresh && !takes && !c.Bypassed) {
 			c.unlock()
 			return o.refused(c, ByOtherProcess, true), nil
@@ -465,11 +453,9 @@ func (p *pane) waitTurn(ctx, closed context.Context, wait time.Time) error {
 
 var errYield = errors.New("owner: another process's call is in flight")
 
-// lock takes the pane file's lock, which the call keeps until End. Another
-// process's call holds it for as long as that call lasts: it is waited for
-// until opts.Wait (a take-back does not wait: errYield), and past that the
-// call goes on without it (Bypassed). A lock that cannot be taken at all
-// (an error) is bypassed too, with FileErr set.
+// lock takes the pane file's lock until End, waiting for another process's
+// call until opts.Wait (a take-back: errYield) and then going on without it
+// (Bypassed); a lock that fails is bypassed too, with FileErr.
 func (c *Call) lock(ctx, closed context.Context, opts BeginOptions) error {
 	backoff := 100 * time.Microsecond
 	for {
@@ -525,9 +511,8 @@ func (o *Owner) refused(c *Call, by string, inTurn bool) *Call {
 	return c
 }
 
-// take sets the call's number: above the clock, every number this process
-// took and the file's (one more than a year ahead of the clock is
-// ignored, MarkErr). It saturates at 2^64-1.
+// take sets the call's number above the clock, this process's numbers and
+// the file's (unless beyond maxMarkAhead: MarkErr), saturating at 2^64-1.
 func (c *Call) take() uint64 {
 	mark := c.rec.seq
 	if c.clockMs != 0 && mark > c.clockMs && mark-c.clockMs > uint64(maxMarkAhead/time.Millisecond) {
@@ -543,13 +528,10 @@ func (c *Call) take() uint64 {
 	return n
 }
 
-// Seq returns the sequence number of the call's next exchange, and
-// whether the range is exhausted (2^64-1). The first is Begin's; each later
-// one (a call that makes several exchanges) is taken after reading the
-// file again, so that it is above every number another process took
-// meanwhile, and written back. A report whose pane another process took
-// meanwhile (this one was stopped, and bypassed) gets ErrOvertaken: the
-// claim is stale, and the call sends nothing more.
+// Seq returns the sequence number of the call's next exchange, and whether
+// it is 2^64-1. The first is Begin's; each later one is above the file's,
+// read again, and written back. A report whose pane another process took
+// meanwhile (this one was stopped) gets ErrOvertaken: it sends nothing more.
 func (c *Call) Seq() (seq uint64, saturated bool, err error) {
 	if !c.numbered {
 		c.numbered = true
@@ -607,10 +589,9 @@ func (o *Owner) free() {
 	}
 }
 
-// Close gives the pane up within the process, without telling the
-// workspace or changing the file, so that an older claim may take it back,
-// and ends the goroutine, waiting for a Resend in progress. It is
-// idempotent.
+// Close gives the pane up within the process (not in the workspace or the
+// file: an older claim may take it back) and ends the goroutine, waiting for
+// a Resend in progress. It is idempotent.
 func (o *Owner) Close() {
 	o.mu.Lock()
 	first := !o.closed
@@ -639,20 +620,17 @@ func (o *Owner) Close() {
 }
 
 // watch is the take-back: while the pane is wanted, it learns that a newer
-// claim took it (told at once in the process; from the file, read every
-// pollInterval, for another process) and calls Resend once it is free.
+// claim took it (kick, or the file) and calls Resend once it is free.
 func (o *Owner) watch() {
 	defer o.wg.Done()
 	var tick <-chan time.Time // never, without a pane file
-	if o.dir != "" {
+	if o.pk.dir != "" {
 		t := time.NewTicker(pollInterval)
 		defer t.Stop()
 		tick = t.C
 	}
 	for {
-		o.p.mu.Lock()
-		freed := o.p.freed
-		o.p.mu.Unlock()
+		_, freed := o.p.now()
 		o.mu.Lock()
 		if o.closed || !o.wanted {
 			o.watching = false
@@ -689,19 +667,13 @@ func (o *Owner) watch() {
 	}
 }
 
-// look returns who else owns the pane as one look tells: ByNewer,
-// ByOtherProcess (the file names another live process), or "" (the pane is
-// o's or free). lost is whether the report wanted must go out again: the
-// pane is free although the file named o after its last report (another
-// process took it and let it go between two looks), or a holder that this
-// claim's report went past has let the lock go. known is false while a call of this process is in flight (the
-// file may not show it yet) or the record does not parse.
+// look returns who else owns the pane (ByNewer, ByOtherProcess, or ""), and
+// lost: the report wanted must go out again (the file named o after its last
+// report and now names no live claim, or a holder it went past let go).
+// known is false while a call of this process is in flight or the record is bad.
 func (o *Owner) look() (by string, lost, known bool) {
 	p := o.p
-	p.mu.Lock()
-	gen := p.gen
-	p.mu.Unlock()
-	if gen > o.tok.Gen {
+	if gen, _ := p.now(); gen > o.tok.Gen {
 		return ByNewer, false, true
 	}
 	select {
@@ -718,9 +690,8 @@ func (o *Owner) look() (by string, lost, known bool) {
 	bypassed, named := o.bypassed, o.named
 	o.mu.Unlock()
 	if bypassed {
-		// A report went past a holder that did not move. Once that holder
-		// lets the lock go, its late call has returned: the report wanted
-		// goes out again after it (tmux has no numbers to drop it by).
+		// Once a holder a report went past lets go, its late call has
+		// returned: the report goes out again (tmux has no numbers).
 		if ok, err := filelock.TryLockFile(f); ok && err == nil {
 			filelock.UnlockFile(f)
 			o.mu.Lock()
