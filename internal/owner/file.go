@@ -125,15 +125,11 @@ func parseRecord(b []byte) (record, bool) {
 	var v [4]uint64
 	i := 2
 	for n, f := range fields {
-		if b[i] != ' ' {
-			return record{}, false
-		}
 		x, err := strconv.ParseUint(string(b[i+1:i+1+f[0]]), f[1], 64)
-		if err != nil {
+		if b[i] != ' ' || err != nil {
 			return record{}, false
 		}
-		v[n] = x
-		i += 1 + f[0]
+		v[n], i = x, i+1+f[0]
 	}
 	r := record{seq: v[0], owner: token{Process: v[1], PID: int(v[2]), Gen: v[3]}}
 	if v[2] > 1<<31-1 || (r.owner.Process == 0) != r.owner.IsZero() {

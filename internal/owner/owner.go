@@ -59,13 +59,6 @@ const (
 	Release               // clears it and gives the pane up
 )
 
-func (o Op) String() string {
-	if o == Release {
-		return "release"
-	}
-	return "report"
-}
-
 // Who owns the pane when a call is refused ([Call.By]).
 const (
 	ByNewer        = "a newer adapter of this process"
@@ -223,12 +216,10 @@ func (o *Owner) Status() Status {
 	switch {
 	case closed:
 		return StatusClosed
-	case gen > o.tok.Gen:
+	case gen > o.tok.Gen, gen == o.tok.Gen && staleOther:
 		return StatusStale
-	case gen != o.tok.Gen:
+	case gen < o.tok.Gen:
 		return StatusFree
-	case staleOther:
-		return StatusStale
 	}
 	return StatusOwner
 }
