@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -77,6 +78,22 @@ func openPaneFile(dir string, k Key) (*os.File, error) {
 	return f, nil
 }
 
+// checkDir refuses a directory that is a symbolic link (on Windows, a
+// reparse point) or fails checkOwner.
+func checkDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&(os.ModeSymlink|os.ModeIrregular) != 0 {
+		return errors.New("is a symbolic link; refusing it")
+	}
+	if !fi.IsDir() {
+		return errors.New("is not a directory")
+	}
+	return checkOwner(fi, "directory", 0o700)
+}
+
 // record is the pane file's line: the newest sequence number any process
 // took for the pane, and the claim that owns it (zero: nobody).
 type record struct {
@@ -89,22 +106,12 @@ type record struct {
 //	o1 <seq:20> <process:16 hex> <pid:10> <gen:20>\n
 const recordLen = 2 + 1 + 20 + 1 + 16 + 1 + 10 + 1 + 20 + 1
 
-// fields are the record's fixed-width fields after the "o1" tag: width,
-// base.
+// fields are the widths and bases of the record's fields after "o1", as
+// marshal writes them.
 var fields = [4][2]int{{20, 10}, {16, 16}, {10, 10}, {20, 10}}
 
 func (r record) marshal() []byte {
-	b := make([]byte, 0, recordLen)
-	b = append(b, "o1"...)
-	for i, v := range [4]uint64{r.seq, r.owner.Process, uint64(r.owner.PID), r.owner.Gen} {
-		digits := strconv.FormatUint(v, fields[i][1])
-		b = append(b, ' ')
-		for range fields[i][0] - len(digits) {
-			b = append(b, '0')
-		}
-		b = append(b, digits...)
-	}
-	return append(b, '\n')
+	return fmt.Appendf(nil, "o1 %020d %016x %010d %020d\n", r.seq, r.owner.Process, r.owner.PID, r.owner.Gen)
 }
 
 // parseRecord parses b; an empty b is a free pane numbered 0.
@@ -118,15 +125,11 @@ func parseRecord(b []byte) (record, bool) {
 	var v [4]uint64
 	i := 2
 	for n, f := range fields {
-		if b[i] != ' ' {
-			return record{}, false
-		}
 		x, err := strconv.ParseUint(string(b[i+1:i+1+f[0]]), f[1], 64)
-		if err != nil {
+		if b[i] != ' ' || err != nil {
 			return record{}, false
 		}
-		v[n] = x
-		i += 1 + f[0]
+		v[n], i = x, i+1+f[0]
 	}
 	r := record{seq: v[0], owner: token{Process: v[1], PID: int(v[2]), Gen: v[3]}}
 	if v[2] > 1<<31-1 || (r.owner.Process == 0) != r.owner.IsZero() {

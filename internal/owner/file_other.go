@@ -7,22 +7,10 @@ import (
 	"os"
 )
 
-// checkDir refuses a directory that is a symbolic link (a reparse point).
-// On Windows the directory lives under %LOCALAPPDATA%, whose access control
-// list already keeps other users out; Unix modes do not apply.
-func checkDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if fi.Mode()&(os.ModeSymlink|os.ModeIrregular) != 0 {
-		return errors.New("is a symbolic link; refusing it")
-	}
-	if !fi.IsDir() {
-		return errors.New("is not a directory")
-	}
-	return nil
-}
+// checkOwner accepts everything: on Windows the directory lives under
+// %LOCALAPPDATA%, whose access control list already keeps other users out;
+// Unix modes do not apply.
+func checkOwner(os.FileInfo, string, os.FileMode) error { return nil }
 
 // openNoFollow opens path read-write, creating it, and refuses a symbolic
 // link. Windows has no O_NOFOLLOW: the path is checked with Lstat before

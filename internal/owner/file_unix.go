@@ -9,44 +9,19 @@ import (
 	"syscall"
 )
 
-// checkDir refuses a directory that is a symbolic link, is not owned by
-// this user, or is open to group or others: another user who can write
-// there could plant a link or a record.
-func checkDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if fi.Mode()&os.ModeSymlink != 0 {
-		return errors.New("is a symbolic link; refusing it")
-	}
-	if !fi.IsDir() {
-		return errors.New("is not a directory")
-	}
-	return checkOwner(fi, "directory", 0o700)
-}
-
 // openNoFollow opens path read-write, creating it 0600, without following
 // a symbolic link in its last component (O_NOFOLLOW: a link planted there
 // fails the open rather than having its target written), and refuses a
 // file that is not regular, not this user's, open to others, or with a
 // second link (a hard link to a file elsewhere).
 func openNoFollow(path string) (*os.File, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
 		return nil, errors.New("is a symbolic link; refusing it")
 	}
 	if err != nil {
-		return nil, err
+		return nil, errors.Unwrap(err) // the *PathError's path is FileError's
 	}
-	f := os.NewFile(uintptr(fd), path)
 	fi, err := f.Stat()
 	switch {
 	case err != nil:
@@ -66,7 +41,8 @@ func openNoFollow(path string) (*os.File, error) {
 }
 
 // checkOwner refuses fi unless this user owns it and its mode gives group
-// and others nothing.
+// and others nothing: another user who can write there could plant a link
+// or a record.
 func checkOwner(fi os.FileInfo, what string, want os.FileMode) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if ok && int(st.Uid) != os.Getuid() {

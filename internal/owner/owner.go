@@ -23,9 +23,8 @@ type Key struct {
 	Pane   string // the pane's id on that server
 }
 
-// token names one claim across processes: the process (a random number
-// drawn once per process, with its pid, so that a reused pid is not taken
-// for the same process) and the claim's generation in it. Zero is nobody.
+// token names one claim across processes: the process (a random number, so
+// that a reused pid is not the same process), its pid, the generation in it.
 type token struct {
 	Process uint64
 	PID     int
@@ -34,14 +33,11 @@ type token struct {
 
 func (t token) IsZero() bool { return t == token{} }
 
-func (t token) String() string { return fmt.Sprintf("%d/%016x/%d", t.PID, t.Process, t.Gen) }
-
 // ours reports whether t was drawn by this process.
 func (t token) ours() bool { return t.Process == self().Process }
 
-// other reports whether t is a claim of another process that may still
-// run. A pid alive but reused counts as alive: that errs on the side of
-// never clearing a live owner.
+// other reports whether t is a claim of another process that may still run
+// (a reused pid counts as alive: never clear a live owner).
 func (t token) other() bool {
 	if t.IsZero() || t.ours() || t.PID == os.Getpid() {
 		return false
@@ -51,9 +47,7 @@ func (t token) other() bool {
 
 var self = sync.OnceValue(func() token {
 	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		binary.LittleEndian.PutUint64(b[:], uint64(time.Now().UnixNano()))
-	}
+	rand.Read(b[:]) // never fails: it crashes the program instead
 	return token{Process: binary.LittleEndian.Uint64(b[:]) | 1, PID: os.Getpid()}
 })
 
@@ -65,12 +59,8 @@ const (
 	Release               // clears it and gives the pane up
 )
 
-func (o Op) String() string {
-	if o == Release {
-		return "release"
-	}
-	return "report"
-}
+// String is the operation's name in diagnostics: "report" or "release".
+func (o Op) String() string { return [...]string{"", "report", "release"}[o] }
 
 // Who owns the pane when a call is refused ([Call.By]).
 const (
@@ -89,18 +79,21 @@ var ErrOvertaken = errors.New("owner: another process took the pane during the c
 // pollInterval is how often a claim that wants the pane reads its file.
 const pollInterval = 200 * time.Millisecond
 
-// maxMarkAhead is how far a sequence number read from a pane file may be
-// beyond the clock; further is corrupt or planted, and ignored, so that no
-// file can push a pane's numbers to 2^64-1.
+// maxMarkAhead is how far a pane file's number may be beyond the clock;
+// further is ignored, so that no file can push a pane's numbers to 2^64-1.
 const maxMarkAhead = 366 * 24 * time.Hour
 
-// Trace holds seams for the tests of the adapters built on this package;
-// nil in production. Claimed is called once Begin decided the claim within
-// the process, before any wait; Turn once no other call of the process is
-// in flight on the pane; Bypassed when a call goes on without the lock of
-// another process that held it past the wait.
+// Trace holds seams for the adapters' tests (nil in production): Claimed once
+// Begin decided the claim in the process, before any wait; Turn once it has
+// the process's turn; Bypassed when a call goes past another process's lock.
 var Trace struct {
 	Claimed, Turn, Bypassed func(*Owner)
+}
+
+func trace(hook func(*Owner), o *Owner) {
+	if hook != nil {
+		hook(o)
+	}
 }
 
 // pane is the process-wide state of one pane file.
@@ -112,8 +105,15 @@ type pane struct {
 	owner *Owner        // that claim
 	freed chan struct{} // closed (and replaced) when gen is given up
 	high  uint64        // the newest sequence number this process took
-	file  *os.File      // open while a claim of the pane is
-	refs  int
+	refs  int           // the claims open
+	file  *os.File      // open while a claim is; the turn guards it
+}
+
+// now returns gen and freed.
+func (p *pane) now() (uint64, chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.gen, p.freed
 }
 
 // done ends the turn; the file is closed once no claim of the pane is open.
@@ -132,9 +132,8 @@ type paneKey struct {
 	dir string
 }
 
-// table is process-wide: adapters come and go, a pane has one owner per
-// process. An entry is kept for the life of the process (its high mark
-// keeps numbers rising whatever the clock does).
+// table is process-wide: a pane has one owner per process. An entry lives as
+// long as the process, so that its high mark keeps numbers rising.
 var table = struct {
 	mu   sync.Mutex
 	m    map[paneKey]*pane
@@ -146,20 +145,17 @@ type Options struct {
 	// Dir is the pane file's directory ([StateDir]); "" keeps the claim
 	// within the process.
 	Dir string
-	// Resend, when set, sends the report wanted again ([Owner.Want]) once
-	// the pane is free after a newer claim had it: the take-back. It runs on
-	// the Owner's goroutine, and must make its call with
-	// BeginOptions.TakeBack.
+	// Resend, when set, is the take-back: it sends the report wanted
+	// ([Owner.Want]) again once the pane is free after a newer claim had it,
+	// on the Owner's goroutine, with BeginOptions.TakeBack.
 	Resend func(adapter.Report)
 }
 
-// Owner is one adapter's claim of one pane. Begin and End bracket each
-// call to the workspace; the calls of one Owner must not overlap (the
-// adapter's gate serialises them). The other methods are safe for
-// concurrent use with everything.
+// Owner is one adapter's claim of one pane. Begin and End bracket each call
+// to the workspace, and the calls of one Owner must not overlap; the other
+// methods are safe for concurrent use with everything.
 type Owner struct {
-	key    Key
-	dir    string
+	pk     paneKey
 	p      *pane
 	tok    token
 	resend func(adapter.Report)
@@ -198,7 +194,7 @@ func New(k Key, o Options) *Owner {
 	p.mu.Unlock()
 	tok := self()
 	tok.Gen = table.gens
-	return &Owner{key: k, dir: o.Dir, p: p, tok: tok, resend: o.Resend,
+	return &Owner{pk: pk, p: p, tok: tok, resend: o.Resend,
 		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 }
 
@@ -219,18 +215,14 @@ func (o *Owner) Status() Status {
 	o.mu.Lock()
 	closed, staleOther := o.closed, o.staleOther
 	o.mu.Unlock()
-	o.p.mu.Lock()
-	gen := o.p.gen
-	o.p.mu.Unlock()
+	gen, _ := o.p.now()
 	switch {
 	case closed:
 		return StatusClosed
-	case gen > o.tok.Gen:
+	case gen > o.tok.Gen, gen == o.tok.Gen && staleOther:
 		return StatusStale
-	case gen != o.tok.Gen:
+	case gen < o.tok.Gen:
 		return StatusFree
-	case staleOther:
-		return StatusStale
 	}
 	return StatusOwner
 }
@@ -262,9 +254,8 @@ func (o *Owner) Wanted() (adapter.Report, bool) {
 	return o.want, o.wanted
 }
 
-// Forget records that the pane is no longer wanted: a Release, or a host
-// that stopped reporting. The goroutine ends and the pane is never taken
-// back until the next Want.
+// Forget records that the pane is no longer wanted (a Release, or a host
+// that stopped reporting): the goroutine ends, no take-back until a Want.
 func (o *Owner) Forget() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -304,9 +295,8 @@ type BeginOptions struct {
 	// ClockMs, the wall clock in Unix milliseconds, is the floor of the
 	// sequence numbers.
 	ClockMs uint64
-	// TakeBack is for the take-back's report, which nobody waits for: it
-	// does not wait for another process's call in flight (Yielded), and the
-	// goroutine tries again at its next look.
+	// TakeBack is for the take-back's report: it does not wait for another
+	// process's call in flight (Yielded); the goroutine tries again later.
 	TakeBack bool
 }
 
@@ -329,12 +319,10 @@ type Call struct {
 	// Yielded: a take-back found another process's call in flight.
 	Yielded bool
 	// Claimed is whether this call starts a claim (the first report after
-	// New or Release, or one taking the pane back): per-claim state
-	// (diagnostics, what goes once per claim) starts over.
+	// New or Release, or a take-back): per-claim state starts over.
 	Claimed bool
-	// Bypassed is whether another process held the pane past the wait (a
-	// process that does not move: stopped?) and this call goes on without
-	// its lock, numbered above it.
+	// Bypassed is whether another process held the lock past the wait (it
+	// does not move: stopped?) and the call goes on without it, numbered above.
 	Bypassed bool
 	// FileErr is why the pane file is not used, or was corrupt and is
 	// rewritten; MarkErr why its number was ignored.
@@ -354,8 +342,7 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	p.mu.Lock()
 	if p.gen > o.tok.Gen {
 		p.mu.Unlock()
-		o.refused(c, ByNewer, false)
-		return c, nil
+		return o.refused(c, ByNewer, false), nil
 	}
 	takes := p.gen != o.tok.Gen
 	prev := p.owner
@@ -364,43 +351,26 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 	if takes && prev != nil {
 		prev.makeStale(false) // told at once, call or not
 	}
-	if Trace.Claimed != nil {
-		Trace.Claimed(o)
-	}
+	trace(Trace.Claimed, o)
 	if err := p.waitTurn(ctx, closed, opts.Wait); err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	newer := p.gen != o.tok.Gen // a newer claim came meanwhile
-	f := p.file
-	p.mu.Unlock()
-	if newer {
-		o.refused(c, ByNewer, true)
-		return c, nil
+	if gen, _ := p.now(); gen != o.tok.Gen { // a newer claim came meanwhile
+		return o.refused(c, ByNewer, true), nil
 	}
-	if Trace.Turn != nil {
-		Trace.Turn(o)
-	}
+	trace(Trace.Turn, o)
 	fresh := !o.claimed
 	c.Claimed = opts.Op == Report && (fresh || takes)
-	if f == nil {
-		var err error
-		if f, err = openPaneFile(o.dir, o.key); err != nil {
-			c.FileErr = err
-		} else {
-			p.mu.Lock()
-			p.file = f
-			p.mu.Unlock()
-		}
+	if p.file == nil {
+		p.file, c.FileErr = openPaneFile(o.pk.dir, o.pk.Key)
 	}
-	if f != nil {
+	if f := p.file; f != nil {
 		c.f = f
 		switch err := c.lock(ctx, closed, opts); {
 		case errors.Is(err, errYield):
 			c.f = nil
 			o.mu.Lock()
-			o.yielded = true
-			o.due = o.wanted // due again at the next look
+			o.yielded, o.due = true, o.wanted // due again at the next look
 			o.mu.Unlock()
 			c.Yielded, c.Claimed, c.By = true, false, ByOtherProcess
 			p.done()
@@ -410,48 +380,39 @@ func (o *Owner) Begin(ctx, closed context.Context, opts BeginOptions) (*Call, er
 			return nil, err
 		}
 		var ok bool
-		if c.rec, ok = readRecord(f); !ok {
+		if c.rec, ok = readRecord(f); !ok { // c.rec is zero
 			c.FileErr = &FileError{Path: f.Name(), Err: errors.New("not a pane record; rewritten")}
-			c.rec = record{}
 		}
-		// A report that starts a claim takes the pane; so does one that
-		// went past a holder that does not move: a stopped host never holds
-		// a pane beyond the wait. A release never clears another's state.
-		other := c.rec.owner.other()
-		if other && (opts.Op == Release || !fresh && !takes && !c.Bypassed) {
+		// A report that starts a claim, or went past a stopped holder, takes
+		// the pane; a release never clears another's state.
+		if c.rec.owner.other() && (opts.Op == Release || !fresh && !takes && !c.Bypassed) {
 			c.unlock()
-			o.refused(c, ByOtherProcess, true)
-			return c, nil
+			return o.refused(c, ByOtherProcess, true), nil
 		}
 	}
-	c.deadline = opts.Until
+	c.deadline, c.clockMs = opts.Until, opts.ClockMs
 	if c.deadline.IsZero() {
 		c.deadline = time.Now().Add(opts.Budget)
 	}
-	c.clockMs = opts.ClockMs
 	c.take()
 	wrote := false
 	if c.f != nil {
 		if opts.Op == Report {
 			c.rec.owner = o.tok
 		}
-		if err := writeRecord(c.f, c.rec); err != nil {
+		err := writeRecord(c.f, c.rec)
+		if wrote = err == nil; !wrote {
 			c.FileErr = err
-		} else {
-			wrote = true
 		}
 	}
 	c.Send = true
 	o.mu.Lock()
 	o.staleOther = false
 	if opts.Op == Report {
-		o.named = wrote
-		o.bypassed = o.bypassed || c.Bypassed
+		o.claimed, o.named, o.bypassed = true, wrote, o.bypassed || c.Bypassed
 	}
 	o.mu.Unlock()
-	if opts.Op == Report {
-		o.claimed = true
-	} else {
+	if opts.Op == Release {
 		o.Forget()
 	}
 	return c, nil
@@ -463,15 +424,13 @@ func (p *pane) waitTurn(ctx, closed context.Context, wait time.Time) error {
 	select {
 	case p.turn <- struct{}{}:
 	default:
-		timer := time.NewTimer(max(time.Until(wait), 0))
-		defer timer.Stop()
 		select {
 		case p.turn <- struct{}{}:
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-closed.Done():
 			return adapter.ErrClosed
-		case <-timer.C:
+		case <-time.After(time.Until(wait)):
 			select {
 			case p.turn <- struct{}{}:
 			default:
@@ -488,11 +447,9 @@ func (p *pane) waitTurn(ctx, closed context.Context, wait time.Time) error {
 
 var errYield = errors.New("owner: another process's call is in flight")
 
-// lock takes the pane file's lock, which the call keeps until End. Another
-// process's call holds it for as long as that call lasts: it is waited for
-// until opts.Wait (a take-back does not wait: errYield), and past that the
-// call goes on without it (Bypassed). A lock that cannot be taken at all
-// (an error) is bypassed too, with FileErr set.
+// lock takes the pane file's lock until End, waiting for another process's
+// call until opts.Wait (a take-back: errYield) and then going on without it
+// (Bypassed); a lock that fails is bypassed too, with FileErr.
 func (c *Call) lock(ctx, closed context.Context, opts BeginOptions) error {
 	backoff := 100 * time.Microsecond
 	for {
@@ -511,20 +468,15 @@ func (c *Call) lock(ctx, closed context.Context, opts BeginOptions) error {
 		left := time.Until(opts.Wait)
 		if left <= 0 {
 			c.Bypassed = true
-			if Trace.Bypassed != nil {
-				Trace.Bypassed(c.o)
-			}
+			trace(Trace.Bypassed, c.o)
 			return nil
 		}
-		t := time.NewTimer(min(backoff, left))
 		select {
 		case <-ctx.Done():
-			t.Stop()
 			return ctx.Err()
 		case <-closed.Done():
-			t.Stop()
 			return adapter.ErrClosed
-		case <-t.C: // another process's call: it lets go when it ends
+		case <-time.After(min(backoff, left)): // another process's call: it lets go when it ends
 		}
 		backoff = min(2*backoff, 20*time.Millisecond)
 	}
@@ -539,7 +491,7 @@ func (c *Call) unlock() {
 
 // refused records a refused call: a report makes the claim stale (the
 // take-back is armed), a release gives the claim up.
-func (o *Owner) refused(c *Call, by string, inTurn bool) {
+func (o *Owner) refused(c *Call, by string, inTurn bool) *Call {
 	c.By = by
 	if c.op == Release {
 		o.claimed = false
@@ -550,11 +502,11 @@ func (o *Owner) refused(c *Call, by string, inTurn bool) {
 	if inTurn {
 		o.p.done()
 	}
+	return c
 }
 
-// take sets the call's number: above the clock, every number this process
-// took and the file's (one more than a year ahead of the clock is
-// ignored, MarkErr). It saturates at 2^64-1.
+// take sets the call's number above the clock, this process's numbers and
+// the file's (unless beyond maxMarkAhead: MarkErr), saturating at 2^64-1.
 func (c *Call) take() uint64 {
 	mark := c.rec.seq
 	if c.clockMs != 0 && mark > c.clockMs && mark-c.clockMs > uint64(maxMarkAhead/time.Millisecond) {
@@ -563,41 +515,29 @@ func (c *Call) take() uint64 {
 	}
 	p := c.o.p
 	p.mu.Lock()
-	n := max(c.clockMs, inc(p.high), inc(mark))
+	n := max(c.clockMs, p.high, p.high+1, mark, mark+1) // x+1 wraps to 0 at 2^64-1
 	p.high = n
 	p.mu.Unlock()
 	c.rec.seq = n
 	return n
 }
 
-func inc(n uint64) uint64 {
-	if n == math.MaxUint64 {
-		return n
-	}
-	return n + 1
-}
-
-// Seq returns the sequence number of the call's next exchange, and
-// whether the range is exhausted (2^64-1). The first is Begin's; each later
-// one (a call that makes several exchanges) is taken after reading the
-// file again, so that it is above every number another process took
-// meanwhile, and written back. A report whose pane another process took
-// meanwhile (this one was stopped, and bypassed) gets ErrOvertaken: the
-// claim is stale, and the call sends nothing more.
+// Seq returns the sequence number of the call's next exchange, and whether
+// it is 2^64-1. The first is Begin's; each later one is above the file's,
+// read again, and written back. A report whose pane another process took
+// meanwhile (this one was stopped) gets ErrOvertaken: it sends nothing more.
 func (c *Call) Seq() (seq uint64, saturated bool, err error) {
 	if !c.numbered {
 		c.numbered = true
 		return c.rec.seq, c.rec.seq == math.MaxUint64, nil
 	}
 	if c.f != nil {
-		rec, ok := readRecord(c.f)
-		if ok && c.op == Report && rec.owner != c.o.tok && rec.owner.other() {
+		rec, _ := readRecord(c.f) // zero when it does not parse
+		if c.op == Report && rec.owner.other() {
 			c.o.makeStale(true)
 			return 0, false, ErrOvertaken
 		}
-		if ok {
-			c.rec.seq = max(c.rec.seq, rec.seq)
-		}
+		c.rec.seq = max(c.rec.seq, rec.seq)
 	}
 	seq = c.take()
 	if c.f != nil {
@@ -617,16 +557,14 @@ func (c *Call) End(delivered bool) {
 	}
 	o := c.o
 	released := delivered && c.op == Release
-	if released && c.f != nil {
-		if rec, ok := readRecord(c.f); ok && (rec.owner.IsZero() || rec.owner.ours()) {
+	if released {
+		o.claimed = false
+		if rec, ok := readRecord(c.f); c.f != nil && ok && (rec.owner.IsZero() || rec.owner.ours()) {
 			rec.owner = token{}
 			_ = writeRecord(c.f, rec)
 		}
 	}
 	c.unlock()
-	if released {
-		o.claimed = false
-	}
 	o.p.done()
 	if released {
 		o.free()
@@ -645,10 +583,9 @@ func (o *Owner) free() {
 	}
 }
 
-// Close gives the pane up within the process, without telling the
-// workspace or changing the file, so that an older claim may take it back,
-// and ends the goroutine, waiting for a Resend in progress. It is
-// idempotent.
+// Close gives the pane up within the process (not in the workspace or the
+// file: an older claim may take it back) and ends the goroutine, waiting for
+// a Resend in progress. It is idempotent.
 func (o *Owner) Close() {
 	o.mu.Lock()
 	first := !o.closed
@@ -677,20 +614,17 @@ func (o *Owner) Close() {
 }
 
 // watch is the take-back: while the pane is wanted, it learns that a newer
-// claim took it (told at once in the process; from the file, read every
-// pollInterval, for another process) and calls Resend once it is free.
+// claim took it (kick, or the file) and calls Resend once it is free.
 func (o *Owner) watch() {
 	defer o.wg.Done()
 	var tick <-chan time.Time // never, without a pane file
-	if o.dir != "" {
+	if o.pk.dir != "" {
 		t := time.NewTicker(pollInterval)
 		defer t.Stop()
 		tick = t.C
 	}
 	for {
-		o.p.mu.Lock()
-		freed := o.p.freed
-		o.p.mu.Unlock()
+		_, freed := o.p.now()
 		o.mu.Lock()
 		if o.closed || !o.wanted {
 			o.watching = false
@@ -704,11 +638,14 @@ func (o *Owner) watch() {
 		case by != "":
 			o.makeStale(by == ByOtherProcess)
 		case lost || due:
-			if r, ok := o.takeBack(); ok {
-				o.resend(r)
+			o.mu.Lock()
+			ok, r := !o.closed && o.wanted, o.want
+			o.due, o.named, o.yielded = false, false, false
+			o.mu.Unlock()
+			if ok {
+				o.resend(r) // its Begin sets yielded
 				o.mu.Lock()
 				yielded := o.yielded
-				o.yielded = false
 				o.mu.Unlock()
 				if !yielded {
 					continue // look again at once: the take-back may have been refused
@@ -724,28 +661,13 @@ func (o *Owner) watch() {
 	}
 }
 
-// takeBack clears the due take-back and returns the report to send.
-func (o *Owner) takeBack() (adapter.Report, bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	ok := !o.closed && o.wanted
-	o.due, o.named = false, false
-	return o.want, ok
-}
-
-// look returns who else owns the pane as one look tells: ByNewer,
-// ByOtherProcess (the file names another live process), or "" (the pane is
-// o's or free). lost is whether the report wanted must go out again: the
-// pane is free although the file named o after its last report (another
-// process took it and let it go between two looks), or a holder that this
-// claim's report went past has let the lock go. known is false while a call of this process is in flight (the
-// file may not show it yet) or the record does not parse.
+// look returns who else owns the pane (ByNewer, ByOtherProcess, or ""), and
+// lost: the report wanted must go out again (the file named o after its last
+// report and now names no live claim, or a holder it went past let go).
+// known is false while a call of this process is in flight or the record is bad.
 func (o *Owner) look() (by string, lost, known bool) {
 	p := o.p
-	p.mu.Lock()
-	gen := p.gen
-	p.mu.Unlock()
-	if gen > o.tok.Gen {
+	if gen, _ := p.now(); gen > o.tok.Gen {
 		return ByNewer, false, true
 	}
 	select {
@@ -754,19 +676,16 @@ func (o *Owner) look() (by string, lost, known bool) {
 	default:
 		return "", false, false
 	}
-	p.mu.Lock()
 	f := p.file
-	p.mu.Unlock()
 	if f == nil {
 		return "", false, true
 	}
 	o.mu.Lock()
-	bypassed := o.bypassed
+	bypassed, named := o.bypassed, o.named
 	o.mu.Unlock()
 	if bypassed {
-		// A report went past a holder that did not move. Once that holder
-		// lets the lock go, its late call has returned: the report wanted
-		// goes out again after it (tmux has no numbers to drop it by).
+		// Once a holder a report went past lets go, its late call has
+		// returned: the report goes out again (tmux has no numbers).
 		if ok, err := filelock.TryLockFile(f); ok && err == nil {
 			filelock.UnlockFile(f)
 			o.mu.Lock()
@@ -786,8 +705,5 @@ func (o *Owner) look() (by string, lost, known bool) {
 	case rec.owner.ours():
 		return "", false, true
 	}
-	o.mu.Lock()
-	named := o.named
-	o.mu.Unlock()
 	return "", named, true
 }
