@@ -92,9 +92,15 @@ func Text(text string) Script { return func(Request) Reply { return Reply{Text: 
 // ToolTurn is the Script of a turn with one tool call: a main-loop request
 // without tool results gets call (its ID made up when empty); a request
 // carrying tool results, and every side request (no tools offered), gets
-// text.
+// text. The answer to the tool results takes 300 ms, as a real model's
+// would: answered at once, the working between the tool's end and the
+// turn's end lasts less than the registry's 50 ms throttle window on a
+// loaded machine, which merges it into the idle after it.
 func ToolTurn(call ToolCall, text string) Script {
 	return func(r Request) Reply {
+		if len(r.Results) > 0 {
+			time.Sleep(300 * time.Millisecond)
+		}
 		if r.Tools == 0 || len(r.Results) > 0 {
 			return Reply{Text: text}
 		}
