@@ -715,7 +715,7 @@ func testReleaseDoesNotOvertakeTheHoldersCall(t *testing.T, transport string) {
 		t.Fatal(err)
 	}
 	// An hour ahead of the clock, so that the clock does not pass it on a
-	// loaded machine (it did by 85 ms at load 24 with a second ahead).
+	// loaded machine.
 	mark := lastSeq(t, f) + uint64(time.Hour/time.Millisecond)
 	plantRecord(t, paneFilePath(f), mark, true)
 	if err := a.Release(t.Context()); err != nil {

@@ -38,6 +38,9 @@ func startWorking(t *testing.T, bin string) (*herdrtest.Herdr, string, *agentPro
 	dir, rt := runtimeEnv(t)
 	a := startAgent(t, bin, "claude-code", append(h.PaneEnv(t.TempDir()), rt...))
 	a.hook(t, fixture("claude-code", "SessionStart"))
+	// Shown before the prompt: two reports within the registry's 50 ms
+	// throttle window show only the second (CI saw working first).
+	waitStatus(t, h, "SessionStart", herdrtest.StatusIdle)
 	a.hook(t, fixture("claude-code", "UserPromptSubmit"))
 	waitStatus(t, h, "UserPromptSubmit", herdrtest.StatusWorking)
 	return h, dir, a
