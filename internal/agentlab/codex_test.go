@@ -115,7 +115,8 @@ func TestCodexInteractiveApproveRejectQuit(t *testing.T) {
 	bin := Binary(t, Codex)
 	for _, c := range []codexCase{{ws: Herdr}, {ws: Tmux}, {ws: Herdr, opts: CodexOptions{NoDaemon: true}}} {
 		t.Run(c.name(), func(t *testing.T) {
-			t.Parallel()
+			// Not parallel: beside another Codex TUI, the tmux case saw no
+			// hook at all in two CI runs of three (cause not yet found).
 			script := func(r Request) Reply {
 				switch {
 				case r.Tools == 0 || len(r.Results) > 0:
@@ -184,7 +185,8 @@ func TestCodexKilledMidTurnReleasesThePane(t *testing.T) {
 	bin := Binary(t, Codex)
 	for _, ws := range Workspaces {
 		t.Run(string(ws), func(t *testing.T) {
-			t.Parallel()
+			// Not parallel: beside another Codex TUI, the tmux case saw no
+			// hook at all in two CI runs of three (cause not yet found).
 			p, _, _ := startCodex(t, codexCase{ws: ws}, func(Request) Reply { return Reply{Stall: true} })
 			p.Run(t, nil, bin)
 			p.WaitScreen(t, "OpenAI Codex")
