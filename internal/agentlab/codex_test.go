@@ -76,16 +76,7 @@ func submit(t *testing.T, p *Pane, prompt string) time.Time {
 	t.Helper()
 	p.Type(t, prompt)
 	p.WaitScreen(t, prompt)
-	return press(t, p, "Enter")
-}
-
-// press sends a key to the pane and returns when it started to: the
-// agent may act on it (and the workspace show it) before tmux returns.
-func press(t *testing.T, p *Pane, key string) time.Time {
-	t.Helper()
-	at := time.Now()
-	p.Keys(t, key)
-	return at
+	return p.Keys(t, "Enter")
 }
 
 func TestCodexHeadlessTurnWithATool(t *testing.T) {
@@ -150,7 +141,7 @@ func TestCodexInteractiveApproveRejectQuit(t *testing.T) {
 			working := p.WaitState(t, sent, "working")
 			blocked := p.WaitState(t, working.At, "blocked")
 			p.WaitScreen(t, "Would you like to run")
-			approved := press(t, p, "Enter")
+			approved := p.Keys(t, "Enter")
 			afterApproval := p.WaitState(t, approved, "idle")
 			if _, err := os.Stat(filepath.Join(home.Work, "out-MARKCMD2.txt")); err != nil {
 				t.Errorf("the approved command did not run: %v", err)
@@ -162,7 +153,7 @@ func TestCodexInteractiveApproveRejectQuit(t *testing.T) {
 			sent2 := submit(t, p, "please reject MARKPROMPT3")
 			blocked2 := p.WaitState(t, sent2, "blocked")
 			p.WaitScreen(t, "Would you like to run")
-			rejected := press(t, p, "Escape")
+			rejected := p.Keys(t, "Escape")
 			idle := p.WaitState(t, rejected, "idle")
 			p.WaitScreen(t, "Conversation interrupted")
 			if _, err := os.Stat(filepath.Join(home.Work, "out-MARKCMD3.txt")); err == nil {

@@ -184,11 +184,15 @@ func (p *Pane) PID(t testing.TB) int {
 }
 
 // Keys sends tmux key names (send-keys: "Enter", "Escape", "C-c") to the
-// pane, and returns when tmux has taken them.
+// pane and returns when tmux has taken them. The time it returns is the
+// moment just before it sent them: the agent may act on a key, and the
+// workspace show it, before send-keys returns (a loaded machine), so a
+// state caused by the keys is never earlier than that time.
 func (p *Pane) Keys(t testing.TB, keys ...string) time.Time {
 	t.Helper()
+	at := time.Now()
 	p.run(t, append([]string{"send-keys", "-t", p.id}, keys...)...)
-	return time.Now()
+	return at
 }
 
 // Type sends text to the pane literally (send-keys -l).
@@ -253,17 +257,19 @@ func (p *Pane) WaitExit(t testing.TB) int {
 	}
 }
 
-// Kill sends sig to the pane's program.
+// Kill sends sig to the pane's program and returns the moment just
+// before it did (see Keys).
 func (p *Pane) Kill(t testing.TB, sig os.Signal) time.Time {
 	t.Helper()
 	proc, err := os.FindProcess(p.PID(t))
+	at := time.Now()
 	if err == nil {
 		err = proc.Signal(sig)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return time.Now()
+	return at
 }
 
 // tmuxStep reads what the tmux pane shows.
