@@ -20,18 +20,6 @@ type codexCase struct {
 	opts CodexOptions
 }
 
-// skipCodexTUIInTmux skips the Codex TUI in a tmux pane unless
-// PANESTATE_CODEX_TMUX=1: in three runs of .ci/run out of four on a fresh
-// clone (2026-12-03), no hook of it reached the bridge within 30 s while
-// the same test passed alone and in the Herdr pane beside it. The cause is
-// not found yet; docs/agents.md says this case is unverified in CI. The
-// headless Codex turn in tmux still runs.
-func skipCodexTUIInTmux(t *testing.T, ws Workspace) {
-	if ws == Tmux && os.Getenv("PANESTATE_CODEX_TMUX") != "1" {
-		t.Skip("Codex TUI in tmux: no hook reached the bridge in 3 CI runs of 4 (cause not found; PANESTATE_CODEX_TMUX=1 runs it)")
-	}
-}
-
 func (c codexCase) name() string {
 	if c.opts.NoDaemon {
 		return string(c.ws) + "/no-daemon"
@@ -119,7 +107,6 @@ func TestCodexInteractiveApproveRejectQuit(t *testing.T) {
 	for _, c := range []codexCase{{ws: Herdr}, {ws: Tmux}, {ws: Herdr, opts: CodexOptions{NoDaemon: true}}} {
 		t.Run(c.name(), func(t *testing.T) {
 			t.Parallel()
-			skipCodexTUIInTmux(t, c.ws)
 			script := func(r Request) Reply {
 				switch {
 				case r.Tools == 0 || len(r.Results) > 0:
@@ -189,7 +176,6 @@ func TestCodexKilledMidTurnReleasesThePane(t *testing.T) {
 	for _, ws := range Workspaces {
 		t.Run(string(ws), func(t *testing.T) {
 			t.Parallel()
-			skipCodexTUIInTmux(t, ws)
 			p, _, _ := startCodex(t, codexCase{ws: ws}, func(Request) Reply { return Reply{Stall: true} })
 			p.Run(t, nil, bin)
 			p.WaitScreen(t, "OpenAI Codex")

@@ -374,7 +374,7 @@ func (p *Pane) WaitState(t testing.TB, since time.Time, state string) Step {
 			return ok
 		})
 		if err != nil {
-			t.Fatalf("agentlab: the pane did not show %s after %v: %v; timeline: %s", Step{State: state}, since, err, p.Describe(t))
+			t.Fatalf("agentlab: the pane did not show %s after %v: %v; timeline: %s; the pane shows:\n%s", Step{State: state}, since, err, p.Describe(t), p.Screen(t))
 		}
 		s, _ := find(p.Timeline(t))
 		return s
@@ -390,7 +390,7 @@ func (p *Pane) WaitState(t testing.TB, since time.Time, state string) Step {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			t.Fatalf("agentlab: the pane did not show %s after %v within %v; timeline: %s", Step{State: state}, since, WaitTimeout, p.Describe(t))
+			t.Fatalf("agentlab: the pane did not show %s after %v within %v; timeline: %s; the pane shows:\n%s", Step{State: state}, since, WaitTimeout, p.Describe(t), p.Screen(t))
 		}
 	}
 }
