@@ -74,11 +74,42 @@ func CodexDaemons(home *Home) []int {
 }
 
 // stopCodexDaemons kills what Codex started under home and left running:
-// its app-server daemon, which outlives the TUI by design.
+// its app-server daemon, which outlives the TUI by design, and removes the
+// socket it listens on and that socket's lock file. Codex puts them in
+// /tmp/codex-daemon-<uid>/ whatever TMPDIR says, and never removes them.
 func stopCodexDaemons(home *Home) {
 	for _, pid := range CodexDaemons(home) {
+		socks := unixSockets(pid)
 		_ = syscall.Kill(pid, syscall.SIGKILL)
+		for _, s := range socks {
+			if strings.Contains(filepath.Base(filepath.Dir(s)), "codex-daemon-") {
+				_ = os.Remove(s)
+				_ = os.Remove(s + ".lock")
+			}
+		}
 	}
+}
+
+// unixSockets returns the paths of the Unix sockets that the process pid
+// has open, from its descriptors and /proc/net/unix.
+func unixSockets(pid int) []string {
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	inodes := map[string]bool{}
+	for _, fd := range fds {
+		link, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if inode, ok := strings.CutPrefix(link, "socket:["); ok {
+			inodes[strings.TrimSuffix(inode, "]")] = true
+		}
+	}
+	table, _ := os.ReadFile("/proc/net/unix")
+	var paths []string
+	for line := range strings.Lines(string(table)) {
+		// Num RefCount Protocol Flags Type St Inode Path
+		if f := strings.Fields(line); len(f) == 8 && inodes[f[6]] && strings.HasPrefix(f[7], "/") {
+			paths = append(paths, f[7])
+		}
+	}
+	return paths
 }
 
 // processes returns the processes whose executable and arguments match.
