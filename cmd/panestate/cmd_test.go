@@ -93,6 +93,9 @@ func TestPaneVars(t *testing.T) {
 	if got := paneVars([]string{"HOME=/h"}); got != nil {
 		t.Errorf("outside: %q, want none", got)
 	}
+	if got := paneVars([]string{"HOME=/h", "TMUX=/tmp/tmux-0/default,1,0"}); got != nil {
+		t.Errorf("TMUX without a pane: %q, want none", got)
+	}
 }
 
 func TestPrintConfig(t *testing.T) {

@@ -4,8 +4,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/panestate/panestate/adapters/herdr/herdrtest"
 	"github.com/panestate/panestate/internal/hook"
 )
@@ -92,6 +94,32 @@ func TestCodexDaemonTwoTUIsInThePaneReportNothing(t *testing.T) {
 	}
 	if calls, err := h.Calls(); err != nil || len(calls) > 0 {
 		t.Errorf("requests to Herdr: %v, %v; want none", calls, err)
+	}
+}
+
+// TestPaneVarsTellTmuxServersApart: the first panes of two tmux servers
+// are both %0; their agents' bridges and Codex daemon hooks must not take
+// one for the other, so the pane's key carries the server (TMUX).
+func TestPaneVarsTellTmuxServersApart(t *testing.T) {
+	work := []string{"HOME=/h", "TMUX=/tmp/tmux-0/work,100,0", "TMUX_PANE=%0"}
+	play := []string{"HOME=/h", "TMUX=/tmp/tmux-0/play,200,0", "TMUX_PANE=%0"}
+	if diff := cmp.Diff(paneVars(work), []string{"TMUX=/tmp/tmux-0/work,100,0", "TMUX_PANE=%0"}); diff != "" {
+		t.Errorf("(-got +want):\n%s", diff)
+	}
+	if slices.Equal(paneVars(work), paneVars(play)) {
+		t.Errorf("two servers' %%0 panes have one key: %q", paneVars(work))
+	}
+	dir := t.TempDir()
+	if a, b := bridgePaths(dir, hook.ClaudeCode, paneVars(work)), bridgePaths(dir, hook.ClaudeCode, paneVars(play)); a.sock == b.sock {
+		t.Errorf("one bridge for both servers' %%0 panes: %s", a.sock)
+	}
+	// A Codex TUI in each; the daemon of work's finds work's TUI, not two.
+	bin := buildPanestate(t)
+	tui := startNamed(t, bin, "codex", "codex", work)
+	startNamed(t, bin, "codex", "codex", play)
+	daemon := startNamed(t, bin, "codex", "codex", work, "app-server", "--managed-daemon")
+	if pid, ok := codexPanePID(hook.Codex, daemon.cmd.Process.Pid, paneVars(work)); !ok || pid != tui.cmd.Process.Pid {
+		t.Errorf("the daemon's hook found %d, %v; want the TUI of its own server's pane, %d", pid, ok, tui.cmd.Process.Pid)
 	}
 }
 

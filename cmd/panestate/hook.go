@@ -145,14 +145,28 @@ func readPayload(r io.Reader) []byte {
 }
 
 // paneVars returns the variables of env that name a workspace pane (those
-// Registry.ScrubEnv removes: HERDR_*, TMUX_PANE, ...), sorted. None means
-// no workspace is listening.
+// Registry.ScrubEnv removes: HERDR_*, TMUX_PANE, ...), sorted, and with
+// TMUX_PANE the TMUX that names its server. None means no workspace is
+// listening.
+//
+// A tmux pane id names a pane within one server only: every server's
+// first pane is %0. Without the server, the agents in the first panes of
+// two tmux servers (tmux -L work, tmux -L play) would share one bridge,
+// and one pane would show the other's events. TMUX is not scrubbed (tools
+// find the server with it), so it is added here.
 func paneVars(env []string) []string {
 	reg, err := registry.New(registry.Options{App: "panestate", Env: env})
 	if err != nil {
 		return nil // cannot happen: the app name is a constant, valid one
 	}
-	return scrubbed(reg, env)
+	pane := scrubbed(reg, env)
+	if slices.ContainsFunc(pane, func(kv string) bool { return strings.HasPrefix(kv, "TMUX_PANE=") }) {
+		if server := lookup(env, "TMUX"); server != "" {
+			pane = append(pane, "TMUX="+server)
+			slices.Sort(pane)
+		}
+	}
+	return pane
 }
 
 // scrubbed returns the variables of env that reg's ScrubEnv removes,
