@@ -303,12 +303,13 @@ func takeTerminal(env []string) (io.Writer, string) {
 func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 {
 	store := session.NewStore()
 	var tracker hook.Tracker
+	var subagents hook.Subagents
 	var shown string
 	var tr transcript
 	tr.follow(first)
 	pane, token := tracker.Apply(first)
 	show(store, b.agent, &shown, pane)
-	showSubagent(store, first)
+	showSubagent(store, &subagents, first, true)
 
 	// Take hooks' events from now on: they queue while the registry
 	// attaches.
@@ -369,9 +370,7 @@ func (b *bridge) run(ctx context.Context, env []string, first hook.Event) int64 
 		tr.follow(e)
 		pane, token = tracker.Apply(e)
 		show(store, b.agent, &shown, pane)
-		if tracker.Last() == e.Time { // applied, not older than the newest
-			showSubagent(store, e)
-		}
+		showSubagent(store, &subagents, e, tracker.Last() == e.Time)
 		arm(token)
 	}
 	for !pane.End {

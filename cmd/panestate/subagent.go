@@ -5,13 +5,20 @@ import (
 	"github.com/panestate/panestate/session"
 )
 
-// showSubagent publishes what event e, which the tracker applied, says of
-// a subagent; a session that starts, is cleared or ends takes its
-// subagents with it.
-func showSubagent(store *session.Store, e hook.Event) {
+// showSubagent publishes what event e says of a subagent, in the order
+// of that subagent's own events (subs); applied says whether the tracker
+// applied e, for the parent's events: a session that starts, is cleared
+// or ends takes its subagents with it.
+func showSubagent(store *session.Store, subs *hook.Subagents, e hook.Event, applied bool) {
 	switch e.Kind {
 	case hook.KindSessionStart, hook.KindSessionClear, hook.KindSessionEnd:
-		store.SubagentsEnd()
+		if applied {
+			subs.Reset(e.Time)
+			store.SubagentsEnd()
+		}
+		return
+	}
+	if !subs.Show(e) {
 		return
 	}
 	switch e.Sub {

@@ -56,3 +56,67 @@ func subagentEvent(agent Agent, p payload, e Event) Event {
 	}
 	return e
 }
+
+// maxSubagentTimes bounds the subagents a [Subagents] remembers: those
+// running and those that ended, the oldest ended forgotten first.
+const maxSubagentTimes = 512
+
+// Subagents orders each subagent's events by its own: the hooks of two
+// subagents run at once and reach the bridge in either order, so the
+// parent's order (an event older than the newest applied changes nothing)
+// would drop one subagent's SubagentStop that arrived after another's
+// later tool event, and the dropped subagent would keep the pane working
+// until the session ends. An event of a subagent is shown unless an event
+// of the same subagent newer than it was; a SubagentStop is remembered
+// (bounded), so a SubagentStart that arrives after its own Stop does not
+// start it again. The zero value is ready; it is not safe for concurrent
+// use.
+type Subagents struct {
+	since int64 // Event.Time of the session's start: older events are another session's
+	last  map[string]subagentSeen
+	ended []string // ids that ended, oldest first, for forgetting
+}
+
+type subagentSeen struct {
+	time  int64 // Event.Time of the subagent's newest event shown
+	ended bool
+}
+
+// Show reports whether e, an event with e.Sub set, is to be shown for its
+// subagent, and remembers it. A SubagentStop that names no subagent is
+// always shown: it ends the one that started first.
+func (s *Subagents) Show(e Event) bool {
+	if e.Sub == SubNone || e.Time < s.since {
+		return false
+	}
+	if e.Subagent == "" {
+		return true
+	}
+	seen, known := s.last[e.Subagent]
+	if known && (seen.ended || e.Time < seen.time) {
+		return false
+	}
+	if !known {
+		for len(s.last) >= maxSubagentTimes && len(s.ended) > 0 {
+			delete(s.last, s.ended[0])
+			s.ended = s.ended[1:]
+		}
+		if len(s.last) >= maxSubagentTimes {
+			return true // shown, not remembered: memory is not the agent's to grow
+		}
+		if s.last == nil {
+			s.last = map[string]subagentSeen{}
+		}
+	}
+	ended := e.Sub == SubStop
+	s.last[e.Subagent] = subagentSeen{time: e.Time, ended: ended}
+	if ended {
+		s.ended = append(s.ended, e.Subagent)
+	}
+	return true
+}
+
+// Reset forgets every subagent: the session started, was cleared or
+// ended at time at (an Event.Time), and took its subagents with it; their
+// events from before then are no longer shown.
+func (s *Subagents) Reset(at int64) { *s = Subagents{since: at} }

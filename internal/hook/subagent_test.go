@@ -1,6 +1,9 @@
 package hook
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 // TestSubagentEvents checks what a subagent's payload (agent_id set)
 // means: for the subagent, its start, work, prompts and stop; for the
@@ -35,5 +38,30 @@ func TestSubagentEvents(t *testing.T) {
 			t.Errorf("%s %s: kind %v, sub %v, subagent %q, session %q; want ignore, %v, %q, s1",
 				tt.agent, tt.payload, e.Kind, e.Sub, e.Subagent, e.Session, tt.sub, tt.id)
 		}
+	}
+}
+
+// TestSubagentsShowIsBounded: a session that starts more subagents than
+// Subagents remembers, none stopping, still has each event shown, and
+// memory stays at the bound; ended ones are forgotten first.
+func TestSubagentsShowIsBounded(t *testing.T) {
+	var s Subagents
+	for i := range 3 * maxSubagentTimes {
+		id := "agent-" + strconv.Itoa(i)
+		if !s.Show(Event{Time: int64(i + 1), Sub: SubStart, Subagent: id}) {
+			t.Fatalf("start %d not shown", i)
+		}
+		if i%2 == 0 && !s.Show(Event{Time: int64(i + 1), Sub: SubStop, Subagent: id}) {
+			t.Fatalf("stop %d not shown", i)
+		}
+		if len(s.last) > maxSubagentTimes {
+			t.Fatalf("remembers %d subagents, bound %d", len(s.last), maxSubagentTimes)
+		}
+	}
+	if s.Show(Event{Time: 1, Sub: SubNone, Subagent: "agent-x"}) {
+		t.Error("an event that means nothing for a subagent was shown")
+	}
+	if !s.Show(Event{Time: 1, Sub: SubStop}) {
+		t.Error("a SubagentStop without an id was not shown")
 	}
 }
