@@ -91,15 +91,20 @@ func (c *claude) showedWithin(t *testing.T, since time.Time, state string, d tim
 	}
 }
 
-// answer presses key on the permission dialog and returns when tmux took
-// the press that closed it: a key that comes while the dialog is still
+// answer presses key on the permission dialog until it closes and returns
+// the time of the first press: a key that comes while the dialog is still
 // being drawn can be lost, so it is pressed again (at most three times)
-// while the dialog stays up for a second.
+// while the dialog stays up for a second. The first press is the time to
+// wait from: the pane was blocked before it, and a press that worked but
+// left the dialog on the screen a while would otherwise put the state it
+// caused before the time returned.
 func (c *claude) answer(t *testing.T, key string) time.Time {
 	t.Helper()
 	var at time.Time
 	for range 3 {
-		at = c.pane.Keys(t, key)
+		if sent := c.pane.Keys(t, key); at.IsZero() {
+			at = sent
+		}
 		deadline := time.Now().Add(time.Second)
 		for time.Now().Before(deadline) {
 			if !strings.Contains(c.pane.Screen(t), "Do you want to proceed?") {

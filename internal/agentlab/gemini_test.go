@@ -79,13 +79,18 @@ func prompt(t *testing.T, p *Pane, text string) time.Time {
 		}
 		p.Type(t, text)
 	}
+	// Enter is pressed again while no turn starts; a turn counts from the
+	// first press, which may be the one that started it late.
+	var first time.Time
 	for {
-		sent := p.Keys(t, "Enter")
+		if sent := p.Keys(t, "Enter"); first.IsZero() {
+			first = sent
+		}
 		started := func() bool {
-			return slices.ContainsFunc(p.Timeline(t), func(s Step) bool { return !s.At.Before(sent) && s.State != "idle" })
+			return slices.ContainsFunc(p.Timeline(t), func(s Step) bool { return !s.At.Before(first) && s.State != "idle" })
 		}
 		if within(2*time.Second, started) {
-			return sent
+			return first
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("no turn started after %q and Enter within %v; the pane shows:\n%s", text, WaitTimeout, p.Screen(t))

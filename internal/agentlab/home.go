@@ -28,9 +28,9 @@ type Home struct {
 // NewHome makes a fake home with an empty work directory, and an
 // environment (Env) that has HOME, the XDG directories under it,
 // XDG_RUNTIME_DIR at Runtime, and a PATH of panestate's directory, node's
-// and the system's; no HERDR_* or TMUX* variable, nothing else of the
-// test's environment but LANG and TERM. Both directories are removed when
-// the test ends.
+// and the system's, TERM=xterm-256color and LANG=C.UTF-8; no HERDR_* or
+// TMUX* variable, and nothing of the test's own environment. Both
+// directories are removed when the test ends.
 func NewHome(t testing.TB) *Home {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "agentlab-home-")

@@ -210,6 +210,16 @@ func (p *Pane) Screen(t testing.TB) string {
 	return p.run(t, "capture-pane", "-p", "-J", "-t", p.id)
 }
 
+// screenOrErr is the screen, or why tmux could not give it, for a failure
+// message that must not end in another failure.
+func (p *Pane) screenOrErr() string {
+	out, err := exec.Command(p.tmux, "-u", "-S", p.sock, "capture-pane", "-p", "-J", "-t", p.id).CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("(tmux capture-pane: %v: %s)", err, out)
+	}
+	return string(out)
+}
+
 // WaitScreen waits until the screen contains text, polling every 50 ms
 // (tmux tells no one when a pane changes), and returns the screen. It
 // fails the test after WaitTimeout, showing the screen.
@@ -374,7 +384,7 @@ func (p *Pane) WaitState(t testing.TB, since time.Time, state string) Step {
 			return ok
 		})
 		if err != nil {
-			t.Fatalf("agentlab: the pane did not show %s after %v: %v; timeline: %s; the pane shows:\n%s", Step{State: state}, since, err, p.Describe(t), p.Screen(t))
+			t.Fatalf("agentlab: the pane did not show %s after %v: %v; timeline: %s; the pane shows:\n%s", Step{State: state}, since, err, p.Describe(t), p.screenOrErr())
 		}
 		s, _ := find(p.Timeline(t))
 		return s
@@ -390,7 +400,7 @@ func (p *Pane) WaitState(t testing.TB, since time.Time, state string) Step {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			t.Fatalf("agentlab: the pane did not show %s after %v within %v; timeline: %s; the pane shows:\n%s", Step{State: state}, since, WaitTimeout, p.Describe(t), p.Screen(t))
+			t.Fatalf("agentlab: the pane did not show %s after %v within %v; timeline: %s; the pane shows:\n%s", Step{State: state}, since, WaitTimeout, p.Describe(t), p.screenOrErr())
 		}
 	}
 }
