@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -204,22 +205,26 @@ func TestClaudeCodeOwnsTheTabsRecord(t *testing.T) {
 	}
 }
 
-// subagentTurn is a Script whose turn starts one subagent (Claude Code's
-// Agent tool) that answers in 300 ms, then ends. Answered at once, the
-// subagent's SubagentStart and SubagentStop can reach the bridge within
-// one 50 ms throttle window on a loaded machine, and the registry rightly
-// reports nothing for a subagent that came and went inside it (a loaded
-// race run of the whole suite saw the parent's done and no child record).
-func subagentTurn(r Request) Reply {
-	switch {
-	case strings.Contains(r.Prompt, "SUBTASK"):
-		time.Sleep(300 * time.Millisecond)
-		return Reply{Text: "Sub done."}
-	case r.Tools > 0 && len(r.Results) == 0:
-		return Reply{Tool: &ToolCall{Name: "Agent", Input: map[string]any{
-			"description": "Check the work", "prompt": "SUBTASK say done", "subagent_type": "general-purpose"}}}
+// subagentTurn is the Script of a turn that starts one subagent (Claude
+// Code's Agent tool), then ends. The subagent answers once shown reports
+// that the tab shows its child record (at most 10 s): answered at once,
+// its SubagentStart and SubagentStop can reach the bridge within one
+// 50 ms throttle window on a loaded machine, and the registry rightly
+// reports nothing for a subagent that came and went inside it.
+func subagentTurn(shown func() bool) Script {
+	return func(r Request) Reply {
+		switch {
+		case strings.Contains(r.Prompt, "SUBTASK"):
+			for end := time.Now().Add(10 * time.Second); !shown() && time.Now().Before(end); {
+				time.Sleep(20 * time.Millisecond)
+			}
+			return Reply{Text: "Sub done."}
+		case r.Tools > 0 && len(r.Results) == 0:
+			return Reply{Tool: &ToolCall{Name: "Agent", Input: map[string]any{
+				"description": "Check the work", "prompt": "SUBTASK say done", "subagent_type": "general-purpose"}}}
+		}
+		return Reply{Text: "Done."}
 	}
-	return Reply{Text: "Done."}
 }
 
 // TestClaudeCodeSubagentIsAChildRecord runs the real Claude Code, in a
@@ -231,11 +236,16 @@ func subagentTurn(r Request) Reply {
 func TestClaudeCodeSubagentIsAChildRecord(t *testing.T) {
 	bin := Binary(t, ClaudeCode)
 	home := NewHome(t)
-	model := StartModel(t, Anthropic, subagentTurn)
+	var tabOf atomic.Pointer[tab]
+	model := StartModel(t, Anthropic, subagentTurn(func() bool {
+		tb := tabOf.Load()
+		return tb != nil && tb.count("\x1b]7501;state=working:id=panestate/") > 0
+	}))
 	SetupClaude(t, home, model)
 	home.WriteFile(t, ".panestate/agent/settings.json", []byte(`{"progstatus": {"enabled": true}}`))
 	env := append(home.Env(), "STY=4242.pts-1.host")
 	tb, cmd := startInTab(t, env, home.Work, true, bin, "--permission-mode", "default")
+	tabOf.Store(tb)
 	tb.waitFor(t, "for shortcuts")
 	if _, err := tb.ptmx.Write([]byte("startasubagent")); err != nil {
 		t.Fatal(err)
