@@ -239,6 +239,10 @@ func TestGeminiResumeCommandResumesTheSession(t *testing.T) {
 			model := StartModel(t, GeminiAPI, Text("Hello MARKFINAL4."))
 			p, _, bin := startGemini(t, ws, model)
 			p.WaitScreen(t, geminiReady)
+			// SessionStart's idle first: its hook can land within the 50 ms
+			// throttle window of the prompt's working on a loaded machine,
+			// which merges the two (a loaded race run saw working first).
+			p.WaitState(t, p.Started, "idle")
 			sent := prompt(t, p, "first turn MARKPROMPT4")
 			p.WaitState(t, sent, "working")
 			p.WaitState(t, sent, "idle")
@@ -328,6 +332,7 @@ func TestGeminiKilledMidTurnReleasesThePane(t *testing.T) {
 			model := StartModel(t, GeminiAPI, func(r Request) Reply { return Reply{Stall: r.Tools > 0} })
 			p, _, _ := startGemini(t, ws, model)
 			p.WaitScreen(t, geminiReady)
+			p.WaitState(t, p.Started, "idle") // as in the resume test
 			sent := prompt(t, p, "a long one MARKPROMPT6")
 			p.WaitState(t, sent, "working")
 			agent := geminiAgent(t, p.PID(t))
