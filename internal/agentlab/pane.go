@@ -113,12 +113,12 @@ func StartPane(t testing.TB, ws Workspace, home *Home, opts PaneOptions) *Pane {
 		t.Fatal(err)
 	}
 	p := &Pane{Workspace: ws, home: home, tmux: bin, sock: filepath.Join(dir, "s"), changed: make(chan struct{}), Started: time.Now()}
-	cmd := exec.Command(bin, "-u", "-S", p.sock, "-f", conf, "new-session", "-d", "-s", "lab", "-x", "160", "-y", "50", "cat")
+	cmd := p.tmuxCmd("-f", conf, "new-session", "-d", "-s", "lab", "-x", "160", "-y", "50", "cat")
 	cmd.Env = home.Env()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("agentlab: tmux new-session: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command(bin, "-u", "-S", p.sock, "kill-server").Run() })
+	t.Cleanup(func() { _ = p.tmuxCmd("kill-server").Run() })
 	p.serverPID = strings.TrimSpace(p.run(t, "display-message", "-p", "#{pid}"))
 	p.id = strings.TrimSpace(p.run(t, "display-message", "-p", "#{pane_id}"))
 	switch ws {
@@ -143,13 +143,18 @@ func StartPane(t testing.TB, ws Workspace, home *Home, opts PaneOptions) *Pane {
 	return p
 }
 
-// run runs tmux on the pane's server and returns its output. Every tmux
-// client here runs with -u: without a UTF-8 locale (LANG unset, as under
-// env -i) tmux prints each tab and non-ASCII character of its output as
-// "_", and the poll's "state<TAB>message" would read as "idle_".
+// tmuxCmd is a tmux client of the pane's server running args. Every one
+// runs with -u: without a UTF-8 locale (LANG unset, as under env -i) tmux
+// prints each tab and non-ASCII character of its output as "_", and the
+// poll's "state<TAB>message" would read as "idle_".
+func (p *Pane) tmuxCmd(args ...string) *exec.Cmd {
+	return exec.Command(p.tmux, append([]string{"-u", "-S", p.sock}, args...)...)
+}
+
+// run runs tmux on the pane's server and returns its output.
 func (p *Pane) run(t testing.TB, args ...string) string {
 	t.Helper()
-	out, err := exec.Command(p.tmux, append([]string{"-u", "-S", p.sock}, args...)...).CombinedOutput()
+	out, err := p.tmuxCmd(args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("agentlab: tmux %q: %v\n%s", args, err, out)
 	}
@@ -213,7 +218,7 @@ func (p *Pane) Screen(t testing.TB) string {
 // screenOrErr is the screen, or why tmux could not give it, for a failure
 // message that must not end in another failure.
 func (p *Pane) screenOrErr() string {
-	out, err := exec.Command(p.tmux, "-u", "-S", p.sock, "capture-pane", "-p", "-J", "-t", p.id).CombinedOutput()
+	out, err := p.tmuxCmd("capture-pane", "-p", "-J", "-t", p.id).CombinedOutput()
 	if err != nil {
 		return fmt.Sprintf("(tmux capture-pane: %v: %s)", err, out)
 	}
@@ -287,7 +292,7 @@ func (p *Pane) Kill(t testing.TB, sig os.Signal) time.Time {
 
 // tmuxStep reads what the tmux pane shows.
 func (p *Pane) tmuxStep() (Step, error) {
-	out, err := exec.Command(p.tmux, "-u", "-S", p.sock, "display-message", "-p", "-t", p.id, "#{@panestate_state}\t#{@panestate_message}").Output()
+	out, err := p.tmuxCmd("display-message", "-p", "-t", p.id, "#{@panestate_state}\t#{@panestate_message}").Output()
 	if err != nil {
 		return Step{}, err
 	}
